@@ -1,0 +1,80 @@
+// The event model: the one contract shared by the recorder, the runtime, the trace
+// store and every analysis. docs/trace-format.md documents each kind and its fields.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace seer {
+
+// Kinds are stored on disk by value: append new kinds at the end, never renumber.
+enum class EventKind : uint8_t {
+  kRead = 0,            // object = address, aux = byte count
+  kWrite = 1,           // object = address, aux = byte count
+  kAtomicLoad = 2,      // object = address, aux = byte count, mode = MemoryOrder
+  kAtomicStore = 3,     // object = address, aux = byte count, mode = MemoryOrder
+  kAtomicRmw = 4,       // object = address, aux = byte count, mode = MemoryOrder
+  kAcquire = 5,         // object = lock, mode = LockMode
+  kRelease = 6,         // object = lock, mode = LockMode
+  kCondWaitBegin = 7,   // object = condition variable, aux = mutex; releases the mutex
+  kCondWaitEnd = 8,     // object = condition variable, aux = mutex; wait-return + re-acquire
+  kSignal = 9,          // object = sync object (futex word, semaphore, cond): release edge
+  kWait = 10,           // object = sync object: the wait returned; acquire edge, no exclusion
+  kBarrierArrive = 11,  // object = barrier: all arrivals happen before all departures
+  kBarrierDepart = 12,  // object = barrier
+  kFork = 13,           // object = child thread id
+  kJoin = 14,           // object = joined thread id
+  kThreadBegin = 15,    // first event of a thread
+  kThreadEnd = 16,      // last event of a thread
+  kAlloc = 17,          // object = address, aux = byte count: a fresh variable identity
+  kFree = 18,           // object = address, aux = byte count (0 when unknown)
+  kFuncEntry = 19,      // object = entered function's address, pc = call site
+  kFuncExit = 20,       // pc = return site
+  kBranch = 21,         // pc = branch site (SeqCheck)
+  kAtomicBegin = 22,    // start of a marked atomic block (STD `begin`)
+  kAtomicEnd = 23,      // end of a marked atomic block (STD `end`)
+};
+inline constexpr int kNumEventKinds = 24;
+
+// Lock modes of kAcquire / kRelease. Shared (read-mode) sections of one rwlock do
+// not exclude each other.
+enum class LockMode : uint8_t { kExclusive = 0, kShared = 1 };
+
+// C11 memory orders, as the __tsan_atomic* hooks pass them (masked with 0x7fff).
+enum class MemoryOrder : uint8_t {
+  kRelaxed = 0, kConsume = 1, kAcquire = 2, kRelease = 3, kAcqRel = 4, kSeqCst = 5
+};
+
+// Namespaces of object ids, for names kept in the trace (STD import keeps the
+// names of threads, locks and variables so that export restores them).
+enum class Namespace : uint8_t { kThread = 0, kLock = 1, kVariable = 2 };
+
+struct Event {
+  uint64_t index = 0;   // position in the trace's total order, from 0
+  uint64_t object = 0;  // address, lock, sync object or thread id: see EventKind
+  uint64_t aux = 0;     // byte count or mutex: see EventKind
+  uint64_t pc = 0;      // program counter, or location id in traces without addresses
+  uint32_t tid = 0;     // dense seer thread id (see the trace's thread table)
+  EventKind kind = EventKind::kRead;
+  uint8_t mode = 0;     // LockMode or MemoryOrder, by kind
+};
+
+// Stable lower-case names ("read", "atomic_rmw", ...), used in JSON and docs.
+std::string_view EventKindName(EventKind kind);
+std::optional<EventKind> EventKindFromName(std::string_view name);
+
+inline bool IsAccess(EventKind k) { return k == EventKind::kRead || k == EventKind::kWrite; }
+inline bool IsAtomicAccess(EventKind k) {
+  return k == EventKind::kAtomicLoad || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw;
+}
+inline bool IsMemoryEvent(EventKind k) {
+  return IsAccess(k) || IsAtomicAccess(k) || k == EventKind::kAlloc || k == EventKind::kFree;
+}
+inline bool IsLockEvent(EventKind k) {
+  return k == EventKind::kAcquire || k == EventKind::kRelease || k == EventKind::kCondWaitBegin ||
+         k == EventKind::kCondWaitEnd;
+}
+inline bool IsThreadEvent(EventKind k) { return k == EventKind::kFork || k == EventKind::kJoin; }
+
+}  // namespace seer

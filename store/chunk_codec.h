@@ -1,0 +1,83 @@
+// Encoding of one chunk of events: the unit the writer compresses and commits and
+// the reader decompresses and decodes. Chunks are independent (delta state starts
+// afresh in each), so damage stays local and a reader can stop at any chunk.
+// The byte layout is specified in docs/trace-format.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "seer/event.h"
+#include "seer/status.h"
+
+namespace seer {
+
+// Thread ids at or above this are rejected: they would make the per-thread delta
+// state of the codec (and every analysis's clocks) absurdly large.
+inline constexpr uint32_t kMaxThreads = 1u << 20;
+
+// Size of the fixed header in front of a chunk's zstd frame.
+inline constexpr size_t kChunkHeaderSize = 16;
+
+class ChunkEncoder {
+ public:
+  ChunkEncoder();
+  ~ChunkEncoder();
+  ChunkEncoder(const ChunkEncoder&) = delete;
+  ChunkEncoder& operator=(const ChunkEncoder&) = delete;
+
+  // The event's tid must be below kMaxThreads (the writer checks).
+  void Add(const Event& e);
+  uint32_t count() const { return count_; }
+  size_t raw_bytes() const { return raw_.size(); }
+
+  // Compresses the chunk into *out (header + zstd frame with checksum) and resets
+  // the encoder for the next chunk.
+  Status Finish(uint64_t first_index, int zstd_level, std::string* out);
+
+ private:
+  struct ThreadState;
+  ThreadState& StateOf(uint32_t tid);
+
+  std::string raw_;
+  uint32_t count_ = 0;
+  uint32_t last_tid_ = 0;
+  std::vector<ThreadState> threads_;
+  void* cctx_;  // ZSTD_CCtx, kept across chunks
+};
+
+class ChunkDecoder {
+ public:
+  ChunkDecoder();
+  ~ChunkDecoder();
+  ChunkDecoder(const ChunkDecoder&) = delete;
+  ChunkDecoder& operator=(const ChunkDecoder&) = delete;
+
+  // Decompresses and checks a stored chunk value. Errors are Corruption with the
+  // reason; the caller adds the file and chunk number.
+  Status Load(std::string_view value);
+
+  uint64_t first_index() const { return first_index_; }
+  uint32_t event_count() const { return event_count_; }
+  uint32_t remaining() const { return event_count_ - decoded_; }
+
+  // Appends up to `max` more events of the loaded chunk to *out.
+  Status Decode(uint32_t max, std::vector<Event>* out);
+
+ private:
+  struct ThreadState;
+
+  std::string raw_;
+  const uint8_t* pos_ = nullptr;
+  const uint8_t* end_ = nullptr;
+  uint64_t first_index_ = 0;
+  uint32_t event_count_ = 0;
+  uint32_t decoded_ = 0;
+  uint32_t cur_tid_ = 0;
+  std::vector<ThreadState> threads_;
+  void* dctx_;  // ZSTD_DCtx
+};
+
+}  // namespace seer

@@ -1,0 +1,32 @@
+// The small tables of a trace (threads, modules, counters) and their stored form:
+// one JSON document per record, so that they stay readable with mdb_dump and can
+// gain fields without a format change. Events never go through here.
+#pragma once
+
+#include <string>
+
+#include "seer/status.h"
+#include "seer/trace.h"
+
+namespace seer {
+
+// Names of the LMDB databases inside a trace file.
+namespace db {
+inline constexpr const char* kMeta = "meta";          // key -> string value
+inline constexpr const char* kThreads = "threads";    // u32 BE tid -> JSON ThreadInfo
+inline constexpr const char* kModules = "modules";    // u32 BE index -> JSON ModuleInfo
+inline constexpr const char* kNames = "names";        // u8 namespace + u64 BE id -> name
+inline constexpr const char* kCounters = "counters";  // "all" -> JSON TraceCounters
+inline constexpr const char* kChunks = "chunks";      // u64 BE chunk number -> chunk
+}  // namespace db
+
+std::string EncodeThread(const ThreadInfo& t);
+Status DecodeThread(const std::string& s, ThreadInfo* t);
+std::string EncodeModule(const ModuleInfo& m);
+Status DecodeModule(const std::string& s, ModuleInfo* m);
+std::string EncodeCounters(const TraceCounters& c);
+Status DecodeCounters(const std::string& s, TraceCounters* c);
+
+std::string NameKey(Namespace ns, uint64_t id);
+
+}  // namespace seer

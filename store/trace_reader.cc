@@ -1,0 +1,214 @@
+// TraceReader over LMDB. Opening checks, before any page is touched, that the file
+// is an LMDB environment, that it is not shorter than its last commit says, and
+// that it carries seer's tables and a format version this build reads. Events are
+// decoded chunk by chunk; every inconsistency becomes a Corruption naming the file
+// and the chunk.
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "seer/trace.h"
+#include "store/chunk_codec.h"
+#include "store/coding.h"
+#include "store/lmdb_util.h"
+#include "store/tables.h"
+
+namespace seer {
+namespace {
+
+constexpr uint32_t kBatchEvents = 4096;
+
+class LmdbTraceReader final : public TraceReader {
+ public:
+  explicit LmdbTraceReader(std::string path) { info_.path = std::move(path); }
+
+  ~LmdbTraceReader() override {
+    if (cursor_) mdb_cursor_close(cursor_);
+    if (txn_) mdb_txn_abort(txn_);
+    if (env_) mdb_env_close(env_);
+  }
+
+  Status Open() {
+    const std::string& path = info_.path;
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) {
+      if (errno == ENOENT) return Status::NotFound(path + ": no such file");
+      return Status::IOError(path + ": " + std::strerror(errno));
+    }
+    if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + ": is a directory, not a trace file");
+    if (!S_ISREG(st.st_mode)) return Status::InvalidArgument(path + ": not a regular file");
+    if (st.st_size == 0) return Status::Corruption(path + ": not a seer trace (empty file)");
+    // LMDB keeps two meta pages at the front; anything shorter cannot be one.
+    if (st.st_size < 8192) return Status::Corruption(path + ": not a seer trace (too short to be a trace file)");
+
+    int rc = mdb_env_create(&env_);
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
+    mdb_env_set_maxdbs(env_, 8);
+    rc = mdb_env_open(env_, path.c_str(), MDB_NOSUBDIR | MDB_NOLOCK | MDB_RDONLY, 0600);
+    if (rc == MDB_INVALID) return Status::Corruption(path + ": not a seer trace (not an LMDB file)");
+    if (rc == MDB_VERSION_MISMATCH)
+      return Status::NotSupported(path + ": written by an incompatible LMDB version");
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
+
+    // A file cut short (copy interrupted, disk full) would fault on the missing
+    // pages; compare its size with what its last commit claims first.
+    MDB_envinfo env_info;
+    MDB_stat env_stat;
+    mdb_env_info(env_, &env_info);
+    mdb_env_stat(env_, &env_stat);
+    const uint64_t needed = (static_cast<uint64_t>(env_info.me_last_pgno) + 1) * env_stat.ms_psize;
+    if (static_cast<uint64_t>(st.st_size) < needed)
+      return Status::Corruption(path + ": truncated: the file has " + std::to_string(st.st_size) +
+                                " bytes, its last commit needs " + std::to_string(needed));
+
+    rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_);
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
+    for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_}, {db::kThreads, &threads_db_},
+                             {db::kModules, &modules_db_}, {db::kNames, &names_db_},
+                             {db::kCounters, &counters_db_}, {db::kChunks, &chunks_db_}}) {
+      rc = mdb_dbi_open(txn_, name, 0, dbi);
+      if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
+        return Status::Corruption(path + ": not a seer trace (no '" + name + "' table)");
+      if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
+    }
+
+    Status s = ReadMeta();
+    if (s.ok()) s = ReadTables();
+    if (!s.ok()) return s.WithContext(path);
+
+    MDB_stat chunk_stat;
+    mdb_stat(txn_, chunks_db_, &chunk_stat);
+    info_.chunks = chunk_stat.ms_entries;
+    rc = mdb_cursor_open(txn_, chunks_db_, &cursor_);
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
+    return Status::Ok();
+  }
+
+  const TraceInfo& info() const override { return info_; }
+
+  std::string Name(Namespace ns, uint64_t id) const override {
+    std::string k = NameKey(ns, id);
+    MDB_val key = lmdb::Val(k), val;
+    if (mdb_get(txn_, names_db_, &key, &val) != MDB_SUCCESS) return std::string();
+    return std::string(lmdb::View(val));
+  }
+
+  Status Next(std::vector<Event>* batch) override {
+    batch->clear();
+    if (!error_.ok()) return error_;
+    while (decoder_.remaining() == 0) {
+      if (at_end_) return Status::Ok();
+      Status s = LoadNextChunk();
+      if (!s.ok()) return error_ = s;
+    }
+    Status s = decoder_.Decode(kBatchEvents, batch);
+    if (!s.ok()) return error_ = s.WithContext(info_.path + ": chunk " + std::to_string(chunk_number_));
+    return Status::Ok();
+  }
+
+ private:
+  Status ReadMeta() {
+    MDB_cursor* c = nullptr;
+    int rc = mdb_cursor_open(txn_, meta_db_, &c);
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, "meta");
+    MDB_val key, val;
+    for (rc = mdb_cursor_get(c, &key, &val, MDB_FIRST); rc == MDB_SUCCESS;
+         rc = mdb_cursor_get(c, &key, &val, MDB_NEXT))
+      info_.meta[std::string(lmdb::View(key))] = std::string(lmdb::View(val));
+    mdb_cursor_close(c);
+    const std::string version = info_.Meta(meta::kFormatVersion);
+    if (version.empty()) return Status::Corruption("not a seer trace (no format version)");
+    char* end = nullptr;
+    unsigned long v = std::strtoul(version.c_str(), &end, 10);
+    if (*end != '\0') return Status::Corruption("bad format version '" + version + "'");
+    info_.format_version = static_cast<uint32_t>(v);
+    if (info_.format_version != kTraceFormatVersion)
+      return Status::NotSupported("trace format version " + version + "; this seer reads version " +
+                                  std::to_string(kTraceFormatVersion));
+    info_.complete = info_.Meta(meta::kComplete) == "1";
+    return Status::Ok();
+  }
+
+  Status ReadTables() {
+    auto scan = [&](MDB_dbi dbi, auto&& fn) -> Status {
+      MDB_cursor* c = nullptr;
+      int rc = mdb_cursor_open(txn_, dbi, &c);
+      if (rc != MDB_SUCCESS) return lmdb::Check(rc, "cursor");
+      MDB_val key, val;
+      Status s;
+      for (rc = mdb_cursor_get(c, &key, &val, MDB_FIRST); rc == MDB_SUCCESS && s.ok();
+           rc = mdb_cursor_get(c, &key, &val, MDB_NEXT))
+        s = fn(std::string(lmdb::View(val)));
+      mdb_cursor_close(c);
+      return s;
+    };
+    Status s = scan(threads_db_, [&](const std::string& v) {
+      ThreadInfo t;
+      Status st = DecodeThread(v, &t);
+      if (st.ok()) info_.threads.push_back(std::move(t));
+      return st;
+    });
+    if (!s.ok()) return s;
+    s = scan(modules_db_, [&](const std::string& v) {
+      ModuleInfo m;
+      Status st = DecodeModule(v, &m);
+      if (st.ok()) info_.modules.push_back(std::move(m));
+      return st;
+    });
+    if (!s.ok()) return s;
+    MDB_val key = lmdb::Val("all"), val;
+    if (mdb_get(txn_, counters_db_, &key, &val) == MDB_SUCCESS)
+      return DecodeCounters(std::string(lmdb::View(val)), &info_.counters);
+    return Status::Corruption("no counters record");
+  }
+
+  Status LoadNextChunk() {
+    MDB_val key, val;
+    int rc = mdb_cursor_get(cursor_, &key, &val, chunk_number_ < 0 ? MDB_FIRST : MDB_NEXT);
+    if (rc == MDB_NOTFOUND) {
+      at_end_ = true;
+      if (next_index_ != info_.counters.events)
+        return Status::Corruption(info_.path + ": the chunks hold " + std::to_string(next_index_) +
+                                  " events, the counters say " + std::to_string(info_.counters.events));
+      return Status::Ok();
+    }
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, info_.path + ": reading chunk " + std::to_string(chunk_number_ + 1));
+    const std::string where = info_.path + ": chunk " + std::to_string(chunk_number_ + 1);
+    if (key.mv_size != 8) return Status::Corruption(where + ": bad key");
+    const int64_t number = static_cast<int64_t>(coding::DecodeBigEndian(static_cast<const uint8_t*>(key.mv_data), 8));
+    if (number != chunk_number_ + 1) return Status::Corruption(where + ": chunk " + std::to_string(number) + " is out of sequence");
+    chunk_number_ = number;
+    Status s = decoder_.Load(lmdb::View(val));
+    if (!s.ok()) return s.WithContext(where);
+    if (decoder_.first_index() != next_index_)
+      return Status::Corruption(where + ": starts at event " + std::to_string(decoder_.first_index()) +
+                                ", expected " + std::to_string(next_index_));
+    next_index_ += decoder_.event_count();
+    return Status::Ok();
+  }
+
+  TraceInfo info_;
+  MDB_env* env_ = nullptr;
+  MDB_txn* txn_ = nullptr;
+  MDB_cursor* cursor_ = nullptr;
+  MDB_dbi meta_db_ = 0, threads_db_ = 0, modules_db_ = 0, names_db_ = 0, counters_db_ = 0, chunks_db_ = 0;
+
+  ChunkDecoder decoder_;
+  int64_t chunk_number_ = -1;
+  uint64_t next_index_ = 0;
+  bool at_end_ = false;
+  Status error_;
+};
+
+}  // namespace
+
+Status TraceReader::Open(const std::string& path, std::unique_ptr<TraceReader>* out) {
+  auto reader = std::make_unique<LmdbTraceReader>(path);
+  Status s = reader->Open();
+  if (!s.ok()) return s;
+  *out = std::move(reader);
+  return Status::Ok();
+}
+
+}  // namespace seer

@@ -1,0 +1,224 @@
+// TraceWriter over LMDB: events are buffered into a chunk; a full chunk is
+// compressed and committed in one transaction together with every table that
+// changed, so each commit leaves a complete, readable trace behind.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <vector>
+
+#include "seer/trace.h"
+#include "store/chunk_codec.h"
+#include "store/coding.h"
+#include "store/flat_set.h"
+#include "store/lmdb_util.h"
+#include "store/tables.h"
+
+namespace seer {
+namespace {
+
+class LmdbTraceWriter final : public TraceWriter {
+ public:
+  LmdbTraceWriter(std::string path, const TraceWriterOptions& options)
+      : path_(std::move(path)), options_(options) {}
+
+  ~LmdbTraceWriter() override {
+    if (env_) mdb_env_close(env_);
+  }
+
+  Status Open() {
+    int rc = mdb_env_create(&env_);
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, "mdb_env_create");
+    mdb_env_set_maxdbs(env_, 8);
+    map_size_ = options_.initial_map_size;
+    mdb_env_set_mapsize(env_, map_size_);
+    // One file, no lock file: a trace has exactly one writer, and readers open it
+    // after (or while, read-only) it is written. NOSYNC: commits reach the page
+    // cache, which is what survives the death of the recording process.
+    rc = mdb_env_open(env_, path_.c_str(), MDB_NOSUBDIR | MDB_NOLOCK | MDB_NOSYNC, 0600);
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, "cannot create trace");
+    MDB_txn* txn = nullptr;
+    rc = mdb_txn_begin(env_, nullptr, 0, &txn);
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, "mdb_txn_begin");
+    lmdb::TxnGuard guard(txn);
+    for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_}, {db::kThreads, &threads_db_},
+                             {db::kModules, &modules_db_}, {db::kNames, &names_db_},
+                             {db::kCounters, &counters_db_}, {db::kChunks, &chunks_db_}}) {
+      rc = mdb_dbi_open(txn, name, MDB_CREATE, dbi);
+      if (rc != MDB_SUCCESS) return lmdb::Check(rc, std::string("cannot create table ") + name);
+    }
+    rc = guard.Commit();
+    if (rc != MDB_SUCCESS) return lmdb::Check(rc, "commit");
+    pending_meta_[meta::kFormatVersion] = std::to_string(kTraceFormatVersion);
+    pending_meta_[meta::kComplete] = "0";
+    return Flush();
+  }
+
+  void SetMeta(const std::string& key, const std::string& value) override { pending_meta_[key] = value; }
+
+  void AddThread(const ThreadInfo& thread) override { pending_threads_.push_back(thread); }
+
+  void AddModule(const ModuleInfo& module) override {
+    pending_modules_.emplace_back(next_module_++, module);
+  }
+
+  void SetName(Namespace ns, uint64_t id, const std::string& name) override {
+    pending_names_.emplace_back(NameKey(ns, id), name);
+  }
+
+  void AddLost(const std::string& where, EventKind kind, uint64_t count) override {
+    counters_.lost[where][static_cast<int>(kind)] += count;
+    counters_dirty_ = true;
+  }
+
+  Status Append(const Event& e) override {
+    if (closed_) return Status::Internal("append to a closed trace writer");
+    if (e.tid >= kMaxThreads)
+      return Status::InvalidArgument("thread id " + std::to_string(e.tid) + " exceeds the limit of " +
+                                     std::to_string(kMaxThreads));
+    if (static_cast<int>(e.kind) >= kNumEventKinds) return Status::InvalidArgument("unknown event kind");
+    if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
+    encoder_.Add(e);
+    Count(e);
+    if (encoder_.count() >= options_.events_per_chunk) return Flush();
+    return Status::Ok();
+  }
+
+  Status Flush() override {
+    std::string chunk;
+    if (encoder_.count() > 0) {
+      Status st = encoder_.Finish(chunk_first_index_, options_.zstd_level, &chunk);
+      if (!st.ok()) return st;
+    }
+    Status st;
+    // A full map is the one error we fix and retry: grow it and commit again.
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      int rc = CommitOnce(chunk);
+      if (rc == MDB_MAP_FULL) {
+        map_size_ *= 2;
+        rc = mdb_env_set_mapsize(env_, map_size_);
+        if (rc != MDB_SUCCESS) return lmdb::Check(rc, path_ + ": cannot grow the map");
+        continue;
+      }
+      if (rc != MDB_SUCCESS) return lmdb::Check(rc, path_ + ": cannot commit chunk " + std::to_string(next_chunk_));
+      if (!chunk.empty()) ++next_chunk_;
+      pending_meta_.clear();
+      pending_threads_.clear();
+      pending_modules_.clear();
+      pending_names_.clear();
+      counters_dirty_ = false;
+      return Status::Ok();
+    }
+    return Status::IOError(path_ + ": cannot grow the map enough");
+  }
+
+  Status Close() override {
+    if (closed_) return Status::Ok();
+    pending_meta_[meta::kComplete] = "1";
+    Status st = Flush();
+    closed_ = true;
+    if (!st.ok()) return st;
+    if (options_.sync_on_close) {
+      int rc = mdb_env_sync(env_, 1);
+      if (rc != MDB_SUCCESS) return lmdb::Check(rc, path_ + ": sync");
+    }
+    mdb_env_close(env_);
+    env_ = nullptr;
+    return Status::Ok();
+  }
+
+  uint64_t events_written() const override { return counters_.events; }
+
+ private:
+  void Count(const Event& e) {
+    ++counters_.events;
+    ++counters_.by_kind[static_cast<int>(e.kind)];
+    counters_dirty_ = true;
+    if (e.tid >= seen_threads_.size()) seen_threads_.resize(e.tid + 1, false);
+    if (!seen_threads_[e.tid]) {
+      seen_threads_[e.tid] = true;
+      ++counters_.distinct_threads;
+    }
+    if (IsAccess(e.kind) || IsAtomicAccess(e.kind)) {
+      if (variables_.Insert(e.object)) counters_.distinct_variables = variables_.size();
+      if (locations_.Insert(e.pc)) counters_.distinct_locations = locations_.size();
+    } else if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
+      if (locks_.Insert(e.object)) counters_.distinct_locks = locks_.size();
+    }
+  }
+
+  // One transaction: the chunk (if any) and every table that changed.
+  int CommitOnce(const std::string& chunk) {
+    MDB_txn* txn = nullptr;
+    int rc = mdb_txn_begin(env_, nullptr, 0, &txn);
+    if (rc != MDB_SUCCESS) return rc;
+    lmdb::TxnGuard guard(txn);
+    auto put = [&](MDB_dbi dbi, std::string_view k, std::string_view v) {
+      MDB_val key = lmdb::Val(k), val = lmdb::Val(v);
+      return mdb_put(txn, dbi, &key, &val, 0);
+    };
+    if (!chunk.empty() && (rc = put(chunks_db_, coding::BigEndianKey(next_chunk_), chunk))) return rc;
+    for (const auto& [k, v] : pending_meta_)
+      if ((rc = put(meta_db_, k, v))) return rc;
+    for (const auto& t : pending_threads_)
+      if ((rc = put(threads_db_, coding::BigEndianKey(t.tid, 4), EncodeThread(t)))) return rc;
+    for (const auto& [i, m] : pending_modules_)
+      if ((rc = put(modules_db_, coding::BigEndianKey(i, 4), EncodeModule(m)))) return rc;
+    for (const auto& [k, v] : pending_names_)
+      if ((rc = put(names_db_, k, v))) return rc;
+    if (counters_dirty_ && (rc = put(counters_db_, "all", EncodeCounters(counters_)))) return rc;
+    return guard.Commit();
+  }
+
+  const std::string path_;
+  const TraceWriterOptions options_;
+  MDB_env* env_ = nullptr;
+  MDB_dbi meta_db_ = 0, threads_db_ = 0, modules_db_ = 0, names_db_ = 0, counters_db_ = 0, chunks_db_ = 0;
+  uint64_t map_size_ = 0;
+  bool closed_ = false;
+
+  ChunkEncoder encoder_;
+  uint64_t chunk_first_index_ = 0;
+  uint64_t next_chunk_ = 0;
+  uint32_t next_module_ = 0;
+
+  std::map<std::string, std::string> pending_meta_;
+  std::vector<ThreadInfo> pending_threads_;
+  std::vector<std::pair<uint32_t, ModuleInfo>> pending_modules_;
+  std::vector<std::pair<std::string, std::string>> pending_names_;
+
+  TraceCounters counters_;
+  bool counters_dirty_ = true;
+  std::vector<bool> seen_threads_;
+  FlatSet64 variables_, locations_, locks_;
+};
+
+}  // namespace
+
+Status TraceWriter::Create(const std::string& path, const TraceWriterOptions& options,
+                           std::unique_ptr<TraceWriter>* out) {
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    if (S_ISDIR(st.st_mode)) return Status::InvalidArgument(path + ": is a directory");
+    if (unlink(path.c_str()) != 0)
+      return Status::IOError(path + ": cannot replace existing file: " + std::strerror(errno));
+  }
+  // Create the file ourselves first so its mode is 0600 whatever the umask.
+  int fd = open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    int err = errno;
+    if (err == EACCES || err == EPERM) return Status::Permission(path + ": " + std::strerror(err));
+    if (err == ENOENT) return Status::NotFound(path + ": directory does not exist");
+    return Status::IOError(path + ": " + std::strerror(err));
+  }
+  close(fd);
+  auto writer = std::make_unique<LmdbTraceWriter>(path, options);
+  Status s = writer->Open();
+  if (!s.ok()) return s.WithContext(path);
+  *out = std::move(writer);
+  return Status::Ok();
+}
+
+}  // namespace seer

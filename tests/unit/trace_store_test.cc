@@ -1,0 +1,293 @@
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "seer/trace.h"
+#include "store/coding.h"
+
+namespace seer {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TraceStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("seer-store-test-" + std::to_string(getpid()) + "-" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  fs::path dir_;
+};
+
+Event MakeEvent(uint32_t tid, EventKind kind, uint64_t object, uint64_t pc) {
+  Event e;
+  e.tid = tid;
+  e.kind = kind;
+  e.object = object;
+  e.pc = pc;
+  e.aux = IsAccess(kind) ? 8 : 0;
+  return e;
+}
+
+// Writes `n` events in chunks of `per_chunk`.
+Status WriteTrace(const std::string& path, uint64_t n, uint32_t per_chunk, bool close = true) {
+  TraceWriterOptions options;
+  options.events_per_chunk = per_chunk;
+  std::unique_ptr<TraceWriter> w;
+  Status s = TraceWriter::Create(path, options, &w);
+  if (!s.ok()) return s;
+  w->SetMeta(meta::kSource, "test");
+  w->AddThread({0, 100, -1, "main"});
+  w->AddThread({1, 101, 0, "worker"});
+  w->AddModule({"/bin/prog", "abcd", 0x400000, 0x1000, 0});
+  w->SetName(Namespace::kVariable, 7, "counter");
+  for (uint64_t i = 0; i < n; ++i) {
+    EventKind kind = (i % 3 == 0) ? EventKind::kWrite : EventKind::kRead;
+    s = w->Append(MakeEvent(static_cast<uint32_t>(i % 2), kind, 0x1000 + (i % 16) * 8, 0x400100 + i % 5));
+    if (!s.ok()) return s;
+  }
+  return close ? w->Close() : w->Flush();
+}
+
+Status ReadAll(const std::string& path, std::vector<Event>* events, TraceInfo* info = nullptr) {
+  std::unique_ptr<TraceReader> r;
+  Status s = TraceReader::Open(path, &r);
+  if (!s.ok()) return s;
+  if (info) *info = r->info();
+  std::vector<Event> batch;
+  while (true) {
+    s = r->Next(&batch);
+    if (!s.ok() || batch.empty()) return s;
+    events->insert(events->end(), batch.begin(), batch.end());
+  }
+}
+
+TEST_F(TraceStoreTest, RoundTripsEventsAndTables) {
+  const std::string path = Path("t.seer");
+  ASSERT_TRUE(WriteTrace(path, 10000, 1000).ok());
+  struct stat st;
+  ASSERT_EQ(stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u) << "trace files are private";
+  EXPECT_FALSE(fs::exists(path + "-lock")) << "a trace is one file";
+
+  std::vector<Event> events;
+  TraceInfo info;
+  ASSERT_TRUE(ReadAll(path, &events, &info).ok());
+  ASSERT_EQ(events.size(), 10000u);
+  for (uint64_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].index, i);
+    EXPECT_EQ(events[i].tid, i % 2);
+    EXPECT_EQ(events[i].object, 0x1000 + (i % 16) * 8);
+  }
+  EXPECT_TRUE(info.complete);
+  EXPECT_EQ(info.format_version, kTraceFormatVersion);
+  EXPECT_EQ(info.chunks, 10u);
+  EXPECT_EQ(info.Meta(meta::kSource), "test");
+  ASSERT_EQ(info.threads.size(), 2u);
+  EXPECT_EQ(info.threads[1].name, "worker");
+  EXPECT_EQ(info.threads[1].parent, 0);
+  ASSERT_EQ(info.modules.size(), 1u);
+  EXPECT_EQ(info.modules[0].build_id, "abcd");
+  EXPECT_EQ(info.counters.events, 10000u);
+  EXPECT_EQ(info.counters.by_kind[static_cast<int>(EventKind::kWrite)], 3334u);
+  EXPECT_EQ(info.counters.distinct_variables, 16u);
+  EXPECT_EQ(info.counters.distinct_locations, 5u);
+  EXPECT_EQ(info.counters.distinct_threads, 2u);
+
+  std::unique_ptr<TraceReader> r;
+  ASSERT_TRUE(TraceReader::Open(path, &r).ok());
+  EXPECT_EQ(r->Name(Namespace::kVariable, 7), "counter");
+  EXPECT_EQ(r->Name(Namespace::kLock, 7), "");
+}
+
+TEST_F(TraceStoreTest, LostEventsAreStoredPerPlaceAndKind) {
+  const std::string path = Path("lost.seer");
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(path, {}, &w).ok());
+  w->AddLost("bpf-ringbuf", EventKind::kAcquire, 5);
+  w->AddLost("bpf-ringbuf", EventKind::kAcquire, 2);
+  w->AddLost("runtime-ring", EventKind::kRead, 1);
+  ASSERT_TRUE(w->Close().ok());
+  std::vector<Event> events;
+  TraceInfo info;
+  ASSERT_TRUE(ReadAll(path, &events, &info).ok());
+  EXPECT_EQ(info.counters.lost["bpf-ringbuf"][static_cast<int>(EventKind::kAcquire)], 7u);
+  EXPECT_EQ(info.counters.TotalLost(), 8u);
+}
+
+TEST_F(TraceStoreTest, MapGrowsForLargeTraces) {
+  const std::string path = Path("big.seer");
+  TraceWriterOptions options;
+  options.initial_map_size = 1 << 20;  // 1 MiB: must grow many times
+  options.zstd_level = 1;
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(path, options, &w).ok());
+  std::mt19937_64 rng(9);
+  for (int i = 0; i < 2000000; ++i) {  // random objects compress badly: ~10 MB on disk
+    Event e = MakeEvent(rng() % 4, EventKind::kWrite, rng(), rng());
+    ASSERT_TRUE(w->Append(e).ok());
+  }
+  ASSERT_TRUE(w->Close().ok());
+  std::vector<Event> events;
+  ASSERT_TRUE(ReadAll(path, &events).ok());
+  EXPECT_EQ(events.size(), 2000000u);
+}
+
+// The writer dies (SIGKILL) in the middle of writing: everything committed before
+// reads back cleanly, and the trace says it is incomplete.
+TEST_F(TraceStoreTest, SurvivesWriterKilledMidWrite) {
+  const std::string path = Path("killed.seer");
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(pipefd[0]);
+    TraceWriterOptions options;
+    options.events_per_chunk = 1000;
+    std::unique_ptr<TraceWriter> w;
+    if (!TraceWriter::Create(path, options, &w).ok()) _exit(1);
+    for (uint64_t i = 0;; ++i) {
+      if (!w->Append(MakeEvent(i % 3, EventKind::kRead, i, i)).ok()) _exit(1);
+      if (i == 50500) {  // 50 chunks committed, a partial one pending
+        char c = 'x';
+        if (write(pipefd[1], &c, 1) != 1) _exit(1);
+      }
+    }
+  }
+  close(pipefd[1]);
+  char c;
+  ASSERT_EQ(read(pipefd[0], &c, 1), 1);
+  kill(pid, SIGKILL);
+  int status;
+  waitpid(pid, &status, 0);
+  close(pipefd[0]);
+  ASSERT_TRUE(WIFSIGNALED(status));
+
+  std::vector<Event> events;
+  TraceInfo info;
+  Status s = ReadAll(path, &events, &info);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(info.complete);
+  EXPECT_GE(events.size(), 50000u);
+  EXPECT_EQ(events.size() % 1000, 0u) << "only whole committed chunks";
+  EXPECT_EQ(events.size(), info.counters.events);
+  for (uint64_t i = 0; i < events.size(); ++i) ASSERT_EQ(events[i].object, i);
+}
+
+// Each bad input gives one Status naming the file, never a crash.
+class BadInputTest : public TraceStoreTest {
+ protected:
+  Status Open(const std::string& path) {
+    std::vector<Event> events;
+    return ReadAll(path, &events);
+  }
+  void WriteBytes(const std::string& path, const std::string& bytes) {
+    std::ofstream(path, std::ios::binary) << bytes;
+  }
+  std::string ReadBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+};
+
+TEST_F(BadInputTest, MissingFile) {
+  Status s = Open(Path("nope.seer"));
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_NE(s.message().find("nope.seer"), std::string::npos);
+}
+
+TEST_F(BadInputTest, Directory) {
+  Status s = Open(dir_.string());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("directory"), std::string::npos) << s.ToString();
+}
+
+TEST_F(BadInputTest, EmptyFile) {
+  WriteBytes(Path("empty.seer"), "");
+  Status s = Open(Path("empty.seer"));
+  EXPECT_EQ(s.code(), Status::Code::kCorruption);
+  EXPECT_NE(s.message().find("empty"), std::string::npos);
+}
+
+TEST_F(BadInputTest, RandomBytes) {
+  std::mt19937_64 rng(5);
+  for (size_t size : {100, 5000, 8192, 65536, 1 << 20}) {
+    std::string junk(size, '\0');
+    for (auto& c : junk) c = static_cast<char>(rng());
+    WriteBytes(Path("junk.seer"), junk);
+    Status s = Open(Path("junk.seer"));
+    EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
+    EXPECT_NE(s.message().find("junk.seer"), std::string::npos);
+  }
+}
+
+TEST_F(BadInputTest, TruncatedFile) {
+  const std::string path = Path("t.seer");
+  ASSERT_TRUE(WriteTrace(path, 200000, 10000).ok());
+  std::string bytes = ReadBytes(path);
+  for (size_t keep : {bytes.size() / 2, bytes.size() - 4096, size_t{10000}}) {
+    WriteBytes(Path("cut.seer"), bytes.substr(0, keep));
+    Status s = Open(Path("cut.seer"));
+    EXPECT_EQ(s.code(), Status::Code::kCorruption) << "kept " << keep << ": " << s.ToString();
+    EXPECT_NE(s.message().find("cut.seer"), std::string::npos);
+  }
+}
+
+TEST_F(BadInputTest, WrongFormatVersion) {
+  const std::string path = Path("v.seer");
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(path, {}, &w).ok());
+  w->SetMeta(meta::kFormatVersion, "999");
+  ASSERT_TRUE(w->Close().ok());
+  Status s = Open(path);
+  EXPECT_EQ(s.code(), Status::Code::kNotSupported);
+  EXPECT_NE(s.message().find("999"), std::string::npos) << s.ToString();
+}
+
+TEST_F(BadInputTest, FlippedByteInsideACompressedChunk) {
+  const std::string path = Path("flip.seer");
+  TraceWriterOptions options;
+  options.events_per_chunk = 5000;
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(path, options, &w).ok());
+  std::mt19937_64 rng(6);
+  for (int i = 0; i < 20000; ++i) ASSERT_TRUE(w->Append(MakeEvent(i % 2, EventKind::kRead, rng(), rng())).ok());
+  ASSERT_TRUE(w->Close().ok());
+  // Find the third chunk's value in the file by its header: first index 10000,
+  // then its event count. LMDB stores values verbatim.
+  std::string bytes = ReadBytes(path);
+  std::string header;
+  coding::PutFixed64(&header, 10000);
+  coding::PutFixed32(&header, 5000);
+  size_t at = bytes.find(header);
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 16 + 200] ^= 0x01;  // inside the zstd frame
+  WriteBytes(path, bytes);
+  Status s = Open(path);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("flip.seer: chunk 2"), std::string::npos) << s.ToString();
+}
+
+TEST_F(BadInputTest, OutputIntoMissingDirectory) {
+  std::unique_ptr<TraceWriter> w;
+  Status s = TraceWriter::Create(Path("no/such/dir/t.seer"), {}, &w);
+  EXPECT_EQ(s.code(), Status::Code::kNotFound);
+  EXPECT_NE(s.message().find("no/such/dir"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace seer
