@@ -1,0 +1,10 @@
+#include "cli/commands.h"
+
+namespace seer::cli {
+
+void RegisterCommands(CLI::App& app, Runner& runner) {
+  (void)app;
+  (void)runner;
+}
+
+}  // namespace seer::cli

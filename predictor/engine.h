@@ -1,0 +1,51 @@
+// The one interface every analysis implements. The driver decodes the trace once
+// and feeds each batch of events, in total order, to every selected engine; at the
+// end each engine adds its findings. An engine touches nothing outside itself.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "predictor/findings.h"
+#include "seer/event.h"
+#include "seer/status.h"
+#include "seer/trace.h"
+
+namespace seer {
+
+// Options the user can set for analyses; engines read the ones they know.
+struct AnalysisOptions {
+  uint64_t atomicity_window = 1000;  // max events between the two local accesses
+  bool confirm_races = false;        // SeqCheck re-checks the race engines' pairs
+  uint64_t w3_history = 1000;        // bound of w3-linear's per-lock history
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+
+  // Called once, before any event, with the trace's tables.
+  virtual Status Begin(const TraceInfo& info) {
+    (void)info;
+    return Status::Ok();
+  }
+  // Consumes the next `n` events of the total order.
+  virtual void Process(const Event* events, size_t n) = 0;
+  // Called once after the last event: adds this engine's findings.
+  virtual Status Finish(Findings* findings) = 0;
+};
+
+// The catalogue of analyses, in predictor/registry.cc: one entry per engine.
+struct EngineSpec {
+  std::string name;         // as given to --analysis
+  std::string summary;      // one line for --help and docs
+  bool in_default_set;
+  std::unique_ptr<Engine> (*create)(const AnalysisOptions& options);
+};
+const std::vector<EngineSpec>& Engines();
+const EngineSpec* FindEngine(const std::string& name);
+
+}  // namespace seer

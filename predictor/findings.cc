@@ -1,0 +1,29 @@
+#include "predictor/findings.h"
+
+namespace seer {
+
+const char* GuaranteeName(Guarantee g) {
+  switch (g) {
+    case Guarantee::kFirstIsReal: return "first-race-real";
+    case Guarantee::kAllReal: return "sound";
+    case Guarantee::kComplete: return "complete";
+    case Guarantee::kHeuristic: return "heuristic";
+    case Guarantee::kWitnessed: return "witnessed";
+  }
+  return "unknown";
+}
+
+const char* GuaranteeDescription(Guarantee g) {
+  switch (g) {
+    case Guarantee::kFirstIsReal:
+      return "the first race reported is a real race (or a real deadlock); later ones may not be";
+    case Guarantee::kAllReal: return "every race reported can happen in a reordering of this run";
+    case Guarantee::kComplete:
+      return "misses no predictable race; may report races that cannot happen (sound with two threads)";
+    case Guarantee::kHeuristic: return "lockset discipline violations: may report false races and miss real ones";
+    case Guarantee::kWitnessed: return "each finding comes with a schedule re-checked by an independent validator";
+  }
+  return "";
+}
+
+}  // namespace seer

@@ -1,0 +1,93 @@
+// What analyses report: races, deadlocks and atomicity violations, each naming
+// the events involved by their position in the trace. Reports (text, JSON, ...)
+// are made from these alone, together with the trace's names and symbols.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "seer/event.h"
+
+namespace seer {
+
+// One event of the trace, as a finding refers to it.
+struct EventRef {
+  uint64_t index = 0;  // position in the total order
+  uint32_t tid = 0;
+  uint64_t pc = 0;     // program counter or location id
+  EventKind kind = EventKind::kRead;
+  uint64_t object = 0; // address, lock, ...
+  uint64_t size = 0;   // bytes, for accesses
+
+  static EventRef Of(const Event& e) { return {e.index, e.tid, e.pc, e.kind, e.object, e.aux}; }
+};
+
+// What a reported finding is worth (specs/analyses.md, "Soundness guarantees").
+enum class Guarantee {
+  kFirstIsReal,  // HB, WCP: the first reported race is real (or, for WCP, a deadlock is)
+  kAllReal,      // SHB: every reported race is real
+  kComplete,     // Lockset-W3: misses no race; may report false ones (sound for two threads)
+  kHeuristic,    // Eraser: neither sound nor complete
+  kWitnessed,    // SeqCheck: every finding comes with a validated witness schedule
+};
+const char* GuaranteeName(Guarantee g);
+const char* GuaranteeDescription(Guarantee g);
+
+// A race pair: two conflicting accesses the analysis leaves unordered. One pair
+// is reported per distinct unordered (pc, pc); `first` comes earlier in the trace.
+struct RacePair {
+  EventRef first;
+  EventRef second;
+  uint64_t occurrences = 1;  // event pairs found for this (pc, pc)
+};
+
+// The result of one race engine; the three counts are those of specs/analyses.md.
+struct RaceResult {
+  std::string engine;        // "hb", "wcp", ...
+  Guarantee guarantee = Guarantee::kFirstIsReal;
+  uint64_t racy_events = 0;     // accesses whose check failed, each counted once
+  uint64_t racy_locations = 0;  // distinct pcs of those accesses
+  std::vector<RacePair> pairs;  // distinct unordered (pc1, pc2)
+};
+
+// A schedule realising a finding: trace positions in the order they run.
+struct Witness {
+  std::vector<uint64_t> schedule;
+  bool validated = false;  // re-checked by the independent feasibility checker
+};
+
+// A predicted deadlock: a cycle of threads, each holding one lock and blocked
+// acquiring the next thread's.
+struct DeadlockThread {
+  uint32_t tid = 0;
+  uint64_t held_lock = 0;
+  EventRef held_acquire;  // where it acquired the lock it holds
+  uint64_t wanted_lock = 0;
+  EventRef blocked_acquire;  // the acquisition it is blocked on
+};
+struct Deadlock {
+  std::string engine;
+  Guarantee guarantee = Guarantee::kWitnessed;
+  std::vector<DeadlockThread> cycle;
+  Witness witness;
+};
+
+// An atomicity violation: two accesses of one thread with an intruding access
+// of another between them that no serial order explains.
+struct AtomicityViolation {
+  std::string engine;
+  std::string pattern;  // "read-write-read", "write-write-read", ...
+  EventRef local_first;
+  EventRef remote;
+  EventRef local_second;
+  Witness witness;
+};
+
+struct Findings {
+  std::vector<RaceResult> races;
+  std::vector<Deadlock> deadlocks;
+  std::vector<AtomicityViolation> atomicity;
+};
+
+}  // namespace seer
