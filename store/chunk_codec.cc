@@ -18,9 +18,11 @@ constexpr uint8_t kFlagAux = 0x80;   // a varint aux follows (absent: the class'
 
 static_assert(kNumEventKinds <= kKindMask + 1, "kinds must fit in five bits");
 
+
 // Objects of one class are delta-coded against the previous object of the same
 // class in the same thread: addresses against addresses, locks against locks.
 enum ObjectClass : uint8_t { kMemory, kSync, kThreadObj, kCode, kMisc, kNumClasses };
+static_assert(kNumClasses == kObjectClasses);
 
 constexpr std::array<uint8_t, kNumEventKinds> kClassOf = [] {
   std::array<uint8_t, kNumEventKinds> c{};
@@ -42,12 +44,6 @@ constexpr std::array<uint8_t, kNumEventKinds> kClassOf = [] {
 }  // namespace
 
 struct ChunkEncoder::ThreadState {
-  std::array<uint64_t, kNumClasses> object{};
-  std::array<uint64_t, kNumClasses> aux{};
-  uint64_t pc = 0;
-};
-
-struct ChunkDecoder::ThreadState {
   std::array<uint64_t, kNumClasses> object{};
   std::array<uint64_t, kNumClasses> aux{};
   uint64_t pc = 0;
@@ -112,6 +108,7 @@ Status ChunkDecoder::Load(std::string_view value) {
   event_count_ = decoded_ = 0;
   threads_.clear();
   cur_tid_ = 0;
+  cur_ = nullptr;
   if (value.size() < kChunkHeaderSize) return Status::Corruption("chunk shorter than its header");
   auto* p = reinterpret_cast<const uint8_t*>(value.data());
   first_index_ = coding::DecodeFixed64(p);
@@ -138,61 +135,123 @@ Status ChunkDecoder::Load(std::string_view value) {
   return Status::Ok();
 }
 
+namespace {
+
+// The longest encoding of one event: head, tid, mode, aux, object, pc.
+constexpr ptrdiff_t kMaxEventBytes = 1 + 10 + 1 + 10 + 10 + 10;
+
+// Varint read without a bounds check; the caller guarantees kMaxEventBytes.
+inline const uint8_t* GetVarintUnchecked(const uint8_t* p, uint64_t* v) {
+  uint64_t b = *p++;
+  if (b < 0x80) {
+    *v = b;
+    return p;
+  }
+  uint64_t r = b & 0x7f;
+  for (int shift = 7; shift <= 63; shift += 7) {
+    b = *p++;
+    r |= (b & 0x7f) << shift;
+    if (b < 0x80) {
+      *v = r;
+      return p;
+    }
+  }
+  return nullptr;  // longer than ten bytes
+}
+
+}  // namespace
+
+// The decoder's running state, held in locals during a Decode call so that the
+// compiler keeps it in registers: stores into Event (whose uint8_t fields may
+// alias anything) would otherwise force it to reload member fields per event.
+struct ChunkDecoder::Cursor {
+  const uint8_t* p;
+  const uint8_t* end;
+  uint32_t tid;
+  ThreadState* ts;
+};
+
+// Decodes one event at c->p into *e. kChecked: bounds-check every byte (near the
+// end of the chunk); otherwise the caller has checked that kMaxEventBytes remain.
+// Returns nullptr on success or the reason the bytes are malformed.
+template <bool kChecked>
+__attribute__((always_inline)) inline const char* ChunkDecoder::DecodeOne(Cursor* c, Event* e) {
+  const uint8_t* p = c->p;
+  auto varint = [&](uint64_t* v) {
+    if constexpr (kChecked) {
+      p = coding::GetVarint64(p, c->end, v);
+    } else {
+      p = GetVarintUnchecked(p, v);
+    }
+    return p != nullptr;
+  };
+  if (kChecked && p >= c->end) return "chunk ends inside an event";
+  const uint8_t head = *p++;
+  const uint8_t kind = head & kKindMask;
+  if (kind >= kNumEventKinds) return "unknown event kind";
+  uint64_t v;
+  if (head & kFlagTid) {
+    if (!varint(&v)) return "bad thread id";
+    if (v >= kMaxThreads) return "thread id out of range";
+    c->tid = static_cast<uint32_t>(v);
+    if (c->tid >= threads_.size()) threads_.resize(c->tid + 1);
+    c->ts = &threads_[c->tid];
+  } else if (c->ts == nullptr) {
+    return "first event of the chunk has no thread id";
+  }
+  ThreadState& ts = *c->ts;
+  const uint8_t cls = kClassOf[kind];
+  Event ev;
+  ev.index = e->index;
+  ev.kind = static_cast<EventKind>(kind);
+  ev.tid = c->tid;
+  if (head & kFlagMode) {
+    if (kChecked && p >= c->end) return "chunk ends inside an event";
+    ev.mode = *p++;
+  }
+  if (head & kFlagAux) {
+    if (!varint(&v)) return "bad aux field";
+    ts.aux[cls] = v;
+  }
+  ev.aux = ts.aux[cls];
+  if (!varint(&v)) return "bad object field";
+  ev.object = ts.object[cls] += static_cast<uint64_t>(coding::UnZigZag(v));
+  if (!varint(&v)) return "bad pc field";
+  ev.pc = ts.pc += static_cast<uint64_t>(coding::UnZigZag(v));
+  *e = ev;
+  c->p = p;
+  return nullptr;
+}
+
+Status ChunkDecoder::Decode(uint32_t n, Event* out) {
+  if (n > remaining()) return Status::Internal("decode past the end of a chunk");
+  Cursor c{pos_, end_, cur_tid_, cur_};
+  uint64_t index = first_index_ + decoded_;
+  for (uint32_t i = 0; i < n; ++i, ++index) {
+    Event* e = &out[i];
+    e->index = index;
+    const char* error = (c.end - c.p >= kMaxEventBytes) ? DecodeOne<false>(&c, e) : DecodeOne<true>(&c, e);
+    if (error != nullptr) {
+      pos_ = end_;
+      decoded_ = event_count_;  // nothing more comes out of a damaged chunk
+      return Status::Corruption("event " + std::to_string(index) + ": " + error);
+    }
+  }
+  pos_ = c.p;
+  cur_tid_ = c.tid;
+  cur_ = c.ts;
+  decoded_ += n;
+  if (remaining() == 0 && pos_ != end_) return Status::Corruption("chunk has bytes after its last event");
+  return Status::Ok();
+}
+
 Status ChunkDecoder::Decode(uint32_t max, std::vector<Event>* out) {
   const uint32_t n = std::min(max, remaining());
   const size_t base = out->size();
   out->resize(base + n);
-  Event* ev = out->data() + base;
-  const uint8_t* p = pos_;
-  const uint8_t* const end = end_;
-  uint32_t tid = cur_tid_;
-  ThreadState* ts = tid < threads_.size() ? &threads_[tid] : nullptr;
-  for (uint32_t i = 0; i < n; ++i) {
-    auto fail = [&](const char* what) {
-      out->resize(base + i);
-      return Status::Corruption("event " + std::to_string(first_index_ + decoded_ + i) + ": " + what);
-    };
-    if (p >= end) return fail("chunk ends inside an event");
-    const uint8_t head = *p++;
-    const uint8_t kind = head & kKindMask;
-    if (kind >= kNumEventKinds) return fail("unknown event kind");
-    uint64_t v;
-    if (head & kFlagTid) {
-      if (!(p = coding::GetVarint64(p, end, &v))) return fail("bad thread id");
-      if (v >= kMaxThreads) return fail("thread id out of range");
-      tid = static_cast<uint32_t>(v);
-      if (tid >= threads_.size()) threads_.resize(tid + 1);
-      ts = &threads_[tid];
-    } else if (ts == nullptr) {
-      return fail("first event of the chunk has no thread id");
-    }
-    Event& e = ev[i];
-    const uint8_t cls = kClassOf[kind];
-    e.kind = static_cast<EventKind>(kind);
-    e.tid = tid;
-    e.index = first_index_ + decoded_ + i;
-    e.mode = 0;
-    if (head & kFlagMode) {
-      if (p >= end) return fail("chunk ends inside an event");
-      e.mode = *p++;
-    }
-    if (head & kFlagAux) {
-      if (!(p = coding::GetVarint64(p, end, &v))) return fail("bad aux field");
-      ts->aux[cls] = v;
-    }
-    e.aux = ts->aux[cls];
-    if (!(p = coding::GetVarint64(p, end, &v))) return fail("bad object field");
-    ts->object[cls] += static_cast<uint64_t>(coding::UnZigZag(v));
-    e.object = ts->object[cls];
-    if (!(p = coding::GetVarint64(p, end, &v))) return fail("bad pc field");
-    ts->pc += static_cast<uint64_t>(coding::UnZigZag(v));
-    e.pc = ts->pc;
-  }
-  pos_ = p;
-  cur_tid_ = tid;
-  decoded_ += n;
-  if (remaining() == 0 && pos_ != end_) return Status::Corruption("chunk has bytes after its last event");
-  return Status::Ok();
+  Status s = Decode(n, out->data() + base);
+  if (!s.ok()) out->resize(base);
+  return s;
 }
 
 }  // namespace seer

@@ -18,6 +18,10 @@ namespace seer {
 // state of the codec (and every analysis's clocks) absurdly large.
 inline constexpr uint32_t kMaxThreads = 1u << 20;
 
+// Objects are delta-coded per class (memory, sync, thread, code, other): see
+// chunk_codec.cc.
+inline constexpr int kObjectClasses = 5;
+
 // Size of the fixed header in front of a chunk's zstd frame.
 inline constexpr size_t kChunkHeaderSize = 16;
 
@@ -63,11 +67,20 @@ class ChunkDecoder {
   uint32_t event_count() const { return event_count_; }
   uint32_t remaining() const { return event_count_ - decoded_; }
 
+  // Decodes the next `n` (<= remaining()) events of the loaded chunk into out[0..n).
+  Status Decode(uint32_t n, Event* out);
   // Appends up to `max` more events of the loaded chunk to *out.
   Status Decode(uint32_t max, std::vector<Event>* out);
 
  private:
-  struct ThreadState;
+  struct ThreadState {
+    uint64_t object[kObjectClasses] = {};  // last object per object class
+    uint64_t aux[kObjectClasses] = {};     // last aux per object class
+    uint64_t pc = 0;
+  };
+  struct Cursor;
+  template <bool kChecked>
+  const char* DecodeOne(Cursor* c, Event* e);
 
   std::string raw_;
   const uint8_t* pos_ = nullptr;
@@ -76,6 +89,7 @@ class ChunkDecoder {
   uint32_t event_count_ = 0;
   uint32_t decoded_ = 0;
   uint32_t cur_tid_ = 0;
+  ThreadState* cur_ = nullptr;  // state of cur_tid_; re-pointed when threads_ grows
   std::vector<ThreadState> threads_;
   void* dctx_;  // ZSTD_DCtx
 };
