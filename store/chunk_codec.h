@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "seer/status.h"
 
 namespace seer {
+
+class SiteTable;
 
 // Thread ids at or above this are rejected: they would make the per-thread delta
 // state of the codec (and every analysis's clocks) absurdly large.
@@ -38,8 +41,9 @@ class ChunkEncoder {
   size_t raw_bytes() const { return raw_.size(); }
 
   // Compresses the chunk into *out (header + zstd frame with checksum) and resets
-  // the encoder for the next chunk.
-  Status Finish(uint64_t first_index, int zstd_level, std::string* out);
+  // the encoder for the next chunk. entropy_coding: let zstd Huffman-code the
+  // literals (smaller, slower to read).
+  Status Finish(uint64_t first_index, int zstd_level, bool entropy_coding, std::string* out);
 
  private:
   struct ThreadState;
@@ -49,6 +53,7 @@ class ChunkEncoder {
   uint32_t count_ = 0;
   uint32_t last_tid_ = 0;
   std::vector<ThreadState> threads_;
+  std::unique_ptr<SiteTable> sites_;
   void* cctx_;  // ZSTD_CCtx, kept across chunks
 };
 
@@ -91,6 +96,7 @@ class ChunkDecoder {
   uint32_t cur_tid_ = 0;
   ThreadState* cur_ = nullptr;  // state of cur_tid_; re-pointed when threads_ grows
   std::vector<ThreadState> threads_;
+  std::unique_ptr<SiteTable> sites_;
   void* dctx_;  // ZSTD_DCtx
 };
 

@@ -20,7 +20,7 @@ void WriteChunk(const std::string& dir, const char* name, int events, int thread
     enc.Add(e);
   }
   std::string chunk;
-  if (!enc.Finish(0, 3, &chunk).ok()) return;
+  if (!enc.Finish(0, 3, false, &chunk).ok()) return;
   std::string path = dir + "/" + name;
   if (FILE* f = std::fopen(path.c_str(), "wb")) {
     std::fwrite(chunk.data(), 1, chunk.size(), f);
