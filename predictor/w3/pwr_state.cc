@@ -1,0 +1,124 @@
+#include "predictor/w3/pwr_state.h"
+
+#include <algorithm>
+
+namespace seer::w3 {
+
+void PwrState::UpdateLockset(ThreadState& s) {
+  std::vector<LocksetTable::Lock> locks;
+  locks.reserve(s.held.size());
+  for (const Held& h : s.held) locks.push_back({h.lock, h.shared});
+  std::sort(locks.begin(), locks.end());
+  s.lockset = locksets_.Intern(locks);
+}
+
+// Joins, for each other thread, the newest section on h.lock whose acquire is
+// ordered before t's next event. Returns whether t's clock grew.
+bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h) {
+  auto it = history_.find(h.lock);
+  if (it == history_.end()) return false;
+  LockHistory& hist = it->second;
+  if (hist.cursors.size() <= t) hist.cursors.resize(t + 1);
+  auto& cursors = hist.cursors[t];
+  if (cursors.size() < hist.by_thread.size()) cursors.resize(hist.by_thread.size());
+  bool grew = false;
+  for (uint32_t j = 0; j < hist.by_thread.size(); ++j) {
+    if (j == t) continue;  // t's own sections precede it in program order
+    const SectionList& list = hist.by_thread[j];
+    const uint64_t end = list.first + list.sections.size();
+    uint64_t& cur = h.shared ? cursors[j].exclusive : cursors[j].any;
+    cur = std::max(cur, list.first);  // sections dropped by the bound are lost
+    const ClockValue seen = s.clock.Get(j);
+    const Section* newest = nullptr;
+    while (cur < end) {
+      const Section& sec = list.sections[cur - list.first];
+      if (sec.acquired > seen) break;  // acquire not ordered before t's event
+      // Two read-mode sections do not exclude each other: no order between them.
+      if (!(h.shared && sec.shared)) newest = &sec;
+      ++cur;
+    }
+    if (newest != nullptr && !newest->released.LessOrEqual(s.clock)) {
+      s.clock.Join(newest->released);
+      grew = true;
+    }
+  }
+  return grew;
+}
+
+void PwrState::W3(uint32_t t) {
+  ThreadState& s = Thread(t);
+  if (s.held.empty()) return;
+  // A joined release clock may order further acquires before t: repeat to a fixpoint.
+  bool grew = true;
+  while (grew) {
+    grew = false;
+    for (const Held& h : s.held) grew |= JoinOrderedSections(t, s, h);
+  }
+}
+
+void PwrState::Acquire(uint32_t t, uint64_t lock, bool shared) {
+  W3(t);
+  ThreadState& s = Thread(t);
+  for (Held& h : s.held)
+    if (h.lock == lock) {
+      ++h.depth;
+      Tick(t);
+      return;
+    }
+  s.held.push_back({lock, shared, 1, s.clock.Get(t)});
+  UpdateLockset(s);
+  Tick(t);
+}
+
+void PwrState::Release(uint32_t t, uint64_t lock) {
+  W3(t);
+  ThreadState& s = Thread(t);
+  auto it = std::find_if(s.held.begin(), s.held.end(), [&](const Held& h) { return h.lock == lock; });
+  if (it == s.held.end()) {  // the trace began inside this section: nothing to record
+    Tick(t);
+    return;
+  }
+  if (--it->depth > 0) {
+    Tick(t);
+    return;
+  }
+  LockHistory& hist = history_[lock];
+  if (hist.by_thread.size() <= t) hist.by_thread.resize(t + 1);
+  SectionList& list = hist.by_thread[t];
+  list.sections.push_back({it->acquired, it->shared, s.clock});
+  if (history_bound_ != 0 && list.sections.size() > history_bound_) {
+    list.sections.pop_front();
+    ++list.first;
+    ++dropped_;
+  }
+  s.held.erase(it);
+  UpdateLockset(s);
+  Tick(t);
+}
+
+void PwrState::Fork(uint32_t t, uint32_t child) {
+  W3(t);
+  const VectorClock parent = Thread(t).clock;
+  Thread(child).clock.Join(parent);
+  Tick(t);
+}
+
+void PwrState::Join(uint32_t t, uint32_t child) {
+  const VectorClock done = Thread(child).clock;
+  Thread(t).clock.Join(done);
+  Tick(t);
+}
+
+void PwrState::Signal(uint32_t t, uint64_t object) {
+  W3(t);
+  signals_[object].Join(Thread(t).clock);
+  Tick(t);
+}
+
+void PwrState::Wait(uint32_t t, uint64_t object) {
+  auto it = signals_.find(object);
+  if (it != signals_.end()) Thread(t).clock.Join(it->second);
+  Tick(t);
+}
+
+}  // namespace seer::w3

@@ -1,0 +1,98 @@
+// The PWR relation of Lockset-W3 (Sulzmann & Stadtmueller, MPLR 2020, TR Def. 3.1)
+// kept as vector clocks: program order, fork/join and signal/wait edges, write-read
+// dependencies (done by the engines at reads), and the release-order dependency
+// applied by W3() from a per-lock history of critical sections. Both `w3` engines
+// share it; the history is bounded for w3-linear and unbounded for the exact w3.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "predictor/common/sync_ops.h"
+#include "predictor/common/vector_clock.h"
+#include "predictor/w3/lockset_table.h"
+
+namespace seer::w3 {
+
+class PwrState {
+ public:
+  // `history_bound`: critical sections kept per (lock, thread); 0 = all of them.
+  explicit PwrState(uint64_t history_bound) : history_bound_(history_bound) {}
+
+  // The clock of thread t; its own entry is the timestamp of t's next event.
+  VectorClock& Clock(uint32_t t) { return Thread(t).clock; }
+  uint32_t Lockset(uint32_t t) { return Thread(t).lockset; }
+  LocksetTable& locksets() { return locksets_; }
+
+  // Applies the release-order dependency to t's next event: joins the release
+  // clock of every earlier critical section on a lock t holds whose acquire is
+  // already ordered before it, until nothing changes (TR Algorithm 1, w3()).
+  void W3(uint32_t t);
+  // Ends t's current event: the next one gets a fresh timestamp.
+  void Tick(uint32_t t) { Thread(t).clock.Increment(t); }
+
+  // The synchronisation operations; each calls W3 first where the TR does and ticks.
+  void Acquire(uint32_t t, uint64_t lock, bool shared);
+  void Release(uint32_t t, uint64_t lock);
+  void Fork(uint32_t t, uint32_t child);
+  void Join(uint32_t t, uint32_t child);
+  void Signal(uint32_t t, uint64_t object);
+  void Wait(uint32_t t, uint64_t object);
+
+  // Critical sections dropped because the history bound was reached.
+  uint64_t dropped_sections() const { return dropped_; }
+
+ private:
+  struct Held {
+    uint64_t lock;
+    bool shared;
+    uint32_t depth;       // recursive acquisitions; only the outermost pair counts
+    ClockValue acquired;  // timestamp of the outermost acquire
+  };
+  struct ThreadState {
+    VectorClock clock;
+    std::vector<Held> held;
+    uint32_t lockset = 0;
+  };
+  // A finished critical section: its acquire's timestamp and its release's clock.
+  struct Section {
+    ClockValue acquired;
+    bool shared;
+    VectorClock released;
+  };
+  // The sections one thread ran on one lock, oldest first. Release clocks grow
+  // along the list, so joining the newest section whose acquire is ordered before
+  // an event covers all earlier ones: each reader keeps cursors and joins once.
+  struct SectionList {
+    std::deque<Section> sections;
+    uint64_t first = 0;  // absolute number of the front section
+  };
+  struct Cursor {
+    uint64_t any = 0;        // next section to consider when holding the lock exclusively
+    uint64_t exclusive = 0;  // ... when holding it shared (only exclusive sections count)
+  };
+  struct LockHistory {
+    std::vector<SectionList> by_thread;        // by the thread that ran the sections
+    std::vector<std::vector<Cursor>> cursors;  // [reader][writer]
+  };
+
+  ThreadState& Thread(uint32_t t) {
+    if (t >= threads_.size()) threads_.resize(t + 1);
+    ThreadState& s = threads_[t];
+    if (s.clock.Get(t) == 0) s.clock.Set(t, 1);
+    return s;
+  }
+  void UpdateLockset(ThreadState& s);
+  bool JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h);
+
+  uint64_t history_bound_;
+  uint64_t dropped_ = 0;
+  std::vector<ThreadState> threads_;
+  std::unordered_map<uint64_t, LockHistory> history_;
+  std::unordered_map<uint64_t, VectorClock> signals_;
+  LocksetTable locksets_;
+};
+
+}  // namespace seer::w3
