@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <map>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -24,6 +26,10 @@ class LocksetTable {
     return it->second;
   }
 
+  // The id of set `id` plus (lock, shared) / minus `lock`; memoised per transition.
+  uint32_t With(uint32_t id, uint64_t lock, bool shared) { return Transition(id, lock, shared ? 1 : 2); }
+  uint32_t Without(uint32_t id, uint64_t lock) { return Transition(id, lock, 0); }
+
   // True when no lock is held by both sets, at least once exclusively.
   bool Disjoint(uint32_t a, uint32_t b) const {
     if (a == 0 || b == 0) return true;
@@ -35,7 +41,22 @@ class LocksetTable {
   }
 
  private:
+  // op: 0 remove, 1 add shared, 2 add exclusive.
+  uint32_t Transition(uint32_t id, uint64_t lock, int op) {
+    const auto key = std::make_tuple(id, lock, op);
+    auto it = transitions_.find(key);
+    if (it != transitions_.end()) return it->second;
+    std::vector<Lock> locks = sets_[id];
+    std::erase_if(locks, [&](const Lock& l) { return l.first == lock; });
+    if (op != 0) locks.push_back({lock, op == 1});
+    std::sort(locks.begin(), locks.end());
+    const uint32_t result = Intern(locks);
+    transitions_.emplace(key, result);
+    return result;
+  }
+
   std::vector<std::vector<Lock>> sets_;
+  std::map<std::tuple<uint32_t, uint64_t, int>, uint32_t> transitions_;
   std::map<std::vector<Lock>, uint32_t> ids_;
 };
 

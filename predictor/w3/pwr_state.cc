@@ -4,20 +4,18 @@
 
 namespace seer::w3 {
 
-void PwrState::UpdateLockset(ThreadState& s) {
-  std::vector<LocksetTable::Lock> locks;
-  locks.reserve(s.held.size());
-  for (const Held& h : s.held) locks.push_back({h.lock, h.shared});
-  std::sort(locks.begin(), locks.end());
-  s.lockset = locksets_.Intern(locks);
+PwrState::ThreadState& PwrState::StartThread(uint32_t t) {
+  if (t >= threads_.size()) threads_.resize(t + 1);
+  ThreadState& s = threads_[t];
+  if (s.clock.Get(t) == 0) s.clock.Set(t, 1);
+  s.started = true;
+  return s;
 }
 
 // Joins, for each other thread, the newest section on h.lock whose acquire is
 // ordered before t's next event. Returns whether t's clock grew.
 bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h) {
-  auto it = history_.find(h.lock);
-  if (it == history_.end()) return false;
-  LockHistory& hist = it->second;
+  LockHistory& hist = *h.history;
   if (hist.cursors.size() <= t) hist.cursors.resize(t + 1);
   auto& cursors = hist.cursors[t];
   if (cursors.size() < hist.by_thread.size()) cursors.resize(hist.by_thread.size());
@@ -25,13 +23,13 @@ bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h) {
   for (uint32_t j = 0; j < hist.by_thread.size(); ++j) {
     if (j == t) continue;  // t's own sections precede it in program order
     const SectionList& list = hist.by_thread[j];
-    const uint64_t end = list.first + list.sections.size();
     uint64_t& cur = h.shared ? cursors[j].exclusive : cursors[j].any;
-    cur = std::max(cur, list.first);  // sections dropped by the bound are lost
+    if (cur == list.end) continue;
+    cur = std::max(cur, list.first(history_bound_));  // sections dropped by the bound are lost
     const ClockValue seen = s.clock.Get(j);
     const Section* newest = nullptr;
-    while (cur < end) {
-      const Section& sec = list.sections[cur - list.first];
+    while (cur < list.end) {
+      const Section& sec = list.at(cur, history_bound_);
       if (sec.acquired > seen) break;  // acquire not ordered before t's event
       // Two read-mode sections do not exclude each other: no order between them.
       if (!(h.shared && sec.shared)) newest = &sec;
@@ -65,8 +63,8 @@ void PwrState::Acquire(uint32_t t, uint64_t lock, bool shared) {
       Tick(t);
       return;
     }
-  s.held.push_back({lock, shared, 1, s.clock.Get(t)});
-  UpdateLockset(s);
+  s.held.push_back({lock, shared, 1, s.clock.Get(t), &history_[lock]});
+  s.lockset = locksets_.With(s.lockset, lock, shared);
   Tick(t);
 }
 
@@ -82,17 +80,16 @@ void PwrState::Release(uint32_t t, uint64_t lock) {
     Tick(t);
     return;
   }
-  LockHistory& hist = history_[lock];
+  LockHistory& hist = *it->history;
   if (hist.by_thread.size() <= t) hist.by_thread.resize(t + 1);
   SectionList& list = hist.by_thread[t];
-  list.sections.push_back({it->acquired, it->shared, s.clock});
-  if (history_bound_ != 0 && list.sections.size() > history_bound_) {
-    list.sections.pop_front();
-    ++list.first;
-    ++dropped_;
-  }
+  if (history_bound_ != 0 && list.end >= history_bound_) ++dropped_;
+  Section& sec = list.Append(history_bound_);
+  sec.acquired = it->acquired;
+  sec.shared = it->shared;
+  sec.released.CopyFrom(s.clock);
   s.held.erase(it);
-  UpdateLockset(s);
+  s.lockset = locksets_.Without(s.lockset, lock);
   Tick(t);
 }
 

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <unordered_map>
 #include <vector>
 
@@ -45,29 +44,40 @@ class PwrState {
   uint64_t dropped_sections() const { return dropped_; }
 
  private:
+  struct LockHistory;
   struct Held {
     uint64_t lock;
     bool shared;
-    uint32_t depth;       // recursive acquisitions; only the outermost pair counts
-    ClockValue acquired;  // timestamp of the outermost acquire
+    uint32_t depth;         // recursive acquisitions; only the outermost pair counts
+    ClockValue acquired;    // timestamp of the outermost acquire
+    LockHistory* history;   // the lock's history (stable: unordered_map nodes do not move)
   };
   struct ThreadState {
     VectorClock clock;
     std::vector<Held> held;
     uint32_t lockset = 0;
+    bool started = false;  // its own clock entry is set (timestamps start at 1)
   };
   // A finished critical section: its acquire's timestamp and its release's clock.
   struct Section {
-    ClockValue acquired;
-    bool shared;
+    ClockValue acquired = 0;
+    bool shared = false;
     VectorClock released;
   };
-  // The sections one thread ran on one lock, oldest first. Release clocks grow
-  // along the list, so joining the newest section whose acquire is ordered before
-  // an event covers all earlier ones: each reader keeps cursors and joins once.
+  // The sections one thread ran on one lock, oldest first, in a ring that reuses
+  // its clocks once the bound is reached. Release clocks grow along the list, so
+  // joining the newest section whose acquire is ordered before an event covers all
+  // earlier ones: each reader keeps cursors and joins once.
   struct SectionList {
-    std::deque<Section> sections;
-    uint64_t first = 0;  // absolute number of the front section
+    std::vector<Section> ring;
+    uint64_t end = 0;  // absolute number of sections ever added
+    uint64_t first(uint64_t bound) const { return bound == 0 || end < bound ? 0 : end - bound; }
+    const Section& at(uint64_t n, uint64_t bound) const { return ring[bound == 0 ? n : n % bound]; }
+    Section& Append(uint64_t bound) {
+      const uint64_t n = end++;
+      if (bound == 0 || ring.size() < bound) return ring.emplace_back();
+      return ring[n % bound];
+    }
   };
   struct Cursor {
     uint64_t any = 0;        // next section to consider when holding the lock exclusively
@@ -79,12 +89,10 @@ class PwrState {
   };
 
   ThreadState& Thread(uint32_t t) {
-    if (t >= threads_.size()) threads_.resize(t + 1);
-    ThreadState& s = threads_[t];
-    if (s.clock.Get(t) == 0) s.clock.Set(t, 1);
-    return s;
+    if (t < threads_.size() && threads_[t].started) return threads_[t];
+    return StartThread(t);
   }
-  void UpdateLockset(ThreadState& s);
+  ThreadState& StartThread(uint32_t t);
   bool JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h);
 
   uint64_t history_bound_;

@@ -15,7 +15,8 @@ namespace seer::w3 {
 
 class RaceTally {
  public:
-  // `first` comes earlier in the trace than `second`.
+  // `first` comes earlier in the trace than `second`. Calls come in non-decreasing
+  // order of `second.index`, so racy events are counted without remembering them.
   void Add(const EventRef& first, const EventRef& second);
   void Fill(const std::string& engine, Guarantee guarantee, RaceResult* out) const;
 
@@ -27,7 +28,8 @@ class RaceTally {
   };
   std::unordered_map<std::pair<uint64_t, uint64_t>, size_t, PairHash> pair_index_;
   std::vector<RacePair> pairs_;
-  std::unordered_set<uint64_t> racy_events_;
+  uint64_t racy_events_ = 0;
+  uint64_t last_racy_ = UINT64_MAX;
   std::unordered_set<uint64_t> racy_pcs_;
 };
 

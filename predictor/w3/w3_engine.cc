@@ -24,22 +24,31 @@ class NodeStore {
   uint64_t next_id() const { return next_; }
   AccessNode* Get(uint64_t id) {
     if (id >= next_ || (bound_ != 0 && id + bound_ < next_)) return nullptr;
-    return &slots_[bound_ != 0 ? id % bound_ : id];
+    return &slots_[Slot(id)];
   }
-  // Appends a node; returns it for filling (its slot may be a reused one).
-  AccessNode& Append() {
+  // The event of a node that Get() returns.
+  const EventRef& Ref(uint64_t id) const { return refs_[Slot(id)]; }
+  // Appends a node for `ref`; returns it for filling (its slot may be a reused one).
+  AccessNode& Append(const EventRef& ref) {
     const uint64_t id = next_++;
-    if (bound_ == 0 || slots_.size() < bound_) return slots_.emplace_back();
-    AccessNode& n = slots_[id % bound_];
+    if (bound_ == 0 || slots_.size() < bound_) {
+      refs_.push_back(ref);
+      return slots_.emplace_back();
+    }
+    refs_[Slot(id)] = ref;
+    AccessNode& n = slots_[Slot(id)];
     n.preds.clear();
     n.mark = 0;
     return n;
   }
 
  private:
+  size_t Slot(uint64_t id) const { return bound_ != 0 ? id % bound_ : id; }
+
   uint64_t bound_;
   uint64_t next_ = 0;
   std::vector<AccessNode> slots_;
+  std::vector<EventRef> refs_;
 };
 
 struct LastWrite {
@@ -58,13 +67,16 @@ struct Variable {
   LastWrite last_write;
 };
 
-// A candidate set conc(x) entry of the exact variant, traversed in the second pass:
-// the later access f, its clock (the TR's evt), and its concurrent partners.
+// What the exact variant's first pass found at access f, reported in the second
+// pass in trace order: a write-read pair (decided in the first pass, TR Alg. 1)
+// and the conc(x) pairs to traverse, with f's clock (the TR's evt).
 struct Pending {
   Variable* var;
   uint64_t f;
   VectorClock v;
   std::vector<uint64_t> partners;
+  bool write_read = false;
+  EventRef last_write;
 };
 
 class W3Engine : public Engine {
@@ -83,6 +95,7 @@ class W3Engine : public Engine {
     // Second pass (TR Def. 4.4): from each concurrent pair, follow edges backwards.
     for (Pending& p : pending_) {
       AccessNode* f = p.var->nodes.Get(p.f);
+      if (p.write_read) tally_.Add(p.last_write, p.var->nodes.Ref(p.f));
       ReportFrom(*p.var, *f, p.f, p.v, p.partners);
     }
     RaceResult result;
@@ -136,13 +149,14 @@ class W3Engine : public Engine {
     const bool write = op.op == SyncOp::kWrite;
     Variable& x = Var(op.object);
     const EventRef ref = EventRef::Of(e);
+    bool write_read = false;
     if (!write) {
       // Write-read pairs (TR Def. 3.3) are decided before the dependency is added.
       const LastWrite& lw = x.last_write;
       VectorClock& clock = pwr_.Clock(t);
       if (lw.present) {
-        if (lw.clock > clock.Get(lw.tid) && pwr_.locksets().Disjoint(lw.lockset, pwr_.Lockset(t)))
-          tally_.Add(lw.ref, ref);
+        write_read = lw.clock > clock.Get(lw.tid) && pwr_.locksets().Disjoint(lw.lockset, pwr_.Lockset(t));
+        if (write_read && !exact_) tally_.Add(lw.ref, ref);
         clock.Join(lw.vc);
       }
     }
@@ -152,18 +166,17 @@ class W3Engine : public Engine {
     preds_.clear();
     partners_.clear();
     w3::SplitConcurrent(&x.rw, v, id, [&](uint64_t i) { return x.nodes.Get(i); }, &preds_, &partners_);
-    AccessNode& f = x.nodes.Append();
-    f.ref = ref;
+    AccessNode& f = x.nodes.Append(ref);
     f.tid = t;
     f.clock = v.Get(t);
     f.lockset = pwr_.Lockset(t);
     f.write = write;
-    f.preds.assign(preds_.begin(), preds_.end());
-    if (!partners_.empty()) {
-      if (exact_)
-        pending_.push_back({&x, id, v, partners_});
-      else
-        ReportFrom(x, f, id, v, partners_);
+    for (uint64_t p : preds_) f.preds.push_back(p);
+    if (exact_) {
+      if (write_read || !partners_.empty())
+        pending_.push_back({&x, id, v, partners_, write_read, x.last_write.ref});
+    } else if (!partners_.empty()) {
+      ReportFrom(x, f, id, v, partners_);
     }
     if (write) {
       LastWrite& lw = x.last_write;
@@ -181,7 +194,7 @@ class W3Engine : public Engine {
                   const std::vector<uint64_t>& partners) {
     w3::ReportReachable(
         f, f_id, v, partners, pwr_.locksets(), [&](uint64_t i) { return x.nodes.Get(i); },
-        [&](const AccessNode& g) { tally_.Add(g.ref, f.ref); }, &stack_);
+        [&](uint64_t g, const AccessNode&) { tally_.Add(x.nodes.Ref(g), x.nodes.Ref(f_id)); }, &stack_);
   }
 
   std::string name_;
