@@ -46,12 +46,19 @@ bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h) {
 void PwrState::W3(uint32_t t) {
   ThreadState& s = Thread(t);
   if (s.held.empty()) return;
+  // Nothing to do unless t's clock grew from outside or a held lock's history did
+  // (own ticks do not order other threads' acquires before t).
+  bool stale = s.dirty;
+  for (const Held& h : s.held) stale |= h.seen != h.history->sections;
+  if (!stale) return;
   // A joined release clock may order further acquires before t: repeat to a fixpoint.
   bool grew = true;
   while (grew) {
     grew = false;
     for (const Held& h : s.held) grew |= JoinOrderedSections(t, s, h);
   }
+  s.dirty = false;
+  for (Held& h : s.held) h.seen = h.history->sections;
 }
 
 void PwrState::Acquire(uint32_t t, uint64_t lock, bool shared) {
@@ -63,7 +70,8 @@ void PwrState::Acquire(uint32_t t, uint64_t lock, bool shared) {
       Tick(t);
       return;
     }
-  s.held.push_back({lock, shared, 1, s.clock.Get(t), &history_[lock]});
+  LockHistory* history = &history_[lock];
+  s.held.push_back({lock, shared, 1, s.clock.Get(t), history, history->sections - 1});
   s.lockset = locksets_.With(s.lockset, lock, shared);
   Tick(t);
 }
@@ -88,6 +96,7 @@ void PwrState::Release(uint32_t t, uint64_t lock) {
   sec.acquired = it->acquired;
   sec.shared = it->shared;
   sec.released.CopyFrom(s.clock);
+  ++hist.sections;
   s.held.erase(it);
   s.lockset = locksets_.Without(s.lockset, lock);
   Tick(t);
@@ -96,13 +105,13 @@ void PwrState::Release(uint32_t t, uint64_t lock) {
 void PwrState::Fork(uint32_t t, uint32_t child) {
   W3(t);
   const VectorClock parent = Thread(t).clock;
-  Thread(child).clock.Join(parent);
+  JoinClock(child, parent);
   Tick(t);
 }
 
 void PwrState::Join(uint32_t t, uint32_t child) {
   const VectorClock done = Thread(child).clock;
-  Thread(t).clock.Join(done);
+  JoinClock(t, done);
   Tick(t);
 }
 
@@ -114,7 +123,7 @@ void PwrState::Signal(uint32_t t, uint64_t object) {
 
 void PwrState::Wait(uint32_t t, uint64_t object) {
   auto it = signals_.find(object);
-  if (it != signals_.end()) Thread(t).clock.Join(it->second);
+  if (it != signals_.end()) JoinClock(t, it->second);
   Tick(t);
 }
 

@@ -21,7 +21,7 @@ class PwrState {
   explicit PwrState(uint64_t history_bound) : history_bound_(history_bound) {}
 
   // The clock of thread t; its own entry is the timestamp of t's next event.
-  VectorClock& Clock(uint32_t t) { return Thread(t).clock; }
+  const VectorClock& Clock(uint32_t t) { return Thread(t).clock; }
   uint32_t Lockset(uint32_t t) { return Thread(t).lockset; }
   LocksetTable& locksets() { return locksets_; }
 
@@ -29,6 +29,13 @@ class PwrState {
   // clock of every earlier critical section on a lock t holds whose acquire is
   // already ordered before it, until nothing changes (TR Algorithm 1, w3()).
   void W3(uint32_t t);
+  // Joins `other` into t's clock (a write-read dependency, done by the engines).
+  void JoinClock(uint32_t t, const VectorClock& other) {
+    ThreadState& s = Thread(t);
+    if (other.LessOrEqual(s.clock)) return;
+    s.clock.Join(other);
+    s.dirty = true;
+  }
   // Ends t's current event: the next one gets a fresh timestamp.
   void Tick(uint32_t t) { Thread(t).clock.Increment(t); }
 
@@ -51,12 +58,14 @@ class PwrState {
     uint32_t depth;         // recursive acquisitions; only the outermost pair counts
     ClockValue acquired;    // timestamp of the outermost acquire
     LockHistory* history;   // the lock's history (stable: unordered_map nodes do not move)
+    uint64_t seen;          // history->sections when W3 last ran for this holder
   };
   struct ThreadState {
     VectorClock clock;
     std::vector<Held> held;
     uint32_t lockset = 0;
     bool started = false;  // its own clock entry is set (timestamps start at 1)
+    bool dirty = true;     // the clock grew from outside since W3 last ran (TR App. G.1)
   };
   // A finished critical section: its acquire's timestamp and its release's clock.
   struct Section {
@@ -86,6 +95,7 @@ class PwrState {
   struct LockHistory {
     std::vector<SectionList> by_thread;        // by the thread that ran the sections
     std::vector<std::vector<Cursor>> cursors;  // [reader][writer]
+    uint64_t sections = 0;                     // sections ever added, by any thread
   };
 
   ThreadState& Thread(uint32_t t) {

@@ -2,6 +2,7 @@
 // access graph) and differ in bounds and in when candidates are traversed.
 #include "predictor/w3/w3_engine.h"
 
+#include <bit>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -20,7 +21,7 @@ using w3::AccessNode;
 // last `bound` are kept (the edges of older ones are forgotten).
 class NodeStore {
  public:
-  explicit NodeStore(uint64_t bound) : bound_(bound) {}
+  explicit NodeStore(uint64_t bound) : bound_(bound), capacity_(std::bit_ceil(bound)) {}
   uint64_t next_id() const { return next_; }
   AccessNode* Get(uint64_t id) {
     if (id >= next_ || (bound_ != 0 && id + bound_ < next_)) return nullptr;
@@ -31,7 +32,7 @@ class NodeStore {
   // Appends a node for `ref`; returns it for filling (its slot may be a reused one).
   AccessNode& Append(const EventRef& ref) {
     const uint64_t id = next_++;
-    if (bound_ == 0 || slots_.size() < bound_) {
+    if (bound_ == 0 || slots_.size() < capacity_) {
       refs_.push_back(ref);
       return slots_.emplace_back();
     }
@@ -43,9 +44,11 @@ class NodeStore {
   }
 
  private:
-  size_t Slot(uint64_t id) const { return bound_ != 0 ? id % bound_ : id; }
+  // The ring holds a power of two of slots (no division), at least `bound_`.
+  size_t Slot(uint64_t id) const { return bound_ != 0 ? id & (capacity_ - 1) : id; }
 
   uint64_t bound_;
+  uint64_t capacity_;
   uint64_t next_ = 0;
   std::vector<AccessNode> slots_;
   std::vector<EventRef> refs_;
@@ -63,7 +66,7 @@ struct LastWrite {
 struct Variable {
   explicit Variable(uint64_t bound) : nodes(bound) {}
   NodeStore nodes;
-  std::vector<uint64_t> rw;  // RW(x): ids of mutually concurrent accesses
+  std::vector<w3::NodeRef> rw;  // RW(x): mutually concurrent accesses
   LastWrite last_write;
 };
 
@@ -74,7 +77,7 @@ struct Pending {
   Variable* var;
   uint64_t f;
   VectorClock v;
-  std::vector<uint64_t> partners;
+  std::vector<w3::NodeRef> partners;
   bool write_read = false;
   EventRef last_write;
 };
@@ -153,25 +156,23 @@ class W3Engine : public Engine {
     if (!write) {
       // Write-read pairs (TR Def. 3.3) are decided before the dependency is added.
       const LastWrite& lw = x.last_write;
-      VectorClock& clock = pwr_.Clock(t);
       if (lw.present) {
-        write_read = lw.clock > clock.Get(lw.tid) && pwr_.locksets().Disjoint(lw.lockset, pwr_.Lockset(t));
+        write_read = lw.clock > pwr_.Clock(t).Get(lw.tid) && pwr_.locksets().Disjoint(lw.lockset, pwr_.Lockset(t));
         if (write_read && !exact_) tally_.Add(lw.ref, ref);
-        clock.Join(lw.vc);
+        pwr_.JoinClock(t, lw.vc);
       }
     }
     pwr_.W3(t);
     const VectorClock& v = pwr_.Clock(t);
     const uint64_t id = x.nodes.next_id();
+    const w3::NodeRef f_ref{id, t, v.Get(t)};
     preds_.clear();
     partners_.clear();
-    w3::SplitConcurrent(&x.rw, v, id, [&](uint64_t i) { return x.nodes.Get(i); }, &preds_, &partners_);
+    w3::SplitConcurrent(&x.rw, v, f_ref, &preds_, &partners_);
     AccessNode& f = x.nodes.Append(ref);
-    f.tid = t;
-    f.clock = v.Get(t);
     f.lockset = pwr_.Lockset(t);
     f.write = write;
-    for (uint64_t p : preds_) f.preds.push_back(p);
+    for (const w3::NodeRef& p : preds_) f.preds.push_back(p);
     if (exact_) {
       if (write_read || !partners_.empty())
         pending_.push_back({&x, id, v, partners_, write_read, x.last_write.ref});
@@ -183,7 +184,7 @@ class W3Engine : public Engine {
       lw.present = true;
       lw.ref = ref;
       lw.tid = t;
-      lw.clock = f.clock;
+      lw.clock = f_ref.clock;
       lw.lockset = f.lockset;
       lw.vc.CopyFrom(v);
     }
@@ -191,10 +192,10 @@ class W3Engine : public Engine {
   }
 
   void ReportFrom(Variable& x, const AccessNode& f, uint64_t f_id, const VectorClock& v,
-                  const std::vector<uint64_t>& partners) {
+                  const std::vector<w3::NodeRef>& partners) {
     w3::ReportReachable(
         f, f_id, v, partners, pwr_.locksets(), [&](uint64_t i) { return x.nodes.Get(i); },
-        [&](uint64_t g, const AccessNode&) { tally_.Add(x.nodes.Ref(g), x.nodes.Ref(f_id)); }, &stack_);
+        [&](uint64_t g) { tally_.Add(x.nodes.Ref(g), x.nodes.Ref(f_id)); }, &stack_);
   }
 
   std::string name_;
@@ -205,7 +206,8 @@ class W3Engine : public Engine {
   std::unordered_map<uint64_t, std::unique_ptr<Variable>> vars_;
   std::vector<std::unique_ptr<Variable>> retired_;
   std::vector<Pending> pending_;
-  std::vector<uint64_t> preds_, partners_, stack_;
+  std::vector<w3::NodeRef> preds_, partners_;
+  std::vector<uint64_t> stack_;
 };
 
 }  // namespace
