@@ -7,25 +7,12 @@
 #include "tests/oracle/oracle.h"
 #include "tests/oracle/paper_traces.h"
 #include "tests/support/engine_runner.h"
-#include "tests/support/random_trace.h"
+#include "tests/oracle/tiny_traces.h"
 
 namespace seer::test {
 namespace {
 
 constexpr uint64_t kTraces = 2000;
-
-RandomTraceOptions TinyOptions(uint64_t seed) {
-  RandomTraceOptions o;
-  o.threads = 2 + seed % 2;
-  o.events = 6 + seed % 7;
-  o.locks = 1 + seed % 2;
-  o.variables = 1 + seed % 2;
-  o.fork_join = seed % 3 != 0;
-  o.rwlocks = seed % 5 == 1;
-  o.atomics = seed % 6 == 2;
-  o.signals = seed % 7 == 3;
-  return o;
-}
 
 bool Registered(const std::string& name) { return FindEngine(name) != nullptr; }
 
@@ -42,7 +29,7 @@ const RacePair* FirstRace(const Findings& f) {
 TEST(OracleEngines, ShbRacesAreAllPredictable) {
   if (!Registered("shb")) GTEST_SKIP() << "SKIPPED: engine 'shb' is not registered on this branch";
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
-    auto trace = RandomTrace(TinyOptions(seed), seed);
+    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
     OracleResult oracle = RunOracle(trace);
     for (const RacePair& p : RunEngine("shb", trace).races.at(0).pairs)
       ASSERT_TRUE(oracle.races.count({p.first.index, p.second.index}))
@@ -53,7 +40,7 @@ TEST(OracleEngines, ShbRacesAreAllPredictable) {
 TEST(OracleEngines, HbFirstRaceIsPredictable) {
   if (!Registered("hb")) GTEST_SKIP() << "SKIPPED: engine 'hb' is not registered on this branch";
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
-    auto trace = RandomTrace(TinyOptions(seed), seed);
+    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
     auto findings = RunEngine("hb", trace);
     const RacePair* first = FirstRace(findings);
     if (first == nullptr) continue;
@@ -65,7 +52,7 @@ TEST(OracleEngines, HbFirstRaceIsPredictable) {
 TEST(OracleEngines, WcpFirstRaceIsARaceOrADeadlock) {
   if (!Registered("wcp")) GTEST_SKIP() << "SKIPPED: engine 'wcp' is not registered on this branch";
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
-    auto trace = RandomTrace(TinyOptions(seed), seed);
+    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
     auto findings = RunEngine("wcp", trace);
     const RacePair* first = FirstRace(findings);
     if (first == nullptr) continue;

@@ -11,7 +11,7 @@
 #include "tests/oracle/oracle.h"
 #include "tests/oracle/paper_traces.h"
 #include "tests/support/engine_runner.h"
-#include "tests/support/random_trace.h"
+#include "tests/oracle/tiny_traces.h"
 
 namespace seer::test {
 namespace {
@@ -50,23 +50,10 @@ std::vector<Event> WithInitialWrites(const std::vector<Event>& trace) {
   return out;
 }
 
-RandomTraceOptions TinyOptions(uint64_t seed) {
-  RandomTraceOptions o;
-  o.threads = 2 + seed % 2;
-  o.events = 6 + seed % 7;  // with fork/join and releases: at most about 14 events
-  o.locks = 1 + seed % 2;
-  o.variables = 1 + seed % 2;
-  o.fork_join = seed % 3 != 0;
-  o.rwlocks = seed % 5 == 1;
-  o.atomics = seed % 6 == 2;
-  o.signals = seed % 7 == 3;
-  return o;
-}
-
 void CheckAgainstOracle(const std::string& engine, uint64_t traces, bool initial_writes) {
   uint64_t races = 0, sound_checked = 0;
   for (uint64_t seed = 0; seed < traces; ++seed) {
-    auto trace = RandomTrace(TinyOptions(seed), seed);
+    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
     if (initial_writes) trace = WithInitialWrites(trace);
     OracleResult oracle = RunOracle(trace);
     ASSERT_FALSE(oracle.truncated) << "seed " << seed;
