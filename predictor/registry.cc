@@ -1,11 +1,16 @@
 // The catalogue of analyses. Adding an engine is adding one entry here; no other
 // engine and no driver code changes.
 #include "predictor/engine.h"
+#include "predictor/seqcheck/engines.h"
 
 namespace seer {
 
 const std::vector<EngineSpec>& Engines() {
   static const std::vector<EngineSpec> engines = {
+      {"deadlock", "SeqCheck: predicted deadlocks of any number of threads, each with a validated witness schedule",
+       true, seqcheck::NewDeadlockEngine},
+      {"atomicity", "SeqCheck: predicted atomicity violations (rwr, wwr, rww, wrw), each with a validated witness",
+       true, seqcheck::NewAtomicityEngine},
   };
   return engines;
 }
