@@ -17,9 +17,10 @@ namespace seer::seqcheck {
 
 struct DeadlockOptions {
   uint32_t max_cycle_length = 8;         // threads (= locks) in a cycle
-  size_t max_lock_cycles = 100000;       // abstract lock cycles examined
+  size_t max_lock_cycles = 10000;        // abstract lock cycles examined, shortest first
   uint32_t max_combinations = 256;       // per lock cycle: choices of (thread, locations) per edge
   uint32_t max_instances = 8;            // per combination: dynamic instances tried
+  uint64_t max_checks = 20000;           // SeqCheck checks over the whole trace (shortest cycles first)
   FeasibilityOptions feasibility;
 };
 

@@ -15,8 +15,8 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
   between_.resize(m.locks());
   request_slot_.assign(m.size(), kNone);
 
-  // Edges, grouped by (from, to, thread, pc of held acquire, pc of request).
-  std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint64_t, uint64_t>, uint32_t> class_of;
+  // Edges, grouped by (from, to, pc of held acquire, pc of request).
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, uint32_t> class_of;
   std::vector<std::vector<uint32_t>> held(threads);  // acquire nodes of open sections
   std::vector<VectorClock> clock(threads, VectorClock(threads));
   std::unordered_map<uint32_t, VectorClock> sync_clock;  // fork and signal nodes
@@ -35,7 +35,7 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
       for (uint32_t a : h) {
         const Node& na = m.node(a);
         if (na.lock == n.lock) continue;
-        auto key = std::make_tuple(na.lock, n.lock, n.tid, m.event(a).pc, m.event(i).pc);
+        auto key = std::make_tuple(na.lock, n.lock, m.event(a).pc, m.event(i).pc);
         auto [it, fresh] = class_of.try_emplace(key, static_cast<uint32_t>(classes_.size()));
         if (fresh) {
           classes_.push_back({na.lock, n.lock, {}});
@@ -68,28 +68,46 @@ const std::vector<uint32_t>& LockGraph::ClassesBetween(uint32_t from, uint32_t t
 }
 
 std::vector<std::vector<uint32_t>> LockGraph::LockCycles(uint32_t max_length, size_t limit) const {
+  const uint32_t n = static_cast<uint32_t>(successors_.size());
+  std::vector<std::vector<uint32_t>> predecessors(n);
+  for (uint32_t l = 0; l < n; ++l)
+    for (uint32_t s : successors_[l]) predecessors[s].push_back(l);
   std::vector<std::vector<uint32_t>> cycles;
-  std::vector<uint32_t> path;
-  std::vector<bool> on_path(successors_.size(), false);
-  // Depth-first from each start lock, through larger locks only, so each cycle
-  // is found once, from its smallest lock.
-  auto dfs = [&](auto&& self, uint32_t start, uint32_t at) -> void {
-    for (uint32_t next : successors_[at]) {
-      if (cycles.size() >= limit) return;
-      if (next == start && path.size() >= 2) cycles.push_back(path);
-      if (next <= start || on_path[next] || path.size() >= max_length) continue;
-      path.push_back(next);
-      on_path[next] = true;
-      self(self, start, next);
-      on_path[next] = false;
-      path.pop_back();
+  std::vector<uint32_t> path, dist(n);
+  std::vector<bool> on_path(n, false);
+  // Shortest cycles first. Each cycle is found once, from its smallest lock,
+  // through larger locks only; a lock is entered only if it can still get back
+  // to the start within the length (distances on the reversed graph).
+  for (uint32_t length = 2; length <= max_length && cycles.size() < limit; ++length) {
+    for (uint32_t start = 0; start < n && cycles.size() < limit; ++start) {
+      std::fill(dist.begin(), dist.end(), UINT32_MAX);
+      dist[start] = 0;
+      std::vector<uint32_t> queue{start};
+      for (size_t h = 0; h < queue.size(); ++h)
+        for (uint32_t p : predecessors[queue[h]])
+          if (p > start && dist[p] == UINT32_MAX) {
+            dist[p] = dist[queue[h]] + 1;
+            queue.push_back(p);
+          }
+      auto dfs = [&](auto&& self, uint32_t at) -> void {
+        for (uint32_t next : successors_[at]) {
+          if (cycles.size() >= limit) return;
+          if (next == start) {
+            if (path.size() == length) cycles.push_back(path);
+            continue;
+          }
+          if (next < start || on_path[next] || dist[next] == UINT32_MAX) continue;
+          if (path.size() + dist[next] > length) continue;
+          path.push_back(next);
+          on_path[next] = true;
+          self(self, next);
+          on_path[next] = false;
+          path.pop_back();
+        }
+      };
+      path = {start};
+      dfs(dfs, start);
     }
-  };
-  for (uint32_t s = 0; s < successors_.size() && cycles.size() < limit; ++s) {
-    path = {s};
-    on_path[s] = true;
-    dfs(dfs, s, s);
-    on_path[s] = false;
   }
   return cycles;
 }

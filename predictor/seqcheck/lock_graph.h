@@ -20,7 +20,8 @@ struct LockEdge {
   uint32_t request = 0;  // acquire node of the requested lock
 };
 
-// Edges with the same thread and program locations, in trace order.
+// Edges between the same locks with the same program locations (from any
+// thread), in trace order.
 struct LockEdgeClass {
   uint32_t from_lock = 0;
   uint32_t to_lock = 0;
