@@ -16,6 +16,17 @@
 namespace seer::seqcheck {
 namespace {
 
+template <typename Plan>
+void SkipTryLock(Plan* plan, size_t at) {
+  const uint64_t lock = (*plan)[at].object;
+  for (size_t k = at + 1; k < plan->size(); ++k)
+    if ((*plan)[k].kind == EventKind::kRelease && (*plan)[k].object == lock) {
+      plan->erase(plan->begin() + k);
+      break;
+    }
+  plan->erase(plan->begin() + at);
+}
+
 // A well-formed trace: thread 0 forks 8 workers and joins them. Each worker
 // runs transactions that take 1-3 locks (in increasing order, except one in
 // 2000 transactions that takes two in decreasing order), access variables the
@@ -36,7 +47,9 @@ std::vector<Event> Generate(uint64_t target, uint64_t seed) {
     e.aux = aux;
     out.push_back(e);
   };
-  struct Step { EventKind kind; uint64_t object; uint64_t pc; };
+  // `optional`: a try-lock; when busy the thread skips it and its release (the
+  // inverted acquisitions, so that the generated run itself never deadlocks).
+  struct Step { EventKind kind; uint64_t object; uint64_t pc; bool optional = false; };
   std::vector<std::vector<Step>> plan(kWorkers + 1);
   std::vector<size_t> next(kWorkers + 1, 0);
   std::vector<int> holder(kLocks, -1);
@@ -52,8 +65,9 @@ std::vector<Event> Generate(uint64_t target, uint64_t seed) {
       if (std::find(locks.begin(), locks.end(), l) == locks.end()) locks.push_back(l);
     }
     std::sort(locks.begin(), locks.end());
-    if (depth >= 2 && rng() % 2000 == 0) std::swap(locks[0], locks[1]);  // a rare inversion
-    for (uint32_t l : locks) p.push_back({EventKind::kAcquire, l, 100 + l});
+    const bool inverted = depth >= 2 && rng() % 2000 == 0;  // a rare inversion
+    if (inverted) std::swap(locks[0], locks[1]);
+    for (size_t i = 0; i < locks.size(); ++i) p.push_back({EventKind::kAcquire, locks[i], 100 + locks[i], inverted && i == 1});
     const uint32_t accesses = 2 + rng() % 5;
     for (uint32_t a = 0; a < accesses; ++a) {
       const uint64_t var = locks[0] * kVarsPerLock + rng() % kVarsPerLock;
@@ -74,10 +88,12 @@ std::vector<Event> Generate(uint64_t target, uint64_t seed) {
     for (int burst = 1 + rng() % 8; burst > 0 && out.size() < target; --burst) {
       if (next[t] == plan[t].size()) make_transaction(t);
       const Step& s = plan[t][next[t]];
-      if (s.kind == EventKind::kAcquire) {
-        if (holder[s.object] >= 0) break;
-        holder[s.object] = static_cast<int>(t);
+      if (s.kind == EventKind::kAcquire && holder[s.object] >= 0) {
+        if (!s.optional) break;
+        SkipTryLock(&plan[t], next[t]);
+        continue;
       }
+      if (s.kind == EventKind::kAcquire) holder[s.object] = static_cast<int>(t);
       if (s.kind == EventKind::kRelease) holder[s.object] = -1;
       emit(t, s.kind, s.object, s.pc, s.kind == EventKind::kRead || s.kind == EventKind::kWrite ? 8 : 0);
       ++next[t];
@@ -89,10 +105,12 @@ std::vector<Event> Generate(uint64_t target, uint64_t seed) {
     for (uint32_t t = 1; t <= kWorkers; ++t) {
       while (next[t] < plan[t].size()) {
         const Step& s = plan[t][next[t]];
-        if (s.kind == EventKind::kAcquire) {
-          if (holder[s.object] >= 0) break;
-          holder[s.object] = static_cast<int>(t);
+        if (s.kind == EventKind::kAcquire && holder[s.object] >= 0) {
+          if (!s.optional) break;
+          SkipTryLock(&plan[t], next[t]);
+          continue;
         }
+        if (s.kind == EventKind::kAcquire) holder[s.object] = static_cast<int>(t);
         if (s.kind == EventKind::kRelease) holder[s.object] = -1;
         emit(t, s.kind, s.object, s.pc, s.kind == EventKind::kRead || s.kind == EventKind::kWrite ? 8 : 0);
         ++next[t];
