@@ -2,6 +2,7 @@
 // engine and no driver code changes.
 #include "predictor/engine.h"
 #include "predictor/w3/w3_engine.h"
+#include "predictor/seqcheck/engines.h"
 
 namespace seer {
 
@@ -12,6 +13,10 @@ const std::vector<EngineSpec>& Engines() {
       {"w3", "Lockset-W3 (PWR), exact two-pass: complete; sound for two threads", false, CreateW3Engine},
       {"w3-linear", "Lockset-W3 (PWR), linear time: bounded history, complete within the bounds", true,
        CreateW3LinearEngine},
+      {"deadlock", "SeqCheck: predicted deadlocks of any number of threads, each with a validated witness schedule",
+       true, seqcheck::NewDeadlockEngine},
+      {"atomicity", "SeqCheck: predicted atomicity violations (rwr, wwr, rww, wrw), each with a validated witness",
+       true, seqcheck::NewAtomicityEngine},
   };
   return engines;
 }
