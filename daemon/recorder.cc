@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -18,6 +20,7 @@
 
 #include "daemon/call_site_filter.h"
 #include "daemon/elf_file.h"
+#include "daemon/entry_stop.h"
 #include "daemon/event_merger.h"
 #include "daemon/proc_maps.h"
 #include "daemon/sync_probes.h"
@@ -79,7 +82,9 @@ Status ProbedBinaryForLaunch(const std::string& exe, std::string* binary) {
   Status st = IsDynamicallyLinked(exe, &dynamic);
   if (!st.ok()) return st;
   if (!dynamic) {
-    *binary = exe;
+    // As /proc/PID/maps will name it, for matching call sites against it.
+    char real[PATH_MAX];
+    *binary = realpath(exe.c_str(), real) ? std::string(real) : exe;
     return Status::Ok();
   }
   std::vector<Mapping> maps;
@@ -280,6 +285,7 @@ Status Session::Launch() {
     if (read(go[0], &c, 1) != 1) _exit(127);
     signal(SIGINT, SIG_DFL);
     signal(SIGTERM, SIG_DFL);
+    TraceMeBeforeExec();
     execv(exe.c_str(), argv.data());
     int err = errno;
     ssize_t w = write(exec_err[1], &err, sizeof(err));
@@ -307,14 +313,22 @@ Status Session::Launch() {
   ssize_t w = write(go[1], &c, 1);
   (void)w;
   close(go[1]);
+  // Exec stops the traced child; run it to its entry point, where every library
+  // is mapped, to take the module map before any of its code runs.
+  EntryStop stop;
+  int wait_status = 0;
+  st = stop.RunToEntry(child, &wait_status);
   int err = 0;
   ssize_t n = read(exec_err[0], &err, sizeof(err));
   close(exec_err[0]);
   if (n == static_cast<ssize_t>(sizeof(err))) {
+    if (st.ok()) kill(child, SIGKILL);
     waitpid(child, nullptr, 0);
     return Status::InvalidArgument("cannot execute " + exe + ": " + strerror(err));
   }
-  return Status::Ok();
+  if (!st.ok()) return st;
+  RefreshModules();
+  return stop.Detach();
 }
 
 Status Session::Attach() {
