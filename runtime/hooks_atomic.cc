@@ -103,12 +103,20 @@ SEER_RT_INLINE T DoRmw(volatile T* a, Op op, T v) {
 template <typename T>
 SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const volatile T* a, uint64_t pc,
                            uint64_t seq) {
-  PutLong(ts, K(kind), mode, reinterpret_cast<uint64_t>(a), sizeof(T), pc, seq);
+  WriteLong(ts, K(kind), mode, reinterpret_cast<uint64_t>(a), sizeof(T), pc, seq);
+}
+
+// The thread to record an atomic in, with room reserved for its record; null
+// when not recording or when the record is dropped (counted as lost).
+SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind) {
+  ThreadState* ts = CurrentThread();
+  if (ts == nullptr || !Reserve(ts, kLongWords, K(kind))) return nullptr;
+  return ts;
 }
 
 template <typename T>
 SEER_RT_INLINE T Load(const volatile T* a, int mo, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicLoad);
   if (ts == nullptr) return DoLoad(a);
   T v;
   uint64_t seq;
@@ -125,7 +133,7 @@ SEER_RT_INLINE T Load(const volatile T* a, int mo, uint64_t pc) {
 
 template <typename T>
 SEER_RT_INLINE void Store(volatile T* a, T v, int mo, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicStore);
   if (ts == nullptr) {
     DoStore(a, v);
     return;
@@ -143,7 +151,7 @@ SEER_RT_INLINE void Store(volatile T* a, T v, int mo, uint64_t pc) {
 
 template <typename T>
 SEER_RT_INLINE T Rmw(volatile T* a, Op op, T v, int mo, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicRmw);
   if (ts == nullptr) return DoRmw(a, op, v);
   T old;
   uint64_t seq;
@@ -161,7 +169,7 @@ SEER_RT_INLINE T Rmw(volatile T* a, Op op, T v, int mo, uint64_t pc) {
 // A successful exchange is a read-modify-write; a failed one only read.
 template <typename T>
 SEER_RT_INLINE bool Cas(volatile T* a, T* expected, T desired, int mo, int fail_mo, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicRmw);
   if (ts == nullptr) return DoCas(a, expected, desired);
   bool ok;
   uint64_t seq;

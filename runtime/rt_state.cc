@@ -210,10 +210,11 @@ bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
         return true;
       }
       if (NowNs() >= deadline) break;
-      if (++spins < 64) {
+      // Yield a little, then sleep: the drainer needs a CPU more than we do.
+      if (++spins < 8) {
         sched_yield();
       } else {
-        timespec pause = {0, 50000};
+        timespec pause = {0, 100000};
         nanosleep(&pause, nullptr);
       }
     }

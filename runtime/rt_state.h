@@ -63,19 +63,17 @@ SEER_RT_INLINE ThreadState* CurrentThread() {
 
 SEER_RT_INLINE uint8_t K(EventKind kind) { return static_cast<uint8_t>(kind); }
 
-SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  const uint64_t h = ts->head;
-  if (__builtin_expect(h + kShortWords > ts->limit, 0) && !MakeRoom(ts, kShortWords, kind)) return;
-  ts->data[h & ts->mask] = ShortHead(kind, size, object);
-  ts->data[(h + 1) & ts->mask] = pc;
-  ts->head = h + kShortWords;
-  ts->desc->head.store(h + kShortWords, std::memory_order_release);
+// True when `words` more words fit; waits for the drainer a bounded time if
+// not. Ordered records reserve before taking their sequence number: a thread
+// must never wait for the drainer while it is busy (the drainer waits for it).
+SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
+  return __builtin_expect(ts->head + words <= ts->limit, 1) || MakeRoom(ts, words, kind);
 }
 
-SEER_RT_INLINE void PutLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
-                            uint64_t pc, uint64_t seq) {
+// Writes a long record into space already reserved.
+SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
+                              uint64_t pc, uint64_t seq) {
   const uint64_t h = ts->head;
-  if (__builtin_expect(h + kLongWords > ts->limit, 0) && !MakeRoom(ts, kLongWords, kind)) return;
   uint64_t* d = ts->data;
   const uint64_t m = ts->mask;
   d[h & m] = LongHead(kind, mode);
@@ -87,13 +85,22 @@ SEER_RT_INLINE void PutLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_
   ts->desc->head.store(h + kLongWords, std::memory_order_release);
 }
 
+SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (!Reserve(ts, kShortWords, kind)) return;
+  const uint64_t h = ts->head;
+  ts->data[h & ts->mask] = ShortHead(kind, size, object);
+  ts->data[(h + 1) & ts->mask] = pc;
+  ts->head = h + kShortWords;
+  ts->desc->head.store(h + kShortWords, std::memory_order_release);
+}
+
 // A memory range of any size: short record when it fits, long without a sequence number otherwise.
 SEER_RT_INLINE void PutRange(ThreadState* ts, EventKind kind, uint64_t addr, uint64_t size, uint64_t pc) {
   if (size == 0) return;
   if (size <= kMaxShortSize)
     PutShort(ts, K(kind), size, addr, pc);
-  else
-    PutLong(ts, K(kind), 0, addr, size, pc, kNoSeq);
+  else if (Reserve(ts, kLongWords, K(kind)))
+    WriteLong(ts, K(kind), 0, addr, size, pc, kNoSeq);
 }
 
 // The ordering protocol (docs/runtime.md): a thread marks itself busy, takes a
@@ -111,8 +118,9 @@ SEER_RT_INLINE void EndSeq(ThreadState* ts) {
 // One ordered event: busy, sequence number, record, not busy.
 SEER_RT_INLINE void PutOrdered(ThreadState* ts, EventKind kind, uint8_t mode, uint64_t object, uint64_t aux,
                                uint64_t pc) {
+  if (!Reserve(ts, kLongWords, K(kind))) return;
   const uint64_t seq = BeginSeq(ts);
-  PutLong(ts, K(kind), mode, object, aux, pc, seq);
+  WriteLong(ts, K(kind), mode, object, aux, pc, seq);
   EndSeq(ts);
 }
 
