@@ -8,8 +8,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -19,6 +23,7 @@
 
 #include "runtime/drain/elf_symbols.h"
 #include "runtime/drain/module_map.h"
+#include "runtime/drain/ring_collector.h"
 #include "runtime/drain/ring_merger.h"
 #include "runtime/ring_layout.h"
 
@@ -132,6 +137,64 @@ Status Launch(const std::vector<std::string>& argv, const SharedArea& area, bool
   return Status::Ok();
 }
 
+// Batches from the collector (the recording thread) to the merger thread.
+struct SpoolItem {
+  RingBatch batch;
+  std::vector<ModuleInfo> modules;
+};
+
+class SpoolQueue {
+ public:
+  void Push(SpoolItem item) {
+    std::lock_guard<std::mutex> lock(mu_);
+    bytes_ += item.batch.bytes();
+    peak_ = std::max(peak_, bytes_);
+    items_.push_back(std::move(item));
+    cv_.notify_one();
+  }
+  // False once closed and empty, or failed.
+  bool Pop(SpoolItem* out) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !items_.empty() || closed_ || failed_; });
+    if (failed_ || items_.empty()) return false;
+    *out = std::move(items_.front());
+    items_.pop_front();
+    bytes_ -= out->batch.bytes();
+    return true;
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    cv_.notify_all();
+  }
+  void Fail() {
+    std::lock_guard<std::mutex> lock(mu_);
+    failed_ = true;
+    cv_.notify_all();
+  }
+  uint64_t bytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bytes_;
+  }
+  bool failed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failed_;
+  }
+  uint64_t peak() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return peak_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<SpoolItem> items_;
+  uint64_t bytes_ = 0;
+  uint64_t peak_ = 0;
+  bool closed_ = false;
+  bool failed_ = false;
+};
+
 }  // namespace
 
 bool CarriesRuntime(const std::string& path) { return HasDefinedSymbol(path, rt::kRuntimeMarkerSymbol); }
@@ -164,41 +227,75 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
   if (!s.ok()) return s;
 
   rt::ShmHeader* shm = area.header();
+  RingCollector collector(shm);
   RingMerger merger(shm);
-  auto sink = [&](const Event& e) { return writer->Append(e); };
+  SpoolQueue queue;
+
+  // The merger thread orders and encodes what the collector copied out. It runs
+  // at a lower priority than the target so that recording steals little CPU
+  // from it; the spool (bounded) absorbs the difference and drains at the end.
+  Status merge_status;
+  std::thread merge_thread([&] {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options.merge_nice);
+    auto sink = [&](const Event& e) { return writer->Append(e); };
+    SpoolItem item;
+    while (queue.Pop(&item)) {
+      for (const ModuleInfo& m : item.modules) writer->AddModule(m);
+      Status st = merger.Add(&item.batch, sink);
+      if (!st.ok()) {
+        merge_status = st;
+        queue.Fail();
+        return;
+      }
+    }
+  });
+
   std::set<std::pair<std::string, uint64_t>> modules_seen;
-  auto read_modules = [&]() {
+  auto new_modules = [&](std::vector<ModuleInfo>* out) {
     std::vector<ModuleInfo> modules;
     if (!ReadModules(pid, &modules).ok()) return;
-    for (const auto& m : modules)
-      if (modules_seen.insert({m.path, m.base}).second) writer->AddModule(m);
+    for (auto& m : modules)
+      if (modules_seen.insert({m.path, m.base}).second) out->push_back(std::move(m));
   };
 
-  // Drain while the target runs; rest briefly only when a round found nothing.
+  // Collect while the target runs; rest briefly when a round found little.
   int status = 0;
   struct rusage usage = {};
   auto last_modules = Clock::time_point();
-  for (;;) {
+  bool target_alive = true;
+  while (target_alive) {
     const pid_t w = wait4(pid, &status, WNOHANG, &usage);
-    if (w == pid) break;
-    if (w < 0 && errno != EINTR) return Status::IOError(std::string("waiting for the target: ") + std::strerror(errno));
-    if (shm->owner_pid.load() != 0 && Clock::now() - last_modules > std::chrono::milliseconds(200)) {
-      read_modules();  // again now and then: dlopen'ed libraries appear later
-      last_modules = Clock::now();
+    if (w == pid) target_alive = false;
+    if (w < 0 && errno != EINTR) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      target_alive = false;
     }
-    uint64_t n = 0;
-    s = merger.Drain(false, sink, &n);
-    if (!s.ok()) {
+    if (queue.failed()) {
       // A damaged ring or a failing disk: stop the target rather than record garbage.
       kill(pid, SIGKILL);
-      waitpid(pid, nullptr, 0);
-      return s;
+      waitpid(pid, &status, 0);
+      break;
     }
-    if (n < 1024) std::this_thread::sleep_for(std::chrono::microseconds(500));
+    SpoolItem item;
+    if (target_alive && shm->owner_pid.load() != 0 && Clock::now() - last_modules > std::chrono::milliseconds(200)) {
+      new_modules(&item.modules);  // again now and then: dlopen'ed libraries appear later
+      last_modules = Clock::now();
+    }
+    // Over the spool limit: stop copying; the rings fill and the target waits.
+    if (target_alive && queue.bytes() > options.max_spool_bytes) {
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+      continue;
+    }
+    if (!collector.Collect(!target_alive, &item.batch)) continue;
+    const uint64_t bytes = item.batch.bytes();
+    queue.Push(std::move(item));
+    if (target_alive && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
   }
   const auto exited = Clock::now();
-  s = merger.Drain(true, sink);
-  if (!s.ok()) return s;
+  queue.Close();
+  merge_thread.join();
+  if (!merge_status.ok()) return merge_status;
 
   for (const ThreadInfo& t : merger.Threads()) writer->AddThread(t);
   const std::vector<uint64_t> lost = merger.LostByKind();
@@ -224,6 +321,9 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
   result->wall_seconds = std::chrono::duration<double>(exited - start).count();
   result->drain_seconds = std::chrono::duration<double>(Clock::now() - exited).count();
   result->max_rss_kb = usage.ru_maxrss;
+  result->target_cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                               static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  result->spool_peak_bytes = queue.peak();
   return Status::Ok();
 }
 

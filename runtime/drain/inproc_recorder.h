@@ -20,6 +20,11 @@ struct InprocOptions {
   // The runtime records pthread synchronisation itself ("inproc"); false leaves
   // it to the eBPF probes and records only accesses, atomics, alloc/free.
   bool sync_inproc = true;
+  // Ring contents copied out but not yet merged are held in memory up to this
+  // bound; beyond it the collector pauses and the target waits for room.
+  uint64_t max_spool_bytes = 2ull << 30;
+  // Nice value of the merging/encoding thread while the target runs.
+  int merge_nice = 10;
   TraceWriterOptions writer;
 };
 
@@ -32,7 +37,9 @@ struct InprocResult {
   uint32_t threads = 0;
   double wall_seconds = 0;   // from start to the target's exit
   double drain_seconds = 0;  // from the target's exit until the trace was closed
+  uint64_t spool_peak_bytes = 0;  // most ring data held between collection and merge
   long max_rss_kb = 0;       // the target's peak resident set
+  double target_cpu_seconds = 0;  // the target's user + system time
 };
 
 // Runs argv (argv[0] looked up in PATH), records it into `out_path`.
