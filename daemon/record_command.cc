@@ -1,0 +1,66 @@
+// `seer record`: the command-line front of daemon/recorder.h.
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "daemon/recorder.h"
+
+namespace seer::cli {
+
+void RegisterRecordCommand(CLI::App& app, Runner& runner) {
+  struct Args {
+    daemon::RecordOptions options;
+    std::string sync = "ebpf";
+    std::vector<std::string> command;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand(
+      "record", "Record one run of a program (or a running process) with eBPF probes into a trace file");
+  sub->add_option("-o,--output", args->options.output, "Trace file to write")->capture_default_str();
+  sub->add_option("--sync", args->sync, "How to record synchronisation: ebpf (uprobes and tracepoints)")
+      ->check(CLI::IsMember({"ebpf"}))
+      ->capture_default_str();
+  sub->add_option("--ringbuf-size", args->options.ringbuf_bytes,
+                  "BPF ring buffer size in bytes (rounded up to a power of two)")
+      ->check(CLI::Range(uint64_t{4096}, uint64_t{1} << 31))
+      ->capture_default_str();
+  sub->add_option("-p,--pid", args->options.pid, "Attach to this running process instead of running a command");
+  sub->add_option("--duration", args->options.duration_s, "With -p: stop after this many seconds")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_flag("-q,--quiet", args->options.quiet, "No summary line");
+  sub->add_option("command", args->command, "The command to run and its arguments (after --)");
+  sub->positionals_at_end();
+  sub->callback([args, &runner]() {
+    runner.run = [args]() {
+      daemon::RecordOptions& o = args->options;
+      o.command = args->command;
+      if (o.pid > 0 && !o.command.empty()) {
+        fprintf(stderr, "seer record: give either a command or -p PID, not both\n");
+        return kExitError;
+      }
+      if (o.pid <= 0 && o.command.empty()) {
+        fprintf(stderr, "seer record: give a command to run (seer record -- CMD ARGS...) or -p PID\n");
+        return kExitError;
+      }
+      if (o.duration_s > 0 && o.pid <= 0) {
+        fprintf(stderr, "seer record: --duration needs -p PID\n");
+        return kExitError;
+      }
+      daemon::RecordResult result;
+      Status st = daemon::Record(o, &result);
+      if (!st.ok()) {
+        fprintf(stderr, "seer record: %s\n", st.ToString().c_str());
+        return kExitError;
+      }
+      if (!o.quiet)
+        fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads -> %s\n",
+                static_cast<unsigned long long>(result.events), static_cast<unsigned long long>(result.lost),
+                static_cast<unsigned long long>(result.threads), o.output.c_str());
+      return o.pid > 0 ? kExitOk : result.exit_status;
+    };
+  });
+}
+
+}  // namespace seer::cli
