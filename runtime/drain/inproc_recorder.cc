@@ -197,7 +197,21 @@ class SpoolQueue {
 
 }  // namespace
 
-bool CarriesRuntime(const std::string& path) { return HasDefinedSymbol(path, rt::kRuntimeMarkerSymbol); }
+bool CarriesRuntime(const std::string& path) {
+  if (path.find('/') != std::string::npos) return HasDefinedSymbol(path, rt::kRuntimeMarkerSymbol);
+  const char* env = getenv("PATH");
+  std::string dirs = env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    const std::string candidate = dir + "/" + path;
+    if (access(candidate.c_str(), X_OK) == 0) return HasDefinedSymbol(candidate, rt::kRuntimeMarkerSymbol);
+    start = end + 1;
+  }
+  return false;
+}
 
 Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& options,
                     const std::string& out_path, InprocResult* result) {

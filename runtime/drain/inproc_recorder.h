@@ -48,6 +48,7 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
                     const std::string& out_path, InprocResult* result);
 
 // True when the ELF file at `path` carries the runtime (the marker symbol).
+// A name without a slash is looked up in PATH, as exec would.
 bool CarriesRuntime(const std::string& path);
 
 }  // namespace seer

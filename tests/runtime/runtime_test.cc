@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/recorder.h"
 #include "runtime/drain/inproc_recorder.h"
 #include "seer/trace.h"
 
@@ -52,16 +53,28 @@ std::string TempPath(const std::string& stem) {
 }
 
 // Records `program` (a name under the programs folder) with its manifest file as
-// the first argument, then reads the whole trace and the manifest back.
+// the first argument, then reads the whole trace and the manifest back. With
+// `ebpf`, the recorder's BPF probes record it instead of the runtime.
 Recording Record(const std::string& program, std::vector<std::string> args = {},
-                 InprocOptions options = InprocOptions()) {
+                 InprocOptions options = InprocOptions(), bool ebpf = false) {
   Recording rec;
   const std::string manifest = TempPath(program + ".manifest");
   const std::string trace = TempPath(program + ".seer");
   std::vector<std::string> argv = {kPrograms + "/" + program, manifest};
   argv.insert(argv.end(), args.begin(), args.end());
   options.writer.sync_on_close = false;
-  Status s = RecordInproc(argv, options, trace, &rec.result);
+  Status s;
+  if (ebpf) {
+    daemon::RecordOptions o;
+    o.command = argv;
+    o.output = trace;
+    o.quiet = true;
+    daemon::RecordResult r;
+    s = daemon::Record(o, &r);
+    rec.result.exit_code = r.exit_status;
+  } else {
+    s = RecordInproc(argv, options, trace, &rec.result);
+  }
   EXPECT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<TraceReader> reader;
   s = TraceReader::Open(trace, &reader);
@@ -386,6 +399,25 @@ TEST(CompilersTest, GccAndClangGiveTheSameEventsPerKind) {
     for (EventKind k : {EventKind::kRead, EventKind::kWrite, EventKind::kAtomicLoad, EventKind::kAtomicStore,
                         EventKind::kAtomicRmw})
       EXPECT_EQ(g.Count(k, g.At(name)), c.Count(k, addr)) << name << ": " << EventKindName(k);
+}
+
+// The same deterministic program recorded by the runtime (inproc) and by the
+// eBPF probes gives the same synchronisation events on the program's objects.
+TEST(RecordModesTest, InprocAndEbpfGiveTheSameSyncEvents) {
+  if (!daemon::CheckRecordPrivileges().ok()) GTEST_SKIP() << "SKIPPED LOUDLY: eBPF recording needs root";
+  for (const std::string mode : {"mutex", "sync"}) {
+    const Recording in = Record("threads_gcc", {mode});
+    const Recording bpf = Record("threads_gcc", {mode}, InprocOptions(), /*ebpf=*/true);
+    ASSERT_EQ(in.result.exit_code, 0);
+    ASSERT_EQ(bpf.result.exit_code, 0);
+    for (const std::string object : {"lock", "rwlock", "sem", "barrier", "spin"})
+      for (EventKind k : {EventKind::kAcquire, EventKind::kRelease, EventKind::kSignal, EventKind::kWait,
+                          EventKind::kBarrierArrive, EventKind::kBarrierDepart})
+        EXPECT_EQ(in.Count(k, in.At(object)), bpf.Count(k, bpf.At(object)))
+            << mode << ": " << object << " " << EventKindName(k);
+    for (EventKind k : {EventKind::kFork, EventKind::kJoin, EventKind::kThreadBegin, EventKind::kThreadEnd})
+      EXPECT_EQ(in.Count(k), bpf.Count(k)) << mode << ": " << EventKindName(k);
+  }
 }
 
 TEST(RecordInprocTest, ProgramWithoutTheRuntimeRunsAndRecordsNothing) {
