@@ -37,6 +37,9 @@ struct alignas(64) ShmHeader {
   std::atomic<uint32_t> exited;        // runtime: 1 after exit() ran the runtime's destructor
   std::atomic<uint32_t> fatal_signal;  // runtime: signal number of a fatal signal, 0 if none
   std::atomic<uint64_t> no_ring_threads;  // runtime: threads that found no free ring
+  // recorder: 1 once it has read the target's module map. The runtime waits for
+  // it (bounded) at start-up, so that even a program that exits at once has one.
+  std::atomic<uint32_t> modules_read;
   alignas(64) std::atomic<uint64_t> seq;  // runtime: the global sequence of sync events
 };
 

@@ -132,6 +132,12 @@ void Initialize() {
     return;
   }
   if (MapSharedArea()) {
+    // Let the recorder read our module map while every library we need is loaded.
+    const uint64_t deadline = NowNs() + 1000000000ull;
+    while (g_rt.shm->modules_read.load(std::memory_order_acquire) == 0 && NowNs() < deadline) {
+      timespec pause = {0, 50000};
+      nanosleep(&pause, nullptr);
+    }
     pthread_key_create(&thread_end_key, OnThreadExit);
     pthread_atfork(nullptr, nullptr, OnForkChild);
     InstallSignalHandlers();

@@ -292,9 +292,11 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
       break;
     }
     SpoolItem item;
-    if (target_alive && shm->owner_pid.load() != 0 && Clock::now() - last_modules > std::chrono::milliseconds(200)) {
+    if (target_alive && shm->owner_pid.load() != 0 &&
+        (shm->modules_read.load() == 0 || Clock::now() - last_modules > std::chrono::milliseconds(200))) {
       new_modules(&item.modules);  // again now and then: dlopen'ed libraries appear later
       last_modules = Clock::now();
+      shm->modules_read.store(1, std::memory_order_release);
     }
     // Over the spool limit: stop copying; the rings fill and the target waits.
     if (target_alive && queue.bytes() > options.max_spool_bytes) {
