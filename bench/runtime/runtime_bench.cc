@@ -26,6 +26,7 @@ const std::string kDir = SEER_BENCH_WORKLOADS;
 struct Run {
   double seconds = 0;     // the target's wall time
   double total = 0;       // until the trace was closed (recorded runs)
+  double cpu = 0;         // the target's user + system time
   long rss_kb = 0;        // the target's peak RSS
   long recorder_rss_kb = 0;
   uint64_t events = 0, accesses = 0, lost = 0, trace_bytes = 0, spool_peak = 0;
@@ -49,6 +50,8 @@ bool RunPlain(const std::string& path, const std::vector<std::string>& args, Run
   run->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   run->total = run->seconds;
   run->rss_kb = ru.ru_maxrss;
+  run->cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
@@ -74,6 +77,7 @@ bool RunRecorded(const std::vector<std::string>& args, Run* run) {
     return false;
   }
   run->seconds = result.wall_seconds;
+  run->cpu = result.target_cpu_seconds;
   run->rss_kb = result.max_rss_kb;
   run->events = result.events;
   run->lost = result.lost;
@@ -94,6 +98,39 @@ bool RunRecorded(const std::vector<std::string>& args, Run* run) {
   return result.exit_code == 0;
 }
 
+// Peak RSS is inherited through fork (the child starts with a copy of our
+// memory map and its high-water mark), so every measured run is started from a
+// freshly exec'ed copy of this program, which prints the figures on stdout.
+bool RunFresh(const std::string& mode, const std::vector<std::string>& args, Run* run) {
+  char self[4096];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) return false;
+  self[len] = '\0';
+  std::string cmd = std::string(self) + " " + mode;
+  for (const auto& a : args) cmd += " " + a;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return false;
+  unsigned long long events = 0, accesses = 0, lost = 0, trace_bytes = 0, spool = 0;
+  int ok = 0;
+  const int n = std::fscanf(p, "%d %lf %lf %lf %ld %ld %llu %llu %llu %llu %llu", &ok, &run->seconds, &run->total,
+                            &run->cpu, &run->rss_kb, &run->recorder_rss_kb, &events, &accesses, &lost, &trace_bytes,
+                            &spool);
+  pclose(p);
+  run->events = events;
+  run->accesses = accesses;
+  run->lost = lost;
+  run->trace_bytes = trace_bytes;
+  run->spool_peak = spool;
+  return n == 11 && ok == 1;
+}
+
+void PrintRun(bool ok, const Run& r) {
+  std::printf("%d %.6f %.6f %.6f %ld %ld %llu %llu %llu %llu %llu\n", ok ? 1 : 0, r.seconds, r.total, r.cpu, r.rss_kb,
+              r.recorder_rss_kb, static_cast<unsigned long long>(r.events),
+              static_cast<unsigned long long>(r.accesses), static_cast<unsigned long long>(r.lost),
+              static_cast<unsigned long long>(r.trace_bytes), static_cast<unsigned long long>(r.spool_peak));
+}
+
 Run Median(std::vector<Run> runs) {
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.seconds < b.seconds; });
   return runs[runs.size() / 2];
@@ -102,6 +139,17 @@ Run Median(std::vector<Run> runs) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]).rfind("--child-", 0) == 0) {
+    const std::string mode = argv[1];
+    const std::vector<std::string> args = {argv[2], argv[3]};
+    Run r;
+    bool ok = false;
+    if (mode == "--child-native") ok = RunPlain(kDir + "/workload_native", args, &r);
+    if (mode == "--child-tsan") ok = RunPlain(kDir + "/workload_tsan", args, &r);
+    if (mode == "--child-record") ok = RunRecorded(args, &r);
+    PrintRun(ok, r);
+    return ok ? 0 : 1;
+  }
   const std::string threads = argc > 1 ? argv[1] : "2";
   const std::string ops = argc > 2 ? argv[2] : "2000000";
   const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
@@ -110,8 +158,8 @@ int main(int argc, char** argv) {
   std::vector<Run> native, recorded, tsan;
   for (int i = 0; i < repeats; ++i) {
     Run n, r, t;
-    if (!RunPlain(kDir + "/workload_native", args, &n) || !RunRecorded(args, &r) ||
-        !RunPlain(kDir + "/workload_tsan", args, &t)) {
+    if (!RunFresh("--child-native", args, &n) || !RunFresh("--child-record", args, &r) ||
+        !RunFresh("--child-tsan", args, &t)) {
       std::fprintf(stderr, "a workload run failed\n");
       return 1;
     }
@@ -122,15 +170,19 @@ int main(int argc, char** argv) {
   const Run n = Median(native), r = Median(recorded), t = Median(tsan);
   std::printf("workload: %s threads x %s ops (8 counters read+written under a striped lock per op), median of %d\n",
               threads.c_str(), ops.c_str(), repeats);
-  std::printf("%-28s %10s %9s %12s\n", "", "wall s", "slowdown", "peak RSS MB");
-  std::printf("%-28s %10.3f %9.2f %12.1f\n", "native", n.seconds, 1.0, n.rss_kb / 1024.0);
-  std::printf("%-28s %10.3f %9.2f %12.1f\n", "seer inproc: target", r.seconds, r.seconds / n.seconds,
-              r.rss_kb / 1024.0);
-  std::printf("%-28s %10.3f %9.2f %12.1f\n", "seer inproc: until closed", r.total, r.total / n.seconds,
-              r.recorder_rss_kb / 1024.0);
-  std::printf("%-28s %10.3f %9.2f %12.1f\n", "ThreadSanitizer", t.seconds, t.seconds / n.seconds, t.rss_kb / 1024.0);
-  std::printf("seer target slowdown / tsan slowdown: %.2f (target: <= 0.20)\n",
-              (r.seconds / n.seconds) / (t.seconds / n.seconds));
+  std::printf("%-34s %8s %9s %8s %9s %12s\n", "", "wall s", "slowdown", "cpu s", "cpu x", "peak RSS MB");
+  auto row = [&](const char* name, double wall, double cpu, long rss_kb) {
+    std::printf("%-34s %8.3f %9.2f %8.3f %9.2f %12.1f\n", name, wall, wall / n.seconds, cpu,
+                n.cpu > 0 ? cpu / n.cpu : 0.0, rss_kb / 1024.0);
+  };
+  row("native", n.seconds, n.cpu, n.rss_kb);
+  row("seer --sync=inproc: target", r.seconds, r.cpu, r.rss_kb);
+  std::printf("%-34s %8.3f %9.2f %8s %9s %12.1f\n", "seer --sync=inproc: trace closed", r.total,
+              r.total / n.seconds, "", "", r.recorder_rss_kb / 1024.0);
+  row("ThreadSanitizer", t.seconds, t.cpu, t.rss_kb);
+  std::printf("seer target slowdown / tsan slowdown: wall %.2f, cpu %.2f (goal: <= 0.20)\n",
+              (r.seconds / n.seconds) / (t.seconds / n.seconds), n.cpu > 0 ? (r.cpu / n.cpu) / (t.cpu / n.cpu) : 0.0);
+  std::printf("(the recorder's peak RSS is in the 'trace closed' row)\n");
   std::printf("events %llu (accesses %llu), lost %llu\n", static_cast<unsigned long long>(r.events),
               static_cast<unsigned long long>(r.accesses), static_cast<unsigned long long>(r.lost));
   std::printf("trace %.1f MB: %.2f bytes per access, %.2f bytes per event\n", r.trace_bytes / 1048576.0,
