@@ -21,6 +21,9 @@ struct AnalysisOptions {
   uint64_t atomicity_window = 1000;  // max events between the two local accesses
   bool confirm_races = false;        // SeqCheck re-checks the race engines' pairs
   uint64_t w3_history = 1000;        // bound of w3-linear's per-lock history
+  // Race engines reproduce RAPID's counts where its implementation departs from
+  // the papers (wcp, lockset; docs/analyses.md); false follows the papers.
+  bool rapid_compatible = true;
 };
 
 class Engine {

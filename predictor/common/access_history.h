@@ -1,0 +1,80 @@
+// The earlier reads (or writes) of one group of bytes that a clock-based engine
+// (HB, SHB, WCP) checks a new access against: the last access of each thread,
+// kept until an access that every kept one is ordered before replaces them all.
+// Checking "every kept access is ordered before e" is then exactly RAPID's check
+// "join of the clocks of all earlier accesses <= C_e" (an epoch c@u is known to a
+// clock iff the whole clock of that access is), so racy-event counts match RAPID
+// while the common case stays one epoch (FastTrack). Race pairs are formed with
+// the kept accesses that are unordered with e.
+#pragma once
+
+#include <vector>
+
+#include "predictor/common/vector_clock.h"
+#include "predictor/findings.h"
+
+namespace seer {
+
+struct AccessRecord {
+  Epoch epoch;
+  bool atomic = false;
+  EventRef ref;
+};
+
+class AccessHistory {
+ public:
+  struct CheckResult {
+    bool race = false;       // some kept access is unordered with e (and not both atomic)
+    bool all_known = true;   // every kept access is ordered before e
+  };
+
+  // `known(const Epoch&)` says whether the current event is ordered after the
+  // access with that epoch; `on_race(const AccessRecord&)` is called for each
+  // kept access that races with the current one.
+  template <typename Known, typename OnRace>
+  CheckResult Check(const Known& known, bool atomic, OnRace&& on_race) const {
+    CheckResult r;
+    if (!has_first_) return r;
+    Visit(first_, known, atomic, on_race, &r);
+    for (const AccessRecord& a : more_) Visit(a, known, atomic, on_race, &r);
+    return r;
+  }
+
+  // Records an access; `all_known` is the result of Check for it.
+  void Add(const AccessRecord& a, bool all_known) {
+    if (all_known || !has_first_) {
+      first_ = a;
+      has_first_ = true;
+      more_.clear();
+      return;
+    }
+    if (first_.epoch.tid == a.epoch.tid) {
+      first_ = a;
+      return;
+    }
+    for (AccessRecord& m : more_)
+      if (m.epoch.tid == a.epoch.tid) {
+        m = a;
+        return;
+      }
+    more_.push_back(a);
+  }
+
+  bool empty() const { return !has_first_; }
+
+ private:
+  template <typename Known, typename OnRace>
+  static void Visit(const AccessRecord& a, const Known& known, bool atomic, OnRace& on_race, CheckResult* r) {
+    if (known(a.epoch)) return;
+    r->all_known = false;
+    if (atomic && a.atomic) return;
+    r->race = true;
+    on_race(a);
+  }
+
+  AccessRecord first_;
+  bool has_first_ = false;
+  std::vector<AccessRecord> more_;
+};
+
+}  // namespace seer

@@ -1,0 +1,237 @@
+#include "predictor/wcp/wcp_engine.h"
+
+#include <algorithm>
+
+namespace seer {
+
+WcpEngine::WcpEngine(const AnalysisOptions& options) : rapid_compatible_(options.rapid_compatible) {}
+
+Status WcpEngine::Begin(const TraceInfo& info) {
+  // Knowing every thread up front keeps each lock's queue for threads that have
+  // not run yet (the paper's Acq_l(t) exists for every t from the start).
+  for (const ThreadInfo& t : info.threads) EnsureThread(t.tid);
+  return Status::Ok();
+}
+
+void WcpEngine::EnsureThread(uint32_t tid) {
+  while (threads_.size() <= tid) {
+    const uint32_t t = static_cast<uint32_t>(threads_.size());
+    threads_.emplace_back();
+    threads_.back().h.Set(t, 1);
+  }
+}
+
+WcpEngine::LockState& WcpEngine::Lock(uint64_t lock) {
+  LockState& l = locks_[lock];
+  if (l.cursor.size() < threads_.size()) l.cursor.resize(threads_.size(), l.queue_base);
+  return l;
+}
+
+void WcpEngine::Process(const Event* events, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const Event& e = events[i];
+    current_ = EventRef::Of(e);
+    racy_ = false;
+    EnsureThread(e.tid);
+    if (e.kind == EventKind::kThreadEnd) threads_[e.tid].finished = true;
+    LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+    if (racy_) collector_.AddRacyEvent(current_);
+  }
+}
+
+// The local clock moves on after every event that publishes the thread's time
+// (release, fork, signal): "incremented before an event iff the previous event
+// was a release", done eagerly.
+void WcpEngine::Tick(uint32_t tid) {
+  ThreadState& t = threads_[tid];
+  ++t.n;
+  t.h.Set(tid, t.n);
+}
+
+void WcpEngine::CurrentClock(uint32_t tid, VectorClock* out) const {
+  out->CopyFrom(threads_[tid].p);
+  out->Set(tid, threads_[tid].n);
+}
+
+bool WcpEngine::KnownTo(const VectorClock& v, uint32_t tid) const {
+  const ThreadState& t = threads_[tid];
+  for (uint32_t u = 0; u < v.size(); ++u) {
+    const ClockValue mine = u == tid ? t.n : t.p.Get(u);
+    if (v.Get(u) > mine) return false;
+  }
+  return true;
+}
+
+void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
+  switch (op.op) {
+    case SyncOp::kRead:
+    case SyncOp::kWrite: Access(tid, op); return;
+    case SyncOp::kAcquire:
+      if (held_.Acquire(tid, op.object, op.shared)) Acquire(tid, op.object, op.shared);
+      return;
+    case SyncOp::kRelease: {
+      bool shared = false;
+      if (held_.Release(tid, op.object, &shared)) Release(tid, op.object, shared);
+      return;
+    }
+    case SyncOp::kFork: {
+      // Hard order: the child knows the parent's HB time in both clocks (RAPID).
+      const uint32_t child = static_cast<uint32_t>(op.object);
+      EnsureThread(child);
+      threads_[child].h.Join(threads_[tid].h);
+      threads_[child].p.Join(threads_[tid].h);
+      Tick(tid);
+      return;
+    }
+    case SyncOp::kJoin: {
+      const uint32_t child = static_cast<uint32_t>(op.object);
+      EnsureThread(child);
+      threads_[tid].h.Join(threads_[child].h);
+      threads_[tid].p.Join(threads_[child].h);
+      threads_[child].finished = true;
+      return;
+    }
+    case SyncOp::kSignal:
+      signals_[op.object].Join(threads_[tid].h);
+      Tick(tid);
+      return;
+    case SyncOp::kWait: {
+      const VectorClock& s = signals_[op.object];
+      threads_[tid].h.Join(s);
+      threads_[tid].p.Join(s);
+      return;
+    }
+    case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
+  }
+}
+
+void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
+  LockState& l = Lock(lock);
+  ThreadState& t = threads_[tid];
+  t.h.Join(l.h);  // line 1
+  t.p.Join(l.p);  // line 2
+  if (shared) return;  // read-mode sections take part in HB only (docs/analyses.md)
+  t.h.Join(l.h_read);
+  t.p.Join(l.p_read);
+  Section s;  // line 3
+  s.tid = tid;
+  CurrentClock(tid, &s.acquire);
+  l.open = l.queue_base + l.queue.size();
+  l.queue.push_back(std::move(s));
+  max_queue_entries_ = std::max(max_queue_entries_, ++queue_entries_);
+  t.sections.push_back(OpenSection{lock, {}, {}});
+}
+
+void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
+  LockState& l = Lock(lock);
+  ThreadState& t = threads_[tid];
+  if (shared) {
+    l.h_read.Join(t.h);
+    l.p_read.Join(t.p);
+    Tick(tid);
+    return;
+  }
+  // Lines 4-6: rule (b). Sections of other threads whose acquire is WCP-before
+  // this release are WCP-before it too. RAPID also walks the thread's own earlier
+  // sections (its one list per lock); the paper's queues hold only other threads'.
+  uint64_t& next = l.cursor[tid];
+  next = std::max(next, l.queue_base);
+  while (next < l.open) {
+    const Section& s = l.queue[next - l.queue_base];
+    if (s.tid == tid && !rapid_compatible_) {
+      ++next;
+      continue;
+    }
+    if (!KnownTo(s.acquire, tid)) break;
+    t.p.Join(s.release);
+    ++next;
+  }
+  // Lines 7-8: this release's HB time for later conflicting accesses under `lock`.
+  auto it = std::find_if(t.sections.begin(), t.sections.end(), [&](const OpenSection& o) { return o.lock == lock; });
+  if (it != t.sections.end()) {
+    auto publish = [&](std::vector<uint64_t>& addresses, bool writes) {
+      std::sort(addresses.begin(), addresses.end());
+      addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+      for (uint64_t x : addresses) {
+        std::vector<PerThreadClock>& by_thread = writes ? l.vars[x].writes : l.vars[x].reads;
+        auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
+        if (mine == by_thread.end()) {
+          by_thread.push_back(PerThreadClock{tid, t.h});
+        } else {
+          mine->clock.Join(t.h);
+        }
+      }
+    };
+    publish(it->reads, false);
+    publish(it->writes, true);
+    t.sections.erase(it);
+  }
+  l.h.CopyFrom(t.h);  // line 9
+  l.p.CopyFrom(t.p);
+  if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size())
+    l.queue[l.open - l.queue_base].release.CopyFrom(t.h);  // line 10
+  Tick(tid);
+  Trim(&l);
+}
+
+// Drops the sections every live thread has looked past. The releasing thread's
+// own cursor stops at its own section, so an open section is never dropped.
+void WcpEngine::Trim(LockState* l) {
+  uint64_t lowest = l->queue_base + l->queue.size();
+  for (uint32_t u = 0; u < threads_.size(); ++u) {
+    if (threads_[u].finished) continue;
+    const uint64_t c = u < l->cursor.size() ? l->cursor[u] : l->queue_base;
+    lowest = std::min(lowest, std::max(c, l->queue_base));
+  }
+  while (l->queue_base < lowest && !l->queue.empty()) {
+    l->queue.pop_front();
+    ++l->queue_base;
+    --queue_entries_;
+  }
+}
+
+void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
+  ThreadState& t = threads_[tid];
+  const bool write = op.op == SyncOp::kWrite;
+  // Lines 11-12: rule (a), releases of other threads' sections on a held lock
+  // that touched x in a conflicting way.
+  for (OpenSection& s : t.sections) {
+    LockState& l = locks_[s.lock];
+    if (ReleaseTimes* r = l.vars.Find(op.object)) {
+      for (const PerThreadClock& c : r->writes)
+        if (c.tid != tid) t.p.Join(c.clock);
+      if (write)
+        for (const PerThreadClock& c : r->reads)
+          if (c.tid != tid) t.p.Join(c.clock);
+    }
+    (write ? s.writes : s.reads).push_back(op.object);
+  }
+  // Section 3.2: the access races with every kept earlier conflicting access
+  // whose WCP time is not below C_t = P_t[t := N_t].
+  const AccessRecord record{Epoch{tid, t.n}, op.atomic, current_};
+  auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref, current_); };
+  auto ignore = [](const AccessRecord&) {};
+  shadow_.Access(op.object, op.size, [&](Cell& cell) {
+    const AccessHistory::CheckResult w = cell.writes.Check(known, op.atomic, on_race);
+    if (write) {
+      const AccessHistory::CheckResult r = cell.reads.Check(known, op.atomic, on_race);
+      racy_ |= w.race || r.race;
+      cell.writes.Add(record, w.all_known);
+    } else {
+      racy_ |= w.race;
+      cell.reads.Add(record, cell.reads.Check(known, op.atomic, ignore).all_known);
+    }
+  });
+}
+
+Status WcpEngine::Finish(Findings* findings) {
+  RaceResult result;
+  collector_.Fill("wcp", Guarantee::kFirstIsReal, &result);
+  findings->races.push_back(std::move(result));
+  return Status::Ok();
+}
+
+std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options) { return std::make_unique<WcpEngine>(options); }
+
+}  // namespace seer

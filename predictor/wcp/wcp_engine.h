@@ -1,0 +1,105 @@
+// Weak-causally-precedes race detection: Algorithm 1 of Kini, Mathur and
+// Viswanathan, "Dynamic Race Prediction in Linear Time" (PLDI 2017), with the
+// R_x / W_x race check of its section 3.2. WCP orders fewer events than HB, so it
+// reports more races; the first one is a real race or a real deadlock.
+// docs/analyses.md lists where this follows RAPID rather than the paper's text.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "predictor/common/access_history.h"
+#include "predictor/common/flat_map.h"
+#include "predictor/common/held_locks.h"
+#include "predictor/common/race_collector.h"
+#include "predictor/common/shadow_memory.h"
+#include "predictor/common/sync_ops.h"
+#include "predictor/common/vector_clock.h"
+#include "predictor/engine.h"
+
+namespace seer {
+
+class WcpEngine : public Engine {
+ public:
+  explicit WcpEngine(const AnalysisOptions& options);
+
+  Status Begin(const TraceInfo& info) override;
+  void Process(const Event* events, size_t n) override;
+  Status Finish(Findings* findings) override;
+
+  // Largest total number of critical sections held in the queues at once (the
+  // algorithm's only state that can grow with the trace).
+  uint64_t max_queue_entries() const { return max_queue_entries_; }
+  const RaceCollector& collector() const { return collector_; }
+
+ private:
+  // A critical section in a lock's queue: C_t at its acquire, H_t at its release.
+  struct Section {
+    uint32_t tid = 0;
+    VectorClock acquire;
+    VectorClock release;
+  };
+  // L^r_{l,x} and L^w_{l,x}, kept per releasing thread so that a thread joins only
+  // other threads' releases (conflicts are between threads; RAPID does the same).
+  struct PerThreadClock {
+    uint32_t tid;
+    VectorClock clock;
+  };
+  struct ReleaseTimes {
+    std::vector<PerThreadClock> reads, writes;
+  };
+  struct LockState {
+    VectorClock h, p;            // H_l, P_l: last write-mode release
+    VectorClock h_read, p_read;  // joins of read-mode releases (rwlocks)
+    // One FIFO of critical sections with a read position per thread stands for
+    // the paper's queues Acq_l(t) / Rel_l(t) for every t.
+    std::deque<Section> queue;
+    uint64_t queue_base = 0;     // sequence number of queue.front()
+    std::vector<uint64_t> cursor;  // per thread: next sequence number to look at
+    uint64_t open = 0;           // sequence number of the holder's section
+    FlatMap64<ReleaseTimes> vars;  // by address
+  };
+  // A critical section the thread is inside: what it read and wrote (R, W).
+  struct OpenSection {
+    uint64_t lock;
+    std::vector<uint64_t> reads, writes;
+  };
+  struct ThreadState {
+    ClockValue n = 1;   // N_t
+    VectorClock p, h;   // P_t, H_t (h(t) is kept equal to N_t)
+    std::vector<OpenSection> sections;  // write-mode sections only
+    bool finished = false;
+  };
+  struct Cell {
+    AccessHistory reads, writes;
+  };
+
+  void EnsureThread(uint32_t tid);
+  void Apply(uint32_t tid, const LoweredOp& op);
+  void Access(uint32_t tid, const LoweredOp& op);
+  void Acquire(uint32_t tid, uint64_t lock, bool shared);
+  void Release(uint32_t tid, uint64_t lock, bool shared);
+  void Tick(uint32_t tid);
+  // C_t = P_t[t := N_t] as a value.
+  void CurrentClock(uint32_t tid, VectorClock* out) const;
+  bool KnownTo(const VectorClock& v, uint32_t tid) const;  // v <= C_t
+  LockState& Lock(uint64_t lock);
+  void Trim(LockState* l);
+
+  const bool rapid_compatible_;
+  std::vector<ThreadState> threads_;
+  FlatMap64<LockState> locks_;
+  FlatMap64<VectorClock> signals_;
+  HeldLocks held_;
+  ShadowMemory<Cell> shadow_;
+  RaceCollector collector_;
+  EventRef current_;
+  bool racy_ = false;
+  uint64_t queue_entries_ = 0;
+  uint64_t max_queue_entries_ = 0;
+};
+
+std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options);
+
+}  // namespace seer
