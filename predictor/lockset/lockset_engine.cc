@@ -100,7 +100,7 @@ class LocksetEngine : public Engine {
         const std::vector<uint64_t>& held = write ? holds_[tid].for_write : holds_[tid].for_read;
         shadow_.Access(op.object, op.size, [&](Cell& cell) {
           const bool violation = rapid_ ? RapidStep(&cell, write, held) : EraserStep(&cell, tid, write, held);
-          if (violation) Report(cell, tid, write);
+          if (violation) Report(cell, tid, write, op.atomic);
           if (write) {
             cell.has_write = true;
             cell.last_write = current_;
@@ -157,11 +157,17 @@ class LocksetEngine : public Engine {
   }
 
   // Lockset has no order to name the other access: pair with the location's
-  // last conflicting access by another thread.
-  void Report(const Cell& c, uint32_t tid, bool write) {
-    racy_ = true;
-    if (c.has_write && c.last_write.tid != tid) collector_.AddPair(c.last_write, current_);
-    if (write && c.has_read && c.last_read.tid != tid) collector_.AddPair(c.last_read, current_);
+  // last conflicting access by another thread. Atomic accesses never race with
+  // each other, so an atomic access is reported only next to a plain one.
+  void Report(const Cell& c, uint32_t tid, bool write, bool atomic) {
+    auto pair = [&](const EventRef& other) {
+      if (other.tid == tid || (atomic && IsAtomicAccess(other.kind))) return false;
+      collector_.AddPair(other, current_);
+      return true;
+    };
+    bool paired = c.has_write && pair(c.last_write);
+    if (write && c.has_read) paired |= pair(c.last_read);
+    if (paired || !atomic) racy_ = true;
   }
 
   const bool rapid_;

@@ -110,7 +110,8 @@ void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
   ThreadState& t = threads_[tid];
   t.h.Join(l.h);  // line 1
   t.p.Join(l.p);  // line 2
-  if (shared) return;  // read-mode sections take part in HB only (docs/analyses.md)
+  t.sections.push_back(OpenSection{lock, shared, {}, {}});
+  if (shared) return;  // read-mode sections have no queue entry (docs/analyses.md)
   t.h.Join(l.h_read);
   t.p.Join(l.p_read);
   Section s;  // line 3
@@ -119,13 +120,13 @@ void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
   l.open = l.queue_base + l.queue.size();
   l.queue.push_back(std::move(s));
   max_queue_entries_ = std::max(max_queue_entries_, ++queue_entries_);
-  t.sections.push_back(OpenSection{lock, {}, {}});
 }
 
 void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
   LockState& l = Lock(lock);
   ThreadState& t = threads_[tid];
   if (shared) {
+    Publish(tid, &l, lock, true);
     l.h_read.Join(t.h);
     l.p_read.Join(t.p);
     Tick(tid);
@@ -146,32 +147,38 @@ void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
     t.p.Join(s.release);
     ++next;
   }
-  // Lines 7-8: this release's HB time for later conflicting accesses under `lock`.
-  auto it = std::find_if(t.sections.begin(), t.sections.end(), [&](const OpenSection& o) { return o.lock == lock; });
-  if (it != t.sections.end()) {
-    auto publish = [&](std::vector<uint64_t>& addresses, bool writes) {
-      std::sort(addresses.begin(), addresses.end());
-      addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
-      for (uint64_t x : addresses) {
-        std::vector<PerThreadClock>& by_thread = writes ? l.vars[x].writes : l.vars[x].reads;
-        auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
-        if (mine == by_thread.end()) {
-          by_thread.push_back(PerThreadClock{tid, t.h});
-        } else {
-          mine->clock.Join(t.h);
-        }
-      }
-    };
-    publish(it->reads, false);
-    publish(it->writes, true);
-    t.sections.erase(it);
-  }
+  Publish(tid, &l, lock, false);  // lines 7-8
   l.h.CopyFrom(t.h);  // line 9
   l.p.CopyFrom(t.p);
   if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size())
     l.queue[l.open - l.queue_base].release.CopyFrom(t.h);  // line 10
   Tick(tid);
   Trim(&l);
+}
+
+// Lines 7-8: this release's HB time, for later conflicting accesses under `lock`.
+void WcpEngine::Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared) {
+  ThreadState& t = threads_[tid];
+  auto it = std::find_if(t.sections.begin(), t.sections.end(), [&](const OpenSection& o) { return o.lock == lock; });
+  if (it == t.sections.end()) return;
+  auto publish = [&](std::vector<uint64_t>& addresses, bool writes) {
+    std::sort(addresses.begin(), addresses.end());
+    addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
+    for (uint64_t x : addresses) {
+      ReleaseTimes& r = l->vars[x];
+      std::vector<PerThreadClock>& by_thread =
+          writes ? (shared ? r.shared_writes : r.writes) : (shared ? r.shared_reads : r.reads);
+      auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
+      if (mine == by_thread.end()) {
+        by_thread.push_back(PerThreadClock{tid, t.h});
+      } else {
+        mine->clock.Join(t.h);
+      }
+    }
+  };
+  publish(it->reads, false);
+  publish(it->writes, true);
+  t.sections.erase(it);
 }
 
 // Drops the sections every live thread has looked past. The releasing thread's
@@ -195,14 +202,21 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
   const bool write = op.op == SyncOp::kWrite;
   // Lines 11-12: rule (a), releases of other threads' sections on a held lock
   // that touched x in a conflicting way.
+  // A read-mode section excludes only write-mode ones, so it is ordered only
+  // after their releases.
   for (OpenSection& s : t.sections) {
     LockState& l = locks_[s.lock];
     if (ReleaseTimes* r = l.vars.Find(op.object)) {
-      for (const PerThreadClock& c : r->writes)
-        if (c.tid != tid) t.p.Join(c.clock);
-      if (write)
-        for (const PerThreadClock& c : r->reads)
+      auto join_others = [&](const std::vector<PerThreadClock>& clocks) {
+        for (const PerThreadClock& c : clocks)
           if (c.tid != tid) t.p.Join(c.clock);
+      };
+      join_others(r->writes);
+      if (write) join_others(r->reads);
+      if (!s.shared) {
+        join_others(r->shared_writes);
+        if (write) join_others(r->shared_reads);
+      }
     }
     (write ? s.writes : s.reads).push_back(op.object);
   }

@@ -47,7 +47,8 @@ class WcpEngine : public Engine {
     VectorClock clock;
   };
   struct ReleaseTimes {
-    std::vector<PerThreadClock> reads, writes;
+    std::vector<PerThreadClock> reads, writes;                 // write-mode sections
+    std::vector<PerThreadClock> shared_reads, shared_writes;   // read-mode sections
   };
   struct LockState {
     VectorClock h, p;            // H_l, P_l: last write-mode release
@@ -63,12 +64,13 @@ class WcpEngine : public Engine {
   // A critical section the thread is inside: what it read and wrote (R, W).
   struct OpenSection {
     uint64_t lock;
+    bool shared;  // read-mode: excludes only write-mode sections
     std::vector<uint64_t> reads, writes;
   };
   struct ThreadState {
     ClockValue n = 1;   // N_t
     VectorClock p, h;   // P_t, H_t (h(t) is kept equal to N_t)
-    std::vector<OpenSection> sections;  // write-mode sections only
+    std::vector<OpenSection> sections;
     bool finished = false;
   };
   struct Cell {
@@ -81,6 +83,7 @@ class WcpEngine : public Engine {
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
   void Tick(uint32_t tid);
+  void Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared);
   // C_t = P_t[t := N_t] as a value.
   void CurrentClock(uint32_t tid, VectorClock* out) const;
   bool KnownTo(const VectorClock& v, uint32_t tid) const;  // v <= C_t
