@@ -15,10 +15,22 @@
 
 namespace seer {
 
+// One access, compactly (40 bytes): its epoch and what a race report names.
 struct AccessRecord {
-  Epoch epoch;
+  uint64_t index = 0;
+  uint64_t pc = 0;
+  uint64_t object = 0;
+  uint32_t tid = 0;
+  ClockValue clock = 0;
+  uint32_t size = 0;
+  EventKind kind = EventKind::kRead;
   bool atomic = false;
-  EventRef ref;
+
+  static AccessRecord Of(const EventRef& e, ClockValue clock, bool atomic) {
+    return AccessRecord{e.index, e.pc, e.object, e.tid, clock, static_cast<uint32_t>(e.size), e.kind, atomic};
+  }
+  Epoch epoch() const { return Epoch{tid, clock}; }
+  EventRef ref() const { return EventRef{index, tid, pc, kind, object, size}; }
 };
 
 class AccessHistory {
@@ -48,12 +60,12 @@ class AccessHistory {
       more_.clear();
       return;
     }
-    if (first_.epoch.tid == a.epoch.tid) {
+    if (first_.tid == a.tid) {
       first_ = a;
       return;
     }
     for (AccessRecord& m : more_)
-      if (m.epoch.tid == a.epoch.tid) {
+      if (m.tid == a.tid) {
         m = a;
         return;
       }
@@ -65,7 +77,7 @@ class AccessHistory {
  private:
   template <typename Known, typename OnRace>
   static void Visit(const AccessRecord& a, const Known& known, bool atomic, OnRace& on_race, CheckResult* r) {
-    if (known(a.epoch)) return;
+    if (known(a.epoch())) return;
     r->all_known = false;
     if (atomic && a.atomic) return;
     r->race = true;

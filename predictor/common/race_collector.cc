@@ -4,13 +4,37 @@
 
 namespace seer {
 
+namespace {
+size_t Hash(uint64_t lo, uint64_t hi) { return (lo * 0x9E3779B97F4A7C15ull) ^ (hi * 0xC2B2AE3D27D4EB4Full); }
+}  // namespace
+
 void RaceCollector::AddPair(const EventRef& earlier, const EventRef& current) {
-  const PcPair key{std::min(earlier.pc, current.pc), std::max(earlier.pc, current.pc)};
-  auto [it, inserted] = pair_index_.emplace(key, pairs_.size());
-  if (inserted) {
-    pairs_.push_back(RacePair{earlier, current, 1});
-  } else {
-    ++pairs_[it->second].occurrences;
+  const uint64_t lo = std::min(earlier.pc, current.pc), hi = std::max(earlier.pc, current.pc);
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = Hash(lo, hi) & mask;; i = (i + 1) & mask) {
+    Slot& s = slots_[i];
+    if (s.pair == kNoPair) {
+      s = Slot{lo, hi, static_cast<uint32_t>(pairs_.size())};
+      pairs_.push_back(RacePair{earlier, current, 1});
+      if (pairs_.size() * 2 > slots_.size()) Grow();
+      return;
+    }
+    if (s.lo == lo && s.hi == hi) {
+      ++pairs_[s.pair].occurrences;
+      return;
+    }
+  }
+}
+
+void RaceCollector::Grow() {
+  std::vector<Slot> old(slots_.size() * 2);
+  old.swap(slots_);
+  const size_t mask = slots_.size() - 1;
+  for (const Slot& s : old) {
+    if (s.pair == kNoPair) continue;
+    size_t i = Hash(s.lo, s.hi) & mask;
+    while (slots_[i].pair != kNoPair) i = (i + 1) & mask;
+    slots_[i] = s;
   }
 }
 

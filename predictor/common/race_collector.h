@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -27,18 +26,19 @@ class RaceCollector {
   size_t pair_count() const { return pairs_.size(); }
 
  private:
-  struct PcPair {
-    uint64_t lo, hi;
-    bool operator==(const PcPair& o) const { return lo == o.lo && hi == o.hi; }
+  // Open addressing over (lo pc, hi pc): racy traces call AddPair for most
+  // accesses, so this lookup is on the hot path.
+  struct Slot {
+    uint64_t lo = 0, hi = 0;
+    uint32_t pair = kNoPair;  // index in pairs_
   };
-  struct PcPairHash {
-    size_t operator()(const PcPair& p) const { return p.lo * 0x9E3779B97F4A7C15ull ^ (p.hi + (p.hi << 17)); }
-  };
+  static constexpr uint32_t kNoPair = ~0u;
+  void Grow();
 
   uint64_t racy_events_ = 0;
   uint64_t last_racy_index_ = ~0ull;
   std::unordered_set<uint64_t> locations_;
-  std::unordered_map<PcPair, size_t, PcPairHash> pair_index_;
+  std::vector<Slot> slots_ = std::vector<Slot>(1024);
   std::vector<RacePair> pairs_;
 };
 

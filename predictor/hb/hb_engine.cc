@@ -9,7 +9,7 @@ Status HappensBeforeEngine<kSchedulable>::Begin(const TraceInfo& info) {
 }
 
 template <bool kSchedulable>
-void HappensBeforeEngine<kSchedulable>::EnsureThread(uint32_t tid) {
+void HappensBeforeEngine<kSchedulable>::AddThreads(uint32_t tid) {
   while (clocks_.size() <= tid) {
     const uint32_t t = static_cast<uint32_t>(clocks_.size());
     clocks_.emplace_back();
@@ -78,10 +78,10 @@ void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op)
 template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Access(uint32_t tid, const LoweredOp& op) {
   VectorClock& c = clocks_[tid];
-  const AccessRecord record{Epoch{tid, c.Get(tid)}, op.atomic, current_};
+  const AccessRecord record = AccessRecord::Of(current_, c.Get(tid), op.atomic);
   const bool write = op.op == SyncOp::kWrite;
   auto known = [&c](const Epoch& ep) { return ep.clock <= c.Get(ep.tid); };
-  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref, current_); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
   auto ignore = [](const AccessRecord&) {};
   bool join_pending = false;
   shadow_.Access(op.object, op.size, [&](Cell& cell) {
@@ -91,7 +91,7 @@ void HappensBeforeEngine<kSchedulable>::Access(uint32_t tid, const LoweredOp& op
       racy_ |= w.race || r.race;
       cell.writes.Add(record, w.all_known);
       if constexpr (kSchedulable) {
-        cell.last_write_epoch = record.epoch;
+        cell.last_write_epoch = record.epoch();
         cell.last_write.CopyFrom(c);
       }
     } else {

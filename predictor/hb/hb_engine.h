@@ -47,7 +47,10 @@ class HappensBeforeEngine : public Engine {
     VectorClock read_released;
   };
 
-  void EnsureThread(uint32_t tid);
+  void EnsureThread(uint32_t tid) {
+    if (tid >= clocks_.size()) AddThreads(tid);
+  }
+  void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
   void Access(uint32_t tid, const LoweredOp& op);
 

@@ -170,9 +170,10 @@ void WcpEngine::Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared) 
           writes ? (shared ? r.shared_writes : r.writes) : (shared ? r.shared_reads : r.reads);
       auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
       if (mine == by_thread.end()) {
-        by_thread.push_back(PerThreadClock{tid, t.h});
+        by_thread.push_back(PerThreadClock{tid, t.n, t.h});
       } else {
         mine->clock.Join(t.h);
+        mine->latest = t.n;
       }
     }
   };
@@ -209,7 +210,7 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
     if (ReleaseTimes* r = l.vars.Find(op.object)) {
       auto join_others = [&](const std::vector<PerThreadClock>& clocks) {
         for (const PerThreadClock& c : clocks)
-          if (c.tid != tid) t.p.Join(c.clock);
+          if (c.tid != tid && t.p.Get(c.tid) < c.latest) t.p.Join(c.clock);
       };
       join_others(r->writes);
       if (write) join_others(r->reads);
@@ -222,9 +223,9 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
   }
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
-  const AccessRecord record{Epoch{tid, t.n}, op.atomic, current_};
+  const AccessRecord record = AccessRecord::Of(current_, t.n, op.atomic);
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
-  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref, current_); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
   auto ignore = [](const AccessRecord&) {};
   shadow_.Access(op.object, op.size, [&](Cell& cell) {
     const AccessHistory::CheckResult w = cell.writes.Check(known, op.atomic, on_race);

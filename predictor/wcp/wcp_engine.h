@@ -42,8 +42,12 @@ class WcpEngine : public Engine {
   };
   // L^r_{l,x} and L^w_{l,x}, kept per releasing thread so that a thread joins only
   // other threads' releases (conflicts are between threads; RAPID does the same).
+  // The join of one thread's releases is the HB time of its latest release, and
+  // every clock P_t receives is closed under HB (knowing an event's local time
+  // means knowing its whole HB time), so P_t(tid) >= latest skips the join.
   struct PerThreadClock {
     uint32_t tid;
+    ClockValue latest;  // clock(tid): local time of the latest release joined
     VectorClock clock;
   };
   struct ReleaseTimes {
