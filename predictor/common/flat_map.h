@@ -18,8 +18,8 @@ class FlatMap64 {
   Value* Find(uint64_t key) {
     if (key == kEmpty) return has_empty_key_ ? &values_[empty_key_slot_] : nullptr;
     for (size_t i = Home(key);; i = (i + 1) & mask_) {
-      if (keys_[i] == key) return &values_[index_[i]];
-      if (keys_[i] == kEmpty) return nullptr;
+      if (slots_[i].key == key) return &values_[slots_[i].index];
+      if (slots_[i].key == kEmpty) return nullptr;
     }
   }
 
@@ -36,14 +36,13 @@ class FlatMap64 {
       return values_[empty_key_slot_];
     }
     for (size_t i = Home(key);; i = (i + 1) & mask_) {
-      if (keys_[i] == key) return values_[index_[i]];
-      if (keys_[i] == kEmpty) {
-        if ((used_ + 1) * 4 > keys_.size() * 3) {
-          Rehash(keys_.size() * 2);
+      if (slots_[i].key == key) return values_[slots_[i].index];
+      if (slots_[i].key == kEmpty) {
+        if ((used_ + 1) * 4 > slots_.size() * 3) {
+          Rehash(slots_.size() * 2);
           return (*this)[key];
         }
-        keys_[i] = key;
-        index_[i] = static_cast<uint32_t>(values_.size());
+        slots_[i] = Slot{key, static_cast<uint32_t>(values_.size())};
         ++used_;
         values_.emplace_back();
         owners_.push_back(key);
@@ -66,8 +65,7 @@ class FlatMap64 {
   size_t Home(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
 
   void Rehash(size_t capacity) {
-    keys_.assign(capacity, kEmpty);
-    index_.assign(capacity, 0);
+    slots_.assign(capacity, Slot{kEmpty, 0});
     mask_ = capacity - 1;
     shift_ = 64;
     for (size_t c = capacity; c > 1; c >>= 1) --shift_;
@@ -76,15 +74,17 @@ class FlatMap64 {
       const uint64_t key = owners_[v];
       if (key == kEmpty) continue;
       size_t i = Home(key);
-      while (keys_[i] != kEmpty) i = (i + 1) & mask_;
-      keys_[i] = key;
-      index_[i] = static_cast<uint32_t>(v);
+      while (slots_[i].key != kEmpty) i = (i + 1) & mask_;
+      slots_[i] = Slot{key, static_cast<uint32_t>(v)};
       ++used_;
     }
   }
 
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> index_;  // position of the key's value in values_
+  struct Slot {
+    uint64_t key;
+    uint32_t index;  // position of the key's value in values_
+  };
+  std::vector<Slot> slots_;
   std::vector<Value> values_;
   std::vector<uint64_t> owners_;  // key of each value, for rehashing and ForEach
   size_t mask_ = 0;
