@@ -52,6 +52,20 @@ class AccessHistory {
     return r;
   }
 
+  // Fast paths for the common race-free case, where a history is one access the
+  // current event is ordered after. Neither changes anything when it fails.
+  template <typename Known>
+  bool AllKnownFast(const Known& known) const {
+    return !has_first_ || (more_.empty() && known(first_.epoch()));
+  }
+  template <typename Known>
+  bool ReplaceIfAllKnownFast(const Known& known, const AccessRecord& a) {
+    if (!AllKnownFast(known)) return false;
+    first_ = a;
+    has_first_ = true;
+    return true;
+  }
+
   // Records an access; `all_known` is the result of Check for it.
   void Add(const AccessRecord& a, bool all_known) {
     if (all_known || !has_first_) {

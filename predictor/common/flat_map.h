@@ -51,6 +51,14 @@ class FlatMap64 {
     }
   }
 
+  // Values also have stable dense indices (insertion order), for callers that
+  // want to remember an entry across insertions.
+  uint32_t IndexOf(uint64_t key) {
+    Value* v = &(*this)[key];
+    return static_cast<uint32_t>(v - values_.data());
+  }
+  Value& At(uint32_t index) { return values_[index]; }
+
   // Calls fn(key, value&) for every entry, in insertion order.
   template <typename Fn>
   void ForEach(Fn&& fn) {

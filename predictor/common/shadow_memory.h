@@ -23,6 +23,11 @@ class ShadowMemory {
   template <typename Fn>
   void Access(uint64_t address, uint64_t size, Fn&& fn) {
     if (size == 0) size = 1;
+    const uint64_t offset = address & 7;
+    if (offset + size <= 8) {  // within one word: the common case
+      AccessWord(address >> 3, static_cast<uint8_t>(((1u << size) - 1) << offset), fn);
+      return;
+    }
     const uint64_t last = address + size - 1;
     for (uint64_t w = address >> 3; w <= last >> 3; ++w) AccessWord(w, ByteMask(w, address, last), fn);
   }

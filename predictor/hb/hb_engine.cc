@@ -23,7 +23,12 @@ void HappensBeforeEngine<kSchedulable>::Process(const Event* events, size_t n) {
     const Event& e = events[i];
     current_ = EventRef::Of(e);
     racy_ = false;
-    LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+    if (IsPlainAccessEvent(e)) {
+      EnsureThread(e.tid);
+      Access(e.tid, PlainAccessOp(e));
+    } else {
+      LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+    }
     if (racy_) collector_.AddRacyEvent(current_);
   }
 }
@@ -85,6 +90,16 @@ void HappensBeforeEngine<kSchedulable>::Access(uint32_t tid, const LoweredOp& op
   auto ignore = [](const AccessRecord&) {};
   bool join_pending = false;
   shadow_.Access(op.object, op.size, [&](Cell& cell) {
+    if (write ? cell.reads.AllKnownFast(known) && cell.writes.ReplaceIfAllKnownFast(known, record)
+              : cell.writes.AllKnownFast(known) && cell.reads.ReplaceIfAllKnownFast(known, record)) {
+      if constexpr (kSchedulable) {
+        if (write) {
+          cell.last_write_epoch = record.epoch();
+          cell.last_write.CopyFrom(c);
+        }
+      }
+      return;  // race-free, and a read's last write is already known
+    }
     const AccessHistory::CheckResult w = cell.writes.Check(known, op.atomic, on_race);
     if (write) {
       const AccessHistory::CheckResult r = cell.reads.Check(known, op.atomic, on_race);

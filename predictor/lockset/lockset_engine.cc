@@ -26,10 +26,15 @@ struct Cell {
   EventRef last_write, last_read;
 };
 
+// set := set ∩ held, in place (both sorted): no allocation on the hot path.
 void Intersect(std::vector<uint64_t>* set, const std::vector<uint64_t>& held) {
-  std::vector<uint64_t> out;
-  std::set_intersection(set->begin(), set->end(), held.begin(), held.end(), std::back_inserter(out));
-  set->swap(out);
+  size_t out = 0, h = 0;
+  for (size_t i = 0; i < set->size(); ++i) {
+    const uint64_t lock = (*set)[i];
+    while (h < held.size() && held[h] < lock) ++h;
+    if (h < held.size() && held[h] == lock) (*set)[out++] = lock;
+  }
+  set->resize(out);
 }
 
 class LocksetEngine : public Engine {

@@ -13,7 +13,7 @@ Status WcpEngine::Begin(const TraceInfo& info) {
   return Status::Ok();
 }
 
-void WcpEngine::EnsureThread(uint32_t tid) {
+void WcpEngine::AddThreads(uint32_t tid) {
   while (threads_.size() <= tid) {
     const uint32_t t = static_cast<uint32_t>(threads_.size());
     threads_.emplace_back();
@@ -34,7 +34,11 @@ void WcpEngine::Process(const Event* events, size_t n) {
     racy_ = false;
     EnsureThread(e.tid);
     if (e.kind == EventKind::kThreadEnd) threads_[e.tid].finished = true;
-    LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+    if (IsPlainAccessEvent(e)) {
+      Access(e.tid, PlainAccessOp(e));
+    } else {
+      LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+    }
     if (racy_) collector_.AddRacyEvent(current_);
   }
 }
@@ -110,7 +114,14 @@ void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
   ThreadState& t = threads_[tid];
   t.h.Join(l.h);  // line 1
   t.p.Join(l.p);  // line 2
-  t.sections.push_back(OpenSection{lock, shared, {}, {}});
+  OpenSection section{lock, shared, ++sections_opened_, {}, {}};
+  if (spare_.size() >= 2) {
+    section.reads.swap(spare_.back());
+    spare_.pop_back();
+    section.writes.swap(spare_.back());
+    spare_.pop_back();
+  }
+  t.sections.push_back(std::move(section));
   if (shared) return;  // read-mode sections have no queue entry (docs/analyses.md)
   t.h.Join(l.h_read);
   t.p.Join(l.p_read);
@@ -161,25 +172,39 @@ void WcpEngine::Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared) 
   ThreadState& t = threads_[tid];
   auto it = std::find_if(t.sections.begin(), t.sections.end(), [&](const OpenSection& o) { return o.lock == lock; });
   if (it == t.sections.end()) return;
-  auto publish = [&](std::vector<uint64_t>& addresses, bool writes) {
-    std::sort(addresses.begin(), addresses.end());
-    addresses.erase(std::unique(addresses.begin(), addresses.end()), addresses.end());
-    for (uint64_t x : addresses) {
-      ReleaseTimes& r = l->vars[x];
+  auto close = [&] {
+    it->reads.clear();
+    it->writes.clear();
+    spare_.push_back(std::move(it->reads));
+    spare_.push_back(std::move(it->writes));
+    t.sections.erase(it);
+  };
+  if (it->reads.empty() && it->writes.empty()) {
+    close();
+    return;
+  }
+  // Releases of one thread are HB-ordered, so the join of its release times for x
+  // is the time of the latest one: H_t now.
+  Snapshot* snapshot = new Snapshot;
+  snapshot->clock.CopyFrom(t.h);
+  const SnapshotRef released(snapshot);
+  auto publish = [&](const std::vector<uint32_t>& vars, bool writes) {
+    for (uint32_t x : vars) {
+      ReleaseTimes& r = l->vars.At(x);
       std::vector<PerThreadClock>& by_thread =
           writes ? (shared ? r.shared_writes : r.writes) : (shared ? r.shared_reads : r.reads);
       auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
       if (mine == by_thread.end()) {
-        by_thread.push_back(PerThreadClock{tid, t.n, t.h});
+        by_thread.push_back(PerThreadClock{tid, t.n, released});
       } else {
-        mine->clock.Join(t.h);
+        mine->clock = released;
         mine->latest = t.n;
       }
     }
   };
   publish(it->reads, false);
   publish(it->writes, true);
-  t.sections.erase(it);
+  close();
 }
 
 // Drops the sections every live thread has looked past. The releasing thread's
@@ -207,19 +232,23 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
   // after their releases.
   for (OpenSection& s : t.sections) {
     LockState& l = locks_[s.lock];
-    if (ReleaseTimes* r = l.vars.Find(op.object)) {
-      auto join_others = [&](const std::vector<PerThreadClock>& clocks) {
-        for (const PerThreadClock& c : clocks)
-          if (c.tid != tid && t.p.Get(c.tid) < c.latest) t.p.Join(c.clock);
-      };
-      join_others(r->writes);
-      if (write) join_others(r->reads);
-      if (!s.shared) {
-        join_others(r->shared_writes);
-        if (write) join_others(r->shared_reads);
-      }
+    const uint32_t x = l.vars.IndexOf(op.object);
+    ReleaseTimes& r = l.vars.At(x);
+    auto join_others = [&](const std::vector<PerThreadClock>& clocks) {
+      for (const PerThreadClock& c : clocks)
+        if (c.tid != tid && t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
+    };
+    join_others(r.writes);
+    if (write) join_others(r.reads);
+    if (!s.shared) {
+      join_others(r.shared_writes);
+      if (write) join_others(r.shared_reads);
     }
-    (write ? s.writes : s.reads).push_back(op.object);
+    uint64_t& mark = write ? r.write_mark : r.read_mark;
+    if (mark != s.id) {  // concurrent read-mode sections may list x twice: harmless
+      mark = s.id;
+      (write ? s.writes : s.reads).push_back(x);
+    }
   }
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
@@ -228,6 +257,9 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
   auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
   auto ignore = [](const AccessRecord&) {};
   shadow_.Access(op.object, op.size, [&](Cell& cell) {
+    if (write ? cell.reads.AllKnownFast(known) && cell.writes.ReplaceIfAllKnownFast(known, record)
+              : cell.writes.AllKnownFast(known) && cell.reads.ReplaceIfAllKnownFast(known, record))
+      return;  // race-free
     const AccessHistory::CheckResult w = cell.writes.Check(known, op.atomic, on_race);
     if (write) {
       const AccessHistory::CheckResult r = cell.reads.Check(known, op.atomic, on_race);

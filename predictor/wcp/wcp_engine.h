@@ -45,14 +45,44 @@ class WcpEngine : public Engine {
   // The join of one thread's releases is the HB time of its latest release, and
   // every clock P_t receives is closed under HB (knowing an event's local time
   // means knowing its whole HB time), so P_t(tid) >= latest skips the join.
+  // A release's H_t, shared by every location that release publishes (one copy
+  // per release, not per location). Single-threaded reference count:
+  // std::shared_ptr's atomic one costs more than the rest of a publication.
+  struct Snapshot {
+    uint32_t refs = 0;
+    VectorClock clock;
+  };
+  class SnapshotRef {
+   public:
+    SnapshotRef() = default;
+    explicit SnapshotRef(Snapshot* s) : s_(s) { ++s_->refs; }
+    SnapshotRef(const SnapshotRef& o) : s_(o.s_) {
+      if (s_) ++s_->refs;
+    }
+    SnapshotRef& operator=(const SnapshotRef& o) {
+      if (o.s_) ++o.s_->refs;
+      Drop();
+      s_ = o.s_;
+      return *this;
+    }
+    ~SnapshotRef() { Drop(); }
+    const VectorClock& operator*() const { return s_->clock; }
+
+   private:
+    void Drop() {
+      if (s_ && --s_->refs == 0) delete s_;
+    }
+    Snapshot* s_ = nullptr;
+  };
   struct PerThreadClock {
     uint32_t tid;
     ClockValue latest;  // clock(tid): local time of the latest release joined
-    VectorClock clock;
+    SnapshotRef clock;
   };
   struct ReleaseTimes {
     std::vector<PerThreadClock> reads, writes;                 // write-mode sections
     std::vector<PerThreadClock> shared_reads, shared_writes;   // read-mode sections
+    uint64_t read_mark = 0, write_mark = 0;  // last section that listed x (dedup)
   };
   struct LockState {
     VectorClock h, p;            // H_l, P_l: last write-mode release
@@ -69,7 +99,8 @@ class WcpEngine : public Engine {
   struct OpenSection {
     uint64_t lock;
     bool shared;  // read-mode: excludes only write-mode sections
-    std::vector<uint64_t> reads, writes;
+    uint64_t id;  // unique over the run
+    std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
   };
   struct ThreadState {
     ClockValue n = 1;   // N_t
@@ -81,7 +112,10 @@ class WcpEngine : public Engine {
     AccessHistory reads, writes;
   };
 
-  void EnsureThread(uint32_t tid);
+  void EnsureThread(uint32_t tid) {
+    if (tid >= threads_.size()) AddThreads(tid);
+  }
+  void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
   void Access(uint32_t tid, const LoweredOp& op);
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
@@ -103,6 +137,8 @@ class WcpEngine : public Engine {
   RaceCollector collector_;
   EventRef current_;
   bool racy_ = false;
+  uint64_t sections_opened_ = 0;
+  std::vector<std::vector<uint32_t>> spare_;  // emptied R/W lists, reused (no allocation per section)
   uint64_t queue_entries_ = 0;
   uint64_t max_queue_entries_ = 0;
 };
