@@ -4,7 +4,8 @@ namespace seer {
 
 template <bool kSchedulable>
 Status HappensBeforeEngine<kSchedulable>::Begin(const TraceInfo& info) {
-  for (const ThreadInfo& t : info.threads) EnsureThread(t.tid);
+  for (const ThreadInfo& t : info.threads)
+    if (t.tid < kMaxThreads) EnsureThread(t.tid);
   return Status::Ok();
 }
 
@@ -21,6 +22,7 @@ template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Process(const Event* events, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const Event& e = events[i];
+    if (!thread_ids_.Accept(e)) continue;
     current_ = EventRef::Of(e);
     racy_ = false;
     if (IsPlainAccessEvent(e)) {
@@ -132,6 +134,7 @@ void HappensBeforeEngine<kSchedulable>::Access(uint32_t tid, const LoweredOp& op
 
 template <bool kSchedulable>
 Status HappensBeforeEngine<kSchedulable>::Finish(Findings* findings) {
+  if (!thread_ids_.status().ok()) return thread_ids_.status();
   RaceResult result;
   if constexpr (kSchedulable) {
     collector_.Fill("shb", Guarantee::kAllReal, &result);

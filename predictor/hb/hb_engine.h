@@ -14,6 +14,7 @@
 #include "predictor/common/race_collector.h"
 #include "predictor/common/shadow_memory.h"
 #include "predictor/common/sync_ops.h"
+#include "predictor/common/thread_ids.h"
 #include "predictor/common/vector_clock.h"
 #include "predictor/engine.h"
 
@@ -60,6 +61,7 @@ class HappensBeforeEngine : public Engine {
   HeldLocks held_;
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;
+  ThreadIdCheck thread_ids_;
   VectorClock pending_;  // SHB: last-write clocks a read joins after its checks
   EventRef current_;
   bool racy_ = false;

@@ -7,6 +7,7 @@
 #include "predictor/common/race_collector.h"
 #include "predictor/common/shadow_memory.h"
 #include "predictor/common/sync_ops.h"
+#include "predictor/common/thread_ids.h"
 
 namespace seer {
 namespace {
@@ -44,6 +45,7 @@ class LocksetEngine : public Engine {
   void Process(const Event* events, size_t n) override {
     for (size_t i = 0; i < n; ++i) {
       const Event& e = events[i];
+      if (!thread_ids_.Accept(e)) continue;
       current_ = EventRef::Of(e);
       racy_ = false;
       LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
@@ -52,6 +54,7 @@ class LocksetEngine : public Engine {
   }
 
   Status Finish(Findings* findings) override {
+    if (!thread_ids_.status().ok()) return thread_ids_.status();
     RaceResult result;
     collector_.Fill("lockset", Guarantee::kHeuristic, &result);
     findings->races.push_back(std::move(result));
@@ -176,6 +179,7 @@ class LocksetEngine : public Engine {
   }
 
   const bool rapid_;
+  ThreadIdCheck thread_ids_;
   HeldLocks held_;
   std::vector<Holds> holds_;
   ShadowMemory<Cell> shadow_;

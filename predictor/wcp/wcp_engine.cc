@@ -9,7 +9,8 @@ WcpEngine::WcpEngine(const AnalysisOptions& options) : rapid_compatible_(options
 Status WcpEngine::Begin(const TraceInfo& info) {
   // Knowing every thread up front keeps each lock's queue for threads that have
   // not run yet (the paper's Acq_l(t) exists for every t from the start).
-  for (const ThreadInfo& t : info.threads) EnsureThread(t.tid);
+  for (const ThreadInfo& t : info.threads)
+    if (t.tid < kMaxThreads) EnsureThread(t.tid);
   return Status::Ok();
 }
 
@@ -30,6 +31,7 @@ WcpEngine::LockState& WcpEngine::Lock(uint64_t lock) {
 void WcpEngine::Process(const Event* events, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const Event& e = events[i];
+    if (!thread_ids_.Accept(e)) continue;
     current_ = EventRef::Of(e);
     racy_ = false;
     EnsureThread(e.tid);
@@ -273,6 +275,7 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
 }
 
 Status WcpEngine::Finish(Findings* findings) {
+  if (!thread_ids_.status().ok()) return thread_ids_.status();
   RaceResult result;
   collector_.Fill("wcp", Guarantee::kFirstIsReal, &result);
   findings->races.push_back(std::move(result));

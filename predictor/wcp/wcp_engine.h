@@ -15,6 +15,7 @@
 #include "predictor/common/race_collector.h"
 #include "predictor/common/shadow_memory.h"
 #include "predictor/common/sync_ops.h"
+#include "predictor/common/thread_ids.h"
 #include "predictor/common/vector_clock.h"
 #include "predictor/engine.h"
 
@@ -135,6 +136,7 @@ class WcpEngine : public Engine {
   HeldLocks held_;
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;
+  ThreadIdCheck thread_ids_;
   EventRef current_;
   bool racy_ = false;
   uint64_t sections_opened_ = 0;

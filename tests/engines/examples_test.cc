@@ -237,3 +237,30 @@ TEST(Lockset, EraserStateMachineWhenNotRapidCompatible) {
 
 }  // namespace
 }  // namespace seer::test
+
+namespace seer::test {
+namespace {
+
+// A trace that breaks the dense-thread-id contract gets a clear error, not a
+// multi-gigabyte allocation.
+TEST(BadInput, HugeThreadIdsAreReportedNotAllocated) {
+  for (const char* name : {"hb", "shb", "wcp", "lockset"}) {
+    std::vector<Event> events(2);
+    events[0].kind = EventKind::kWrite;
+    events[0].tid = 0xfffffff0u;
+    events[0].aux = 1;
+    events[1].index = 1;
+    events[1].kind = EventKind::kFork;
+    events[1].object = 1ull << 40;
+    std::unique_ptr<Engine> engine = FindEngine(name)->create(AnalysisOptions());
+    ASSERT_TRUE(engine->Begin(TraceInfo()).ok());
+    engine->Process(events.data(), events.size());
+    Findings findings;
+    const Status s = engine->Finish(&findings);
+    EXPECT_EQ(s.code(), Status::Code::kCorruption) << name;
+    EXPECT_NE(s.message().find("event 0"), std::string::npos) << name << ": " << s.message();
+  }
+}
+
+}  // namespace
+}  // namespace seer::test
