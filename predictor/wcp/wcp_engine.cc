@@ -77,7 +77,13 @@ void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
       return;
     case SyncOp::kRelease: {
       bool shared = false;
-      if (held_.Release(tid, op.object, &shared)) Release(tid, op.object, shared);
+      if (held_.Release(tid, op.object, &shared)) {
+        Release(tid, op.object, shared);
+      } else if (rapid_compatible_ && IsHeld(tid, op.object)) {
+        // RAPID treats the inner release of a recursive lock as a release for
+        // rule (b): the thread receives the queued sections' times already here.
+        ApplyRuleB(tid, &Lock(op.object));
+      }
       return;
     }
     case SyncOp::kFork: {
@@ -145,13 +151,25 @@ void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
     Tick(tid);
     return;
   }
-  // Lines 4-6: rule (b). Sections of other threads whose acquire is WCP-before
-  // this release are WCP-before it too. RAPID also walks the thread's own earlier
-  // sections (its one list per lock); the paper's queues hold only other threads'.
-  uint64_t& next = l.cursor[tid];
-  next = std::max(next, l.queue_base);
-  while (next < l.open) {
-    const Section& s = l.queue[next - l.queue_base];
+  ApplyRuleB(tid, &l);
+  Publish(tid, &l, lock, false);  // lines 7-8
+  l.h.CopyFrom(t.h);  // line 9
+  l.p.CopyFrom(t.p);
+  if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size())
+    l.queue[l.open - l.queue_base].release.CopyFrom(t.h);  // line 10
+  Tick(tid);
+  Trim(&l);
+}
+
+// Lines 4-6: rule (b). Sections of other threads whose acquire is WCP-before
+// this release are WCP-before it too. RAPID also walks the thread's own earlier
+// sections (its one list per lock); the paper's queues hold only other threads'.
+void WcpEngine::ApplyRuleB(uint32_t tid, LockState* l) {
+  ThreadState& t = threads_[tid];
+  uint64_t& next = l->cursor[tid];
+  next = std::max(next, l->queue_base);
+  while (next < l->open) {
+    const Section& s = l->queue[next - l->queue_base];
     if (s.tid == tid && !rapid_compatible_) {
       ++next;
       continue;
@@ -160,13 +178,12 @@ void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
     t.p.Join(s.release);
     ++next;
   }
-  Publish(tid, &l, lock, false);  // lines 7-8
-  l.h.CopyFrom(t.h);  // line 9
-  l.p.CopyFrom(t.p);
-  if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size())
-    l.queue[l.open - l.queue_base].release.CopyFrom(t.h);  // line 10
-  Tick(tid);
-  Trim(&l);
+}
+
+bool WcpEngine::IsHeld(uint32_t tid, uint64_t lock) {
+  for (const HeldLock& h : held_.Of(tid))
+    if (h.lock == lock) return !h.shared;
+  return false;
 }
 
 // Lines 7-8: this release's HB time, for later conflicting accesses under `lock`.

@@ -122,6 +122,8 @@ class WcpEngine : public Engine {
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
   void Tick(uint32_t tid);
+  void ApplyRuleB(uint32_t tid, LockState* l);
+  bool IsHeld(uint32_t tid, uint64_t lock);  // in write mode
   void Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared);
   // C_t = P_t[t := N_t] as a value.
   void CurrentClock(uint32_t tid, VectorClock* out) const;

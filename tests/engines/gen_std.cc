@@ -1,16 +1,18 @@
 // Writes a random well-formed STD trace (tests/support/workload_trace.h) for
 // comparing engines with RAPID:
-//   seer_gen_std SEED EVENTS THREADS LOCKS VARIABLES > trace.std
+//   seer_gen_std SEED EVENTS THREADS LOCKS VARIABLES [reentrant] > trace.std
 // Same arguments, same trace. Exit code 2 on bad arguments.
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "tests/engines/engine_support.h"
 #include "tests/support/workload_trace.h"
 
 int main(int argc, char** argv) {
-  if (argc != 6) {
-    std::fprintf(stderr, "usage: %s SEED EVENTS THREADS LOCKS VARIABLES\n", argv[0]);
+  const bool reentrant = argc == 7 && std::string(argv[6]) == "reentrant";
+  if (argc != 6 && !reentrant) {
+    std::fprintf(stderr, "usage: %s SEED EVENTS THREADS LOCKS VARIABLES [reentrant]\n", argv[0]);
     return 2;
   }
   seer::test::WorkloadOptions o;
@@ -25,6 +27,7 @@ int main(int argc, char** argv) {
   o.threads = static_cast<uint32_t>(threads);
   o.locks = static_cast<uint32_t>(locks);
   o.variables = static_cast<uint32_t>(variables);
+  o.reentrant = reentrant;
   const std::string text = seer::test::ToStd(seer::test::WorkloadTrace(o, seed));
   std::fwrite(text.data(), 1, text.size(), stdout);
   return 0;

@@ -35,7 +35,7 @@ TEST(Rapid, SameCountsOnStoredTraces) {
       ++checked;
     }
   }
-  EXPECT_GE(checked, 16) << "expected 4 engines x at least 4 traces in " << dir;
+  EXPECT_GE(checked, 24) << "expected 4 engines x at least 6 traces in " << dir;
 }
 
 }  // namespace

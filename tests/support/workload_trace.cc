@@ -1,5 +1,6 @@
 #include "tests/support/workload_trace.h"
 
+#include <algorithm>
 #include <random>
 
 namespace seer::test {
@@ -28,14 +29,15 @@ std::vector<Event> WorkloadTrace(const WorkloadOptions& o, uint64_t seed) {
     const unsigned r = static_cast<unsigned>(rng() % 100);
     if (r < 12 && held[t].size() < 2) {
       const uint32_t l = static_cast<uint32_t>(rng() % o.locks);
-      if (holder[l] != -1) continue;
+      const bool again = o.reentrant && holder[l] == static_cast<int>(t);
+      if (holder[l] != -1 && !again) continue;
       holder[l] = static_cast<int>(t);
       held[t].push_back(l);
       emit(t, EventKind::kAcquire, l, location(t));
     } else if (r < 24 && !held[t].empty()) {
       const uint32_t l = held[t].back();
       held[t].pop_back();
-      holder[l] = -1;
+      if (std::find(held[t].begin(), held[t].end(), l) == held[t].end()) holder[l] = -1;
       emit(t, EventKind::kRelease, l, location(t));
     } else {
       const uint64_t v = rng() % o.variables;

@@ -19,6 +19,7 @@ struct WorkloadOptions {
   bool fork_join = true;     // thread 0 forks the others first and joins them last
   uint64_t address_base = 0;  // variable v lives at address_base + v * size
   uint32_t size = 1;          // bytes per access
+  bool reentrant = false;     // a thread may acquire a lock it holds (recursive locks)
 };
 
 // Same options and seed, same trace. Every lock is released at the end.
