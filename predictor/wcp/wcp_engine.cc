@@ -122,7 +122,7 @@ void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
   ThreadState& t = threads_[tid];
   t.h.Join(l.h);  // line 1
   t.p.Join(l.p);  // line 2
-  OpenSection section{lock, shared, ++sections_opened_, {}, {}};
+  OpenSection section{lock, locks_.IndexOf(lock), shared, ++sections_opened_, {}, {}};
   if (spare_.size() >= 2) {
     section.reads.swap(spare_.back());
     spare_.pop_back();
@@ -250,7 +250,7 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
   // A read-mode section excludes only write-mode ones, so it is ordered only
   // after their releases.
   for (OpenSection& s : t.sections) {
-    LockState& l = locks_[s.lock];
+    LockState& l = locks_.At(s.lock_index);
     const uint32_t x = l.vars.IndexOf(op.object);
     ReleaseTimes& r = l.vars.At(x);
     auto join_others = [&](const std::vector<PerThreadClock>& clocks) {

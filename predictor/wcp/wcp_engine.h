@@ -99,6 +99,7 @@ class WcpEngine : public Engine {
   // A critical section the thread is inside: what it read and wrote (R, W).
   struct OpenSection {
     uint64_t lock;
+    uint32_t lock_index;  // of the lock's state in locks_ (stable), saving a probe per access
     bool shared;  // read-mode: excludes only write-mode sections
     uint64_t id;  // unique over the run
     std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
