@@ -204,7 +204,14 @@ void WcpEngine::Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared) 
   }
   // Releases of one thread are HB-ordered, so the join of its release times for x
   // is the time of the latest one: H_t now.
-  Snapshot* snapshot = new Snapshot;
+  Snapshot* snapshot;
+  if (snapshot_pool_.empty()) {
+    snapshot = new Snapshot;
+    snapshot->pool = &snapshot_pool_;
+  } else {
+    snapshot = snapshot_pool_.back().release();
+    snapshot_pool_.pop_back();
+  }
   snapshot->clock.CopyFrom(t.h);
   const SnapshotRef released(snapshot);
   auto publish = [&](const std::vector<uint32_t>& vars, bool writes) {

@@ -49,9 +49,12 @@ class WcpEngine : public Engine {
   // A release's H_t, shared by every location that release publishes (one copy
   // per release, not per location). Single-threaded reference count:
   // std::shared_ptr's atomic one costs more than the rest of a publication.
+  // Unused snapshots go back to their pool (which outlives every reference) and
+  // are reused, clock storage included: no allocation per release.
   struct Snapshot {
     uint32_t refs = 0;
     VectorClock clock;
+    std::vector<std::unique_ptr<Snapshot>>* pool = nullptr;
   };
   class SnapshotRef {
    public:
@@ -71,7 +74,7 @@ class WcpEngine : public Engine {
 
    private:
     void Drop() {
-      if (s_ && --s_->refs == 0) delete s_;
+      if (s_ && --s_->refs == 0) s_->pool->emplace_back(s_);
     }
     Snapshot* s_ = nullptr;
   };
@@ -134,6 +137,7 @@ class WcpEngine : public Engine {
 
   const bool rapid_compatible_;
   std::vector<ThreadState> threads_;
+  std::vector<std::unique_ptr<Snapshot>> snapshot_pool_;  // declared before locks_: outlives their references
   FlatMap64<LockState> locks_;
   FlatMap64<VectorClock> signals_;
   HeldLocks held_;
