@@ -103,4 +103,24 @@ class AccessHistory {
   std::vector<AccessRecord> more_;
 };
 
+// Checks one access against a cell's read and write histories and records it:
+// the whole per-access step of the clock engines (HB, SHB, WCP). `known` says
+// whether the current event is ordered after an epoch; `on_race` gets each kept
+// access the current one races with. Returns whether it races with any.
+template <typename Known, typename OnRace>
+[[gnu::always_inline]] inline bool CheckAndRecord(AccessHistory* reads, AccessHistory* writes, const AccessRecord& record, bool write,
+                    const Known& known, OnRace&& on_race) {
+  if (write ? reads->AllKnownFast(known) && writes->ReplaceIfAllKnownFast(known, record)
+            : writes->AllKnownFast(known) && reads->ReplaceIfAllKnownFast(known, record))
+    return false;  // the common race-free case
+  const AccessHistory::CheckResult w = writes->Check(known, record.atomic, on_race);
+  if (write) {
+    const AccessHistory::CheckResult r = reads->Check(known, record.atomic, on_race);
+    writes->Add(record, w.all_known);
+    return w.race || r.race;
+  }
+  reads->Add(record, reads->Check(known, record.atomic, [](const AccessRecord&) {}).all_known);
+  return w.race;
+}
+
 }  // namespace seer

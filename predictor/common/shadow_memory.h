@@ -17,19 +17,32 @@ namespace seer {
 template <typename Cell>
 class ShadowMemory {
  public:
+  // The cell of an access that lies within one word whose bytes it covers
+  // already share one cell (or are untouched): the common case, reached without
+  // a callback. nullptr otherwise: use Access.
+  Cell* Exact(uint64_t address, uint64_t size) {
+    if (size == 0) size = 1;
+    const uint64_t offset = address & 7;
+    if (offset + size > 8) return nullptr;
+    return ExactInWord(&words_[address >> 3], static_cast<uint8_t>(((1u << size) - 1) << offset));
+  }
+
   // Calls fn(Cell&) once for each cell holding bytes of [address, address+size),
   // creating and splitting cells as needed. A size of 0 counts as 1 byte.
   // `fn` must not keep the reference: cells move when a word is split.
   template <typename Fn>
   void Access(uint64_t address, uint64_t size, Fn&& fn) {
     if (size == 0) size = 1;
-    const uint64_t offset = address & 7;
-    if (offset + size <= 8) {  // within one word: the common case
-      AccessWord(address >> 3, static_cast<uint8_t>(((1u << size) - 1) << offset), fn);
-      return;
-    }
     const uint64_t last = address + size - 1;
-    for (uint64_t w = address >> 3; w <= last >> 3; ++w) AccessWord(w, ByteMask(w, address, last), fn);
+    for (uint64_t w = address >> 3; w <= last >> 3; ++w) {
+      const uint8_t m = ByteMask(w, address, last);
+      Word* word = &words_[w];
+      if (Cell* cell = ExactInWord(word, m)) {
+        fn(*cell);
+      } else {
+        Split(word, m, fn);
+      }
+    }
   }
 
   // The bytes of [address, address+size) start a fresh identity (alloc/free):
@@ -66,25 +79,16 @@ class ShadowMemory {
     return static_cast<uint8_t>(((1u << (hi - lo)) - 1) << lo);
   }
 
-  template <typename Fn>
-  void AccessWord(uint64_t w, uint8_t m, Fn& fn) {
-    Word& word = words_[w];
-    if (word.first.mask == m) {
-      fn(word.first.cell);
-      return;
+  static Cell* ExactInWord(Word* word, uint8_t m) {
+    if (word->first.mask == m) return &word->first.cell;
+    if (word->first.mask == 0 && word->rest.empty()) {
+      word->first.mask = m;
+      word->first.cell = Cell();
+      return &word->first.cell;
     }
-    if (word.first.mask == 0 && word.rest.empty()) {
-      word.first.mask = m;
-      word.first.cell = Cell();
-      fn(word.first.cell);
-      return;
-    }
-    for (Slot& s : word.rest)
-      if (s.mask == m) {  // slots are disjoint: no other slot overlaps m
-        fn(s.cell);
-        return;
-      }
-    Split(&word, m, fn);
+    for (Slot& s : word->rest)
+      if (s.mask == m) return &s.cell;  // slots are disjoint: no other slot overlaps m
+    return nullptr;
   }
 
   // The slow path: regroup the word's bytes so that m is a union of slots.

@@ -84,51 +84,39 @@ void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op)
 
 template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Access(uint32_t tid, const LoweredOp& op) {
-  VectorClock& c = clocks_[tid];
-  const AccessRecord record = AccessRecord::Of(current_, c.Get(tid), op.atomic);
   const bool write = op.op == SyncOp::kWrite;
-  auto known = [&c](const Epoch& ep) { return ep.clock <= c.Get(ep.tid); };
-  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
-  auto ignore = [](const AccessRecord&) {};
   bool join_pending = false;
-  shadow_.Access(op.object, op.size, [&](Cell& cell) {
-    if (write ? cell.reads.AllKnownFast(known) && cell.writes.ReplaceIfAllKnownFast(known, record)
-              : cell.writes.AllKnownFast(known) && cell.reads.ReplaceIfAllKnownFast(known, record)) {
-      if constexpr (kSchedulable) {
-        if (write) {
-          cell.last_write_epoch = record.epoch();
-          cell.last_write.CopyFrom(c);
-        }
-      }
-      return;  // race-free, and a read's last write is already known
-    }
-    const AccessHistory::CheckResult w = cell.writes.Check(known, op.atomic, on_race);
-    if (write) {
-      const AccessHistory::CheckResult r = cell.reads.Check(known, op.atomic, on_race);
-      racy_ |= w.race || r.race;
-      cell.writes.Add(record, w.all_known);
-      if constexpr (kSchedulable) {
-        cell.last_write_epoch = record.epoch();
-        cell.last_write.CopyFrom(c);
-      }
-    } else {
-      racy_ |= w.race;
-      cell.reads.Add(record, cell.reads.Check(known, op.atomic, ignore).all_known);
-      if constexpr (kSchedulable) {
-        // The read is ordered after the write it saw; a known write adds nothing.
-        if (!cell.last_write_epoch.IsNone() && !known(cell.last_write_epoch)) {
-          if (!join_pending) pending_.Clear();
-          pending_.Join(cell.last_write);
-          join_pending = true;
-        }
-      }
-    }
-  });
+  if (Cell* cell = shadow_.Exact(op.object, op.size)) {
+    Visit(*cell, tid, write, op.atomic, &join_pending);
+  } else {
+    shadow_.Access(op.object, op.size, [&](Cell& c) { Visit(c, tid, write, op.atomic, &join_pending); });
+  }
   if constexpr (kSchedulable) {
     // Checks first, then the edges (RAPID's order); a new local time after each
     // write, so that a reader learning this write learns nothing after it.
-    if (join_pending) c.Join(pending_);
-    if (write) c.Increment(tid);
+    if (join_pending) clocks_[tid].Join(pending_);
+    if (write) clocks_[tid].Increment(tid);
+  }
+}
+
+template <bool kSchedulable>
+void HappensBeforeEngine<kSchedulable>::Visit(Cell& cell, uint32_t tid, bool write, bool atomic,
+                                                bool* join_pending) {
+  const VectorClock& c = clocks_[tid];
+  const AccessRecord record = AccessRecord::Of(current_, c.Get(tid), atomic);
+  auto known = [&c](const Epoch& ep) { return ep.clock <= c.Get(ep.tid); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
+  racy_ |= CheckAndRecord(&cell.reads, &cell.writes, record, write, known, on_race);
+  if constexpr (kSchedulable) {
+    if (write) {
+      cell.last_write_epoch = record.epoch();
+      cell.last_write.CopyFrom(c);
+    } else if (!cell.last_write_epoch.IsNone() && !known(cell.last_write_epoch)) {
+      // The read is ordered after the write it saw; a known write adds nothing.
+      if (!*join_pending) pending_.Clear();
+      pending_.Join(cell.last_write);
+      *join_pending = true;
+    }
   }
 }
 

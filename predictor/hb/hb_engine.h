@@ -54,6 +54,8 @@ class HappensBeforeEngine : public Engine {
   void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
   void Access(uint32_t tid, const LoweredOp& op);
+  // Checks and records one access against one cell's history.
+  void Visit(Cell& cell, uint32_t tid, bool write, bool atomic, bool* join_pending);
 
   std::vector<VectorClock> clocks_;  // C_t
   FlatMap64<LockClocks> locks_;

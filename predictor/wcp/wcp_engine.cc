@@ -281,21 +281,13 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
   const AccessRecord record = AccessRecord::Of(current_, t.n, op.atomic);
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
   auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
-  auto ignore = [](const AccessRecord&) {};
-  shadow_.Access(op.object, op.size, [&](Cell& cell) {
-    if (write ? cell.reads.AllKnownFast(known) && cell.writes.ReplaceIfAllKnownFast(known, record)
-              : cell.writes.AllKnownFast(known) && cell.reads.ReplaceIfAllKnownFast(known, record))
-      return;  // race-free
-    const AccessHistory::CheckResult w = cell.writes.Check(known, op.atomic, on_race);
-    if (write) {
-      const AccessHistory::CheckResult r = cell.reads.Check(known, op.atomic, on_race);
-      racy_ |= w.race || r.race;
-      cell.writes.Add(record, w.all_known);
-    } else {
-      racy_ |= w.race;
-      cell.reads.Add(record, cell.reads.Check(known, op.atomic, ignore).all_known);
-    }
-  });
+  if (Cell* cell = shadow_.Exact(op.object, op.size)) {
+    racy_ |= CheckAndRecord(&cell->reads, &cell->writes, record, write, known, on_race);
+  } else {
+    shadow_.Access(op.object, op.size, [&](Cell& c) {
+      racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
+    });
+  }
 }
 
 Status WcpEngine::Finish(Findings* findings) {
