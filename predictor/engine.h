@@ -22,6 +22,9 @@ struct AnalysisOptions {
   bool confirm_races = false;        // SeqCheck re-checks the race engines' pairs
   uint64_t w3_history = 1000;        // bound of w3-linear's per-lock history
   uint64_t w3_edges = 25;            // w3-linear: accesses per variable whose edges it keeps
+  // Race engines reproduce RAPID's counts where its implementation departs from
+  // the papers (wcp, lockset; docs/analyses.md); false follows the papers.
+  bool rapid_compatible = true;
 };
 
 class Engine {

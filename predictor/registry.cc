@@ -3,11 +3,21 @@
 #include "predictor/engine.h"
 #include "predictor/w3/w3_engine.h"
 #include "predictor/seqcheck/engines.h"
+#include "predictor/hb/hb_engine.h"
+#include "predictor/lockset/lockset_engine.h"
+#include "predictor/shb/shb_engine.h"
+#include "predictor/wcp/wcp_engine.h"
 
 namespace seer {
 
 const std::vector<EngineSpec>& Engines() {
   static const std::vector<EngineSpec> engines = {
+      {"hb", "happens-before races (vector clocks, FastTrack epochs); the first race is real", true, NewHbEngine},
+      {"shb", "schedulable happens-before: HB plus last-write-to-read edges; every race is real", true, NewShbEngine},
+      {"wcp", "weak causally-precedes (Kini et al. PLDI'17): more races than HB; the first is real or a deadlock", true,
+       NewWcpEngine},
+      {"lockset", "Eraser-style lockset discipline (as RAPID's LockSet): fast, neither sound nor complete", true,
+       NewLocksetEngine},
       // The exact w3 keeps every access and critical section until the end (quadratic
       // worst case), so the default set runs the linear variant only.
       {"w3", "Lockset-W3 (PWR), exact two-pass: complete; sound for two threads", false, CreateW3Engine},

@@ -40,12 +40,19 @@ struct LoweredOp {
 // sync(x) event. User-space addresses and imported lock ids never set bit 63.
 inline uint64_t SyncLockOf(uint64_t address) { return address | (1ull << 63); }
 
+// Plain reads and writes are most of a trace and lower to themselves: engines
+// may handle them before calling LowerEvent, skipping the dispatch.
+inline bool IsPlainAccessEvent(const Event& e) { return e.kind == EventKind::kRead || e.kind == EventKind::kWrite; }
+inline LoweredOp PlainAccessOp(const Event& e) {
+  return LoweredOp{e.kind == EventKind::kRead ? SyncOp::kRead : SyncOp::kWrite, e.object, e.aux, false, false};
+}
+
 // Calls `fn(const LoweredOp&)` for each operation `e` lowers to, in order.
 template <typename Fn>
 inline void LowerEvent(const Event& e, Fn&& fn) {
   switch (e.kind) {
-    case EventKind::kRead: fn(LoweredOp{SyncOp::kRead, e.object, e.aux, false, false}); return;
-    case EventKind::kWrite: fn(LoweredOp{SyncOp::kWrite, e.object, e.aux, false, false}); return;
+    case EventKind::kRead:
+    case EventKind::kWrite: fn(PlainAccessOp(e)); return;
     case EventKind::kAtomicLoad:
     case EventKind::kAtomicStore:
     case EventKind::kAtomicRmw: {

@@ -1,0 +1,138 @@
+// Per-byte access state for the race engines, stored per 8-byte-aligned word.
+// Bytes of a word that have always been accessed together share one cell (the
+// common case: one cell per word, reached by one hash probe); an access that
+// covers part of a cell splits it, so every byte keeps exactly its own history
+// and conflicts are decided on overlapping bytes (DESIGN.md). Accesses crossing
+// a word boundary visit one cell group per word.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "predictor/common/flat_map.h"
+
+namespace seer {
+
+template <typename Cell>
+class ShadowMemory {
+ public:
+  // The cell of an access that lies within one word whose bytes it covers
+  // already share one cell (or are untouched): the common case, reached without
+  // a callback. nullptr otherwise: use Access.
+  Cell* Exact(uint64_t address, uint64_t size) {
+    if (size == 0) size = 1;
+    const uint64_t offset = address & 7;
+    if (offset + size > 8) return nullptr;
+    return ExactInWord(&words_[address >> 3], static_cast<uint8_t>(((1u << size) - 1) << offset));
+  }
+
+  // Calls fn(Cell&) once for each cell holding bytes of [address, address+size),
+  // creating and splitting cells as needed. A size of 0 counts as 1 byte.
+  // `fn` must not keep the reference: cells move when a word is split.
+  template <typename Fn>
+  void Access(uint64_t address, uint64_t size, Fn&& fn) {
+    if (size == 0) size = 1;
+    const uint64_t last = address + size - 1;
+    for (uint64_t w = address >> 3; w <= last >> 3; ++w) {
+      const uint8_t m = ByteMask(w, address, last);
+      Word* word = &words_[w];
+      if (Cell* cell = ExactInWord(word, m)) {
+        fn(*cell);
+      } else {
+        Split(word, m, fn);
+      }
+    }
+  }
+
+  // The bytes of [address, address+size) start a fresh identity (alloc/free):
+  // their history is forgotten. A size of 0 (unknown) forgets nothing.
+  void Fresh(uint64_t address, uint64_t size) {
+    if (size == 0) return;
+    const uint64_t last = address + size - 1;
+    const uint64_t words = (last >> 3) - (address >> 3) + 1;
+    if (words > 2 * words_.size()) {  // a huge range: visit the words we know instead
+      words_.ForEach([&](uint64_t w, Word& word) {
+        if (w >= address >> 3 && w <= last >> 3) Forget(&word, ByteMask(w, address, last));
+      });
+      return;
+    }
+    for (uint64_t w = address >> 3; w <= last >> 3; ++w)
+      if (Word* word = words_.Find(w)) Forget(word, ByteMask(w, address, last));
+  }
+
+  size_t words() const { return words_.size(); }
+
+ private:
+  struct Slot {
+    uint8_t mask = 0;  // bytes of the word sharing `cell`; 0 = unused
+    Cell cell;
+  };
+  struct Word {
+    Slot first;
+    std::vector<Slot> rest;  // further disjoint byte groups (mixed sizes only)
+  };
+
+  static uint8_t ByteMask(uint64_t w, uint64_t address, uint64_t last) {
+    const unsigned lo = (w == address >> 3) ? static_cast<unsigned>(address & 7) : 0;
+    const unsigned hi = (w == last >> 3) ? static_cast<unsigned>(last & 7) + 1 : 8;
+    return static_cast<uint8_t>(((1u << (hi - lo)) - 1) << lo);
+  }
+
+  static Cell* ExactInWord(Word* word, uint8_t m) {
+    if (word->first.mask == m) return &word->first.cell;
+    if (word->first.mask == 0 && word->rest.empty()) {
+      word->first.mask = m;
+      word->first.cell = Cell();
+      return &word->first.cell;
+    }
+    for (Slot& s : word->rest)
+      if (s.mask == m) return &s.cell;  // slots are disjoint: no other slot overlaps m
+    return nullptr;
+  }
+
+  // The slow path: regroup the word's bytes so that m is a union of slots.
+  template <typename Fn>
+  void Split(Word* word, uint8_t m, Fn& fn) {
+    std::vector<Slot> in, out;
+    if (word->first.mask != 0) in.push_back(std::move(word->first));
+    for (Slot& s : word->rest) in.push_back(std::move(s));
+    uint8_t covered = 0;
+    for (Slot& s : in) {
+      const uint8_t inter = s.mask & m;
+      if (inter == 0) {
+        out.push_back(std::move(s));
+        continue;
+      }
+      if (inter != s.mask) out.push_back(Slot{static_cast<uint8_t>(s.mask & ~m), s.cell});
+      Slot part{inter, std::move(s.cell)};
+      fn(part.cell);
+      out.push_back(std::move(part));
+      covered |= inter;
+    }
+    if (const uint8_t fresh = m & ~covered) {
+      Slot part{fresh, Cell()};
+      fn(part.cell);
+      out.push_back(std::move(part));
+    }
+    word->first = std::move(out[0]);
+    word->rest.assign(std::make_move_iterator(out.begin() + 1), std::make_move_iterator(out.end()));
+  }
+
+  static void Forget(Word* word, uint8_t m) {
+    std::vector<Slot> keep;
+    if (word->first.mask & ~m) keep.push_back(std::move(word->first));
+    for (Slot& s : word->rest)
+      if (s.mask & ~m) keep.push_back(std::move(s));
+    for (Slot& s : keep) s.mask &= ~m;
+    word->rest.clear();
+    word->first = Slot();
+    if (keep.empty()) return;
+    word->first = std::move(keep[0]);
+    for (size_t i = 1; i < keep.size(); ++i) word->rest.push_back(std::move(keep[i]));
+  }
+
+  FlatMap64<Word> words_;
+};
+
+}  // namespace seer

@@ -1,0 +1,303 @@
+#include "predictor/wcp/wcp_engine.h"
+
+#include <algorithm>
+
+namespace seer {
+
+WcpEngine::WcpEngine(const AnalysisOptions& options) : rapid_compatible_(options.rapid_compatible) {}
+
+Status WcpEngine::Begin(const TraceInfo& info) {
+  // Knowing every thread up front keeps each lock's queue for threads that have
+  // not run yet (the paper's Acq_l(t) exists for every t from the start).
+  for (const ThreadInfo& t : info.threads)
+    if (t.tid < kMaxThreads) EnsureThread(t.tid);
+  return Status::Ok();
+}
+
+void WcpEngine::AddThreads(uint32_t tid) {
+  while (threads_.size() <= tid) {
+    const uint32_t t = static_cast<uint32_t>(threads_.size());
+    threads_.emplace_back();
+    threads_.back().h.Set(t, 1);
+  }
+}
+
+WcpEngine::LockState& WcpEngine::Lock(uint64_t lock) {
+  LockState& l = locks_[lock];
+  if (l.cursor.size() < threads_.size()) l.cursor.resize(threads_.size(), l.queue_base);
+  return l;
+}
+
+void WcpEngine::Process(const Event* events, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    const Event& e = events[i];
+    if (!thread_ids_.Accept(e)) continue;
+    current_ = EventRef::Of(e);
+    racy_ = false;
+    EnsureThread(e.tid);
+    if (e.kind == EventKind::kThreadEnd) threads_[e.tid].finished = true;
+    if (IsPlainAccessEvent(e)) {
+      Access(e.tid, PlainAccessOp(e));
+    } else {
+      LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+    }
+    if (racy_) collector_.AddRacyEvent(current_);
+  }
+}
+
+// The local clock moves on after every event that publishes the thread's time
+// (release, fork, signal): "incremented before an event iff the previous event
+// was a release", done eagerly.
+void WcpEngine::Tick(uint32_t tid) {
+  ThreadState& t = threads_[tid];
+  ++t.n;
+  t.h.Set(tid, t.n);
+}
+
+void WcpEngine::CurrentClock(uint32_t tid, VectorClock* out) const {
+  out->CopyFrom(threads_[tid].p);
+  out->Set(tid, threads_[tid].n);
+}
+
+bool WcpEngine::KnownTo(const VectorClock& v, uint32_t tid) const {
+  const ThreadState& t = threads_[tid];
+  for (uint32_t u = 0; u < v.size(); ++u) {
+    const ClockValue mine = u == tid ? t.n : t.p.Get(u);
+    if (v.Get(u) > mine) return false;
+  }
+  return true;
+}
+
+void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
+  switch (op.op) {
+    case SyncOp::kRead:
+    case SyncOp::kWrite: Access(tid, op); return;
+    case SyncOp::kAcquire:
+      if (held_.Acquire(tid, op.object, op.shared)) Acquire(tid, op.object, op.shared);
+      return;
+    case SyncOp::kRelease: {
+      bool shared = false;
+      if (held_.Release(tid, op.object, &shared)) {
+        Release(tid, op.object, shared);
+      } else if (rapid_compatible_ && IsHeld(tid, op.object)) {
+        // RAPID treats the inner release of a recursive lock as a release for
+        // rule (b): the thread receives the queued sections' times already here.
+        ApplyRuleB(tid, &Lock(op.object));
+      }
+      return;
+    }
+    case SyncOp::kFork: {
+      // Hard order: the child knows the parent's HB time in both clocks (RAPID).
+      const uint32_t child = static_cast<uint32_t>(op.object);
+      EnsureThread(child);
+      threads_[child].h.Join(threads_[tid].h);
+      threads_[child].p.Join(threads_[tid].h);
+      Tick(tid);
+      return;
+    }
+    case SyncOp::kJoin: {
+      const uint32_t child = static_cast<uint32_t>(op.object);
+      EnsureThread(child);
+      threads_[tid].h.Join(threads_[child].h);
+      threads_[tid].p.Join(threads_[child].h);
+      threads_[child].finished = true;
+      return;
+    }
+    case SyncOp::kSignal:
+      signals_[op.object].Join(threads_[tid].h);
+      Tick(tid);
+      return;
+    case SyncOp::kWait: {
+      const VectorClock& s = signals_[op.object];
+      threads_[tid].h.Join(s);
+      threads_[tid].p.Join(s);
+      return;
+    }
+    case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
+  }
+}
+
+void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
+  LockState& l = Lock(lock);
+  ThreadState& t = threads_[tid];
+  t.h.Join(l.h);  // line 1
+  t.p.Join(l.p);  // line 2
+  OpenSection section{lock, locks_.IndexOf(lock), shared, ++sections_opened_, {}, {}};
+  if (spare_.size() >= 2) {
+    section.reads.swap(spare_.back());
+    spare_.pop_back();
+    section.writes.swap(spare_.back());
+    spare_.pop_back();
+  }
+  t.sections.push_back(std::move(section));
+  if (shared) return;  // read-mode sections have no queue entry (docs/analyses.md)
+  t.h.Join(l.h_read);
+  t.p.Join(l.p_read);
+  Section s;  // line 3
+  s.tid = tid;
+  CurrentClock(tid, &s.acquire);
+  l.open = l.queue_base + l.queue.size();
+  l.queue.push_back(std::move(s));
+  max_queue_entries_ = std::max(max_queue_entries_, ++queue_entries_);
+}
+
+void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
+  LockState& l = Lock(lock);
+  ThreadState& t = threads_[tid];
+  if (shared) {
+    Publish(tid, &l, lock, true);
+    l.h_read.Join(t.h);
+    l.p_read.Join(t.p);
+    Tick(tid);
+    return;
+  }
+  ApplyRuleB(tid, &l);
+  Publish(tid, &l, lock, false);  // lines 7-8
+  l.h.CopyFrom(t.h);  // line 9
+  l.p.CopyFrom(t.p);
+  if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size())
+    l.queue[l.open - l.queue_base].release.CopyFrom(t.h);  // line 10
+  Tick(tid);
+  Trim(&l);
+}
+
+// Lines 4-6: rule (b). Sections of other threads whose acquire is WCP-before
+// this release are WCP-before it too. RAPID also walks the thread's own earlier
+// sections (its one list per lock); the paper's queues hold only other threads'.
+void WcpEngine::ApplyRuleB(uint32_t tid, LockState* l) {
+  ThreadState& t = threads_[tid];
+  uint64_t& next = l->cursor[tid];
+  next = std::max(next, l->queue_base);
+  while (next < l->open) {
+    const Section& s = l->queue[next - l->queue_base];
+    if (s.tid == tid && !rapid_compatible_) {
+      ++next;
+      continue;
+    }
+    if (!KnownTo(s.acquire, tid)) break;
+    t.p.Join(s.release);
+    ++next;
+  }
+}
+
+bool WcpEngine::IsHeld(uint32_t tid, uint64_t lock) {
+  for (const HeldLock& h : held_.Of(tid))
+    if (h.lock == lock) return !h.shared;
+  return false;
+}
+
+// Lines 7-8: this release's HB time, for later conflicting accesses under `lock`.
+void WcpEngine::Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared) {
+  ThreadState& t = threads_[tid];
+  auto it = std::find_if(t.sections.begin(), t.sections.end(), [&](const OpenSection& o) { return o.lock == lock; });
+  if (it == t.sections.end()) return;
+  auto close = [&] {
+    it->reads.clear();
+    it->writes.clear();
+    spare_.push_back(std::move(it->reads));
+    spare_.push_back(std::move(it->writes));
+    t.sections.erase(it);
+  };
+  if (it->reads.empty() && it->writes.empty()) {
+    close();
+    return;
+  }
+  // Releases of one thread are HB-ordered, so the join of its release times for x
+  // is the time of the latest one: H_t now.
+  Snapshot* snapshot;
+  if (snapshot_pool_.empty()) {
+    snapshot = new Snapshot;
+    snapshot->pool = &snapshot_pool_;
+  } else {
+    snapshot = snapshot_pool_.back().release();
+    snapshot_pool_.pop_back();
+  }
+  snapshot->clock.CopyFrom(t.h);
+  const SnapshotRef released(snapshot);
+  auto publish = [&](const std::vector<uint32_t>& vars, bool writes) {
+    for (uint32_t x : vars) {
+      ReleaseTimes& r = l->vars.At(x);
+      std::vector<PerThreadClock>& by_thread =
+          writes ? (shared ? r.shared_writes : r.writes) : (shared ? r.shared_reads : r.reads);
+      auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
+      if (mine == by_thread.end()) {
+        by_thread.push_back(PerThreadClock{tid, t.n, released});
+      } else {
+        mine->clock = released;
+        mine->latest = t.n;
+      }
+    }
+  };
+  publish(it->reads, false);
+  publish(it->writes, true);
+  close();
+}
+
+// Drops the sections every live thread has looked past. The releasing thread's
+// own cursor stops at its own section, so an open section is never dropped.
+void WcpEngine::Trim(LockState* l) {
+  uint64_t lowest = l->queue_base + l->queue.size();
+  for (uint32_t u = 0; u < threads_.size(); ++u) {
+    if (threads_[u].finished) continue;
+    const uint64_t c = u < l->cursor.size() ? l->cursor[u] : l->queue_base;
+    lowest = std::min(lowest, std::max(c, l->queue_base));
+  }
+  while (l->queue_base < lowest && !l->queue.empty()) {
+    l->queue.pop_front();
+    ++l->queue_base;
+    --queue_entries_;
+  }
+}
+
+void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
+  ThreadState& t = threads_[tid];
+  const bool write = op.op == SyncOp::kWrite;
+  // Lines 11-12: rule (a), releases of other threads' sections on a held lock
+  // that touched x in a conflicting way.
+  // A read-mode section excludes only write-mode ones, so it is ordered only
+  // after their releases.
+  for (OpenSection& s : t.sections) {
+    LockState& l = locks_.At(s.lock_index);
+    const uint32_t x = l.vars.IndexOf(op.object);
+    ReleaseTimes& r = l.vars.At(x);
+    auto join_others = [&](const std::vector<PerThreadClock>& clocks) {
+      for (const PerThreadClock& c : clocks)
+        if (c.tid != tid && t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
+    };
+    join_others(r.writes);
+    if (write) join_others(r.reads);
+    if (!s.shared) {
+      join_others(r.shared_writes);
+      if (write) join_others(r.shared_reads);
+    }
+    uint64_t& mark = write ? r.write_mark : r.read_mark;
+    if (mark != s.id) {  // concurrent read-mode sections may list x twice: harmless
+      mark = s.id;
+      (write ? s.writes : s.reads).push_back(x);
+    }
+  }
+  // Section 3.2: the access races with every kept earlier conflicting access
+  // whose WCP time is not below C_t = P_t[t := N_t].
+  const AccessRecord record = AccessRecord::Of(current_, t.n, op.atomic);
+  auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
+  if (Cell* cell = shadow_.Exact(op.object, op.size)) {
+    racy_ |= CheckAndRecord(&cell->reads, &cell->writes, record, write, known, on_race);
+  } else {
+    shadow_.Access(op.object, op.size, [&](Cell& c) {
+      racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
+    });
+  }
+}
+
+Status WcpEngine::Finish(Findings* findings) {
+  if (!thread_ids_.status().ok()) return thread_ids_.status();
+  RaceResult result;
+  collector_.Fill("wcp", Guarantee::kFirstIsReal, &result);
+  findings->races.push_back(std::move(result));
+  return Status::Ok();
+}
+
+std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options) { return std::make_unique<WcpEngine>(options); }
+
+}  // namespace seer

@@ -1,0 +1,157 @@
+// Weak-causally-precedes race detection: Algorithm 1 of Kini, Mathur and
+// Viswanathan, "Dynamic Race Prediction in Linear Time" (PLDI 2017), with the
+// R_x / W_x race check of its section 3.2. WCP orders fewer events than HB, so it
+// reports more races; the first one is a real race or a real deadlock.
+// docs/analyses.md lists where this follows RAPID rather than the paper's text.
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <vector>
+
+#include "predictor/common/access_history.h"
+#include "predictor/common/flat_map.h"
+#include "predictor/common/held_locks.h"
+#include "predictor/common/race_collector.h"
+#include "predictor/common/shadow_memory.h"
+#include "predictor/common/sync_ops.h"
+#include "predictor/common/thread_ids.h"
+#include "predictor/common/vector_clock.h"
+#include "predictor/engine.h"
+
+namespace seer {
+
+class WcpEngine : public Engine {
+ public:
+  explicit WcpEngine(const AnalysisOptions& options);
+
+  Status Begin(const TraceInfo& info) override;
+  void Process(const Event* events, size_t n) override;
+  Status Finish(Findings* findings) override;
+
+  // Largest total number of critical sections held in the queues at once (the
+  // algorithm's only state that can grow with the trace).
+  uint64_t max_queue_entries() const { return max_queue_entries_; }
+  const RaceCollector& collector() const { return collector_; }
+
+ private:
+  // A critical section in a lock's queue: C_t at its acquire, H_t at its release.
+  struct Section {
+    uint32_t tid = 0;
+    VectorClock acquire;
+    VectorClock release;
+  };
+  // L^r_{l,x} and L^w_{l,x}, kept per releasing thread so that a thread joins only
+  // other threads' releases (conflicts are between threads; RAPID does the same).
+  // The join of one thread's releases is the HB time of its latest release, and
+  // every clock P_t receives is closed under HB (knowing an event's local time
+  // means knowing its whole HB time), so P_t(tid) >= latest skips the join.
+  // A release's H_t, shared by every location that release publishes (one copy
+  // per release, not per location). Single-threaded reference count:
+  // std::shared_ptr's atomic one costs more than the rest of a publication.
+  // Unused snapshots go back to their pool (which outlives every reference) and
+  // are reused, clock storage included: no allocation per release.
+  struct Snapshot {
+    uint32_t refs = 0;
+    VectorClock clock;
+    std::vector<std::unique_ptr<Snapshot>>* pool = nullptr;
+  };
+  class SnapshotRef {
+   public:
+    SnapshotRef() = default;
+    explicit SnapshotRef(Snapshot* s) : s_(s) { ++s_->refs; }
+    SnapshotRef(const SnapshotRef& o) : s_(o.s_) {
+      if (s_) ++s_->refs;
+    }
+    SnapshotRef& operator=(const SnapshotRef& o) {
+      if (o.s_) ++o.s_->refs;
+      Drop();
+      s_ = o.s_;
+      return *this;
+    }
+    ~SnapshotRef() { Drop(); }
+    const VectorClock& operator*() const { return s_->clock; }
+
+   private:
+    void Drop() {
+      if (s_ && --s_->refs == 0) s_->pool->emplace_back(s_);
+    }
+    Snapshot* s_ = nullptr;
+  };
+  struct PerThreadClock {
+    uint32_t tid;
+    ClockValue latest;  // clock(tid): local time of the latest release joined
+    SnapshotRef clock;
+  };
+  struct ReleaseTimes {
+    std::vector<PerThreadClock> reads, writes;                 // write-mode sections
+    std::vector<PerThreadClock> shared_reads, shared_writes;   // read-mode sections
+    uint64_t read_mark = 0, write_mark = 0;  // last section that listed x (dedup)
+  };
+  struct LockState {
+    VectorClock h, p;            // H_l, P_l: last write-mode release
+    VectorClock h_read, p_read;  // joins of read-mode releases (rwlocks)
+    // One FIFO of critical sections with a read position per thread stands for
+    // the paper's queues Acq_l(t) / Rel_l(t) for every t.
+    std::deque<Section> queue;
+    uint64_t queue_base = 0;     // sequence number of queue.front()
+    std::vector<uint64_t> cursor;  // per thread: next sequence number to look at
+    uint64_t open = 0;           // sequence number of the holder's section
+    FlatMap64<ReleaseTimes> vars;  // by address
+  };
+  // A critical section the thread is inside: what it read and wrote (R, W).
+  struct OpenSection {
+    uint64_t lock;
+    uint32_t lock_index;  // of the lock's state in locks_ (stable), saving a probe per access
+    bool shared;  // read-mode: excludes only write-mode sections
+    uint64_t id;  // unique over the run
+    std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
+  };
+  struct ThreadState {
+    ClockValue n = 1;   // N_t
+    VectorClock p, h;   // P_t, H_t (h(t) is kept equal to N_t)
+    std::vector<OpenSection> sections;
+    bool finished = false;
+  };
+  struct Cell {
+    AccessHistory reads, writes;
+  };
+
+  void EnsureThread(uint32_t tid) {
+    if (tid >= threads_.size()) AddThreads(tid);
+  }
+  void AddThreads(uint32_t up_to);
+  void Apply(uint32_t tid, const LoweredOp& op);
+  void Access(uint32_t tid, const LoweredOp& op);
+  void Acquire(uint32_t tid, uint64_t lock, bool shared);
+  void Release(uint32_t tid, uint64_t lock, bool shared);
+  void Tick(uint32_t tid);
+  void ApplyRuleB(uint32_t tid, LockState* l);
+  bool IsHeld(uint32_t tid, uint64_t lock);  // in write mode
+  void Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared);
+  // C_t = P_t[t := N_t] as a value.
+  void CurrentClock(uint32_t tid, VectorClock* out) const;
+  bool KnownTo(const VectorClock& v, uint32_t tid) const;  // v <= C_t
+  LockState& Lock(uint64_t lock);
+  void Trim(LockState* l);
+
+  const bool rapid_compatible_;
+  std::vector<ThreadState> threads_;
+  std::vector<std::unique_ptr<Snapshot>> snapshot_pool_;  // declared before locks_: outlives their references
+  FlatMap64<LockState> locks_;
+  FlatMap64<VectorClock> signals_;
+  HeldLocks held_;
+  ShadowMemory<Cell> shadow_;
+  RaceCollector collector_;
+  ThreadIdCheck thread_ids_;
+  EventRef current_;
+  bool racy_ = false;
+  uint64_t sections_opened_ = 0;
+  std::vector<std::vector<uint32_t>> spare_;  // emptied R/W lists, reused (no allocation per section)
+  uint64_t queue_entries_ = 0;
+  uint64_t max_queue_entries_ = 0;
+};
+
+std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options);
+
+}  // namespace seer
