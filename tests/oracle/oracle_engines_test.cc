@@ -31,7 +31,10 @@ TEST(OracleEngines, ShbRacesAreAllPredictable) {
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
     auto trace = RandomTrace(TinyTraceOptions(seed), seed);
     OracleResult oracle = RunOracle(trace);
-    for (const RacePair& p : RunEngine("shb", trace).races.at(0).pairs)
+    // Bind the findings first: a range-for over RunEngine(...).races.at(0) would
+    // read from a destroyed temporary (at() returns a reference into it).
+    const Findings findings = RunEngine("shb", trace);
+    for (const RacePair& p : findings.races.at(0).pairs)
       ASSERT_TRUE(oracle.races.count({p.first.index, p.second.index}))
           << "shb reports (" << p.first.index << ", " << p.second.index << "), not predictable; seed " << seed;
   }
