@@ -3,8 +3,11 @@
 namespace seer::cli {
 
 void RegisterCommands(CLI::App& app, Runner& runner) {
-  (void)app;
-  (void)runner;
+  RegisterImport(app, runner);
+  RegisterExport(app, runner);
+  RegisterInfo(app, runner);
+  RegisterGen(app, runner);
+  RegisterAnalyze(app, runner);
 }
 
 }  // namespace seer::cli
