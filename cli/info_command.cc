@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "predictor/report/json_util.h"
 #include "predictor/report/report.h"
 
 namespace seer::cli {
@@ -130,15 +131,6 @@ std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
 
 std::string Json(const TraceInfo& info, const std::vector<ThreadRow>& threads, uint64_t file_size) {
   const TraceCounters& c = info.counters;
-  json by_kind = json::object();
-  for (int k = 0; k < kNumEventKinds; ++k) by_kind[std::string(EventKindName(static_cast<EventKind>(k)))] = c.by_kind[k];
-  json lost = json::object();
-  for (const auto& [where, counts] : c.lost) {
-    json per_kind = json::object();
-    for (int k = 0; k < kNumEventKinds; ++k)
-      if (counts[k]) per_kind[std::string(EventKindName(static_cast<EventKind>(k)))] = counts[k];
-    lost[where] = per_kind;
-  }
   json thread_list = json::array();
   for (const ThreadRow& t : threads)
     thread_list.push_back(
@@ -151,14 +143,14 @@ std::string Json(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
             {"end_time", info.Meta(meta::kEndTime)},
             {"complete", info.complete},
             {"events", c.events},
-            {"by_kind", by_kind},
+            {"by_kind", KindCountsJson(c.by_kind, true)},
             {"threads", threads.size()},
             {"thread_list", thread_list},
             {"locks", c.distinct_locks},
             {"variables", c.distinct_variables},
             {"locations", c.distinct_locations},
             {"lost_events", c.TotalLost()},
-            {"lost", lost},
+            {"lost", LostJson(c)},
             {"chunks", info.chunks},
             {"file_size", file_size},
             {"bytes_per_event", c.events ? static_cast<double>(file_size) / static_cast<double>(c.events) : 0.0},

@@ -2,6 +2,7 @@
 // never rename or remove them.
 #include <nlohmann/json.hpp>
 
+#include "predictor/report/json_util.h"
 #include "predictor/report/report.h"
 
 namespace seer {
@@ -23,17 +24,6 @@ json EventJson(const ReportNames& names, const EventRef& e) {
 }
 
 json WitnessJson(const Witness& w) { return {{"schedule", w.schedule}, {"validated", w.validated}}; }
-
-json LostJson(const TraceCounters& counters) {
-  json lost = json::object();
-  for (const auto& [where, counts] : counters.lost) {
-    json per_kind = json::object();
-    for (int k = 0; k < kNumEventKinds; ++k)
-      if (counts[k]) per_kind[std::string(EventKindName(static_cast<EventKind>(k)))] = counts[k];
-    lost[where] = per_kind;
-  }
-  return lost;
-}
 
 }  // namespace
 
