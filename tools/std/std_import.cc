@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -66,26 +67,30 @@ class MappedFile {
 };
 
 // Dense ids for names, in order of first appearance. Keys point into the mapped
-// file. Open addressing with the hash kept in the slot: names are short, and
-// std::unordered_map's node chasing was a quarter of the import time.
+// file. Open addressing with the hash and the first eight bytes kept in the slot:
+// most names are that short, and std::unordered_map's node chasing and memcmp
+// calls were most of the import time.
 class IdMap {
  public:
-  IdMap() : slots_(1024) {}
+  // Names lie in [.., limit): loads of eight bytes never pass it.
+  explicit IdMap(const char* limit) : limit_(limit), slots_(1024) {}
 
   // Returns the id of `name`, and sets *fresh when it is new.
   uint32_t Find(std::string_view name, bool* fresh) {
-    const uint64_t h = Hash(name);
+    const uint64_t head = Head(name);
+    const uint64_t h = Hash(name, head);
     const size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       Slot& slot = slots_[i];
       if (slot.id == kEmpty) {
         *fresh = true;
-        slot = {h, name.data(), static_cast<uint32_t>(name.size()), size_};
+        slot = {h, head, name.data(), static_cast<uint32_t>(name.size()), size_};
         const uint32_t id = size_++;
         if (size_ * 2 > slots_.size()) Grow();
         return id;
       }
-      if (slot.hash == h && slot.len == name.size() && std::memcmp(slot.data, name.data(), name.size()) == 0) {
+      if (slot.hash == h && slot.head == head && slot.len == name.size() &&
+          (name.size() <= 8 || std::memcmp(slot.data + 8, name.data() + 8, name.size() - 8) == 0)) {
         *fresh = false;
         return slot.id;
       }
@@ -97,26 +102,34 @@ class IdMap {
   static constexpr uint32_t kEmpty = ~0u;
   struct Slot {
     uint64_t hash = 0;
+    uint64_t head = 0;  // the first eight bytes, zero-padded
     const char* data = nullptr;
     uint32_t len = 0;
     uint32_t id = kEmpty;
   };
 
-  // Eight bytes at a time, each word mixed in with a multiply (names are short).
-  static uint64_t Hash(std::string_view s) {
-    uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
-    size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-      uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
-      h ^= h >> 31;
-    }
+  uint64_t Head(std::string_view s) const {
     uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
-    h ^= w;
-    // A multiply only carries bits upwards; fold the high half down before the
-    // low bits pick the slot.
+    if (s.size() >= 8) {
+      std::memcpy(&w, s.data(), 8);
+    } else if (s.data() + 8 <= limit_) {
+      std::memcpy(&w, s.data(), 8);  // one fixed-size load, then drop the bytes past the name
+      w &= (uint64_t{1} << (8 * s.size())) - 1;
+    } else {
+      std::memcpy(&w, s.data(), s.size());
+    }
+    return w;
+  }
+
+  // Each word mixed in with a multiply; the high half folded down before the low
+  // bits pick the slot (a multiply only carries bits upwards).
+  static uint64_t Hash(std::string_view s, uint64_t head) {
+    uint64_t h = (0x9e3779b97f4a7c15ull ^ s.size() ^ head) * 0xbf58476d1ce4e5b9ull;
+    for (size_t i = 8; i < s.size(); i += 8) {
+      uint64_t w = 0;
+      std::memcpy(&w, s.data() + i, std::min<size_t>(8, s.size() - i));
+      h = (h ^ (h >> 31) ^ w) * 0xbf58476d1ce4e5b9ull;
+    }
     h ^= h >> 32;
     h *= 0x94d049bb133111ebull;
     return h ^ (h >> 29);
@@ -134,6 +147,7 @@ class IdMap {
     }
   }
 
+  const char* limit_;
   std::vector<Slot> slots_;
   uint32_t size_ = 0;
 };
@@ -154,9 +168,11 @@ std::string Shown(std::string_view s) {
 
 class StdImporter {
  public:
-  StdImporter(const std::string& path, TraceWriter* w) : path_(path), w_(w) {}
+  StdImporter(const std::string& path, TraceWriter* w, std::string_view text)
+      : path_(path), w_(w), text_(text), thread_ids_(Limit()), locks_(Limit()), variables_(Limit()) {}
 
-  Status Run(std::string_view text, const std::function<void(uint64_t)>& progress, ImportStats* stats) {
+  Status Run(const std::function<void(uint64_t)>& progress, ImportStats* stats) {
+    const std::string_view text = text_;
     w_->SetMeta(meta::kSource, "std-import");
     w_->SetMeta(meta::kPcKind, "location");
     size_t pos = 0;
@@ -304,8 +320,11 @@ class StdImporter {
     return Status::Ok();
   }
 
+  const char* Limit() const { return text_.data() + text_.size(); }
+
   const std::string& path_;
   TraceWriter* w_;
+  const std::string_view text_;
   IdMap thread_ids_, locks_, variables_;
   std::vector<ThreadInfo> threads_;
   std::vector<LockState> lock_state_;
@@ -322,8 +341,8 @@ Status ImportStd(const std::string& in_path, TraceWriter* w, ImportStats* stats,
   MappedFile file;
   Status s = file.Open(in_path);
   if (!s.ok()) return s;
-  StdImporter importer(in_path, w);
-  return importer.Run(file.view(), progress, stats);
+  StdImporter importer(in_path, w, file.view());
+  return importer.Run(progress, stats);
 }
 
 }  // namespace seer
