@@ -239,8 +239,15 @@ class StdImporter {
     if (loc.empty() || ec != std::errc() || end != loc.data() + loc.size())
       return Status::InvalidArgument("location `" + Shown(loc) + "` is not a non-negative integer");
 
-    Status s = ThreadId(thread, &e.tid);
-    if (!s.ok()) return s;
+    Status s;
+    if (last_tid_ != kNoThread && thread == last_thread_) {
+      e.tid = last_tid_;  // most lines continue the previous line's thread
+    } else {
+      s = ThreadId(thread, &e.tid);
+      if (!s.ok()) return s;
+      last_thread_ = thread;
+      last_tid_ = e.tid;
+    }
 
     const Decor d = std_format::DecorOf(e.kind);
     if (d == Decor::kNone) {
@@ -253,7 +260,7 @@ class StdImporter {
         return Status::InvalidArgument("argument `" + Shown(decor) + "` of `" + Shown(op) + "` is not an integer");
     } else if (d == Decor::kThread) {
       uint32_t child;
-      s = ThreadId(decor, &child, e.tid);
+      s = ThreadId(decor, &child, e.kind == EventKind::kFork ? e.tid : -1);
       if (!s.ok()) return s;
       e.object = child;
     } else {
@@ -269,17 +276,12 @@ class StdImporter {
       s = CheckLock(e, decor);
       if (!s.ok()) return s;
     }
-    s = w_->Append(e);
-    return s;
+    return w_->Append(e);
   }
 
-  // The id of a thread named on this line; `forker` is the thread that names it
-  // in a fork or join, recorded as the parent of a thread first seen there.
+  // The id of a thread named on this line; `forker` is the thread that forks it,
+  // recorded as the parent of a thread first seen there.
   Status ThreadId(std::string_view name, uint32_t* tid, int64_t forker = -1) {
-    if (last_tid_ != kNoThread && name == last_thread_) {
-      *tid = last_tid_;
-      return Status::Ok();
-    }
     bool fresh;
     uint32_t id = thread_ids_.Find(name, &fresh);
     if (fresh) {
@@ -289,10 +291,6 @@ class StdImporter {
       t.parent = forker;
       t.name = std::string(name);
       threads_.push_back(std::move(t));
-    }
-    if (forker < 0) {
-      last_thread_ = name;
-      last_tid_ = id;
     }
     *tid = id;
     return Status::Ok();
@@ -328,7 +326,7 @@ class StdImporter {
   IdMap thread_ids_, locks_, variables_;
   std::vector<ThreadInfo> threads_;
   std::vector<LockState> lock_state_;
-  // The thread of the previous line: most lines continue the same thread.
+  // The thread of the previous line.
   static constexpr uint32_t kNoThread = ~0u;
   std::string_view last_thread_;
   uint32_t last_tid_ = kNoThread;
