@@ -1,5 +1,8 @@
 #include "store/chunk_codec.h"
 
+// ZSTD_c_literalCompressionMode is in zstd's experimental API (stable in the
+// Debian 12 libzstd 1.5.4 the project builds against).
+#define ZSTD_STATIC_LINKING_ONLY
 #include <zstd.h>
 
 #include <array>
@@ -12,15 +15,20 @@ namespace {
 
 // Flags in the event's first byte; bits 0-4 hold the kind.
 constexpr uint8_t kKindMask = 0x1f;
-constexpr uint8_t kFlagTid = 0x20;   // a varint thread id follows: the thread changed
-constexpr uint8_t kFlagMode = 0x40;  // a mode byte follows (absent: mode 0)
-constexpr uint8_t kFlagAux = 0x80;   // a varint aux follows (absent: the class's last aux)
+constexpr uint8_t kFlagTid = 0x20;         // a varint thread id follows: the thread changed
+constexpr uint8_t kFlagExtra = 0x40;       // an extras byte follows (rare fields below)
+constexpr uint8_t kFlagSameObject = 0x80;  // the object is the prediction: no object field
+// Bits of the extras byte.
+constexpr uint8_t kExtraMode = 0x01;  // a mode byte follows (absent: mode 0)
+constexpr uint8_t kExtraAux = 0x02;   // a varint aux follows (absent: the class's last aux)
 
 static_assert(kNumEventKinds <= kKindMask + 1, "kinds must fit in five bits");
+
 
 // Objects of one class are delta-coded against the previous object of the same
 // class in the same thread: addresses against addresses, locks against locks.
 enum ObjectClass : uint8_t { kMemory, kSync, kThreadObj, kCode, kMisc, kNumClasses };
+static_assert(kNumClasses == kObjectClasses);
 
 constexpr std::array<uint8_t, kNumEventKinds> kClassOf = [] {
   std::array<uint8_t, kNumEventKinds> c{};
@@ -41,19 +49,72 @@ constexpr std::array<uint8_t, kNumEventKinds> kClassOf = [] {
 
 }  // namespace
 
+// The object each program location (pc) touched last in the current chunk. A
+// location mostly touches the same object again (a global, a lock, a field) or
+// one a fixed stride away (a loop over an array), so the delta against this
+// prediction is usually a single byte; it is what makes a trace small enough
+// that zstd need not entropy-code it. Reset per chunk so chunks stay independent.
+class SiteTable {
+ public:
+  SiteTable() { Allocate(1024); }
+
+  // The slot of `pc`, created holding `fallback` if the pc is new in this chunk.
+  uint64_t& At(uint64_t pc, uint64_t fallback) {
+    if (used_ * 2 >= slots_.size()) Grow();
+    for (size_t i = Hash(pc);; i = (i + 1) & mask_) {
+      Slot& s = slots_[i];
+      if (s.generation != generation_) {
+        s = Slot{pc, fallback, generation_};
+        ++used_;
+        return s.object;
+      }
+      if (s.pc == pc) return s.object;
+    }
+  }
+
+  void Reset() {
+    ++generation_;
+    used_ = 0;
+  }
+
+ private:
+  struct Slot {
+    uint64_t pc = 0;
+    uint64_t object = 0;
+    uint64_t generation = 0;  // slot is empty unless this equals generation_
+  };
+
+  size_t Hash(uint64_t pc) const { return static_cast<size_t>((pc * 0x9e3779b97f4a7c15ull) >> shift_); }
+
+  void Allocate(size_t n) {
+    slots_.assign(n, Slot{});
+    mask_ = n - 1;
+    shift_ = 64 - __builtin_ctzll(n);
+  }
+
+  void Grow() {
+    std::vector<Slot> old;
+    old.swap(slots_);
+    Allocate(old.size() * 2);
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.generation == generation_) At(s.pc, s.object);
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  int shift_ = 0;
+  size_t used_ = 0;
+  uint64_t generation_ = 1;
+};
+
 struct ChunkEncoder::ThreadState {
   std::array<uint64_t, kNumClasses> object{};
   std::array<uint64_t, kNumClasses> aux{};
   uint64_t pc = 0;
 };
 
-struct ChunkDecoder::ThreadState {
-  std::array<uint64_t, kNumClasses> object{};
-  std::array<uint64_t, kNumClasses> aux{};
-  uint64_t pc = 0;
-};
-
-ChunkEncoder::ChunkEncoder() : cctx_(ZSTD_createCCtx()) {}
+ChunkEncoder::ChunkEncoder() : sites_(std::make_unique<SiteTable>()), cctx_(ZSTD_createCCtx()) {}
 ChunkEncoder::~ChunkEncoder() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
 ChunkEncoder::ThreadState& ChunkEncoder::StateOf(uint32_t tid) {
@@ -64,17 +125,23 @@ ChunkEncoder::ThreadState& ChunkEncoder::StateOf(uint32_t tid) {
 void ChunkEncoder::Add(const Event& e) {
   const uint8_t cls = kClassOf[static_cast<int>(e.kind)];
   ThreadState& ts = StateOf(e.tid);
+  uint64_t& site = sites_->At(e.pc, ts.object[cls]);
   uint8_t head = static_cast<uint8_t>(e.kind);
+  uint8_t extra = 0;
   const bool tid_changed = count_ == 0 || e.tid != last_tid_;
   if (tid_changed) head |= kFlagTid;
-  if (e.mode != 0) head |= kFlagMode;
-  if (e.aux != ts.aux[cls]) head |= kFlagAux;
+  if (e.mode != 0) extra |= kExtraMode;
+  if (e.aux != ts.aux[cls]) extra |= kExtraAux;
+  if (extra != 0) head |= kFlagExtra;
+  if (e.object == site) head |= kFlagSameObject;
   raw_.push_back(static_cast<char>(head));
   if (tid_changed) coding::PutVarint64(&raw_, e.tid);
-  if (e.mode != 0) raw_.push_back(static_cast<char>(e.mode));
-  if (head & kFlagAux) coding::PutVarint64(&raw_, e.aux);
-  coding::PutVarint64(&raw_, coding::ZigZag(static_cast<int64_t>(e.object - ts.object[cls])));
+  if (extra != 0) raw_.push_back(static_cast<char>(extra));
+  if (extra & kExtraMode) raw_.push_back(static_cast<char>(e.mode));
+  if (extra & kExtraAux) coding::PutVarint64(&raw_, e.aux);
   coding::PutVarint64(&raw_, coding::ZigZag(static_cast<int64_t>(e.pc - ts.pc)));
+  if (!(head & kFlagSameObject)) coding::PutVarint64(&raw_, coding::ZigZag(static_cast<int64_t>(e.object - site)));
+  site = e.object;
   ts.object[cls] = e.object;
   ts.aux[cls] = e.aux;
   ts.pc = e.pc;
@@ -82,7 +149,7 @@ void ChunkEncoder::Add(const Event& e) {
   ++count_;
 }
 
-Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, std::string* out) {
+Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, bool entropy_coding, std::string* out) {
   auto* cctx = static_cast<ZSTD_CCtx*>(cctx_);
   out->clear();
   coding::PutFixed64(out, first_index);
@@ -95,23 +162,31 @@ Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, std::string* o
   // The frame checksum is how a flipped byte inside a chunk is detected.
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 1);
+  // The site prediction leaves little for entropy coding to gain (a few tenths
+  // of a byte per event) at several times the decompression cost, so literals
+  // are stored raw unless the writer asks otherwise; zstd still finds repeats.
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode,
+                         entropy_coding ? ZSTD_ps_enable : ZSTD_ps_disable);
   size_t n = ZSTD_compress2(cctx, out->data() + kChunkHeaderSize, bound, raw_.data(), raw_.size());
   if (ZSTD_isError(n)) return Status::Internal(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
   out->resize(kChunkHeaderSize + n);
   raw_.clear();
   count_ = 0;
   threads_.clear();
+  sites_->Reset();
   return Status::Ok();
 }
 
-ChunkDecoder::ChunkDecoder() : dctx_(ZSTD_createDCtx()) {}
+ChunkDecoder::ChunkDecoder() : sites_(std::make_unique<SiteTable>()), dctx_(ZSTD_createDCtx()) {}
 ChunkDecoder::~ChunkDecoder() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
 
 Status ChunkDecoder::Load(std::string_view value) {
   pos_ = end_ = nullptr;
   event_count_ = decoded_ = 0;
   threads_.clear();
+  sites_->Reset();
   cur_tid_ = 0;
+  cur_ = nullptr;
   if (value.size() < kChunkHeaderSize) return Status::Corruption("chunk shorter than its header");
   auto* p = reinterpret_cast<const uint8_t*>(value.data());
   first_index_ = coding::DecodeFixed64(p);
@@ -125,9 +200,9 @@ Status ChunkDecoder::Load(std::string_view value) {
   if (content != raw_size)
     return Status::Corruption("chunk header says " + std::to_string(raw_size) +
                               " bytes, its zstd frame holds " + std::to_string(content));
-  // Each event takes at least three bytes; a count beyond that is damage, and
+  // Each event takes at least two bytes; a count beyond that is damage, and
   // checking it here bounds the work of a fuzzed header.
-  if (count > raw_size / 3 + 1) return Status::Corruption("chunk event count exceeds its size");
+  if (count > raw_size / 2 + 1) return Status::Corruption("chunk event count exceeds its size");
   raw_.resize(raw_size);
   size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), raw_.data(), raw_.size(), frame, frame_size);
   if (ZSTD_isError(n)) return Status::Corruption(std::string("zstd: ") + ZSTD_getErrorName(n));
@@ -138,61 +213,132 @@ Status ChunkDecoder::Load(std::string_view value) {
   return Status::Ok();
 }
 
+namespace {
+
+// The longest encoding of one event: head, tid, mode, aux, object, pc.
+constexpr ptrdiff_t kMaxEventBytes = 1 + 10 + 1 + 10 + 10 + 10;
+
+// Varint read without a bounds check; the caller guarantees kMaxEventBytes.
+inline const uint8_t* GetVarintUnchecked(const uint8_t* p, uint64_t* v) {
+  uint64_t b = *p++;
+  if (b < 0x80) {
+    *v = b;
+    return p;
+  }
+  uint64_t r = b & 0x7f;
+  for (int shift = 7; shift <= 63; shift += 7) {
+    b = *p++;
+    r |= (b & 0x7f) << shift;
+    if (b < 0x80) {
+      *v = r;
+      return p;
+    }
+  }
+  return nullptr;  // longer than ten bytes
+}
+
+}  // namespace
+
+// The decoder's running state, held in locals during a Decode call so that the
+// compiler keeps it in registers: stores into Event (whose uint8_t fields may
+// alias anything) would otherwise force it to reload member fields per event.
+struct ChunkDecoder::Cursor {
+  const uint8_t* p;
+  const uint8_t* end;
+  uint32_t tid;
+  ThreadState* ts;
+};
+
+// Decodes one event at c->p into *e. kChecked: bounds-check every byte (near the
+// end of the chunk); otherwise the caller has checked that kMaxEventBytes remain.
+// Returns nullptr on success or the reason the bytes are malformed.
+template <bool kChecked>
+__attribute__((always_inline)) inline const char* ChunkDecoder::DecodeOne(Cursor* c, Event* e) {
+  const uint8_t* p = c->p;
+  auto varint = [&](uint64_t* v) {
+    if constexpr (kChecked) {
+      p = coding::GetVarint64(p, c->end, v);
+    } else {
+      p = GetVarintUnchecked(p, v);
+    }
+    return p != nullptr;
+  };
+  if (kChecked && p >= c->end) return "chunk ends inside an event";
+  const uint8_t head = *p++;
+  const uint8_t kind = head & kKindMask;
+  if (kind >= kNumEventKinds) return "unknown event kind";
+  uint64_t v;
+  if (head & kFlagTid) {
+    if (!varint(&v)) return "bad thread id";
+    if (v >= kMaxThreads) return "thread id out of range";
+    c->tid = static_cast<uint32_t>(v);
+    if (c->tid >= threads_.size()) threads_.resize(c->tid + 1);
+    c->ts = &threads_[c->tid];
+  } else if (c->ts == nullptr) {
+    return "first event of the chunk has no thread id";
+  }
+  ThreadState& ts = *c->ts;
+  const uint8_t cls = kClassOf[kind];
+  Event ev;
+  ev.index = e->index;
+  ev.kind = static_cast<EventKind>(kind);
+  ev.tid = c->tid;
+  if (head & kFlagExtra) {
+    if (kChecked && p >= c->end) return "chunk ends inside an event";
+    const uint8_t extra = *p++;
+    if (extra & ~(kExtraMode | kExtraAux)) return "unknown extra fields";
+    if (extra & kExtraMode) {
+      if (kChecked && p >= c->end) return "chunk ends inside an event";
+      ev.mode = *p++;
+    }
+    if (extra & kExtraAux) {
+      if (!varint(&v)) return "bad aux field";
+      ts.aux[cls] = v;
+    }
+  }
+  ev.aux = ts.aux[cls];
+  if (!varint(&v)) return "bad pc field";
+  ev.pc = ts.pc += static_cast<uint64_t>(coding::UnZigZag(v));
+  uint64_t& site = sites_->At(ev.pc, ts.object[cls]);
+  if (!(head & kFlagSameObject)) {
+    if (!varint(&v)) return "bad object field";
+    site += static_cast<uint64_t>(coding::UnZigZag(v));
+  }
+  ev.object = ts.object[cls] = site;
+  *e = ev;
+  c->p = p;
+  return nullptr;
+}
+
+Status ChunkDecoder::Decode(uint32_t n, Event* out) {
+  if (n > remaining()) return Status::Internal("decode past the end of a chunk");
+  Cursor c{pos_, end_, cur_tid_, cur_};
+  uint64_t index = first_index_ + decoded_;
+  for (uint32_t i = 0; i < n; ++i, ++index) {
+    Event* e = &out[i];
+    e->index = index;
+    const char* error = (c.end - c.p >= kMaxEventBytes) ? DecodeOne<false>(&c, e) : DecodeOne<true>(&c, e);
+    if (error != nullptr) {
+      pos_ = end_;
+      decoded_ = event_count_;  // nothing more comes out of a damaged chunk
+      return Status::Corruption("event " + std::to_string(index) + ": " + error);
+    }
+  }
+  pos_ = c.p;
+  cur_tid_ = c.tid;
+  cur_ = c.ts;
+  decoded_ += n;
+  if (remaining() == 0 && pos_ != end_) return Status::Corruption("chunk has bytes after its last event");
+  return Status::Ok();
+}
+
 Status ChunkDecoder::Decode(uint32_t max, std::vector<Event>* out) {
   const uint32_t n = std::min(max, remaining());
   const size_t base = out->size();
   out->resize(base + n);
-  Event* ev = out->data() + base;
-  const uint8_t* p = pos_;
-  const uint8_t* const end = end_;
-  uint32_t tid = cur_tid_;
-  ThreadState* ts = tid < threads_.size() ? &threads_[tid] : nullptr;
-  for (uint32_t i = 0; i < n; ++i) {
-    auto fail = [&](const char* what) {
-      out->resize(base + i);
-      return Status::Corruption("event " + std::to_string(first_index_ + decoded_ + i) + ": " + what);
-    };
-    if (p >= end) return fail("chunk ends inside an event");
-    const uint8_t head = *p++;
-    const uint8_t kind = head & kKindMask;
-    if (kind >= kNumEventKinds) return fail("unknown event kind");
-    uint64_t v;
-    if (head & kFlagTid) {
-      if (!(p = coding::GetVarint64(p, end, &v))) return fail("bad thread id");
-      if (v >= kMaxThreads) return fail("thread id out of range");
-      tid = static_cast<uint32_t>(v);
-      if (tid >= threads_.size()) threads_.resize(tid + 1);
-      ts = &threads_[tid];
-    } else if (ts == nullptr) {
-      return fail("first event of the chunk has no thread id");
-    }
-    Event& e = ev[i];
-    const uint8_t cls = kClassOf[kind];
-    e.kind = static_cast<EventKind>(kind);
-    e.tid = tid;
-    e.index = first_index_ + decoded_ + i;
-    e.mode = 0;
-    if (head & kFlagMode) {
-      if (p >= end) return fail("chunk ends inside an event");
-      e.mode = *p++;
-    }
-    if (head & kFlagAux) {
-      if (!(p = coding::GetVarint64(p, end, &v))) return fail("bad aux field");
-      ts->aux[cls] = v;
-    }
-    e.aux = ts->aux[cls];
-    if (!(p = coding::GetVarint64(p, end, &v))) return fail("bad object field");
-    ts->object[cls] += static_cast<uint64_t>(coding::UnZigZag(v));
-    e.object = ts->object[cls];
-    if (!(p = coding::GetVarint64(p, end, &v))) return fail("bad pc field");
-    ts->pc += static_cast<uint64_t>(coding::UnZigZag(v));
-    e.pc = ts->pc;
-  }
-  pos_ = p;
-  cur_tid_ = tid;
-  decoded_ += n;
-  if (remaining() == 0 && pos_ != end_) return Status::Corruption("chunk has bytes after its last event");
-  return Status::Ok();
+  Status s = Decode(n, out->data() + base);
+  if (!s.ok()) out->resize(base);
+  return s;
 }
 
 }  // namespace seer

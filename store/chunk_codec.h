@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,9 +15,15 @@
 
 namespace seer {
 
+class SiteTable;
+
 // Thread ids at or above this are rejected: they would make the per-thread delta
 // state of the codec (and every analysis's clocks) absurdly large.
 inline constexpr uint32_t kMaxThreads = 1u << 20;
+
+// Objects are delta-coded per class (memory, sync, thread, code, other): see
+// chunk_codec.cc.
+inline constexpr int kObjectClasses = 5;
 
 // Size of the fixed header in front of a chunk's zstd frame.
 inline constexpr size_t kChunkHeaderSize = 16;
@@ -34,8 +41,9 @@ class ChunkEncoder {
   size_t raw_bytes() const { return raw_.size(); }
 
   // Compresses the chunk into *out (header + zstd frame with checksum) and resets
-  // the encoder for the next chunk.
-  Status Finish(uint64_t first_index, int zstd_level, std::string* out);
+  // the encoder for the next chunk. entropy_coding: let zstd Huffman-code the
+  // literals (smaller, slower to read).
+  Status Finish(uint64_t first_index, int zstd_level, bool entropy_coding, std::string* out);
 
  private:
   struct ThreadState;
@@ -45,6 +53,7 @@ class ChunkEncoder {
   uint32_t count_ = 0;
   uint32_t last_tid_ = 0;
   std::vector<ThreadState> threads_;
+  std::unique_ptr<SiteTable> sites_;
   void* cctx_;  // ZSTD_CCtx, kept across chunks
 };
 
@@ -63,11 +72,20 @@ class ChunkDecoder {
   uint32_t event_count() const { return event_count_; }
   uint32_t remaining() const { return event_count_ - decoded_; }
 
+  // Decodes the next `n` (<= remaining()) events of the loaded chunk into out[0..n).
+  Status Decode(uint32_t n, Event* out);
   // Appends up to `max` more events of the loaded chunk to *out.
   Status Decode(uint32_t max, std::vector<Event>* out);
 
  private:
-  struct ThreadState;
+  struct ThreadState {
+    uint64_t object[kObjectClasses] = {};  // last object per object class
+    uint64_t aux[kObjectClasses] = {};     // last aux per object class
+    uint64_t pc = 0;
+  };
+  struct Cursor;
+  template <bool kChecked>
+  const char* DecodeOne(Cursor* c, Event* e);
 
   std::string raw_;
   const uint8_t* pos_ = nullptr;
@@ -76,7 +94,9 @@ class ChunkDecoder {
   uint32_t event_count_ = 0;
   uint32_t decoded_ = 0;
   uint32_t cur_tid_ = 0;
+  ThreadState* cur_ = nullptr;  // state of cur_tid_; re-pointed when threads_ grows
   std::vector<ThreadState> threads_;
+  std::unique_ptr<SiteTable> sites_;
   void* dctx_;  // ZSTD_DCtx
 };
 

@@ -95,14 +95,27 @@ class LmdbTraceReader final : public TraceReader {
   }
 
   Status Next(std::vector<Event>* batch) override {
-    batch->clear();
-    if (!error_.ok()) return error_;
-    while (decoder_.remaining() == 0) {
-      if (at_end_) return Status::Ok();
-      Status s = LoadNextChunk();
-      if (!s.ok()) return error_ = s;
+    if (!error_.ok()) {
+      batch->clear();
+      return error_;
     }
-    Status s = decoder_.Decode(kBatchEvents, batch);
+    while (decoder_.remaining() == 0) {
+      if (at_end_) {
+        batch->clear();
+        return Status::Ok();
+      }
+      Status s = LoadNextChunk();
+      if (!s.ok()) {
+        batch->clear();
+        return error_ = s;
+      }
+    }
+    // Decode into the caller's buffer in place: resizing to the size it already
+    // has (the common case) costs nothing, unlike clear() + resize().
+    const uint32_t n = std::min(kBatchEvents, decoder_.remaining());
+    batch->resize(n);
+    Status s = decoder_.Decode(n, batch->data());
+    if (!s.ok()) batch->clear();
     if (!s.ok()) return error_ = s.WithContext(info_.path + ": chunk " + std::to_string(chunk_number_));
     return Status::Ok();
   }

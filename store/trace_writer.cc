@@ -89,7 +89,7 @@ class LmdbTraceWriter final : public TraceWriter {
   Status Flush() override {
     std::string chunk;
     if (encoder_.count() > 0) {
-      Status st = encoder_.Finish(chunk_first_index_, options_.zstd_level, &chunk);
+      Status st = encoder_.Finish(chunk_first_index_, options_.zstd_level, options_.entropy_coding, &chunk);
       if (!st.ok()) return st;
     }
     Status st;

@@ -84,6 +84,9 @@ struct TraceInfo {
 struct TraceWriterOptions {
   uint32_t events_per_chunk = 1 << 16;
   int zstd_level = 3;
+  // Huffman-code literals inside zstd: about 10% smaller traces, several times
+  // slower to decode (docs/trace-format.md, "Compression").
+  bool entropy_coding = false;
   uint64_t initial_map_size = 64ull << 20;  // grows by doubling as needed
   // Fsync at Close(). Commits survive the death of the writing process either way
   // (they are in the page cache); only an OS crash needs the sync.

@@ -33,12 +33,14 @@ void ExpectSame(const Event& a, const Event& b) {
   EXPECT_EQ(a.mode, b.mode);
 }
 
-TEST(ChunkCodec, RoundTripsEveryFieldInSmallBatches) {
+class ChunkCodecRoundTrip : public ::testing::TestWithParam<bool> {};
+
+TEST_P(ChunkCodecRoundTrip, EveryFieldInSmallBatches) {
   auto events = RandomEvents(20000, 1);
   ChunkEncoder enc;
   for (const auto& e : events) enc.Add(e);
   std::string chunk;
-  ASSERT_TRUE(enc.Finish(0, 3, &chunk).ok());
+  ASSERT_TRUE(enc.Finish(0, 3, /*entropy_coding=*/GetParam(), &chunk).ok());
   ChunkDecoder dec;
   ASSERT_TRUE(dec.Load(chunk).ok());
   EXPECT_EQ(dec.event_count(), events.size());
@@ -48,14 +50,35 @@ TEST(ChunkCodec, RoundTripsEveryFieldInSmallBatches) {
   for (size_t i = 0; i < events.size(); ++i) ExpectSame(events[i], out[i]);
 }
 
+INSTANTIATE_TEST_SUITE_P(EntropyCoding, ChunkCodecRoundTrip, ::testing::Bool());
+
+// Programs touch the same object again from the same location, or the next
+// element of an array: the site prediction must encode both in about two bytes.
+TEST(ChunkCodec, RepeatedSitesAreSmall) {
+  ChunkEncoder enc;
+  for (uint64_t i = 0; i < 10000; ++i) {
+    Event e;
+    e.tid = 0;
+    e.kind = EventKind::kRead;
+    e.aux = 8;
+    e.pc = 0x401000 + (i % 4) * 16;                                // a loop of four accesses
+    e.object = (i % 4 == 3) ? 0x7f0000000000 + (i / 4) * 8 : 0x601040 + (i % 4) * 8;  // 3 globals, 1 array scan
+    enc.Add(e);
+  }
+  EXPECT_LE(enc.raw_bytes(), 10000u * 5 / 2);
+  std::string chunk;
+  ASSERT_TRUE(enc.Finish(0, 3, false, &chunk).ok());
+  EXPECT_LE(chunk.size(), 10000u);
+}
+
 TEST(ChunkCodec, ChunksAreIndependentAndCarryTheirFirstIndex) {
   auto events = RandomEvents(1000, 2);
   ChunkEncoder enc;
   std::string first, second;
   for (size_t i = 0; i < 500; ++i) enc.Add(events[i]);
-  ASSERT_TRUE(enc.Finish(0, 1, &first).ok());
+  ASSERT_TRUE(enc.Finish(0, 1, true, &first).ok());
   for (size_t i = 500; i < 1000; ++i) enc.Add(events[i]);
-  ASSERT_TRUE(enc.Finish(500, 1, &second).ok());
+  ASSERT_TRUE(enc.Finish(500, 1, false, &second).ok());
   ChunkDecoder dec;
   std::vector<Event> out;
   ASSERT_TRUE(dec.Load(second).ok());  // decodable without the first chunk
@@ -72,7 +95,7 @@ TEST(ChunkCodec, EveryFlippedByteIsDetectedOrHarmless) {
   ChunkEncoder enc;
   for (const auto& e : events) enc.Add(e);
   std::string chunk;
-  ASSERT_TRUE(enc.Finish(0, 3, &chunk).ok());
+  ASSERT_TRUE(enc.Finish(0, 3, false, &chunk).ok());
   size_t detected = 0;
   for (size_t pos = 8; pos < chunk.size(); ++pos) {  // bytes 0-7 (first index) are the reader's to check
     std::string bad = chunk;

@@ -1,0 +1,51 @@
+# User-facing commands. The build itself is CMake (CMakeLists.txt); this file only
+# strings the steps together. `make test` is what CI runs (.ci/run).
+.PHONY: all deps build test test-sanitize fuzz demo bench clean
+
+BUILD      ?= build
+JOBS       ?= $(shell nproc)
+FUZZ_SECONDS ?= 60
+
+all: build
+
+deps:
+	@bash tools/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD) -G Ninja -DSEER_WERROR=ON >/dev/null
+	@ninja -C $(BUILD) -j $(JOBS)
+
+# Everything CI checks: the build with warnings as errors and every test under
+# ctest, the same tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
+# and the decoder fuzzer for a bounded time.
+test: build
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@$(MAKE) --no-print-directory test-sanitize
+	@$(MAKE) --no-print-directory fuzz
+
+test-sanitize: deps
+	@cmake -S . -B build-asan -G Ninja -DSEER_WERROR=ON -DSEER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@ninja -C build-asan -j $(JOBS)
+	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS) -LE no-sanitize
+
+fuzz: deps
+	@cmake -S . -B build-fuzz -G Ninja -DSEER_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined >/dev/null
+	@ninja -C build-fuzz -j $(JOBS) seer_chunk_decoder_fuzz seer_make_fuzz_corpus
+	@rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus
+	@build-fuzz/tests/fuzz/seer_make_fuzz_corpus build-fuzz/corpus
+	@echo "fuzz: chunk decoder for $(FUZZ_SECONDS)s"
+	@build-fuzz/tests/fuzz/seer_chunk_decoder_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/corpus 2>build-fuzz/fuzz.log \
+	  || { tail -50 build-fuzz/fuzz.log; exit 1; }
+	@grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz.log | tail -2
+
+demo: build
+	@bash tools/demo.sh
+
+bench: build
+	@bash bench/run.sh
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz
