@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "tools/common/async_writer.h"
 #include "tools/gen/generator.h"
 #include "tools/std/std_writer.h"
 
@@ -28,10 +29,11 @@ int RunGen(const GenCommandOptions& o) {
     if (!s.ok()) return Fail(s);
     StdTextWriter w(out.file());
     {
+      AsyncTraceWriter async(&w);  // formatting on a second thread
       Progress progress("events", o.gen.events);
-      s = Generate(o.gen, &w, progress.Callback());
+      s = Generate(o.gen, &async, progress.Callback());
+      if (s.ok()) s = async.Close();
     }
-    if (s.ok()) s = w.Close();
     if (s.ok()) s = out.Close();
     if (!s.ok()) return Fail(s.WithContext(o.output.empty() ? "stdout" : o.output));
     return kExitOk;
@@ -42,10 +44,11 @@ int RunGen(const GenCommandOptions& o) {
   s = TraceWriter::Create(o.output, TraceWriterOptions(), &w);
   if (!s.ok()) return Fail(s);
   {
+    AsyncTraceWriter async(w.get());  // encoding and compressing on a second thread
     Progress progress("events", o.gen.events);
-    s = Generate(o.gen, w.get(), progress.Callback());
+    s = Generate(o.gen, &async, progress.Callback());
+    if (s.ok()) s = async.Close();
   }
-  if (s.ok()) s = w->Close();
   w.reset();
   if (!s.ok()) {
     unlink(o.output.c_str());

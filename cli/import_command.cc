@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "tools/common/async_writer.h"
 #include "tools/std/std_import.h"
 
 namespace seer::cli {
@@ -25,10 +26,12 @@ int RunImport(const ImportOptions& o) {
   if (!s.ok()) return Fail(s);
   ImportStats stats;
   {
+    // Parsing on this thread, encoding and compressing on another.
+    AsyncTraceWriter async(w.get());
     Progress progress("lines");
-    s = ImportStd(o.input, w.get(), &stats, progress.Callback());
+    s = ImportStd(o.input, &async, &stats, progress.Callback());
+    if (s.ok()) s = async.Close();
   }
-  if (s.ok()) s = w->Close();
   w.reset();
   if (!s.ok()) {
     unlink(o.output.c_str());  // a half-imported trace would only mislead

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "store/chunk_codec.h"
 #include "tools/std/std_ops.h"
 
 namespace seer {
@@ -286,6 +287,7 @@ class StdImporter {
     uint32_t id = thread_ids_.Find(name, &fresh);
     if (fresh) {
       if (!std_format::IsValidName(name)) return BadName(name);
+      if (id >= kMaxThreads) return Status::InvalidArgument("more than " + std::to_string(kMaxThreads) + " threads");
       ThreadInfo t;
       t.tid = id;
       t.parent = forker;
