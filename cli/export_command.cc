@@ -35,6 +35,8 @@ int RunExport(const ExportOptions& o) {
     Warn(fmt::format("{} events carry an access size, lock mode, memory order or mutex that STD lines cannot hold; "
                      "it was dropped",
                      stats.lossy_events));
+  if (const uint64_t lost = reader->info().counters.TotalLost(); lost > 0)
+    Warn(fmt::format("the trace lost {} events while recording; STD text has no place to say so", lost));
   if (stats.non_rapid_events > 0)
     Warn(fmt::format("{} events have no RAPID equivalent and were written with seer's own op names; "
                      "seer import reads them, RAPID does not",

@@ -151,6 +151,11 @@ TEST_F(CliTest, InfoOfLostEventsAndUnfinishedTrace) {
       << r.out;
   EXPECT_NE(r.out.find("lost events:  7 (bpf-ringbuf: 5 acquire; runtime-ring: 2 write)"), std::string::npos)
       << r.out;
+  r = Seer("export " + path);
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, "T0|w(V0)|0\n");
+  EXPECT_NE(r.err.find("seer: warning: the trace lost 7 events"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("seer: warning: 1 events carry an access size"), std::string::npos) << r.err;
 }
 
 TEST_F(CliTest, InfoDetectsCountersThatDisagreeWithTheChunks) {
