@@ -38,7 +38,7 @@ class AsyncTraceWriter final : public TraceWriter {
 
  private:
   static constexpr size_t kBatchEvents = 8192;
-  static constexpr size_t kMaxQueued = 8;
+  static constexpr size_t kMaxQueued = 4;
 
   struct Batch {
     std::vector<Event> events;
