@@ -3,6 +3,7 @@
 namespace seer::cli {
 
 void RegisterCommands(CLI::App& app, Runner& runner) {
+  RegisterRecordCommand(app, runner);
   RegisterImport(app, runner);
   RegisterExport(app, runner);
   RegisterInfo(app, runner);

@@ -6,6 +6,9 @@
 
 namespace seer::cli {
 
+// `seer record` (daemon/record_command.cc).
+void RegisterRecordCommand(CLI::App& app, Runner& runner);
+
 // Registers every subcommand (see commands.cc).
 void RegisterCommands(CLI::App& app, Runner& runner);
 

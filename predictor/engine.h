@@ -21,6 +21,7 @@ struct AnalysisOptions {
   uint64_t atomicity_window = 1000;  // max events between the two local accesses
   bool confirm_races = false;        // SeqCheck re-checks the race engines' pairs
   uint64_t w3_history = 1000;        // bound of w3-linear's per-lock history
+  uint64_t w3_edges = 25;            // w3-linear: accesses per variable whose edges it keeps
 };
 
 class Engine {

@@ -1,11 +1,22 @@
 // The catalogue of analyses. Adding an engine is adding one entry here; no other
 // engine and no driver code changes.
 #include "predictor/engine.h"
+#include "predictor/w3/w3_engine.h"
+#include "predictor/seqcheck/engines.h"
 
 namespace seer {
 
 const std::vector<EngineSpec>& Engines() {
   static const std::vector<EngineSpec> engines = {
+      // The exact w3 keeps every access and critical section until the end (quadratic
+      // worst case), so the default set runs the linear variant only.
+      {"w3", "Lockset-W3 (PWR), exact two-pass: complete; sound for two threads", false, CreateW3Engine},
+      {"w3-linear", "Lockset-W3 (PWR), linear time: bounded history, complete within the bounds", true,
+       CreateW3LinearEngine},
+      {"deadlock", "SeqCheck: predicted deadlocks of any number of threads, each with a validated witness schedule",
+       true, seqcheck::NewDeadlockEngine},
+      {"atomicity", "SeqCheck: predicted atomicity violations (rwr, wwr, rww, wrw), each with a validated witness",
+       true, seqcheck::NewAtomicityEngine},
   };
   return engines;
 }

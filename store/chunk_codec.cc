@@ -52,60 +52,37 @@ constexpr std::array<uint8_t, kNumEventKinds> kClassOf = [] {
 // The object each program location (pc) touched last in the current chunk. A
 // location mostly touches the same object again (a global, a lock, a field) or
 // one a fixed stride away (a loop over an array), so the delta against this
-// prediction is usually a single byte; it is what makes a trace small enough
-// that zstd need not entropy-code it. Reset per chunk so chunks stay independent.
+// prediction is usually zero (a flag bit) or one byte; it is what makes a trace
+// small enough that zstd need not entropy-code it.
+//
+// A direct-mapped cache, not an exact map: a prediction only has to be the same
+// in the encoder and the decoder, not right, so collisions cost a few bytes and
+// nothing else, and a lookup is one hash and one load. Cleared per chunk so that
+// chunks stay independent.
 class SiteTable {
  public:
-  SiteTable() { Allocate(1024); }
+  SiteTable() { Reset(); }
 
-  // The slot of `pc`, created holding `fallback` if the pc is new in this chunk.
-  uint64_t& At(uint64_t pc, uint64_t fallback) {
-    if (used_ * 2 >= slots_.size()) Grow();
-    for (size_t i = Hash(pc);; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.generation != generation_) {
-        s = Slot{pc, fallback, generation_};
-        ++used_;
-        return s.object;
-      }
-      if (s.pc == pc) return s.object;
+  // The slot for `pc`. If it last held another pc, it now holds `pc` and the
+  // `fallback` prediction.
+  __attribute__((always_inline)) uint64_t& At(uint64_t pc, uint64_t fallback) {
+    Slot& s = slots_[(pc * 0x9e3779b97f4a7c15ull) >> (64 - kBits)];
+    if (s.pc != pc) {
+      s.pc = pc;
+      s.object = fallback;
     }
+    return s.object;
   }
 
-  void Reset() {
-    ++generation_;
-    used_ = 0;
-  }
+  void Reset() { slots_.fill(Slot{}); }
 
  private:
+  static constexpr int kBits = 12;  // 4,096 slots, 64 KiB
   struct Slot {
     uint64_t pc = 0;
     uint64_t object = 0;
-    uint64_t generation = 0;  // slot is empty unless this equals generation_
   };
-
-  size_t Hash(uint64_t pc) const { return static_cast<size_t>((pc * 0x9e3779b97f4a7c15ull) >> shift_); }
-
-  void Allocate(size_t n) {
-    slots_.assign(n, Slot{});
-    mask_ = n - 1;
-    shift_ = 64 - __builtin_ctzll(n);
-  }
-
-  void Grow() {
-    std::vector<Slot> old;
-    old.swap(slots_);
-    Allocate(old.size() * 2);
-    used_ = 0;
-    for (const Slot& s : old)
-      if (s.generation == generation_) At(s.pc, s.object);
-  }
-
-  std::vector<Slot> slots_;
-  size_t mask_ = 0;
-  int shift_ = 0;
-  size_t used_ = 0;
-  uint64_t generation_ = 1;
+  std::array<Slot, size_t{1} << kBits> slots_;
 };
 
 struct ChunkEncoder::ThreadState {

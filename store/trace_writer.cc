@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <array>
 #include <cstring>
 #include <vector>
 
@@ -142,6 +143,11 @@ class LmdbTraceWriter final : public TraceWriter {
       ++counters_.distinct_threads;
     }
     if (IsAccess(e.kind) || IsAtomicAccess(e.kind)) {
+      // Most accesses repeat an earlier (pc, object) pair; a hit in this small
+      // cache proves both were counted, and saves two set lookups.
+      RecentAccess& recent = recent_accesses_[(e.pc * 0x9e3779b97f4a7c15ull) >> 52];
+      if (recent.valid && recent.pc == e.pc && recent.object == e.object) return;
+      recent = {e.pc, e.object, true};
       if (variables_.Insert(e.object)) counters_.distinct_variables = variables_.size();
       if (locations_.Insert(e.pc)) counters_.distinct_locations = locations_.size();
     } else if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
@@ -193,6 +199,12 @@ class LmdbTraceWriter final : public TraceWriter {
   bool counters_dirty_ = true;
   std::vector<bool> seen_threads_;
   FlatSet64 variables_, locations_, locks_;
+  struct RecentAccess {
+    uint64_t pc = 0;
+    uint64_t object = 0;
+    bool valid = false;
+  };
+  std::array<RecentAccess, 4096> recent_accesses_{};
 };
 
 }  // namespace

@@ -1,0 +1,195 @@
+// The runtime benchmark: one access-heavy workload (threads updating shared heap
+// data under striped locks) run natively, recorded in-process with seer, and
+// under ThreadSanitizer, side by side. Prints wall times, slowdowns, peak memory,
+// bytes per recorded access on disk and the events/s recorded with zero loss.
+//
+//   seer_runtime_bench [THREADS [OPS_PER_THREAD [REPEATS]]]
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "runtime/drain/inproc_recorder.h"
+#include "seer/trace.h"
+
+namespace {
+
+const std::string kDir = SEER_BENCH_WORKLOADS;
+
+struct Run {
+  double seconds = 0;     // the target's wall time
+  double total = 0;       // until the trace was closed (recorded runs)
+  double cpu = 0;         // the target's user + system time
+  long rss_kb = 0;        // the target's peak RSS
+  long recorder_rss_kb = 0;
+  uint64_t events = 0, accesses = 0, lost = 0, trace_bytes = 0, spool_peak = 0;
+};
+
+// Runs a plain binary, its stdout discarded; wall time and peak RSS from wait4.
+bool RunPlain(const std::string& path, const std::vector<std::string>& args, Run* run) {
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    freopen("/dev/null", "w", stdout);
+    std::vector<char*> argv = {const_cast<char*>(path.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(path.c_str(), argv.data());
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage ru = {};
+  wait4(pid, &status, 0, &ru);
+  run->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  run->total = run->seconds;
+  run->rss_kb = ru.ru_maxrss;
+  run->cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+bool RunRecorded(const std::vector<std::string>& args, Run* run) {
+  const std::string trace = "/tmp/seer_runtime_bench_" + std::to_string(getpid()) + ".seer";
+  std::vector<std::string> argv = {kDir + "/workload_seer"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  seer::InprocOptions options;
+  options.writer.sync_on_close = false;
+  seer::InprocResult result;
+  // Only the target's stdout (a checksum) is noise: send ours to /dev/null for the run.
+  fflush(stdout);
+  const int saved = dup(1);
+  freopen("/dev/null", "w", stdout);
+  const auto start = std::chrono::steady_clock::now();
+  seer::Status s = seer::RecordInproc(argv, options, trace, &result);
+  run->total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  if (!s.ok()) {
+    std::fprintf(stderr, "record failed: %s\n", s.ToString().c_str());
+    return false;
+  }
+  run->seconds = result.wall_seconds;
+  run->cpu = result.target_cpu_seconds;
+  run->rss_kb = result.max_rss_kb;
+  run->events = result.events;
+  run->lost = result.lost;
+  run->spool_peak = result.spool_peak_bytes;
+  struct rusage self = {};
+  getrusage(RUSAGE_SELF, &self);
+  run->recorder_rss_kb = self.ru_maxrss;
+  struct stat st = {};
+  stat(trace.c_str(), &st);
+  run->trace_bytes = static_cast<uint64_t>(st.st_size);
+  std::unique_ptr<seer::TraceReader> reader;
+  if (seer::TraceReader::Open(trace, &reader).ok()) {
+    const auto& c = reader->info().counters;
+    run->accesses = c.by_kind[static_cast<int>(seer::EventKind::kRead)] +
+                    c.by_kind[static_cast<int>(seer::EventKind::kWrite)];
+  }
+  unlink(trace.c_str());
+  return result.exit_code == 0;
+}
+
+// Peak RSS is inherited through fork (the child starts with a copy of our
+// memory map and its high-water mark), so every measured run is started from a
+// freshly exec'ed copy of this program, which prints the figures on stdout.
+bool RunFresh(const std::string& mode, const std::vector<std::string>& args, Run* run) {
+  char self[4096];
+  const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (len <= 0) return false;
+  self[len] = '\0';
+  std::string cmd = std::string(self) + " " + mode;
+  for (const auto& a : args) cmd += " " + a;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return false;
+  unsigned long long events = 0, accesses = 0, lost = 0, trace_bytes = 0, spool = 0;
+  int ok = 0;
+  const int n = std::fscanf(p, "%d %lf %lf %lf %ld %ld %llu %llu %llu %llu %llu", &ok, &run->seconds, &run->total,
+                            &run->cpu, &run->rss_kb, &run->recorder_rss_kb, &events, &accesses, &lost, &trace_bytes,
+                            &spool);
+  pclose(p);
+  run->events = events;
+  run->accesses = accesses;
+  run->lost = lost;
+  run->trace_bytes = trace_bytes;
+  run->spool_peak = spool;
+  return n == 11 && ok == 1;
+}
+
+void PrintRun(bool ok, const Run& r) {
+  std::printf("%d %.6f %.6f %.6f %ld %ld %llu %llu %llu %llu %llu\n", ok ? 1 : 0, r.seconds, r.total, r.cpu, r.rss_kb,
+              r.recorder_rss_kb, static_cast<unsigned long long>(r.events),
+              static_cast<unsigned long long>(r.accesses), static_cast<unsigned long long>(r.lost),
+              static_cast<unsigned long long>(r.trace_bytes), static_cast<unsigned long long>(r.spool_peak));
+}
+
+Run Median(std::vector<Run> runs) {
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.seconds < b.seconds; });
+  return runs[runs.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc == 4 && std::string(argv[1]).rfind("--child-", 0) == 0) {
+    const std::string mode = argv[1];
+    const std::vector<std::string> args = {argv[2], argv[3]};
+    Run r;
+    bool ok = false;
+    if (mode == "--child-native") ok = RunPlain(kDir + "/workload_native", args, &r);
+    if (mode == "--child-tsan") ok = RunPlain(kDir + "/workload_tsan", args, &r);
+    if (mode == "--child-record") ok = RunRecorded(args, &r);
+    PrintRun(ok, r);
+    return ok ? 0 : 1;
+  }
+  const std::string threads = argc > 1 ? argv[1] : "2";
+  const std::string ops = argc > 2 ? argv[2] : "2000000";
+  const int repeats = argc > 3 ? std::max(1, std::atoi(argv[3])) : 3;
+  const std::vector<std::string> args = {threads, ops};
+
+  std::vector<Run> native, recorded, tsan;
+  for (int i = 0; i < repeats; ++i) {
+    Run n, r, t;
+    if (!RunFresh("--child-native", args, &n) || !RunFresh("--child-record", args, &r) ||
+        !RunFresh("--child-tsan", args, &t)) {
+      std::fprintf(stderr, "a workload run failed\n");
+      return 1;
+    }
+    native.push_back(n);
+    recorded.push_back(r);
+    tsan.push_back(t);
+  }
+  const Run n = Median(native), r = Median(recorded), t = Median(tsan);
+  std::printf("workload: %s threads x %s ops (8 counters read+written under a striped lock per op), median of %d\n",
+              threads.c_str(), ops.c_str(), repeats);
+  std::printf("%-34s %8s %9s %8s %9s %12s\n", "", "wall s", "slowdown", "cpu s", "cpu x", "peak RSS MB");
+  auto row = [&](const char* name, double wall, double cpu, long rss_kb) {
+    std::printf("%-34s %8.3f %9.2f %8.3f %9.2f %12.1f\n", name, wall, wall / n.seconds, cpu,
+                n.cpu > 0 ? cpu / n.cpu : 0.0, rss_kb / 1024.0);
+  };
+  row("native", n.seconds, n.cpu, n.rss_kb);
+  row("seer --sync=inproc: target", r.seconds, r.cpu, r.rss_kb);
+  std::printf("%-34s %8.3f %9.2f %8s %9s %12.1f\n", "seer --sync=inproc: trace closed", r.total,
+              r.total / n.seconds, "", "", r.recorder_rss_kb / 1024.0);
+  row("ThreadSanitizer", t.seconds, t.cpu, t.rss_kb);
+  std::printf("seer target slowdown / tsan slowdown: wall %.2f, cpu %.2f (goal: <= 0.20)\n",
+              (r.seconds / n.seconds) / (t.seconds / n.seconds), n.cpu > 0 ? (r.cpu / n.cpu) / (t.cpu / n.cpu) : 0.0);
+  std::printf("(the recorder's peak RSS is in the 'trace closed' row)\n");
+  std::printf("events %llu (accesses %llu), lost %llu\n", static_cast<unsigned long long>(r.events),
+              static_cast<unsigned long long>(r.accesses), static_cast<unsigned long long>(r.lost));
+  std::printf("trace %.1f MB: %.2f bytes per access, %.2f bytes per event\n", r.trace_bytes / 1048576.0,
+              r.accesses ? static_cast<double>(r.trace_bytes) / r.accesses : 0.0,
+              r.events ? static_cast<double>(r.trace_bytes) / r.events : 0.0);
+  std::printf("recorded %.1f M events/s over the target's run, %.1f M events/s until the trace was closed%s\n",
+              r.events / r.seconds / 1e6, r.events / r.total / 1e6, r.lost == 0 ? " (zero loss)" : " (WITH LOSS)");
+  std::printf("spool peak %.1f MB (ring data copied out, not yet merged)\n", r.spool_peak / 1048576.0);
+  return 0;
+}

@@ -1,0 +1,48 @@
+/* The access-heavy workload of the runtime benchmark: threads updating shared
+   heap data under striped locks. Each operation locks the stripe of a block of
+   8 counters and reads and writes every counter of the block (16 accesses per
+   lock pair). Usage: workload THREADS OPS_PER_THREAD. Prints a checksum. */
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { kCounters = 1 << 16, kBlock = 8, kStripes = 64 };
+
+static uint64_t* counters;
+static pthread_mutex_t stripes[kStripes];
+static long ops_per_thread;
+
+static void* worker(void* arg) {
+  uint64_t x = (uint64_t)(uintptr_t)arg * 0x9E3779B97F4A7C15ull + 1;
+  for (long op = 0; op < ops_per_thread; ++op) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const uint64_t block = (x % (kCounters / kBlock)) * kBlock;
+    pthread_mutex_t* m = &stripes[(block / kBlock) % kStripes];
+    pthread_mutex_lock(m);
+    for (int i = 0; i < kBlock; ++i) counters[block + i] += (uint64_t)i + 1;
+    pthread_mutex_unlock(m);
+  }
+  return NULL;
+}
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? atoi(argv[1]) : 2;
+  ops_per_thread = argc > 2 ? atol(argv[2]) : 1000000;
+  if (threads < 1 || threads > 64 || ops_per_thread < 1) {
+    fprintf(stderr, "usage: workload THREADS OPS_PER_THREAD\n");
+    return 2;
+  }
+  counters = calloc(kCounters, sizeof *counters);
+  for (int i = 0; i < kStripes; ++i) pthread_mutex_init(&stripes[i], NULL);
+  pthread_t t[64];
+  for (int i = 0; i < threads; ++i) pthread_create(&t[i], NULL, worker, (void*)(uintptr_t)(i + 1));
+  for (int i = 0; i < threads; ++i) pthread_join(t[i], NULL);
+  uint64_t sum = 0;
+  for (int i = 0; i < kCounters; ++i) sum += counters[i];
+  printf("checksum %llu\n", (unsigned long long)sum);
+  free(counters);
+  return sum == (uint64_t)threads * (uint64_t)ops_per_thread * 36 ? 0 : 1;
+}

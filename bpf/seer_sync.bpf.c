@@ -1,0 +1,296 @@
+// SPDX-License-Identifier: GPL-2.0
+/* seer's sync tracer: uprobes on libc's pthread/semaphore functions, futex
+ * syscall tracepoints and thread lifecycle tracepoints, filtered in the kernel to
+ * one process, sending struct sync_event records through one ring buffer. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "sync_event.h"
+
+/* Configuration, set through the skeleton's rodata before load. */
+const volatile __u32 targ_tgid = 0;
+/* Wake the reader only once this much data waits: one wakeup per batch, not per event. */
+const volatile __u64 wakeup_bytes = 1 << 20;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 8 << 20); /* resized by the loader (--ringbuf-size) */
+} events SEC(".maps");
+
+/* Failed ring buffer reservations, per CPU and per event kind: the kernel keeps no
+ * drop counter of its own. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SEER_EV_KIND_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} lost SEC(".maps");
+
+/* A call in progress whose outcome only its return tells (trylock, waits, create,
+ * join), keyed by the calling thread's tid: a thread is inside at most one such
+ * call at a time. */
+struct pending_call {
+	__u64 a0;
+	__u64 a1;
+	__u64 pc;
+	__u64 ts;
+	__u32 op;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct pending_call);
+} pending SEC(".maps");
+
+/* A futex wait in progress, keyed by tid, for its sys_exit. */
+struct pending_futex {
+	__u64 uaddr;
+	__u64 ip;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct pending_futex);
+} futex_waits SEC(".maps");
+
+static __always_inline bool in_target(__u64 pid_tgid)
+{
+	return (__u32)(pid_tgid >> 32) == targ_tgid;
+}
+
+static __always_inline void emit(__u32 tid, __u8 kind, __u64 object, __u64 aux, __u64 pc,
+				 __u8 mode, __u64 ts)
+{
+	struct sync_event *e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		__u32 slot = kind;
+		__u64 *n = bpf_map_lookup_elem(&lost, &slot);
+		if (n)
+			*n += 1;
+		return;
+	}
+	e->ts = ts;
+	e->object = object;
+	e->aux = aux;
+	e->pc = pc;
+	e->tid = tid;
+	e->kind = kind;
+	e->mode = mode;
+	e->pad = 0;
+	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+			      BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	bpf_ringbuf_submit(e, flags);
+}
+
+/* The call site: at a function's first instruction the stack holds the return address. */
+static __always_inline __u64 caller_pc(struct pt_regs *ctx)
+{
+	__u64 ret = 0;
+	bpf_probe_read_user(&ret, sizeof(ret), (void *)PT_REGS_SP(ctx));
+	return ret;
+}
+
+SEC("uprobe")
+int sync_enter(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!in_target(id))
+		return 0;
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 tid = (__u32)id;
+	__u32 op = (__u32)bpf_get_attach_cookie(ctx);
+	__u64 a0 = PT_REGS_PARM1(ctx);
+	__u64 pc = caller_pc(ctx);
+
+	switch (op) {
+	case SEER_OP_ACQ_EXCL:
+		/* Nothing happens in the thread between entry and return, so the entry
+		 * marks the acquisition; the recorder delays it past the holder's release. */
+		emit(tid, SEER_EV_ACQUIRE, a0, 0, pc, 0, ts);
+		return 0;
+	case SEER_OP_ACQ_SHARED:
+		emit(tid, SEER_EV_ACQUIRE, a0, 0, pc, 1, ts);
+		return 0;
+	case SEER_OP_RELEASE:
+		emit(tid, SEER_EV_RELEASE, a0, 0, pc, 0, ts);
+		return 0;
+	case SEER_OP_COND_SIGNAL:
+	case SEER_OP_SEM_POST:
+		emit(tid, SEER_EV_SIGNAL, a0, 0, pc, 0, ts);
+		return 0;
+	case SEER_OP_SEM_INIT:
+		emit(tid, SEER_EV_SEM_INIT, a0, PT_REGS_PARM3(ctx), pc, 0, ts);
+		return 0;
+	case SEER_OP_BARRIER_INIT:
+		emit(tid, SEER_EV_BARRIER_INIT, a0, PT_REGS_PARM3(ctx), pc, 0, ts);
+		return 0;
+	case SEER_OP_COND_WAIT:
+		emit(tid, SEER_EV_COND_WAIT_BEGIN, a0, PT_REGS_PARM2(ctx), pc, 0, ts);
+		break;
+	case SEER_OP_BARRIER_WAIT:
+		emit(tid, SEER_EV_BARRIER_ARRIVE, a0, 0, pc, 0, ts);
+		break;
+	default:
+		break;
+	}
+	struct pending_call call = {.a0 = a0, .a1 = PT_REGS_PARM2(ctx), .pc = pc, .ts = ts, .op = op};
+	bpf_map_update_elem(&pending, &tid, &call, BPF_ANY);
+	return 0;
+}
+
+SEC("uretprobe")
+int sync_return(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!in_target(id))
+		return 0;
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 tid = (__u32)id;
+	struct pending_call *call = bpf_map_lookup_elem(&pending, &tid);
+	if (!call)
+		return 0;
+	long ret = PT_REGS_RC(ctx);
+	int rc = (int)ret;
+	__u64 a0 = call->a0, a1 = call->a1, pc = call->pc;
+	__u32 op = call->op;
+	bpf_map_delete_elem(&pending, &tid);
+
+	switch (op) {
+	case SEER_OP_TRY_EXCL:
+	case SEER_OP_TRY_SHARED:
+		/* A busy trylock or a timed-out timedlock is no acquisition. */
+		if (rc == 0)
+			emit(tid, SEER_EV_ACQUIRE, a0, 0, pc, op == SEER_OP_TRY_SHARED, ts);
+		break;
+	case SEER_OP_COND_WAIT:
+		/* The mutex is held again whatever the outcome; only a wakeup is a wait-return. */
+		emit(tid, rc == 0 ? SEER_EV_COND_WAIT_END : SEER_EV_COND_TIMEOUT, a0, a1, pc, 0, ts);
+		break;
+	case SEER_OP_SEM_WAIT:
+		if (rc == 0)
+			emit(tid, SEER_EV_WAIT, a0, 0, pc, 0, ts);
+		break;
+	case SEER_OP_BARRIER_WAIT:
+		emit(tid, SEER_EV_BARRIER_DEPART, a0, 0, pc, 0, ts);
+		break;
+	case SEER_OP_CREATE:
+		if (rc == 0) {
+			__u64 handle = 0;
+			bpf_probe_read_user(&handle, sizeof(handle), (void *)a0);
+			emit(tid, SEER_EV_CREATE_RET, handle, 0, pc, 0, ts);
+		}
+		break;
+	case SEER_OP_JOIN:
+		if (rc == 0)
+			emit(tid, SEER_EV_JOIN, a0, 0, pc, 0, ts);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* Futex syscalls through the raw sys_enter/sys_exit tracepoints (BTF-typed, no
+ * tracefs needed): the first test drops every other syscall. */
+#define SEER_NR_FUTEX 202 /* x86-64 */
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(futex_enter, struct pt_regs *regs, long id)
+{
+	if (id != SEER_NR_FUTEX)
+		return 0;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid))
+		return 0;
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 tid = (__u32)pid_tgid;
+	__u64 uaddr = BPF_CORE_READ(regs, di);
+	int cmd = (int)BPF_CORE_READ(regs, si) & SEER_FUTEX_CMD_MASK;
+	__u64 ip = BPF_CORE_READ(regs, ip);
+
+	switch (cmd) {
+	case SEER_FUTEX_WAKE:
+	case SEER_FUTEX_WAKE_BITSET:
+	case SEER_FUTEX_WAKE_OP:
+	case SEER_FUTEX_REQUEUE:
+	case SEER_FUTEX_CMP_REQUEUE:
+	case SEER_FUTEX_CMP_REQUEUE_PI:
+	case SEER_FUTEX_UNLOCK_PI:
+		emit(tid, SEER_EV_SIGNAL, uaddr, 0, ip, SEER_MODE_FUTEX, ts);
+		break;
+	case SEER_FUTEX_WAIT:
+	case SEER_FUTEX_WAIT_BITSET:
+	case SEER_FUTEX_WAIT_REQUEUE_PI:
+	case SEER_FUTEX_LOCK_PI:
+	case SEER_FUTEX_LOCK_PI2: {
+		struct pending_futex w = {.uaddr = uaddr, .ip = ip};
+		bpf_map_update_elem(&futex_waits, &tid, &w, BPF_ANY);
+		break;
+	}
+	default:
+		break;
+	}
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(futex_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid))
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != SEER_NR_FUTEX)
+		return 0;
+	__u32 tid = (__u32)pid_tgid;
+	struct pending_futex *w = bpf_map_lookup_elem(&futex_waits, &tid);
+	if (!w)
+		return 0;
+	__u64 uaddr = w->uaddr, ip = w->ip;
+	bpf_map_delete_elem(&futex_waits, &tid);
+	/* A wait that returned 0 was woken; EAGAIN, timeouts and signals are not edges. */
+	if (ret == 0)
+		emit(tid, SEER_EV_WAIT, uaddr, 0, ip, SEER_MODE_FUTEX, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* Runs in the parent before the child can run, so the clone precedes every event of
+ * the child. Threads of the target become threads of the trace; child processes are
+ * reported, not followed. */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!in_target(id))
+		return 0;
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 child_tid = child->pid;
+	__u32 child_tgid = child->tgid;
+	emit((__u32)id, child_tgid == targ_tgid ? SEER_EV_CLONE : SEER_EV_PROCESS_FORK, child_tid, 0, 0,
+	     0, ts);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *task)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!in_target(id))
+		return 0;
+	__u64 ts = bpf_ktime_get_ns();
+	char comm[16] = {};
+	bpf_get_current_comm(comm, sizeof(comm));
+	__u64 lo = 0, hi = 0;
+	__builtin_memcpy(&lo, comm, 8);
+	__builtin_memcpy(&hi, comm + 8, 8);
+	emit((__u32)id, SEER_EV_THREAD_EXIT, lo, hi, 0, 0, ts);
+	/* A thread that dies inside a probed call leaves no stale entry behind. */
+	__u32 tid = (__u32)id;
+	bpf_map_delete_elem(&pending, &tid);
+	bpf_map_delete_elem(&futex_waits, &tid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

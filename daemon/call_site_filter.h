@@ -1,0 +1,40 @@
+// Tells the program's own synchronisation from libc's internal use of the same
+// primitives: a futex syscall issued inside libc (by pthread_mutex_lock under
+// contention, pthread_join, sem_wait, ...) is part of a call seer already records,
+// so only futex calls made through libc's syscall() or from outside libc are kept.
+// Likewise the dynamic loader takes its own recursive pthread mutex (TLS setup at
+// thread creation, dlopen): calls from ld.so are not the program's.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "daemon/proc_maps.h"
+
+namespace seer::daemon {
+
+class CallSiteFilter {
+ public:
+  // `libc` is the file seer probes; `maps` the target's current mappings.
+  void Reset(const std::string& libc, const std::vector<Mapping>& maps);
+
+  // True when a futex call at user address `ip` is libc's own.
+  bool IsLibcInternalFutex(uint64_t ip) const;
+
+  // True when a probed pthread call was made from the dynamic loader.
+  bool IsLoaderCall(uint64_t pc) const;
+
+  bool ready() const { return ready_; }
+
+ private:
+  struct Range {
+    uint64_t start, end;
+  };
+  bool ready_ = false;
+  std::vector<Range> libc_text_;
+  std::vector<Range> syscall_fn_;
+  std::vector<Range> loader_text_;  // libc's syscall(): the program's own futex calls
+};
+
+}  // namespace seer::daemon

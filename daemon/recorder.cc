@@ -1,0 +1,439 @@
+// The recording loop: launch or attach, poll the ring buffer, merge, write.
+#include "daemon/recorder.h"
+
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdlib>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "daemon/call_site_filter.h"
+#include "daemon/elf_file.h"
+#include "daemon/entry_stop.h"
+#include "daemon/event_merger.h"
+#include "daemon/proc_maps.h"
+#include "daemon/sync_probes.h"
+#include "seer/trace.h"
+
+namespace seer::daemon {
+namespace {
+
+volatile sig_atomic_t g_stop_signal = 0;
+
+void OnStopSignal(int sig) { g_stop_signal = sig; }
+
+uint64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+std::string IsoTimeNow() {
+  time_t now = time(nullptr);
+  tm utc;
+  gmtime_r(&now, &utc);
+  char buf[32];
+  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buf;
+}
+
+std::string Basename(const std::string& path) {
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The file execvp would run for `name`.
+Status FindExecutable(const std::string& name, std::string* path) {
+  auto usable = [](const std::string& p) { return access(p.c_str(), X_OK) == 0; };
+  if (name.find('/') != std::string::npos) {
+    if (!usable(name)) return Status::NotFound("binary not found or not executable: " + name);
+    *path = name;
+    return Status::Ok();
+  }
+  const char* env = getenv("PATH");
+  std::stringstream dirs(env ? env : "/usr/local/bin:/usr/bin:/bin");
+  std::string dir;
+  while (std::getline(dirs, dir, ':')) {
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
+    if (usable(candidate)) {
+      *path = candidate;
+      return Status::Ok();
+    }
+  }
+  return Status::NotFound("binary not found in PATH: " + name);
+}
+
+// Which file to probe for a target: the libc it maps, or the binary itself when
+// statically linked. For a launch the target has not run yet: a dynamic binary
+// will map the same libc this process maps (same loader, same system).
+Status ProbedBinaryForLaunch(const std::string& exe, std::string* binary) {
+  bool dynamic = false;
+  Status st = IsDynamicallyLinked(exe, &dynamic);
+  if (!st.ok()) return st;
+  if (!dynamic) {
+    // As /proc/PID/maps will name it, for matching call sites against it.
+    char real[PATH_MAX];
+    *binary = realpath(exe.c_str(), real) ? std::string(real) : exe;
+    return Status::Ok();
+  }
+  std::vector<Mapping> maps;
+  st = ReadProcMaps(getpid(), &maps);
+  if (!st.ok()) return st;
+  const Mapping* libc = FindMappedFile(maps, "libc.so");
+  if (!libc) return Status::NotFound("cannot find the libc this system uses");
+  *binary = libc->path;
+  return Status::Ok();
+}
+
+Status ProbedBinaryForPid(pid_t pid, std::string* binary) {
+  std::vector<Mapping> maps;
+  Status st = ReadProcMaps(pid, &maps);
+  if (!st.ok()) return Status::NotFound("no such process: " + std::to_string(pid));
+  if (const Mapping* libc = FindMappedFile(maps, "libc.so")) {
+    *binary = libc->path;
+    return Status::Ok();
+  }
+  char exe[4096];
+  ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof(exe) - 1);
+  if (n <= 0) return Status::NotFound("cannot read the executable of process " + std::to_string(pid));
+  *binary = std::string(exe, static_cast<size_t>(n));
+  return Status::Ok();
+}
+
+std::string ProcessCommandLine(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : raw)
+    if (c == '\0') c = ' ';
+  while (!raw.empty() && raw.back() == ' ') raw.pop_back();
+  return raw;
+}
+
+EventKind LostKind(uint32_t raw) {
+  if (raw < static_cast<uint32_t>(kNumEventKinds)) return static_cast<EventKind>(raw);
+  switch (raw) {
+    case SEER_EV_SEM_INIT: return EventKind::kSignal;
+    case SEER_EV_BARRIER_INIT: return EventKind::kBarrierArrive;
+    case SEER_EV_COND_TIMEOUT: return EventKind::kAcquire;
+    default: return EventKind::kFork;  // clone, pthread_create return, process fork
+  }
+}
+
+// One recording session: the pieces the loop shares.
+class Session {
+ public:
+  Session(const RecordOptions& options, RecordResult* result) : options_(options), result_(result) {}
+
+  Status Run();
+
+ private:
+  Status Launch();
+  Status Attach();
+  Status Loop();
+  Status Drain();
+  void OnRecord(const sync_event& e);
+  void RefreshModules();
+  Status Checkpoint();
+  Status Finish();
+  bool TargetGone();
+
+  const RecordOptions& options_;
+  RecordResult* result_;
+  std::unique_ptr<TraceWriter> writer_;
+  std::unique_ptr<EventMerger> merger_;
+  SyncProbes probes_;
+  CallSiteFilter filter_;
+  std::string binary_;      // the file the uprobes are in
+  pid_t pid_ = 0;
+  bool launched_ = false;
+  bool have_records_ = false;
+  bool modules_done_ = false;
+  Status write_error_;
+  std::vector<sync_event> batch_;
+  std::array<uint64_t, SEER_EV_KIND_SLOTS> lost_reported_{};
+  uint64_t internal_dropped_ = 0;
+};
+
+void Session::OnRecord(const sync_event& e) {
+  batch_.push_back(e);
+  have_records_ = true;
+}
+
+void Session::RefreshModules() {
+  std::vector<Mapping> maps;
+  if (!ReadProcMaps(pid_, &maps).ok()) return;
+  filter_.Reset(binary_, maps);
+  if (!filter_.ready()) return;  // ld.so has not mapped libc yet
+  for (const auto& m : ModulesFromMaps(maps)) writer_->AddModule(m);
+  modules_done_ = true;
+}
+
+Status Session::Drain() {
+  batch_.clear();
+  Status st = probes_.Poll(10, [this](const sync_event& e) { OnRecord(e); });
+  if (!st.ok()) return st;
+  if (!modules_done_ && have_records_) RefreshModules();
+  for (const auto& e : batch_) {
+    bool futex = (e.kind == SEER_EV_SIGNAL || e.kind == SEER_EV_WAIT) && e.mode == SEER_MODE_FUTEX;
+    if (filter_.ready() && (futex ? filter_.IsLibcInternalFutex(e.pc) : filter_.IsLoaderCall(e.pc))) {
+      ++internal_dropped_;
+      continue;
+    }
+    merger_->Add(e);
+  }
+  uint64_t now = MonotonicNs();
+  return merger_->Advance(now > options_.reorder_window_ns ? now - options_.reorder_window_ns : 0);
+}
+
+Status Session::Checkpoint() {
+  auto lost = probes_.Lost();
+  for (uint32_t k = 0; k < SEER_EV_KIND_SLOTS; ++k) {
+    if (lost[k] > lost_reported_[k]) writer_->AddLost("bpf-ringbuf", LostKind(k), lost[k] - lost_reported_[k]);
+    lost_reported_[k] = lost[k];
+  }
+  for (const auto& t : merger_->Threads()) writer_->AddThread(t);
+  const MergeStats& s = merger_->stats();
+  writer_->SetMeta("record.unmatched_releases", std::to_string(s.unmatched_releases));
+  writer_->SetMeta("record.forced_order", std::to_string(s.forced));
+  writer_->SetMeta("record.late_records", std::to_string(s.late));
+  writer_->SetMeta("record.unknown_joins", std::to_string(s.unknown_joins));
+  writer_->SetMeta("record.process_forks_not_followed", std::to_string(s.process_forks));
+  writer_->SetMeta("record.libc_internal_dropped", std::to_string(internal_dropped_));
+  return writer_->Flush();
+}
+
+bool Session::TargetGone() {
+  if (launched_) {
+    int status = 0;
+    pid_t r = waitpid(pid_, &status, WNOHANG);
+    if (r != pid_) return false;
+    result_->target_exited = true;
+    if (WIFEXITED(status)) result_->exit_status = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status)) result_->exit_status = 128 + WTERMSIG(status);
+    return true;
+  }
+  // Not our child: gone once it no longer exists, or is a zombie.
+  if (kill(pid_, 0) != 0 && errno == ESRCH) return result_->target_exited = true;
+  std::ifstream stat("/proc/" + std::to_string(pid_) + "/stat");
+  std::string line;
+  std::getline(stat, line);
+  auto close = line.rfind(')');
+  if (line.empty() || (close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'Z'))
+    return result_->target_exited = true;
+  return false;
+}
+
+Status Session::Loop() {
+  uint64_t start = MonotonicNs();
+  uint64_t last_checkpoint = start;
+  for (;;) {
+    Status st = Drain();
+    if (!st.ok()) return st;
+    if (TargetGone()) break;
+    if (!launched_ && g_stop_signal) break;
+    if (launched_ && g_stop_signal == SIGTERM) {
+      kill(pid_, SIGTERM);  // pass it on; the target decides how to end
+      g_stop_signal = 0;
+    }
+    uint64_t now = MonotonicNs();
+    if (options_.duration_s > 0 && now - start >= static_cast<uint64_t>(options_.duration_s * 1e9)) break;
+    if (now - last_checkpoint >= 1'000'000'000ull) {
+      st = Checkpoint();
+      if (!st.ok()) return st;
+      last_checkpoint = now;
+    }
+  }
+  // Records the target submitted before it exited are all in the ring by now.
+  for (int i = 0; i < 2; ++i) {
+    Status st = Drain();
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
+Status Session::Launch() {
+  std::string exe;
+  Status st = FindExecutable(options_.command[0], &exe);
+  if (!st.ok()) return st;
+  st = ProbedBinaryForLaunch(exe, &binary_);
+  if (!st.ok()) return st;
+
+  int go[2], exec_err[2];
+  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(exec_err, O_CLOEXEC) != 0)
+    return Status::IOError(std::string("pipe: ") + strerror(errno));
+  std::vector<char*> argv;
+  for (const auto& a : options_.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  pid_t child = fork();
+  if (child < 0) return Status::IOError(std::string("fork: ") + strerror(errno));
+  if (child == 0) {
+    // Held here until the probes are attached; a closed pipe means seer gave up.
+    close(go[1]);
+    close(exec_err[0]);
+    char c;
+    if (read(go[0], &c, 1) != 1) _exit(127);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
+    TraceMeBeforeExec();
+    execv(exe.c_str(), argv.data());
+    int err = errno;
+    ssize_t w = write(exec_err[1], &err, sizeof(err));
+    (void)w;
+    _exit(127);
+  }
+  close(go[0]);
+  close(exec_err[1]);
+  pid_ = child;
+  launched_ = true;
+
+  st = probes_.Open(child, binary_, options_.ringbuf_bytes);
+  if (st.ok()) st = merger_->BeginThread(child, -1, Basename(exe));
+  if (!st.ok()) {
+    close(go[1]);
+    close(exec_err[0]);
+    waitpid(child, nullptr, 0);
+    return st;
+  }
+  std::string cmd;
+  for (const auto& a : options_.command) cmd += (cmd.empty() ? "" : " ") + a;
+  writer_->SetMeta(meta::kCommandLine, cmd);
+  writer_->SetMeta("record.mode", "launch");
+  char c = 1;
+  ssize_t w = write(go[1], &c, 1);
+  (void)w;
+  close(go[1]);
+  // Exec stops the traced child; run it to its entry point, where every library
+  // is mapped, to take the module map before any of its code runs.
+  EntryStop stop;
+  int wait_status = 0;
+  st = stop.RunToEntry(child, &wait_status);
+  int err = 0;
+  ssize_t n = read(exec_err[0], &err, sizeof(err));
+  close(exec_err[0]);
+  if (n == static_cast<ssize_t>(sizeof(err))) {
+    if (st.ok()) kill(child, SIGKILL);
+    waitpid(child, nullptr, 0);
+    return Status::InvalidArgument("cannot execute " + exe + ": " + strerror(err));
+  }
+  if (!st.ok()) return st;
+  RefreshModules();
+  return stop.Detach();
+}
+
+Status Session::Attach() {
+  pid_ = options_.pid;
+  if (kill(pid_, 0) != 0 && errno == ESRCH) return Status::NotFound("no such process: " + std::to_string(pid_));
+  Status st = ProbedBinaryForPid(pid_, &binary_);
+  if (!st.ok()) return st;
+  std::vector<pid_t> tids;
+  st = ListThreads(pid_, &tids);
+  if (!st.ok()) return Status::NotFound("no such process: " + std::to_string(pid_));
+  st = probes_.Open(pid_, binary_, options_.ringbuf_bytes);
+  if (!st.ok()) return st;
+  // Threads that exist already begin the trace without a fork (their parent is unknown).
+  for (pid_t tid : tids) {
+    st = merger_->BeginThread(tid, -1, ThreadName(pid_, tid));
+    if (!st.ok()) return st;
+  }
+  if (TargetGone()) return Status::NotFound("process " + std::to_string(pid_) + " exited before seer could attach");
+  writer_->SetMeta(meta::kCommandLine, ProcessCommandLine(pid_));
+  writer_->SetMeta("record.mode", "attach");
+  RefreshModules();
+  return Status::Ok();
+}
+
+Status Session::Finish() {
+  Status st = merger_->Finish();
+  if (!st.ok()) return st;
+  // Threads still running at detach have no thread end; give them their names now.
+  for (pid_t tid : merger_->LiveThreads()) merger_->SetThreadName(tid, ThreadName(pid_, tid));
+  if (result_->target_exited) writer_->SetMeta("record.exit_status", std::to_string(result_->exit_status));
+  writer_->SetMeta(meta::kEndTime, IsoTimeNow());
+  st = Checkpoint();
+  if (!st.ok()) return st;
+  result_->events = writer_->events_written();
+  result_->threads = merger_->Threads().size();
+  for (uint64_t n : lost_reported_) result_->lost += n;
+  return writer_->Close();
+}
+
+Status Session::Run() {
+  Status st = CheckRecordPrivileges();
+  if (!st.ok()) return st;
+  if (options_.command.empty() && options_.pid <= 0) return Status::InvalidArgument("give a command to run or -p PID");
+
+  TraceWriterOptions wopts;
+  st = TraceWriter::Create(options_.output, wopts, &writer_);
+  if (!st.ok()) return st;
+  merger_ = std::make_unique<EventMerger>([this](const Event& e) { return writer_->Append(e); });
+
+  utsname u;
+  uname(&u);
+  char host[256] = {};
+  gethostname(host, sizeof(host) - 1);
+  writer_->SetMeta(meta::kSource, "record");
+  writer_->SetMeta(meta::kHost, host);
+  writer_->SetMeta(meta::kKernel, std::string(u.sysname) + " " + u.release + " " + u.version);
+  writer_->SetMeta(meta::kStartTime, IsoTimeNow());
+  writer_->SetMeta(meta::kClock, "bpf_ktime_get_ns, ordered by timestamp");
+  writer_->SetMeta(meta::kPcKind, "address");
+  writer_->SetMeta("record.sync", "ebpf");
+
+  struct sigaction sa = {};
+  sa.sa_handler = OnStopSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  g_stop_signal = 0;
+
+  st = options_.pid > 0 ? Attach() : Launch();
+  if (!st.ok()) return st;
+  writer_->SetMeta("record.pid", std::to_string(pid_));
+  writer_->SetMeta("record.probed_binary", binary_);
+  writer_->SetMeta("record.ringbuf_bytes", std::to_string(probes_.ringbuf_bytes()));
+  std::string attached, missing;
+  for (const auto& s : probes_.attached()) attached += (attached.empty() ? "" : ",") + s;
+  for (const auto& s : probes_.missing()) missing += (missing.empty() ? "" : ",") + s;
+  writer_->SetMeta("record.probes", attached);
+  writer_->SetMeta("record.probes_missing", missing);
+
+  st = Loop();
+  if (st.ok()) st = Finish();
+  if (!st.ok() && launched_ && !result_->target_exited) {
+    // The trace failed (disk full, ...): stop tracing and let the target finish.
+    probes_.Close();
+    while (!TargetGone()) usleep(10000);
+  }
+  return st;
+}
+
+}  // namespace
+
+Status CheckRecordPrivileges() {
+  if (geteuid() == 0) return Status::Ok();
+  __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};
+  __user_cap_data_struct data[2] = {};
+  if (syscall(SYS_capget, &header, data) == 0) {
+    auto has = [&](int cap) { return (data[cap / 32].effective >> (cap % 32)) & 1u; };
+    if (has(CAP_BPF) && has(CAP_PERFMON)) return Status::Ok();
+  }
+  return Status::Permission("seer record needs root or CAP_BPF and CAP_PERFMON to attach uprobes");
+}
+
+Status Record(const RecordOptions& options, RecordResult* result) {
+  *result = RecordResult();
+  Session session(options, result);
+  return session.Run();
+}
+
+}  // namespace seer::daemon

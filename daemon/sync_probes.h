@@ -1,0 +1,71 @@
+// Loads seer's BPF sync tracer (bpf/seer_sync.bpf.c) for one process, attaches its
+// uprobes by file offset to the pthread/semaphore functions of one binary (the libc
+// the target maps, or a statically linked target itself) and its tracepoints, and
+// drains the ring buffer.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bpf/sync_event.h"
+#include "seer/status.h"
+
+struct seer_sync_bpf;
+struct ring_buffer;
+struct bpf_link;
+
+namespace seer::daemon {
+
+// One probed function: its symbol and what the probe does (enum seer_sync_op).
+struct ProbeSpec {
+  const char* symbol;
+  int op;
+  bool on_return;  // also a uretprobe: the outcome decides the event
+};
+
+// Every function seer probes, in the order they are attached.
+const std::vector<ProbeSpec>& SyncProbeSpecs();
+
+class SyncProbes {
+ public:
+  SyncProbes() = default;
+  SyncProbes(const SyncProbes&) = delete;
+  SyncProbes& operator=(const SyncProbes&) = delete;
+  ~SyncProbes() { Close(); }
+
+  // Detaches every probe and frees the programs; the target runs on untouched.
+  void Close();
+
+  // Loads the programs for process `tgid` with a ring buffer of at least
+  // `ringbuf_bytes` (rounded up to a power of two), then attaches the uprobes in
+  // `binary` (only for `tgid`'s address space) and the tracepoints.
+  Status Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes);
+
+  // Waits up to `timeout_ms` for a wakeup, then hands every waiting record to `fn`.
+  Status Poll(int timeout_ms, const std::function<void(const sync_event&)>& fn);
+
+  // Failed ring buffer reservations so far, per record kind, summed over CPUs.
+  std::array<uint64_t, SEER_EV_KIND_SLOTS> Lost() const;
+
+  const std::vector<std::string>& attached() const { return attached_; }
+  const std::vector<std::string>& missing() const { return missing_; }
+  uint64_t ringbuf_bytes() const { return ringbuf_bytes_; }
+
+ private:
+  static int OnRecord(void* ctx, void* data, size_t size);
+
+  seer_sync_bpf* skel_ = nullptr;
+  ring_buffer* ring_ = nullptr;
+  std::vector<bpf_link*> links_;
+  std::vector<std::string> attached_;
+  std::vector<std::string> missing_;
+  uint64_t ringbuf_bytes_ = 0;
+  const std::function<void(const sync_event&)>* fn_ = nullptr;
+};
+
+}  // namespace seer::daemon

@@ -1,0 +1,119 @@
+#include "predictor/seqcheck/atomicity.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+
+#include "predictor/seqcheck/witness.h"
+#include "predictor/seqcheck/witness_checker.h"
+
+namespace seer::seqcheck {
+namespace {
+
+bool IsWrite(const Node& n) { return (n.flags & kWrites) != 0; }
+
+// The intruding kind that makes (first, second) unserializable: a write between
+// two reads, between a write and a read, between a read and a write; a read
+// between two writes.
+bool IntruderIsWrite(const Node& first, const Node& second) { return !(IsWrite(first) && IsWrite(second)); }
+
+const char* Pattern(const Node& a, const Node& e, const Node& b) {
+  static const char* names[8] = {"read-read-read",  "read-read-write",  "read-write-read",  "read-write-write",
+                                 "write-read-read", "write-read-write", "write-write-read", "write-write-write"};
+  return names[(IsWrite(a) ? 4 : 0) + (IsWrite(e) ? 2 : 0) + (IsWrite(b) ? 1 : 0)];
+}
+
+// e1 and e2 sit in one section of a lock that e's thread also holds at e, in a
+// conflicting mode: e cannot run between them.
+bool SharesProtectingLock(const TraceModel& m, uint32_t e1, uint32_t e2, uint32_t e) {
+  const Node &n1 = m.node(e1), &n2 = m.node(e2), &ne = m.node(e);
+  std::vector<std::pair<uint32_t, bool>> spanning;
+  m.ForEachOpenAt(n1.tid, n1.pos, [&](uint32_t a) {
+    const Node& na = m.node(a);
+    if (na.match == kNone || m.node(na.match).pos > n2.pos) spanning.push_back({na.lock, (na.flags & kShared) != 0});
+  });
+  if (spanning.empty()) return false;
+  bool blocked = false;
+  m.ForEachOpenAt(ne.tid, ne.pos, [&](uint32_t a) {
+    const Node& na = m.node(a);
+    for (auto [lock, shared] : spanning)
+      if (lock == na.lock && !(shared && (na.flags & kShared))) blocked = true;
+  });
+  return blocked;
+}
+
+}  // namespace
+
+std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, const AtomicityOptions& options,
+                                                           SeqCheckStats* stats) {
+  std::vector<AtomicityViolation> found;
+  FeasibilityChecker feasibility(m, options.feasibility);
+  WitnessChecker checker(m.events());
+  const uint64_t distance = options.intruder_distance ? options.intruder_distance : options.window;
+
+  // Accesses per variable in trace order, split by kind.
+  std::vector<std::vector<uint32_t>> reads(m.variables()), writes(m.variables());
+  for (uint32_t i = 0; i < m.size(); ++i) {
+    const Node& n = m.node(i);
+    if (n.var == kNone) continue;
+    (IsWrite(n) ? writes : reads)[n.var].push_back(i);
+  }
+  // (pattern, pc1, pc, pc2) -> checks tried; a reported key is not tried again.
+  std::map<std::tuple<const char*, uint64_t, uint64_t, uint64_t>, uint32_t> tries;
+
+  for (uint32_t t = 0; t < m.threads() && stats->checks < options.max_checks; ++t) {
+    std::unordered_map<uint32_t, uint32_t> last;  // var -> previous access of this thread
+    for (uint32_t e2 : m.thread_nodes(t)) {
+      const Node& n2 = m.node(e2);
+      if (n2.var == kNone) continue;
+      auto it = last.find(n2.var);
+      const uint32_t e1 = it == last.end() ? kNone : it->second;
+      last[n2.var] = e2;
+      if (e1 == kNone || n2.pos - m.node(e1).pos - 1 > options.window) continue;
+      const Node& n1 = m.node(e1);
+      const auto& pool = (IntruderIsWrite(n1, n2) ? writes : reads)[n2.var];
+      const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
+      const uint64_t to = e2 + distance;
+      for (auto jt = std::lower_bound(pool.begin(), pool.end(), from); jt != pool.end() && *jt <= to; ++jt) {
+        if (stats->checks >= options.max_checks) break;
+        const uint32_t e = *jt;
+        const Node& ne = m.node(e);
+        if (ne.tid == t) continue;
+        const char* pattern = Pattern(n1, ne, n2);
+        auto key = std::make_tuple(pattern, m.event(e1).pc, m.event(e).pc, m.event(e2).pc);
+        uint32_t& tried = tries[key];
+        if (tried >= options.max_tries) continue;
+        ++stats->candidates;
+        if (SharesProtectingLock(m, e1, e2, e)) {
+          ++stats->filtered;
+          continue;
+        }
+        ++tried;
+        Query q;
+        q.threads.push_back({t, n2.pos + 1, true, false});
+        q.threads.push_back({ne.tid, ne.pos + 1, false, false});  // may go on to release its locks
+        q.order = {{e1, e}, {e, e2}};
+        FeasibilityResult r = TimedCheck(&feasibility, q, stats);
+        if (!r.feasible) continue;
+        AtomicityViolation v;
+        v.engine = "atomicity";
+        v.pattern = pattern;
+        v.local_first = EventRef::Of(m.event(e1));
+        v.remote = EventRef::Of(m.event(e));
+        v.local_second = EventRef::Of(m.event(e2));
+        v.witness = MakeWitness(m, r.schedule);
+        const std::string what = std::string("a ") + pattern + " atomicity violation at events " +
+                                 std::to_string(v.local_first.index) + ", " + std::to_string(v.remote.index) + ", " +
+                                 std::to_string(v.local_second.index);
+        if (!AcceptWitness(checker.CheckAtomicity(v), what, &v.witness, stats)) continue;
+        found.push_back(std::move(v));
+        tried = options.max_tries;  // reported: no more instances of this key
+      }
+    }
+  }
+  return found;
+}
+
+}  // namespace seer::seqcheck

@@ -1,0 +1,53 @@
+#include "predictor/seqcheck/engines.h"
+
+#include <utility>
+#include <vector>
+
+#include "predictor/seqcheck/atomicity.h"
+#include "predictor/seqcheck/deadlocks.h"
+#include "predictor/seqcheck/trace_model.h"
+
+namespace seer::seqcheck {
+namespace {
+
+class StoringEngine : public Engine {
+ public:
+  void Process(const Event* events, size_t n) override { events_.insert(events_.end(), events, events + n); }
+
+ protected:
+  std::vector<Event> events_;
+};
+
+class DeadlockEngine : public StoringEngine {
+ public:
+  Status Finish(Findings* findings) override {
+    TraceModel model(std::move(events_));
+    SeqCheckStats stats;
+    for (Deadlock& d : PredictDeadlocks(model, DeadlockOptions{}, &stats)) findings->deadlocks.push_back(std::move(d));
+    return Status::Ok();
+  }
+};
+
+class AtomicityEngine : public StoringEngine {
+ public:
+  explicit AtomicityEngine(const AnalysisOptions& options) { options_.window = options.atomicity_window; }
+  Status Finish(Findings* findings) override {
+    TraceModel model(std::move(events_));
+    SeqCheckStats stats;
+    for (AtomicityViolation& v : PredictAtomicityViolations(model, options_, &stats))
+      findings->atomicity.push_back(std::move(v));
+    return Status::Ok();
+  }
+
+ private:
+  AtomicityOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Engine> NewDeadlockEngine(const AnalysisOptions&) { return std::make_unique<DeadlockEngine>(); }
+std::unique_ptr<Engine> NewAtomicityEngine(const AnalysisOptions& options) {
+  return std::make_unique<AtomicityEngine>(options);
+}
+
+}  // namespace seer::seqcheck

@@ -1,0 +1,147 @@
+#include "predictor/seqcheck/lock_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+#include "predictor/common/vector_clock.h"
+
+namespace seer::seqcheck {
+
+LockGraph::LockGraph(const TraceModel& m) : m_(m) {
+  const uint32_t threads = m.threads();
+  successors_.resize(m.locks());
+  between_.resize(m.locks());
+  request_slot_.assign(m.size(), kNone);
+
+  // Edges, grouped by (from, to, pc of held acquire, pc of request).
+  std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, uint32_t> class_of;
+  std::vector<std::vector<uint32_t>> held(threads);  // acquire nodes of open sections
+  std::vector<VectorClock> clock(threads, VectorClock(threads));
+  std::unordered_map<uint32_t, VectorClock> sync_clock;  // fork and signal nodes
+  for (uint32_t i = 0; i < m.size(); ++i) {
+    const Node& n = m.node(i);
+    VectorClock& c = clock[n.tid];
+    if (n.pos == 0 && m.fork_of(n.tid) != kNone) c.Join(sync_clock[m.fork_of(n.tid)]);
+    if (n.flags & kWaits)
+      for (uint32_t s : m.signals_before(i)) c.Join(sync_clock[s]);
+    if ((n.flags & kJoins) && n.other != kNone) c.Join(clock[m.node(n.other).tid]);
+
+    auto& h = held[n.tid];
+    if ((n.flags & kAcquires) && !(n.flags & kWaits) && !h.empty()) {
+      request_slot_[i] = static_cast<uint32_t>(request_clock_.size() / threads);
+      for (uint32_t t = 0; t < threads; ++t) request_clock_.push_back(c.Get(t));
+      for (uint32_t a : h) {
+        const Node& na = m.node(a);
+        if (na.lock == n.lock) continue;
+        auto key = std::make_tuple(na.lock, n.lock, m.event(a).pc, m.event(i).pc);
+        auto [it, fresh] = class_of.try_emplace(key, static_cast<uint32_t>(classes_.size()));
+        if (fresh) {
+          classes_.push_back({na.lock, n.lock, {}});
+          auto& row = between_[na.lock];
+          auto r = std::find_if(row.begin(), row.end(), [&](auto& p) { return p.first == n.lock; });
+          if (r == row.end()) {
+            row.push_back({n.lock, {}});
+            successors_[na.lock].push_back(n.lock);
+            r = row.end() - 1;
+          }
+          r->second.push_back(it->second);
+        }
+        classes_[it->second].edges.push_back({n.tid, a, i});
+      }
+    }
+    if (n.flags & kAcquires) h.push_back(i);
+    if (n.flags & kReleases) {
+      auto it = std::find(h.begin(), h.end(), n.match);
+      if (it != h.end()) h.erase(it);
+    }
+    c.Set(n.tid, n.pos + 1);
+    if (n.flags & (kForks | kSignals)) sync_clock[i] = c;
+  }
+}
+
+const std::vector<uint32_t>& LockGraph::ClassesBetween(uint32_t from, uint32_t to) const {
+  for (const auto& [lock, list] : between_[from])
+    if (lock == to) return list;
+  return empty_;
+}
+
+std::vector<std::vector<uint32_t>> LockGraph::LockCycles(uint32_t max_length, size_t limit) const {
+  const uint32_t n = static_cast<uint32_t>(successors_.size());
+  std::vector<std::vector<uint32_t>> predecessors(n);
+  for (uint32_t l = 0; l < n; ++l)
+    for (uint32_t s : successors_[l]) predecessors[s].push_back(l);
+  std::vector<std::vector<uint32_t>> cycles;
+  std::vector<uint32_t> path, dist(n);
+  std::vector<bool> on_path(n, false);
+  // Shortest cycles first. Each cycle is found once, from its smallest lock,
+  // through larger locks only; a lock is entered only if it can still get back
+  // to the start within the length (distances on the reversed graph).
+  for (uint32_t length = 2; length <= max_length && cycles.size() < limit; ++length) {
+    for (uint32_t start = 0; start < n && cycles.size() < limit; ++start) {
+      std::fill(dist.begin(), dist.end(), UINT32_MAX);
+      dist[start] = 0;
+      std::vector<uint32_t> queue{start};
+      for (size_t h = 0; h < queue.size(); ++h)
+        for (uint32_t p : predecessors[queue[h]])
+          if (p > start && dist[p] == UINT32_MAX) {
+            dist[p] = dist[queue[h]] + 1;
+            queue.push_back(p);
+          }
+      auto dfs = [&](auto&& self, uint32_t at) -> void {
+        for (uint32_t next : successors_[at]) {
+          if (cycles.size() >= limit) return;
+          if (next == start) {
+            if (path.size() == length) cycles.push_back(path);
+            continue;
+          }
+          if (next < start || on_path[next] || dist[next] == UINT32_MAX) continue;
+          if (path.size() + dist[next] > length) continue;
+          path.push_back(next);
+          on_path[next] = true;
+          self(self, next);
+          on_path[next] = false;
+          path.pop_back();
+        }
+      };
+      path = {start};
+      dfs(dfs, start);
+    }
+  }
+  return cycles;
+}
+
+bool LockGraph::PassesFilters(const std::vector<LockEdge>& cycle) const {
+  const size_t k = cycle.size();
+  const uint32_t threads = m_.threads();
+  std::vector<std::vector<std::pair<uint32_t, bool>>> held(k);  // (lock, shared) at the request
+  for (size_t i = 0; i < k; ++i) {
+    const LockEdge& me = cycle[i];
+    const LockEdge& next = cycle[(i + 1) % k];
+    for (size_t j = i + 1; j < k; ++j)
+      if (cycle[j].tid == me.tid) return false;
+    const bool request_shared = m_.node(me.request).flags & kShared;
+    const bool held_shared = m_.node(next.held).flags & kShared;
+    if (request_shared && held_shared) return false;  // read locks do not block each other
+    m_.ForEachOpenAt(me.tid, m_.node(me.request).pos, [&](uint32_t a) {
+      held[i].push_back({m_.node(a).lock, (m_.node(a).flags & kShared) != 0});
+    });
+  }
+  for (size_t i = 0; i < k; ++i)
+    for (size_t j = i + 1; j < k; ++j)
+      for (auto [li, si] : held[i])
+        for (auto [lj, sj] : held[j])
+          if (li == lj && !(si && sj)) return false;  // both inside one lock's sections
+  for (size_t i = 0; i < k; ++i) {
+    const size_t slot = request_slot_[cycle[i].request];
+    for (size_t j = 0; j < k; ++j) {
+      if (i == j) continue;
+      const Node& rj = m_.node(cycle[j].request);
+      if (request_clock_[slot * threads + rj.tid] > rj.pos) return false;  // j's request must run first
+    }
+  }
+  return true;
+}
+
+}  // namespace seer::seqcheck

@@ -1,0 +1,61 @@
+// The lock-order graph: an edge l -> m for every acquisition of m by a thread
+// holding l, labelled with the two acquire events. Its cycles of distinct threads
+// are the deadlock candidates; the cheap filters (conflicting modes, locks two
+// cycle threads would hold at once such as a gate lock, hard happens-before
+// orders from fork/join and signals) run here, before SeqCheck decides the rest.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "predictor/seqcheck/trace_model.h"
+
+namespace seer::seqcheck {
+
+// One dynamic edge: thread `tid` holds the section acquired at `held` and
+// acquires another lock at `request`.
+struct LockEdge {
+  uint32_t tid = 0;
+  uint32_t held = 0;     // acquire node of the held lock
+  uint32_t request = 0;  // acquire node of the requested lock
+};
+
+// Edges between the same locks with the same program locations (from any
+// thread), in trace order.
+struct LockEdgeClass {
+  uint32_t from_lock = 0;
+  uint32_t to_lock = 0;
+  std::vector<LockEdge> edges;
+};
+
+class LockGraph {
+ public:
+  explicit LockGraph(const TraceModel& model);
+
+  const std::vector<LockEdgeClass>& classes() const { return classes_; }
+  // Classes of the edges from_lock -> to_lock.
+  const std::vector<uint32_t>& ClassesBetween(uint32_t from_lock, uint32_t to_lock) const;
+
+  // Simple cycles of locks l0 -> l1 -> ... -> l0 (each as the list of its locks,
+  // smallest lock first), of 2..max_length locks, at most `limit` of them.
+  std::vector<std::vector<uint32_t>> LockCycles(uint32_t max_length, size_t limit) const;
+
+  // A concrete candidate (one edge per cycle step, distinct threads) passes the
+  // cheap filters: each request conflicts with the next thread's held mode, no
+  // lock is held by two cycle threads at once in conflicting modes (gate locks),
+  // and no request happens-before another thread's request by hard orders.
+  bool PassesFilters(const std::vector<LockEdge>& cycle) const;
+
+ private:
+  const TraceModel& m_;
+  std::vector<LockEdgeClass> classes_;
+  std::vector<std::vector<uint32_t>> successors_;  // lock -> locks it has edges to
+  std::vector<std::vector<std::pair<uint32_t, std::vector<uint32_t>>>> between_;  // [from] -> (to, classes)
+  // Hard-order timestamp of each request, before it runs: per thread, the
+  // number of its events that must precede it (program order, fork/join, signals).
+  std::vector<uint32_t> request_clock_;  // [request slot * threads + t]
+  std::vector<uint32_t> request_slot_;   // node -> slot, kNone if not a request
+  std::vector<uint32_t> empty_;
+};
+
+}  // namespace seer::seqcheck

@@ -1,0 +1,30 @@
+// SeqCheck as a stronger check of the race engines' pairs (--confirm-races): a
+// pair is confirmed when some feasible reordering reaches both accesses at once,
+// i.e. ends with each of them as the next event of its thread (the paper's race
+// encoding: the two can run consecutively), with a validated witness.
+#pragma once
+
+#include <vector>
+
+#include "predictor/findings.h"
+#include "predictor/seqcheck/feasibility.h"
+#include "predictor/seqcheck/stats.h"
+#include "predictor/seqcheck/trace_model.h"
+
+namespace seer::seqcheck {
+
+struct RaceConfirmation {
+  bool confirmed = false;
+  Witness witness;  // when confirmed: validated, ends with both accesses enabled
+};
+
+// Decides one pair of events (node ids). Not confirmed does not mean "no race":
+// SeqCheck is complete only for two threads.
+RaceConfirmation ConfirmRace(const TraceModel& model, FeasibilityChecker* feasibility, uint32_t a, uint32_t b,
+                             SeqCheckStats* stats);
+
+// One confirmation per pair of `races.pairs`, in order (the pair's own events).
+std::vector<RaceConfirmation> ConfirmRaces(const TraceModel& model, const RaceResult& races,
+                                           const FeasibilityOptions& options, SeqCheckStats* stats);
+
+}  // namespace seer::seqcheck

@@ -1,0 +1,191 @@
+#include "predictor/seqcheck/trace_model.h"
+
+#include <utility>
+
+#include "predictor/common/sync_ops.h"
+
+namespace seer::seqcheck {
+namespace {
+
+uint32_t Dense(std::unordered_map<uint64_t, uint32_t>* ids, uint64_t key) {
+  auto [it, inserted] = ids->try_emplace(key, static_cast<uint32_t>(ids->size()));
+  (void)inserted;
+  return it->second;
+}
+
+// Atomic accesses lower to a section on a lock private to the address. The
+// access is one event, so that section can never overlap another: the lock
+// adds no constraint and is left out.
+bool IsPrivateSyncLock(uint64_t lock) { return (lock >> 63) != 0; }
+
+}  // namespace
+
+TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
+  const uint32_t n = static_cast<uint32_t>(events_.size());
+  nodes_.resize(n);
+  uint32_t max_tid = 0;
+  for (const Event& e : events_) max_tid = std::max(max_tid, e.tid);
+  const uint32_t nthreads = n == 0 ? 0 : max_tid + 1;
+  thread_nodes_.resize(nthreads);
+  fork_of_.assign(nthreads, kNone);
+  branches_.resize(nthreads);
+  open_.resize(nthreads);
+
+  std::unordered_map<uint64_t, uint32_t> var_ids, lock_ids, signal_ids;
+  std::vector<uint32_t> last_write;
+  std::vector<std::vector<uint32_t>> last_signal;  // [signal object][thread]
+  // Per thread: lock -> (depth, acquire node) of the outermost held section.
+  std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> held(nthreads);
+  std::vector<std::pair<uint32_t, uint32_t>> joins;  // (join node, child)
+
+  for (uint32_t i = 0; i < n; ++i) {
+    const Event& e = events_[i];
+    Node& nd = nodes_[i];
+    nd.tid = e.tid;
+    nd.pos = static_cast<uint32_t>(thread_nodes_[e.tid].size());
+    thread_nodes_[e.tid].push_back(i);
+    auto var_of = [&](uint64_t address) {
+      uint32_t v = Dense(&var_ids, address);
+      if (v >= writes_.size()) {
+        writes_.emplace_back(nthreads);
+        last_write.push_back(kNone);
+      }
+      return v;
+    };
+    auto lock_of = [&](uint64_t object) {
+      uint32_t l = Dense(&lock_ids, object);
+      if (l >= acquires_.size()) {
+        acquires_.emplace_back(nthreads);
+        exclusive_.emplace_back(nthreads);
+        lock_objects_.push_back(object);
+      }
+      return l;
+    };
+    LowerEvent(e, [&](const LoweredOp& op) {
+      switch (op.op) {
+        case SyncOp::kRead:
+        case SyncOp::kWrite: {
+          nd.var = var_of(op.object);
+          const bool reads = op.op == SyncOp::kRead || e.kind == EventKind::kAtomicRmw;
+          const bool writes = op.op == SyncOp::kWrite;
+          if (reads) {
+            nd.flags |= kReads;
+            nd.obs = last_write[nd.var];
+          }
+          if (writes) {
+            nd.flags |= kWrites;
+            last_write[nd.var] = i;
+            writes_[nd.var][e.tid].push_back(nd.pos);
+          }
+          return;
+        }
+        case SyncOp::kAcquire: {
+          if (IsPrivateSyncLock(op.object)) return;
+          const uint32_t l = lock_of(op.object);
+          auto& h = held[e.tid][l];
+          if (h.first++ > 0) return;  // nested: only the outermost pair counts
+          h.second = i;
+          nd.flags |= kAcquires | (op.shared ? kShared : 0);
+          nd.lock = l;
+          acquires_[l][e.tid].push_back(nd.pos);
+          if (!op.shared) exclusive_[l][e.tid].push_back(nd.pos);
+          return;
+        }
+        case SyncOp::kRelease: {
+          if (IsPrivateSyncLock(op.object)) return;
+          const uint32_t l = lock_of(op.object);
+          auto it = held[e.tid].find(l);
+          if (it == held[e.tid].end() || it->second.first == 0) return;  // release of a lock not held
+          if (--it->second.first > 0) return;
+          const uint32_t acq = it->second.second;
+          nd.flags |= kReleases | (nodes_[acq].flags & kShared);
+          nd.lock = l;
+          nd.match = acq;
+          nodes_[acq].match = i;
+          return;
+        }
+        case SyncOp::kFork: {
+          nd.flags |= kForks;
+          if (op.object < nthreads && fork_of_[op.object] == kNone) fork_of_[op.object] = i;
+          return;
+        }
+        case SyncOp::kJoin: {
+          nd.flags |= kJoins;
+          if (op.object < nthreads) joins.push_back({i, static_cast<uint32_t>(op.object)});
+          return;
+        }
+        case SyncOp::kSignal: {
+          const uint32_t s = Dense(&signal_ids, op.object);
+          if (s >= last_signal.size()) last_signal.emplace_back(nthreads, kNone);
+          nd.flags |= kSignals;
+          last_signal[s][e.tid] = i;
+          return;
+        }
+        case SyncOp::kWait: {
+          const uint32_t s = Dense(&signal_ids, op.object);
+          if (s >= last_signal.size()) last_signal.emplace_back(nthreads, kNone);
+          nd.flags |= kWaits;
+          auto& req = signals_before_[i];
+          for (uint32_t sig : last_signal[s])
+            if (sig != kNone) req.push_back(sig);
+          return;
+        }
+        case SyncOp::kFresh: return;  // see docs/seqcheck.md: variables are addresses
+      }
+    });
+    if (e.kind == EventKind::kBranch) {
+      nd.flags |= kBranches;
+      has_branches_ = true;
+      branches_[e.tid].push_back(nd.pos);
+    }
+  }
+
+  // A fork before the child's first event; a join after the child's last.
+  for (uint32_t t = 0; t < nthreads; ++t) {
+    if (fork_of_[t] != kNone) {
+      if (thread_nodes_[t].empty() || thread_nodes_[t][0] < fork_of_[t]) fork_of_[t] = kNone;  // not a real order
+      else nodes_[fork_of_[t]].other = thread_nodes_[t][0];
+    }
+  }
+  for (auto [join, child] : joins)
+    if (!thread_nodes_[child].empty() && thread_nodes_[child].back() < join)
+      nodes_[join].other = thread_nodes_[child].back();
+
+  for (uint32_t t = 0; t < nthreads; ++t) {
+    OpenIndex& ix = open_[t];
+    for (uint32_t id : thread_nodes_[t]) {
+      const Node& nd = nodes_[id];
+      if (!(nd.flags & kAcquires)) continue;
+      ix.acq_pos.push_back(nd.pos);
+      ix.rel_pos.push_back(nd.match == kNone ? UINT32_MAX : nodes_[nd.match].pos);
+      ix.acq_node.push_back(id);
+    }
+    BuildTree(&ix);
+  }
+}
+
+void TraceModel::BuildTree(OpenIndex* ix) {
+  ix->leaves = 1;
+  while (ix->leaves < ix->acq_pos.size()) ix->leaves *= 2;
+  ix->tree.assign(2 * ix->leaves, 0);
+  for (size_t i = 0; i < ix->rel_pos.size(); ++i) ix->tree[ix->leaves + i] = ix->rel_pos[i];
+  for (size_t v = ix->leaves - 1; v >= 1; --v) ix->tree[v] = std::max(ix->tree[2 * v], ix->tree[2 * v + 1]);
+}
+
+const std::vector<uint32_t>& TraceModel::writes(uint32_t var, uint32_t t) const {
+  if (var >= writes_.size() || t >= writes_[var].size()) return empty_;
+  return writes_[var][t];
+}
+
+const std::vector<uint32_t>& TraceModel::acquires(uint32_t lock, uint32_t t, bool exclusive_only) const {
+  const auto& table = exclusive_only ? exclusive_ : acquires_;
+  if (lock >= table.size() || t >= table[lock].size()) return empty_;
+  return table[lock][t];
+}
+
+const std::vector<uint32_t>& TraceModel::signals_before(uint32_t wait) const {
+  auto it = signals_before_.find(wait);
+  return it == signals_before_.end() ? empty_ : it->second;
+}
+
+}  // namespace seer::seqcheck

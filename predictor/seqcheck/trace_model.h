@@ -1,0 +1,156 @@
+// The whole trace as SeqCheck reasons about it: one node per event, with the
+// lock, access, thread and signal effects of its kind (through LowerEvent), the
+// acquire/release matching, the write each read observed, and the per-thread,
+// per-variable and per-lock indices the feasibility check queries.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <unordered_map>
+#include <vector>
+
+#include "seer/event.h"
+
+namespace seer::seqcheck {
+
+inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+// Effects of one node; a node may have several (a cond-wait end waits and
+// acquires; an atomic read-modify-write reads and writes).
+enum NodeFlag : uint16_t {
+  kReads = 1 << 0,
+  kWrites = 1 << 1,
+  kAcquires = 1 << 2,
+  kReleases = 1 << 3,
+  kShared = 1 << 4,   // the acquire/release is of a read-mode (rwlock) section
+  kBranches = 1 << 5,
+  kForks = 1 << 6,
+  kJoins = 1 << 7,
+  kSignals = 1 << 8,
+  kWaits = 1 << 9,
+};
+
+struct Node {
+  uint32_t tid = 0;
+  uint32_t pos = 0;        // position in its thread
+  uint16_t flags = 0;
+  uint32_t var = kNone;    // dense variable id of the access
+  uint32_t lock = kNone;   // dense lock id of the acquire/release
+  uint32_t match = kNone;  // acquire <-> release of the same section; kNone: never released
+  uint32_t obs = kNone;    // reads: the last write to var before it in the trace; kNone: initial value
+  uint32_t other = kNone;  // fork: the child's first node; join: the child's last node
+};
+
+class TraceModel {
+ public:
+  // `events` in total order. Nested re-acquisitions of a lock a thread already
+  // holds (recursive mutexes) and their releases become nodes without effect:
+  // only the outermost pair counts (DESIGN.md).
+  explicit TraceModel(std::vector<Event> events);
+
+  size_t size() const { return nodes_.size(); }
+  uint32_t threads() const { return static_cast<uint32_t>(thread_nodes_.size()); }
+  const Node& node(uint32_t n) const { return nodes_[n]; }
+  const Event& event(uint32_t n) const { return events_[n]; }
+  const std::vector<Event>& events() const { return events_; }
+
+  // The node of the event with trace position `index`, or kNone.
+  uint32_t NodeOfIndex(uint64_t index) const {
+    auto it = std::lower_bound(events_.begin(), events_.end(), index,
+                               [](const Event& e, uint64_t i) { return e.index < i; });
+    return it == events_.end() || it->index != index ? kNone : static_cast<uint32_t>(it - events_.begin());
+  }
+
+  // Node ids of thread t, in program order.
+  const std::vector<uint32_t>& thread_nodes(uint32_t t) const { return thread_nodes_[t]; }
+  uint32_t thread_length(uint32_t t) const { return static_cast<uint32_t>(thread_nodes_[t].size()); }
+  uint32_t At(uint32_t t, uint32_t pos) const { return thread_nodes_[t][pos]; }
+  // The fork node that created thread t, or kNone.
+  uint32_t fork_of(uint32_t t) const { return fork_of_[t]; }
+
+  // True when the trace carries kBranch events: reads then need their original
+  // write only when a later branch of their thread runs (the paper's model);
+  // otherwise every read is taken to be followed by a branch.
+  bool has_branches() const { return has_branches_; }
+  // Positions of thread t's branch nodes, ascending.
+  const std::vector<uint32_t>& branch_positions(uint32_t t) const { return branches_[t]; }
+
+  // Positions of the writes to `var` by thread t, ascending.
+  const std::vector<uint32_t>& writes(uint32_t var, uint32_t t) const;
+  // Positions of the section acquires of `lock` by thread t, ascending; the
+  // exclusive ones only when `exclusive_only`.
+  const std::vector<uint32_t>& acquires(uint32_t lock, uint32_t t, bool exclusive_only) const;
+  // The signals a wait node must follow: per thread, the last signal on the same
+  // object before it in the trace (sound for semaphores and barriers).
+  const std::vector<uint32_t>& signals_before(uint32_t wait) const;
+
+  // Calls fn(acquire node) for each section of thread t open at position c: its
+  // acquire is before c, its release (if any) at or after c.
+  template <typename Fn>
+  void ForEachOpenAt(uint32_t t, uint32_t c, Fn&& fn) const {
+    OpenQuery(open_[t], c, fn);
+  }
+
+  uint32_t variables() const { return static_cast<uint32_t>(writes_.size()); }
+  uint32_t locks() const { return static_cast<uint32_t>(acquires_.size()); }
+  uint64_t lock_object(uint32_t lock) const { return lock_objects_[lock]; }
+
+ private:
+  // Sections of one thread in acquire order with a max-tree over release
+  // positions, to list the sections open at any position in O(open * log n).
+  struct OpenIndex {
+    std::vector<uint32_t> acq_pos;  // ascending
+    std::vector<uint32_t> rel_pos;  // position of the release; UINT32_MAX if never released
+    std::vector<uint32_t> acq_node;
+    std::vector<uint32_t> tree;     // max of rel_pos over ranges, size 2 * leaves
+    size_t leaves = 0;
+  };
+  template <typename Fn>
+  void OpenQuery(const OpenIndex& ix, uint32_t c, Fn&& fn) const;
+  static void BuildTree(OpenIndex* ix);
+
+  std::vector<Event> events_;
+  std::vector<Node> nodes_;
+  std::vector<std::vector<uint32_t>> thread_nodes_;
+  std::vector<uint32_t> fork_of_;
+  bool has_branches_ = false;
+  std::vector<std::vector<uint32_t>> branches_;
+  std::vector<std::vector<std::vector<uint32_t>>> writes_;       // [var][thread]
+  std::vector<std::vector<std::vector<uint32_t>>> acquires_;     // [lock][thread]
+  std::vector<std::vector<std::vector<uint32_t>>> exclusive_;    // [lock][thread]
+  std::vector<uint64_t> lock_objects_;
+  std::unordered_map<uint32_t, std::vector<uint32_t>> signals_before_;
+  std::vector<OpenIndex> open_;
+  std::vector<uint32_t> empty_;
+};
+
+template <typename Fn>
+void TraceModel::OpenQuery(const OpenIndex& ix, uint32_t c, Fn&& fn) const {
+  // Sections with acq_pos < c form a prefix [0, end); report those whose
+  // release is at or after c by descending the max-tree.
+  size_t end = static_cast<size_t>(std::lower_bound(ix.acq_pos.begin(), ix.acq_pos.end(), c) - ix.acq_pos.begin());
+  if (end == 0) return;
+  std::vector<size_t> stack{1};
+  while (!stack.empty()) {
+    size_t v = stack.back();
+    stack.pop_back();
+    // Range of leaves under v.
+    size_t lo = v, hi = v;
+    while (lo < ix.leaves) {
+      lo = 2 * lo;
+      hi = 2 * hi + 1;
+    }
+    lo -= ix.leaves;
+    hi -= ix.leaves;
+    if (lo >= end || ix.tree[v] < c) continue;
+    if (v >= ix.leaves) {
+      fn(ix.acq_node[lo]);
+      continue;
+    }
+    stack.push_back(2 * v + 1);
+    stack.push_back(2 * v);
+  }
+}
+
+}  // namespace seer::seqcheck

@@ -1,0 +1,254 @@
+#include "predictor/seqcheck/witness_checker.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+namespace seer::seqcheck {
+namespace {
+
+bool Reads(EventKind k) {
+  return k == EventKind::kRead || k == EventKind::kAtomicLoad || k == EventKind::kAtomicRmw;
+}
+bool Writes(EventKind k) {
+  return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw;
+}
+bool Signals(EventKind k) { return k == EventKind::kSignal || k == EventKind::kBarrierArrive; }
+bool Waits(EventKind k) {
+  return k == EventKind::kWait || k == EventKind::kBarrierDepart || k == EventKind::kCondWaitEnd;
+}
+bool SharedMode(const Event& e) { return e.mode == static_cast<uint8_t>(LockMode::kShared); }
+
+std::string Pos(uint64_t index) { return "event " + std::to_string(index); }
+
+}  // namespace
+
+struct WitnessChecker::Replay {
+  std::map<uint32_t, uint32_t> ran;  // thread -> events run (a prefix)
+  struct Lock {
+    int64_t exclusive = -1;               // thread holding it exclusively
+    std::map<uint32_t, uint32_t> shared;  // thread -> read-mode holds
+  };
+  std::map<uint64_t, Lock> locks;
+  std::map<std::pair<uint32_t, uint64_t>, uint32_t> depth;  // (thread, lock) -> nesting
+  std::unordered_map<uint64_t, size_t> order;               // trace index -> schedule position
+};
+
+WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) {
+  std::unordered_map<uint32_t, uint32_t> count;
+  std::unordered_map<uint64_t, int64_t> last_write;
+  thread_pos_.resize(trace.size());
+  recorded_write_.assign(trace.size(), -1);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const Event& e = trace[i];
+    if (e.index != i) dense_ = false;
+    thread_pos_[i] = count[e.tid]++;
+    thread_events_[e.tid].push_back(i);
+    if (Reads(e.kind)) {
+      auto it = last_write.find(e.object);
+      recorded_write_[i] = it == last_write.end() ? -1 : it->second;
+    }
+    if (Writes(e.kind)) last_write[e.object] = static_cast<int64_t>(e.index);
+    if (e.kind == EventKind::kBranch) has_branches_ = true;
+    if (Signals(e.kind)) signals_[e.object][e.tid].push_back(i);
+  }
+  if (!dense_)
+    for (size_t i = 0; i < trace.size(); ++i) where_[trace[i].index] = i;
+}
+
+bool WitnessChecker::Position(uint64_t index, size_t* at) const {
+  if (dense_) {
+    *at = index;
+    return index < trace_.size();
+  }
+  auto it = where_.find(index);
+  if (it == where_.end()) return false;
+  *at = it->second;
+  return true;
+}
+
+Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled,
+                           Replay* r) const {
+  std::map<std::pair<uint64_t, uint32_t>, uint32_t> signals_run;  // (object, thread) -> signals run
+  std::unordered_map<uint64_t, int64_t> last_write;  // in the schedule
+  std::vector<std::pair<size_t, int64_t>> reads;     // (position, write it saw)
+  std::map<uint32_t, size_t> fork_of;                // child -> fork position
+  for (size_t i = 0; i < trace_.size(); ++i)
+    if (trace_[i].kind == EventKind::kFork && !fork_of.count(static_cast<uint32_t>(trace_[i].object)))
+      fork_of[static_cast<uint32_t>(trace_[i].object)] = i;
+
+  for (size_t s = 0; s < schedule.size(); ++s) {
+    size_t at = 0;
+    if (!Position(schedule[s], &at)) return Status::Internal("witness: " + Pos(schedule[s]) + " is not in the trace");
+    const Event& e = trace_[at];
+    if (r->order.count(e.index)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
+    r->order[e.index] = s;
+    uint32_t& ran = r->ran[e.tid];
+    if (thread_pos_[at] != ran)
+      return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
+                              std::to_string(e.tid) + " (runs " + std::to_string(ran) + " events before it)");
+    ++ran;
+    if (thread_pos_[at] == 0) {
+      auto f = fork_of.find(e.tid);
+      if (f != fork_of.end() && f->second < at && !r->order.count(trace_[f->second].index))
+        return Status::Internal("witness: thread " + std::to_string(e.tid) + " runs before its fork");
+    }
+
+    if (Waits(e.kind)) {
+      // Every signal on the object recorded before the wait has run.
+      auto so = signals_.find(e.object);
+      if (so != signals_.end())
+        for (const auto& [tid, positions] : so->second) {
+          const size_t before = std::lower_bound(positions.begin(), positions.end(), at) - positions.begin();
+          if (signals_run[{e.object, tid}] < before)
+            return Status::Internal("witness: wait " + Pos(e.index) + " runs before a signal of thread " +
+                                    std::to_string(tid) + " recorded before it");
+        }
+    }
+    if (e.kind == EventKind::kJoin) {
+      const uint32_t child = static_cast<uint32_t>(e.object);
+      auto te = thread_events_.find(child);
+      const uint32_t total = te == thread_events_.end() ? 0 : static_cast<uint32_t>(te->second.size());
+      if (r->ran[child] != total)
+        return Status::Internal("witness: join " + Pos(e.index) + " before thread " + std::to_string(child) + " ends");
+    }
+    if (Reads(e.kind)) {
+      auto it = last_write.find(e.object);
+      reads.push_back({at, it == last_write.end() ? -1 : it->second});
+    }
+    if (Writes(e.kind)) last_write[e.object] = static_cast<int64_t>(e.index);
+    if (Signals(e.kind)) ++signals_run[{e.object, e.tid}];
+
+    // Locks: a cond-wait begin releases its mutex, its end re-acquires it.
+    const bool acquire = e.kind == EventKind::kAcquire || e.kind == EventKind::kCondWaitEnd;
+    const bool release = e.kind == EventKind::kRelease || e.kind == EventKind::kCondWaitBegin;
+    if (acquire || release) {
+      const uint64_t lock = e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease ? e.object : e.aux;
+      const bool shared = e.kind == EventKind::kAcquire && SharedMode(e);
+      uint32_t& d = r->depth[{e.tid, lock}];
+      Replay::Lock& l = r->locks[lock];
+      if (acquire) {
+        if (d++ > 0) continue;  // a recursive re-acquisition: only the outermost counts
+        const bool other_exclusive = l.exclusive >= 0 && l.exclusive != e.tid;
+        const bool other_shared = std::any_of(l.shared.begin(), l.shared.end(),
+                                              [&](auto& h) { return h.first != e.tid && h.second > 0; });
+        if (other_exclusive || (!shared && other_shared))
+          return Status::Internal("witness: " + Pos(e.index) + " acquires lock " + std::to_string(lock) +
+                                  " while another thread holds it");
+        if (shared) ++l.shared[e.tid];
+        else l.exclusive = e.tid;
+      } else {
+        if (d == 0) continue;  // the trace released a lock it did not hold; nothing to check
+        if (--d > 0) continue;
+        if (l.exclusive == static_cast<int64_t>(e.tid)) l.exclusive = -1;
+        else if (l.shared[e.tid] > 0) --l.shared[e.tid];
+      }
+    }
+  }
+
+  std::map<uint32_t, uint64_t> next_enabled;  // thread -> position of its enabled event
+  for (uint64_t index : enabled) {
+    size_t at = 0;
+    if (!Position(index, &at)) return Status::Internal("witness: " + Pos(index) + " is not in the trace");
+    const uint32_t t = trace_[at].tid;
+    if (r->ran[t] != thread_pos_[at])
+      return Status::Internal("witness: " + Pos(index) + " is not the next event of thread " + std::to_string(t));
+    next_enabled[t] = thread_pos_[at];
+  }
+  // A read keeps its recorded write when a branch after it runs (without branch
+  // events: when any later event of its thread runs or must be reached).
+  for (auto [at, saw] : reads) {
+    const Event& e = trace_[at];
+    const uint32_t ran = r->ran[e.tid];
+    bool followed = false;
+    if (has_branches_) {
+      const auto& te = thread_events_.at(e.tid);
+      for (uint32_t p = thread_pos_[at] + 1; p < ran && !followed; ++p)
+        followed = trace_[te[p]].kind == EventKind::kBranch;
+    } else {
+      followed = thread_pos_[at] + 1 < ran || next_enabled.count(e.tid);
+    }
+    if (followed && saw != recorded_write_[at])
+      return Status::Internal("witness: read " + Pos(e.index) + " sees write " + std::to_string(saw) +
+                              " but the trace had " + std::to_string(recorded_write_[at]));
+  }
+  return Status::Ok();
+}
+
+Status WitnessChecker::CheckFeasible(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled) const {
+  Replay r;
+  return Run(schedule, enabled, &r);
+}
+
+Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
+  if (d.cycle.size() < 2) return Status::Internal("deadlock witness: a cycle needs two threads");
+  std::vector<uint64_t> enabled;
+  for (const auto& t : d.cycle) enabled.push_back(t.blocked_acquire.index);
+  for (size_t i = 0; i < d.cycle.size(); ++i)
+    for (size_t j = i + 1; j < d.cycle.size(); ++j)
+      if (d.cycle[i].tid == d.cycle[j].tid) return Status::Internal("deadlock witness: a thread appears twice");
+  Replay r;
+  Status s = Run(d.witness.schedule, enabled, &r);
+  if (!s.ok()) return s;
+  for (size_t i = 0; i < d.cycle.size(); ++i) {
+    const DeadlockThread& me = d.cycle[i];
+    const DeadlockThread& next = d.cycle[(i + 1) % d.cycle.size()];
+    size_t at = 0;
+    if (!Position(me.blocked_acquire.index, &at)) return Status::Internal("deadlock witness: bad blocked event");
+    const Event& b = trace_[at];
+    const bool is_acquire = b.kind == EventKind::kAcquire || b.kind == EventKind::kCondWaitEnd;
+    const uint64_t wanted = b.kind == EventKind::kAcquire ? b.object : b.aux;
+    if (!is_acquire || b.tid != me.tid || wanted != me.wanted_lock || next.held_lock != me.wanted_lock)
+      return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) +
+                              " is not blocked acquiring the next thread's lock");
+    if (!r.order.count(next.held_acquire.index))
+      return Status::Internal("deadlock witness: " + Pos(next.held_acquire.index) + " has not run");
+    const Replay::Lock& l = r.locks[wanted];
+    const bool shared_request = b.kind == EventKind::kAcquire && SharedMode(b);
+    auto sit = l.shared.find(next.tid);
+    const bool next_holds_shared = sit != l.shared.end() && sit->second > 0;
+    const bool next_exclusive = l.exclusive == static_cast<int64_t>(next.tid);
+    if (!(next_exclusive || (!shared_request && next_holds_shared)))
+      return Status::Internal("deadlock witness: lock " + std::to_string(wanted) + " is not held by thread " +
+                              std::to_string(next.tid) + " in a mode that blocks thread " + std::to_string(me.tid));
+    if (r.depth[{me.tid, wanted}] > 0)
+      return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) + " already holds the lock it wants");
+  }
+  return Status::Ok();
+}
+
+Status WitnessChecker::CheckAtomicity(const AtomicityViolation& v) const {
+  Replay r;
+  Status s = Run(v.witness.schedule, {}, &r);
+  if (!s.ok()) return s;
+  size_t a = 0, b = 0, c = 0;
+  if (!Position(v.local_first.index, &a) || !Position(v.remote.index, &b) || !Position(v.local_second.index, &c))
+    return Status::Internal("atomicity witness: an event is not in the trace");
+  const Event &e1 = trace_[a], &e = trace_[b], &e2 = trace_[c];
+  if (e1.tid != e2.tid || e.tid == e1.tid) return Status::Internal("atomicity witness: wrong threads");
+  if (e1.object != e.object || e2.object != e.object) return Status::Internal("atomicity witness: not one variable");
+  auto kind = [](const Event& x) { return Writes(x.kind) ? "write" : (Reads(x.kind) ? "read" : "other"); };
+  const std::string pattern = std::string(kind(e1)) + "-" + kind(e) + "-" + kind(e2);
+  if (pattern != v.pattern) return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
+  for (const Event* x : {&e1, &e, &e2})
+    if (!r.order.count(x->index)) return Status::Internal("atomicity witness: " + Pos(x->index) + " does not run");
+  if (!(r.order[e1.index] < r.order[e.index] && r.order[e.index] < r.order[e2.index]))
+    return Status::Internal("atomicity witness: the remote access is not between the local ones");
+  return Status::Ok();
+}
+
+Status WitnessChecker::CheckRace(const std::vector<uint64_t>& schedule, const EventRef& a, const EventRef& b) const {
+  Replay r;
+  Status s = Run(schedule, {a.index, b.index}, &r);
+  if (!s.ok()) return s;
+  size_t x = 0, y = 0;
+  if (!Position(a.index, &x) || !Position(b.index, &y)) return Status::Internal("race witness: bad events");
+  const Event &ea = trace_[x], &eb = trace_[y];
+  const bool atomic_pair = (ea.kind >= EventKind::kAtomicLoad && ea.kind <= EventKind::kAtomicRmw) &&
+                           (eb.kind >= EventKind::kAtomicLoad && eb.kind <= EventKind::kAtomicRmw);
+  if (ea.tid == eb.tid || ea.object != eb.object || !(Writes(ea.kind) || Writes(eb.kind)) || atomic_pair)
+    return Status::Internal("race witness: the events do not conflict");
+  return Status::Ok();
+}
+
+}  // namespace seer::seqcheck

@@ -1,0 +1,55 @@
+// An independent re-check of SeqCheck's witnesses. It shares no code with the
+// closure (not even the lowering of event kinds): it replays a schedule of trace
+// positions against the definition of a feasible trace (per-thread prefixes,
+// lock semantics with read-mode sharing and recursive re-acquisition, fork/join,
+// signals, reads that a branch follows seeing their recorded write) and checks
+// that the schedule realises the claimed bug. A witness it rejects is a bug in seer.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "predictor/findings.h"
+#include "seer/event.h"
+#include "seer/status.h"
+
+namespace seer::seqcheck {
+
+class WitnessChecker {
+ public:
+  // `trace` in total order; kept by reference.
+  explicit WitnessChecker(const std::vector<Event>& trace);
+
+  // Ok when `schedule` (trace positions, Event::index) is a feasible trace in
+  // which each event of `enabled` is the next event of its thread.
+  Status CheckFeasible(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled = {}) const;
+
+  // The schedule is feasible and ends in the deadlock: every cycle thread's next
+  // event is its blocked acquisition, of a lock the next cycle thread holds.
+  Status CheckDeadlock(const Deadlock& d) const;
+  // The schedule is feasible and runs local_first, remote, local_second in that
+  // order: accesses of one variable, the first and last by one thread, with the
+  // pattern's read/write kinds.
+  Status CheckAtomicity(const AtomicityViolation& v) const;
+  // The schedule is feasible and ends with both accesses enabled: they conflict
+  // and either could run next.
+  Status CheckRace(const std::vector<uint64_t>& schedule, const EventRef& a, const EventRef& b) const;
+
+ private:
+  struct Replay;  // the state after replaying a schedule
+  Status Run(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled, Replay* out) const;
+  bool Position(uint64_t index, size_t* at) const;
+
+  const std::vector<Event>& trace_;
+  bool dense_ = true;                             // trace_[i].index == i
+  std::unordered_map<uint64_t, size_t> where_;    // index -> position when not dense
+  std::vector<uint32_t> thread_pos_;              // position of each event in its thread
+  std::unordered_map<uint32_t, std::vector<size_t>> thread_events_;
+  std::vector<int64_t> recorded_write_;           // reads: last write to the address before it, -1 none
+  bool has_branches_ = false;
+  // Signal positions per object and thread, ascending.
+  std::unordered_map<uint64_t, std::unordered_map<uint32_t, std::vector<size_t>>> signals_;
+};
+
+}  // namespace seer::seqcheck

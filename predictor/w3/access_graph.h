@@ -1,0 +1,106 @@
+// The per-variable bookkeeping of PWR^{E+E} (TR §4.2-4.3) shared by the exact
+// and the linear Lockset-W3 engines: the set RW(x) of mutually concurrent accesses,
+// the edge constraints g ≺ e (g left RW(x) because e came after it), the candidate
+// pairs conc(x), and the traversal that turns a concurrent pair (e, f) into every
+// (g, f) with g reachable from e over edges and still concurrent with f.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "predictor/common/vector_clock.h"
+#include "predictor/findings.h"
+#include "predictor/w3/lockset_table.h"
+
+namespace seer::w3 {
+
+// A reference to an access with its epoch, so that the common test "is it
+// ordered before f" needs no look at the access itself (a cache miss).
+struct NodeRef {
+  uint64_t id = 0;
+  uint32_t tid = 0;
+  ClockValue clock = 0;
+
+  // The access is PWR-ordered before the event whose clock is `v`.
+  bool Before(const VectorClock& v) const { return clock <= v.Get(tid); }
+};
+
+// The edge predecessors of an access: at most one per other thread in practice
+// (RW(x) holds mutually concurrent accesses), so a few are kept inline.
+class PredList {
+ public:
+  void clear() {
+    size_ = 0;
+    more_.clear();
+  }
+  void push_back(const NodeRef& r) {
+    if (size_ < kInline) inline_[size_] = r;
+    else more_.push_back(r);
+    ++size_;
+  }
+  uint32_t size() const { return size_; }
+  const NodeRef& operator[](uint32_t i) const { return i < kInline ? inline_[i] : more_[i - kInline]; }
+
+ private:
+  static constexpr uint32_t kInline = 4;
+  NodeRef inline_[kInline];
+  uint32_t size_ = 0;
+  std::vector<NodeRef> more_;
+};
+
+// One read or write as the graph remembers it: lockset, kind and edge
+// predecessors. Its epoch travels in the NodeRefs that point to it; the event
+// to report is kept apart (cold data).
+struct AccessNode {
+  uint32_t lockset = 0;
+  bool write = false;
+  uint64_t mark = 0;  // traversal stamp (the id of the last f that visited it, + 1)
+  PredList preds;     // edges g ≺ this
+};
+
+// Splits RW(x) for a new access `f` with clock `v`: ordered entries become f's
+// predecessors (edges), concurrent ones its candidate partners (conc); RW(x)
+// keeps the concurrent ones and f.
+inline void SplitConcurrent(std::vector<NodeRef>* rw, const VectorClock& v, const NodeRef& f,
+                            std::vector<NodeRef>* preds, std::vector<NodeRef>* partners) {
+  size_t kept = 0;
+  for (const NodeRef& r : *rw) {
+    if (r.Before(v)) {
+      preds->push_back(r);
+    } else {
+      partners->push_back(r);
+      (*rw)[kept++] = r;
+    }
+  }
+  rw->resize(kept);
+  rw->push_back(f);
+}
+
+// From the concurrent partners of `f` (clock `v`), walks edges backwards and calls
+// `report(id)` for every reached access g that is concurrent with f, conflicts with
+// it and shares no lock with it (TR Def. 4.4 and Lemma 4.7). A reached g ordered
+// before f is not expanded: everything before g is before f too (TR App. G.3).
+// `node(id)` returns the access, or null when a bounded store forgot it.
+template <typename NodeFn, typename ReportFn>
+void ReportReachable(const AccessNode& f, uint64_t f_id, const VectorClock& v, const std::vector<NodeRef>& partners,
+                     const LocksetTable& locksets, NodeFn&& node, ReportFn&& report, std::vector<uint64_t>* stack) {
+  stack->clear();
+  const uint64_t stamp = f_id + 1;
+  auto visit = [&](const NodeRef& r) {
+    if (r.Before(v)) return;
+    AccessNode* n = node(r.id);
+    if (n == nullptr || n->mark == stamp) return;
+    n->mark = stamp;
+    stack->push_back(r.id);
+  };
+  for (const NodeRef& r : partners) visit(r);
+  while (!stack->empty()) {
+    const uint64_t g_id = stack->back();
+    stack->pop_back();
+    const AccessNode* g = node(g_id);
+    if ((g->write || f.write) && locksets.Disjoint(g->lockset, f.lockset)) report(g_id);
+    for (uint32_t i = 0; i < g->preds.size(); ++i) visit(g->preds[i]);
+  }
+}
+
+}  // namespace seer::w3

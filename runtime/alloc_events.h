@@ -1,0 +1,24 @@
+// Recording of allocation events, shared by the malloc interposers and the C++
+// operator new/delete replacements (which live in a separate archive so that C
+// programs do not need libstdc++).
+#pragma once
+
+#include <unistd.h>
+
+#include "runtime/rt_state.h"
+
+namespace seer::rt {
+
+SEER_RT_INLINE void RecordAlloc(const void* p, uint64_t size, uint64_t pc) {
+  if (p == nullptr) return;
+  if (ThreadState* ts = CurrentThread())
+    PutOrdered(ts, EventKind::kAlloc, 0, reinterpret_cast<uint64_t>(p), size, pc);
+}
+
+SEER_RT_INLINE void RecordFree(const void* p, uint64_t size, uint64_t pc) {
+  if (p == nullptr) return;
+  if (ThreadState* ts = CurrentThread())
+    PutOrdered(ts, EventKind::kFree, 0, reinterpret_cast<uint64_t>(p), size, pc);
+}
+
+}  // namespace seer::rt

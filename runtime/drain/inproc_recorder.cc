@@ -1,0 +1,346 @@
+#include "runtime/drain/inproc_recorder.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "runtime/drain/elf_symbols.h"
+#include "runtime/drain/module_map.h"
+#include "runtime/drain/ring_collector.h"
+#include "runtime/drain/ring_merger.h"
+#include "runtime/ring_layout.h"
+
+namespace seer {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How the trace orders events, for the `clock` metadata.
+constexpr const char* kClockDescription =
+    "inproc-seq: synchronisation events, atomics and alloc/free carry one global sequence number; "
+    "plain accesses are exact in program order between their thread's ordered events, and ordered "
+    "against other threads only through those events";
+
+std::string IsoNow() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string JoinArgs(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) {
+    if (!s.empty()) s += ' ';
+    s += a;
+  }
+  return s;
+}
+
+// The shared area: a memfd the target inherits, mapped here too.
+class SharedArea {
+ public:
+  ~SharedArea() {
+    if (base_ != nullptr) munmap(base_, bytes_);
+    if (fd_ >= 0) close(fd_);
+  }
+
+  Status Create(const InprocOptions& o) {
+    if (o.ring_words < 64 || (o.ring_words & (o.ring_words - 1)) != 0)
+      return Status::InvalidArgument("ring size must be a power of two of at least 64 words, not " +
+                                     std::to_string(o.ring_words));
+    if (o.max_rings == 0) return Status::InvalidArgument("at least one ring is needed");
+    bytes_ = rt::ShmBytes(o.max_rings, o.ring_words);
+    // Not close-on-exec: the target inherits it. Pages exist only once touched.
+    fd_ = memfd_create("seer-rt", 0);
+    if (fd_ < 0) return Status::IOError(std::string("memfd_create: ") + std::strerror(errno));
+    if (ftruncate(fd_, static_cast<off_t>(bytes_)) != 0)
+      return Status::IOError(std::string("sizing the runtime's shared rings: ") + std::strerror(errno));
+    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) return Status::IOError(std::string("mapping the runtime's rings: ") + std::strerror(errno));
+    base_ = p;
+    auto* h = new (p) rt::ShmHeader();
+    h->magic = rt::kShmMagic;
+    h->version = rt::kShmVersion;
+    h->max_rings = o.max_rings;
+    h->ring_words = o.ring_words;
+    h->wait_ns = o.wait_ns;
+    h->ring_offset = rt::RingOffset(o.max_rings);
+    for (uint32_t i = 0; i < o.max_rings; ++i) {
+      auto* d = new (&rt::RingDescs(h)[i]) rt::RingDesc();
+      d->parent = -1;
+    }
+    return Status::Ok();
+  }
+
+  int fd() const { return fd_; }
+  rt::ShmHeader* header() const { return static_cast<rt::ShmHeader*>(base_); }
+
+ private:
+  int fd_ = -1;
+  void* base_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Starts argv with the ring descriptor in its environment. Exec failures come
+// back through a close-on-exec pipe, so "no such program" is an error here.
+Status Launch(const std::vector<std::string>& argv, const SharedArea& area, bool sync_inproc, pid_t* pid) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) return Status::IOError(std::string("pipe: ") + std::strerror(errno));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const std::string fd_text = std::to_string(area.fd());
+  const pid_t child = fork();
+  if (child < 0) return Status::IOError(std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    close(pipefd[0]);
+    setenv(rt::kShmFdEnv, fd_text.c_str(), 1);
+    setenv(rt::kSyncEnv, sync_inproc ? "inproc" : "ebpf", 1);
+    execvp(args[0], args.data());
+    const int err = errno;
+    ssize_t ignored = write(pipefd[1], &err, sizeof err);
+    (void)ignored;
+    _exit(127);
+  }
+  close(pipefd[1]);
+  int err = 0;
+  ssize_t n;
+  do {
+    n = read(pipefd[0], &err, sizeof err);
+  } while (n < 0 && errno == EINTR);
+  close(pipefd[0]);
+  if (n == static_cast<ssize_t>(sizeof err)) {
+    waitpid(child, nullptr, 0);
+    return Status::NotFound("cannot run " + argv[0] + ": " + std::strerror(err));
+  }
+  *pid = child;
+  return Status::Ok();
+}
+
+// Batches from the collector (the recording thread) to the merger thread.
+struct SpoolItem {
+  RingBatch batch;
+  std::vector<ModuleInfo> modules;
+};
+
+class SpoolQueue {
+ public:
+  void Push(SpoolItem item) {
+    std::lock_guard<std::mutex> lock(mu_);
+    bytes_ += item.batch.bytes();
+    peak_ = std::max(peak_, bytes_);
+    items_.push_back(std::move(item));
+    cv_.notify_one();
+  }
+  // False once closed and empty, or failed.
+  bool Pop(SpoolItem* out) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !items_.empty() || closed_ || failed_; });
+    if (failed_ || items_.empty()) return false;
+    *out = std::move(items_.front());
+    items_.pop_front();
+    bytes_ -= out->batch.bytes();
+    return true;
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    cv_.notify_all();
+  }
+  void Fail() {
+    std::lock_guard<std::mutex> lock(mu_);
+    failed_ = true;
+    cv_.notify_all();
+  }
+  uint64_t bytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bytes_;
+  }
+  bool failed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failed_;
+  }
+  uint64_t peak() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return peak_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<SpoolItem> items_;
+  uint64_t bytes_ = 0;
+  uint64_t peak_ = 0;
+  bool closed_ = false;
+  bool failed_ = false;
+};
+
+}  // namespace
+
+bool CarriesRuntime(const std::string& path) {
+  if (path.find('/') != std::string::npos) return HasDefinedSymbol(path, rt::kRuntimeMarkerSymbol);
+  const char* env = getenv("PATH");
+  std::string dirs = env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin";
+  size_t start = 0;
+  while (start <= dirs.size()) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos) end = dirs.size();
+    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
+    const std::string candidate = dir + "/" + path;
+    if (access(candidate.c_str(), X_OK) == 0) return HasDefinedSymbol(candidate, rt::kRuntimeMarkerSymbol);
+    start = end + 1;
+  }
+  return false;
+}
+
+Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& options,
+                    const std::string& out_path, InprocResult* result) {
+  *result = InprocResult();
+  if (argv.empty()) return Status::InvalidArgument("no program to record");
+  SharedArea area;
+  Status s = area.Create(options);
+  if (!s.ok()) return s;
+  std::unique_ptr<TraceWriter> writer;
+  s = TraceWriter::Create(out_path, options.writer, &writer);
+  if (!s.ok()) return s;
+
+  struct utsname un;
+  uname(&un);
+  writer->SetMeta(meta::kSource, "record");
+  writer->SetMeta(meta::kCommandLine, JoinArgs(argv));
+  writer->SetMeta(meta::kHost, un.nodename);
+  writer->SetMeta(meta::kKernel, un.release);
+  writer->SetMeta(meta::kStartTime, IsoNow());
+  writer->SetMeta(meta::kClock, kClockDescription);
+  writer->SetMeta(meta::kPcKind, "address");
+  writer->SetMeta("sync", options.sync_inproc ? "inproc" : "ebpf");
+
+  const auto start = Clock::now();
+  pid_t pid = -1;
+  s = Launch(argv, area, options.sync_inproc, &pid);
+  if (!s.ok()) return s;
+
+  rt::ShmHeader* shm = area.header();
+  RingCollector collector(shm);
+  RingMerger merger(shm);
+  SpoolQueue queue;
+
+  // The merger thread orders and encodes what the collector copied out. It runs
+  // at a lower priority than the target so that recording steals little CPU
+  // from it; the spool (bounded) absorbs the difference and drains at the end.
+  Status merge_status;
+  std::thread merge_thread([&] {
+    setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options.merge_nice);
+    auto sink = [&](const Event& e) { return writer->Append(e); };
+    SpoolItem item;
+    while (queue.Pop(&item)) {
+      for (const ModuleInfo& m : item.modules) writer->AddModule(m);
+      Status st = merger.Add(&item.batch, sink);
+      if (!st.ok()) {
+        merge_status = st;
+        queue.Fail();
+        return;
+      }
+    }
+  });
+
+  std::set<std::pair<std::string, uint64_t>> modules_seen;
+  auto new_modules = [&](std::vector<ModuleInfo>* out) {
+    std::vector<ModuleInfo> modules;
+    if (!ReadModules(pid, &modules).ok()) return;
+    for (auto& m : modules)
+      if (modules_seen.insert({m.path, m.base}).second) out->push_back(std::move(m));
+  };
+
+  // Collect while the target runs; rest briefly when a round found little.
+  int status = 0;
+  struct rusage usage = {};
+  auto last_modules = Clock::time_point();
+  bool target_alive = true;
+  while (target_alive) {
+    const pid_t w = wait4(pid, &status, WNOHANG, &usage);
+    if (w == pid) target_alive = false;
+    if (w < 0 && errno != EINTR) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      target_alive = false;
+    }
+    if (queue.failed()) {
+      // A damaged ring or a failing disk: stop the target rather than record garbage.
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    SpoolItem item;
+    if (target_alive && shm->owner_pid.load() != 0 &&
+        (shm->modules_read.load() == 0 || Clock::now() - last_modules > std::chrono::milliseconds(200))) {
+      new_modules(&item.modules);  // again now and then: dlopen'ed libraries appear later
+      last_modules = Clock::now();
+      shm->modules_read.store(1, std::memory_order_release);
+    }
+    // Over the spool limit: stop copying; the rings fill and the target waits.
+    if (target_alive && queue.bytes() > options.max_spool_bytes) {
+      std::this_thread::sleep_for(std::chrono::microseconds(500));
+      continue;
+    }
+    if (!collector.Collect(!target_alive, &item.batch)) continue;
+    const uint64_t bytes = item.batch.bytes();
+    queue.Push(std::move(item));
+    if (target_alive && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
+  }
+  const auto exited = Clock::now();
+  queue.Close();
+  merge_thread.join();
+  if (!merge_status.ok()) return merge_status;
+
+  for (const ThreadInfo& t : merger.Threads()) writer->AddThread(t);
+  const std::vector<uint64_t> lost = merger.LostByKind();
+  for (int k = 0; k < kNumEventKinds; ++k) {
+    if (lost[k] == 0) continue;
+    writer->AddLost("runtime-ring", static_cast<EventKind>(k), lost[k]);
+    result->lost += lost[k];
+  }
+  // A thread without a ring loses all its events; the count is of threads.
+  if (const uint64_t n = merger.ThreadsWithoutRing(); n > 0)
+    writer->AddLost("runtime-no-ring", EventKind::kThreadBegin, n);
+  if (const uint32_t sig = shm->fatal_signal.load(); sig != 0)
+    writer->SetMeta("fatal_signal", std::to_string(sig));
+  writer->SetMeta(meta::kEndTime, IsoNow());
+  result->events = writer->events_written();
+  result->threads = static_cast<uint32_t>(merger.Threads().size());
+  s = writer->Close();
+  if (!s.ok()) return s;
+
+  result->runtime_seen = shm->owner_pid.load() != 0;
+  if (WIFEXITED(status)) result->exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result->term_signal = WTERMSIG(status);
+  result->wall_seconds = std::chrono::duration<double>(exited - start).count();
+  result->drain_seconds = std::chrono::duration<double>(Clock::now() - exited).count();
+  result->max_rss_kb = usage.ru_maxrss;
+  result->target_cpu_seconds = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+                               static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+  result->spool_peak_bytes = queue.peak();
+  return Status::Ok();
+}
+
+}  // namespace seer

@@ -1,0 +1,35 @@
+// Copies what the runtime's threads published in their shared rings out to the
+// recorder's memory, quickly, so that ring space is free again long before the
+// records are merged and encoded (RingMerger does that, in another thread).
+// The only reader of the rings; docs/runtime.md describes the protocol.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/ring_layout.h"
+
+namespace seer {
+
+// One round's copy: every record with a sequence number below `limit` is in this
+// batch or an earlier one.
+struct RingBatch {
+  uint64_t limit = 0;
+  std::vector<std::vector<uint64_t>> words;  // per ring, whole records
+  uint64_t bytes() const;
+};
+
+class RingCollector {
+ public:
+  explicit RingCollector(rt::ShmHeader* shm) : shm_(shm) {}
+
+  // Copies everything published since the last call and frees the ring space.
+  // `final`: the target is gone; nobody is waited for. Returns false (and an
+  // empty batch) when a thread held a sequence number too long: try again.
+  bool Collect(bool final, RingBatch* out);
+
+ private:
+  rt::ShmHeader* shm_;
+};
+
+}  // namespace seer

@@ -1,0 +1,258 @@
+// The __tsan_atomic* entry points: the hook performs the atomic operation itself
+// and records it with a global sequence number. The operation and the taking of
+// the number happen under a small spinlock chosen by address, so the recorded
+// order of atomics on one address is the order in which they took effect (a
+// load's number follows the number of the store it read from).
+#include <sched.h>
+
+#include "runtime/rt_state.h"
+
+namespace seer::rt {
+namespace {
+
+constexpr int kStripes = 1024;
+struct alignas(64) Stripe {
+  std::atomic<uint32_t> locked{0};
+};
+Stripe stripes[kStripes];
+
+class StripeLock {
+ public:
+  explicit StripeLock(const volatile void* addr)
+      : s_(stripes[(reinterpret_cast<uintptr_t>(addr) >> 4) % kStripes]) {
+    for (int spins = 0; s_.locked.exchange(1, std::memory_order_acquire) != 0;) {
+      while (s_.locked.load(std::memory_order_relaxed) != 0) {
+        if (++spins > 128) sched_yield();
+        else __builtin_ia32_pause();
+      }
+    }
+  }
+  ~StripeLock() { s_.locked.store(0, std::memory_order_release); }
+
+ private:
+  Stripe& s_;
+};
+
+// C11 memory orders as the hooks pass them; the upper bits carry flags (HLE).
+SEER_RT_INLINE uint8_t Order(int mo) {
+  const int m = mo & 0x7fff;
+  return static_cast<uint8_t>(m <= 5 ? m : 5);
+}
+
+enum class Op { kAdd, kSub, kAnd, kOr, kXor, kNand, kExchange };
+
+// The operations themselves, always sequentially consistent: stronger than any
+// order the program asked for, which is always allowed.
+template <typename T>
+SEER_RT_INLINE T DoLoad(const volatile T* a) {
+  if constexpr (sizeof(T) == 16) {
+    return __sync_val_compare_and_swap(const_cast<volatile T*>(a), T(0), T(0));
+  } else {
+    return __atomic_load_n(a, __ATOMIC_SEQ_CST);
+  }
+}
+
+template <typename T>
+SEER_RT_INLINE bool DoCas(volatile T* a, T* expected, T desired);
+
+template <typename T>
+SEER_RT_INLINE void DoStore(volatile T* a, T v) {
+  if constexpr (sizeof(T) == 16) {
+    T old = DoLoad(a);
+    while (!DoCas(a, &old, v)) {
+    }
+  } else {
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);
+  }
+}
+
+template <typename T>
+SEER_RT_INLINE bool DoCas(volatile T* a, T* expected, T desired) {
+  if constexpr (sizeof(T) == 16) {
+    const T old = __sync_val_compare_and_swap(a, *expected, desired);
+    if (old == *expected) return true;
+    *expected = old;
+    return false;
+  } else {
+    return __atomic_compare_exchange_n(a, expected, desired, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+  }
+}
+
+template <typename T>
+SEER_RT_INLINE T Apply(Op op, T old, T v) {
+  switch (op) {
+    case Op::kAdd: return static_cast<T>(old + v);
+    case Op::kSub: return static_cast<T>(old - v);
+    case Op::kAnd: return static_cast<T>(old & v);
+    case Op::kOr: return static_cast<T>(old | v);
+    case Op::kXor: return static_cast<T>(old ^ v);
+    case Op::kNand: return static_cast<T>(~(old & v));
+    case Op::kExchange: return v;
+  }
+  return v;
+}
+
+template <typename T>
+SEER_RT_INLINE T DoRmw(volatile T* a, Op op, T v) {
+  T old = DoLoad(a);
+  while (!DoCas(a, &old, Apply(op, old, v))) {
+  }
+  return old;
+}
+
+template <typename T>
+SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const volatile T* a, uint64_t pc,
+                           uint64_t seq) {
+  WriteLong(ts, K(kind), mode, reinterpret_cast<uint64_t>(a), sizeof(T), pc, seq);
+}
+
+// The thread to record an atomic in, with room reserved for its record; null
+// when not recording or when the record is dropped (counted as lost).
+SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind) {
+  ThreadState* ts = CurrentThread();
+  if (ts == nullptr || !Reserve(ts, kLongWords, K(kind))) return nullptr;
+  return ts;
+}
+
+template <typename T>
+SEER_RT_INLINE T Load(const volatile T* a, int mo, uint64_t pc) {
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicLoad);
+  if (ts == nullptr) return DoLoad(a);
+  T v;
+  uint64_t seq;
+  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  {
+    StripeLock lock(a);
+    v = DoLoad(a);
+    seq = g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+  }
+  Record(ts, EventKind::kAtomicLoad, Order(mo), a, pc, seq);
+  EndSeq(ts);
+  return v;
+}
+
+template <typename T>
+SEER_RT_INLINE void Store(volatile T* a, T v, int mo, uint64_t pc) {
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicStore);
+  if (ts == nullptr) {
+    DoStore(a, v);
+    return;
+  }
+  uint64_t seq;
+  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  {
+    StripeLock lock(a);
+    DoStore(a, v);
+    seq = g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+  }
+  Record(ts, EventKind::kAtomicStore, Order(mo), a, pc, seq);
+  EndSeq(ts);
+}
+
+template <typename T>
+SEER_RT_INLINE T Rmw(volatile T* a, Op op, T v, int mo, uint64_t pc) {
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicRmw);
+  if (ts == nullptr) return DoRmw(a, op, v);
+  T old;
+  uint64_t seq;
+  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  {
+    StripeLock lock(a);
+    old = DoRmw(a, op, v);
+    seq = g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+  }
+  Record(ts, EventKind::kAtomicRmw, Order(mo), a, pc, seq);
+  EndSeq(ts);
+  return old;
+}
+
+// A successful exchange is a read-modify-write; a failed one only read.
+template <typename T>
+SEER_RT_INLINE bool Cas(volatile T* a, T* expected, T desired, int mo, int fail_mo, uint64_t pc) {
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicRmw);
+  if (ts == nullptr) return DoCas(a, expected, desired);
+  bool ok;
+  uint64_t seq;
+  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  {
+    StripeLock lock(a);
+    ok = DoCas(a, expected, desired);
+    seq = g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+  }
+  if (ok)
+    Record(ts, EventKind::kAtomicRmw, Order(mo), a, pc, seq);
+  else
+    Record(ts, EventKind::kAtomicLoad, Order(fail_mo), a, pc, seq);
+  EndSeq(ts);
+  return ok;
+}
+
+template <typename T>
+SEER_RT_INLINE T CasVal(volatile T* a, T expected, T desired, int mo, int fail_mo, uint64_t pc) {
+  Cas(a, &expected, desired, mo, fail_mo, pc);
+  return expected;  // the value found: equal to the old expected on success
+}
+
+}  // namespace
+}  // namespace seer::rt
+
+using namespace seer::rt;
+
+// One set of entry points per width, as ThreadSanitizer's tsan_interface_atomic.h
+// declares them. The macro only stamps out the thin shells.
+#define SEER_RT_ATOMIC_ENTRY_POINTS(BITS, T)                                                              \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_load(const volatile T* a, int mo) {                              \
+    return Load(a, mo, SEER_RT_CALLER_PC());                                                               \
+  }                                                                                                        \
+  SEER_RT_EXPORT void __tsan_atomic##BITS##_store(volatile T* a, T v, int mo) {                          \
+    Store(a, v, mo, SEER_RT_CALLER_PC());                                                                  \
+  }                                                                                                        \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_exchange(volatile T* a, T v, int mo) {                          \
+    return Rmw(a, Op::kExchange, v, mo, SEER_RT_CALLER_PC());                                              \
+  }                                                                                                        \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_add(volatile T* a, T v, int mo) {                         \
+    return Rmw(a, Op::kAdd, v, mo, SEER_RT_CALLER_PC());                                                   \
+  }                                                                                                        \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_sub(volatile T* a, T v, int mo) {                         \
+    return Rmw(a, Op::kSub, v, mo, SEER_RT_CALLER_PC());                                                   \
+  }                                                                                                        \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_and(volatile T* a, T v, int mo) {                         \
+    return Rmw(a, Op::kAnd, v, mo, SEER_RT_CALLER_PC());                                                   \
+  }                                                                                                        \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_or(volatile T* a, T v, int mo) {                          \
+    return Rmw(a, Op::kOr, v, mo, SEER_RT_CALLER_PC());                                                    \
+  }                                                                                                        \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_xor(volatile T* a, T v, int mo) {                         \
+    return Rmw(a, Op::kXor, v, mo, SEER_RT_CALLER_PC());                                                   \
+  }                                                                                                        \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_nand(volatile T* a, T v, int mo) {                        \
+    return Rmw(a, Op::kNand, v, mo, SEER_RT_CALLER_PC());                                                  \
+  }                                                                                                        \
+  SEER_RT_EXPORT int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int mo,     \
+                                                                    int fmo) {                             \
+    return Cas(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                     \
+  }                                                                                                        \
+  SEER_RT_EXPORT int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* c, T v, int mo,       \
+                                                                  int fmo) {                               \
+    return Cas(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                     \
+  }                                                                                                        \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) { \
+    return CasVal(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                  \
+  }
+
+SEER_RT_ATOMIC_ENTRY_POINTS(8, char)
+SEER_RT_ATOMIC_ENTRY_POINTS(16, short)
+SEER_RT_ATOMIC_ENTRY_POINTS(32, int)
+SEER_RT_ATOMIC_ENTRY_POINTS(64, long)
+SEER_RT_ATOMIC_ENTRY_POINTS(128, __int128)
+
+// Fences order nothing the trace can express beyond what the atomics around
+// them already record; they still have to happen.
+SEER_RT_EXPORT void __tsan_atomic_thread_fence(int mo) {
+  (void)mo;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+SEER_RT_EXPORT void __tsan_atomic_signal_fence(int mo) {
+  (void)mo;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}

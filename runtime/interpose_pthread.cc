@@ -1,0 +1,299 @@
+// pthread and semaphore interposition: in `inproc` mode (SEER_RT_SYNC=inproc) the
+// runtime records synchronisation itself, a few ns per event. Each event takes its
+// global sequence number at the point where it takes effect: after acquiring,
+// before releasing, before signalling, after the wait returned.
+// Without inproc mode every wrapper just forwards (the eBPF recorder sees the calls).
+#include <pthread.h>
+#include <semaphore.h>
+
+#include <cerrno>
+
+#include "runtime/real_function.h"
+#include "runtime/rt_state.h"
+
+extern "C" void* __libc_malloc(size_t);
+extern "C" void __libc_free(void*);
+
+namespace seer::rt {
+namespace {
+
+using LockFn = int (*)(void*);
+using TimedFn = int (*)(void*, const struct timespec*);
+
+RealFunction<int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*)> real_create("pthread_create");
+RealFunction<int (*)(pthread_t, void**)> real_join("pthread_join");
+RealFunction<LockFn> real_mutex_lock("pthread_mutex_lock");
+RealFunction<LockFn> real_mutex_trylock("pthread_mutex_trylock");
+RealFunction<TimedFn> real_mutex_timedlock("pthread_mutex_timedlock");
+RealFunction<LockFn> real_mutex_unlock("pthread_mutex_unlock");
+RealFunction<LockFn> real_rdlock("pthread_rwlock_rdlock");
+RealFunction<LockFn> real_tryrdlock("pthread_rwlock_tryrdlock");
+RealFunction<TimedFn> real_timedrdlock("pthread_rwlock_timedrdlock");
+RealFunction<LockFn> real_wrlock("pthread_rwlock_wrlock");
+RealFunction<LockFn> real_trywrlock("pthread_rwlock_trywrlock");
+RealFunction<TimedFn> real_timedwrlock("pthread_rwlock_timedwrlock");
+RealFunction<LockFn> real_rwlock_unlock("pthread_rwlock_unlock");
+RealFunction<LockFn> real_spin_lock("pthread_spin_lock");
+RealFunction<LockFn> real_spin_trylock("pthread_spin_trylock");
+RealFunction<LockFn> real_spin_unlock("pthread_spin_unlock");
+RealFunction<LockFn> real_cond_signal("pthread_cond_signal", "GLIBC_2.3.2");
+RealFunction<LockFn> real_cond_broadcast("pthread_cond_broadcast", "GLIBC_2.3.2");
+RealFunction<int (*)(void*, void*)> real_cond_wait("pthread_cond_wait", "GLIBC_2.3.2");
+RealFunction<int (*)(void*, void*, const struct timespec*)> real_cond_timedwait("pthread_cond_timedwait",
+                                                                                "GLIBC_2.3.2");
+RealFunction<LockFn> real_barrier_wait("pthread_barrier_wait");
+RealFunction<int (*)(pthread_once_t*, void (*)())> real_once("pthread_once");
+RealFunction<LockFn> real_sem_post("sem_post");
+RealFunction<LockFn> real_sem_wait("sem_wait");
+RealFunction<LockFn> real_sem_trywait("sem_trywait");
+RealFunction<TimedFn> real_sem_timedwait("sem_timedwait");
+
+// The thread to record, or null when synchronisation is not recorded in-process.
+SEER_RT_INLINE ThreadState* SyncThread() {
+  if (!g_rt.sync_inproc) return nullptr;
+  return CurrentThread();
+}
+
+SEER_RT_INLINE uint64_t Addr(const volatile void* p) { return reinterpret_cast<uint64_t>(p); }
+
+constexpr uint8_t kExclusive = static_cast<uint8_t>(LockMode::kExclusive);
+constexpr uint8_t kShared = static_cast<uint8_t>(LockMode::kShared);
+
+// Only the outermost acquire/release of a recursive mutex is an event. glibc
+// keeps the recursion depth in __count (0 for other kinds).
+SEER_RT_INLINE bool NestedRecursive(const pthread_mutex_t* m, unsigned depth_when_outermost) {
+  return (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count != depth_when_outermost;
+}
+
+SEER_RT_INLINE void Acquired(const volatile void* lock, uint8_t mode, uint64_t pc) {
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kAcquire, mode, Addr(lock), 0, pc);
+}
+SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t pc) {
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kRelease, mode, Addr(lock), 0, pc);
+}
+
+struct StartArgs {
+  void* (*fn)(void*);
+  void* arg;
+  int32_t ring;
+  int32_t parent;
+};
+
+void* ThreadStart(void* p) {
+  StartArgs args = *static_cast<StartArgs*>(p);
+  __libc_free(p);
+  if (args.ring >= 0 && g_rt.active) StartThread(static_cast<uint32_t>(args.ring), args.parent);
+  return args.fn(args.arg);
+}
+
+// The ring of the thread `th`, newest first: pthread_t values are reused once a
+// thread is joined.
+int32_t RingOfThread(pthread_t th) {
+  ShmHeader* h = g_rt.shm;
+  uint32_t n = h->next_ring.load(std::memory_order_acquire);
+  if (n > h->max_rings) n = h->max_rings;
+  RingDesc* descs = RingDescs(h);
+  for (uint32_t i = n; i-- > 0;)
+    if (descs[i].pthread_handle == static_cast<uint64_t>(th) && descs[i].joined.load() == 0 &&
+        descs[i].state.load() != kRingFree)
+      return static_cast<int32_t>(i);
+  return -1;
+}
+
+thread_local void (*once_routine)() = nullptr;
+thread_local pthread_once_t* once_control = nullptr;
+
+void OnceTrampoline() {
+  void (*fn)() = once_routine;
+  pthread_once_t* control = once_control;
+  fn();
+  // The initialisation happens before every return from pthread_once on this control.
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(control), 0, reinterpret_cast<uint64_t>(fn));
+}
+
+}  // namespace
+}  // namespace seer::rt
+
+using namespace seer::rt;
+using seer::EventKind;
+
+// The interposers must be visible outside the runtime (it is built with
+// -fvisibility=hidden): that is how they replace the libc functions.
+#pragma GCC visibility push(default)
+extern "C" {
+
+int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) noexcept {
+  ThreadState* ts = g_rt.active ? CurrentThread() : nullptr;
+  if (ts == nullptr) return real_create.get()(th, attr, fn, arg);
+  auto* args = static_cast<StartArgs*>(__libc_malloc(sizeof(StartArgs)));
+  if (args == nullptr) return EAGAIN;
+  const int32_t ring = ClaimRing(static_cast<int32_t>(ts->ring));
+  *args = {fn, arg, ring, static_cast<int32_t>(ts->ring)};
+  // The fork is recorded before the child can run, so its number precedes the
+  // child's kThreadBegin. A failed create leaves a fork of a thread with no events.
+  if (ring >= 0 && g_rt.sync_inproc)
+    PutOrdered(ts, EventKind::kFork, 0, static_cast<uint64_t>(ring), 0, SEER_RT_CALLER_PC());
+  const int rc = real_create.get()(th, attr, ThreadStart, args);
+  if (rc != 0) {
+    __libc_free(args);
+    return rc;
+  }
+  if (ring >= 0) RingDescs(g_rt.shm)[ring].pthread_handle = static_cast<uint64_t>(*th);
+  return 0;
+}
+
+int pthread_join(pthread_t th, void** ret) {
+  const int rc = real_join.get()(th, ret);
+  if (rc != 0 || !g_rt.active) return rc;
+  const int32_t ring = RingOfThread(th);
+  if (ring < 0) return rc;
+  RingDescs(g_rt.shm)[ring].joined.store(1);
+  if (ThreadState* ts = SyncThread())
+    PutOrdered(ts, EventKind::kJoin, 0, static_cast<uint64_t>(ring), 0, SEER_RT_CALLER_PC());
+  return rc;
+}
+
+int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
+  const int rc = real_mutex_lock.get()(m);
+  if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
+  const int rc = real_mutex_trylock.get()(m);
+  if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) noexcept {
+  const int rc = real_mutex_timedlock.get()(m, t);
+  if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
+  if (!NestedRecursive(m, 1)) Releasing(m, kExclusive, SEER_RT_CALLER_PC());
+  return real_mutex_unlock.get()(m);
+}
+
+int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
+  const int rc = real_rdlock.get()(l);
+  if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
+  const int rc = real_tryrdlock.get()(l);
+  if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
+  const int rc = real_timedrdlock.get()(l, t);
+  if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
+  const int rc = real_wrlock.get()(l);
+  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
+  const int rc = real_trywrlock.get()(l);
+  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
+  const int rc = real_timedwrlock.get()(l, t);
+  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
+  if (ThreadState* ts = SyncThread()) {
+    // glibc records the writer's kernel tid in the lock: that tells which mode we hold.
+    const uint8_t mode = l->__data.__cur_writer == ts->os_tid ? kExclusive : kShared;
+    PutOrdered(ts, EventKind::kRelease, mode, Addr(l), 0, SEER_RT_CALLER_PC());
+  }
+  return real_rwlock_unlock.get()(l);
+}
+
+int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
+  const int rc = real_spin_lock.get()(const_cast<int*>(l));
+  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {
+  const int rc = real_spin_trylock.get()(const_cast<int*>(l));
+  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
+  Releasing(l, kExclusive, SEER_RT_CALLER_PC());
+  return real_spin_unlock.get()(const_cast<int*>(l));
+}
+
+int pthread_cond_signal(pthread_cond_t* c) noexcept {
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, SEER_RT_CALLER_PC());
+  return real_cond_signal.get()(c);
+}
+int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, SEER_RT_CALLER_PC());
+  return real_cond_broadcast.get()(c);
+}
+int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kCondWaitBegin, 0, Addr(c), Addr(m), pc);
+  const int rc = real_cond_wait.get()(c, m);
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kCondWaitEnd, 0, Addr(c), Addr(m), pc);
+  return rc;
+}
+int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kCondWaitBegin, 0, Addr(c), Addr(m), pc);
+  const int rc = real_cond_timedwait.get()(c, m, t);
+  // Also after a timeout the mutex is held again.
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kCondWaitEnd, 0, Addr(c), Addr(m), pc);
+  return rc;
+}
+
+int pthread_barrier_wait(pthread_barrier_t* b) noexcept {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kBarrierArrive, 0, Addr(b), 0, pc);
+  const int rc = real_barrier_wait.get()(b);
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kBarrierDepart, 0, Addr(b), 0, pc);
+  return rc;
+}
+
+int pthread_once(pthread_once_t* control, void (*init)()) {
+  if (SyncThread() == nullptr) return real_once.get()(control, init);
+  void (*saved_routine)() = once_routine;
+  pthread_once_t* saved_control = once_control;
+  once_routine = init;
+  once_control = control;
+  const int rc = real_once.get()(control, OnceTrampoline);
+  once_routine = saved_routine;
+  once_control = saved_control;
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(control), 0, SEER_RT_CALLER_PC());
+  return rc;
+}
+
+int sem_post(sem_t* s) noexcept {
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(s), 0, SEER_RT_CALLER_PC());
+  return real_sem_post.get()(s);
+}
+int sem_wait(sem_t* s) {
+  const int rc = real_sem_wait.get()(s);
+  if (rc == 0)
+    if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
+  return rc;
+}
+int sem_trywait(sem_t* s) noexcept {
+  const int rc = real_sem_trywait.get()(s);
+  if (rc == 0)
+    if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
+  return rc;
+}
+int sem_timedwait(sem_t* s, const struct timespec* t) {
+  const int rc = real_sem_timedwait.get()(s, t);
+  if (rc == 0)
+    if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
+  return rc;
+}
+
+}  // extern "C"
+#pragma GCC visibility pop

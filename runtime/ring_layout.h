@@ -1,0 +1,74 @@
+// The shared-memory area between the in-process runtime (libseer_rt, the writer)
+// and the recorder's drainer (runtime/drain/, the reader): one header, one
+// descriptor per thread ring, then the rings. The recorder creates it as a memfd
+// and passes the descriptor number in SEER_RT_SHM_FD; docs/runtime.md explains it.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace seer::rt {
+
+inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
+inline constexpr uint32_t kShmVersion = 1;
+inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
+// Set in the target's environment when the runtime should interpose pthread and
+// emit synchronisation events itself (`seer record --sync=inproc`).
+inline constexpr const char* kSyncEnv = "SEER_RT_SYNC";
+// The symbol whose presence in an ELF file says "this binary carries the runtime".
+inline constexpr const char* kRuntimeMarkerSymbol = "__seer_rt_present";
+
+inline constexpr int kLostKinds = 32;  // >= kNumEventKinds, padded
+
+// The process-wide part. Written by the recorder before exec, except the
+// fields marked "runtime".
+struct alignas(64) ShmHeader {
+  uint64_t magic;
+  uint32_t version;
+  uint32_t max_rings;
+  uint64_t ring_words;        // capacity of each ring in 8-byte words, a power of two
+  uint64_t wait_ns;           // how long a producer waits for room before dropping
+  uint64_t ring_offset;       // byte offset of ring 0's data from the header
+  // runtime: the pid that claimed the area; 0 until then. Children exec'd by
+  // the target find it taken and stay silent.
+  std::atomic<int64_t> owner_pid;
+  std::atomic<uint32_t> next_ring;     // runtime: rings handed out so far
+  std::atomic<uint32_t> exited;        // runtime: 1 after exit() ran the runtime's destructor
+  std::atomic<uint32_t> fatal_signal;  // runtime: signal number of a fatal signal, 0 if none
+  std::atomic<uint64_t> no_ring_threads;  // runtime: threads that found no free ring
+  // recorder: 1 once it has read the target's module map. The runtime waits for
+  // it (bounded) at start-up, so that even a program that exits at once has one.
+  std::atomic<uint32_t> modules_read;
+  alignas(64) std::atomic<uint64_t> seq;  // runtime: the global sequence of sync events
+};
+
+enum RingState : uint32_t { kRingFree = 0, kRingClaimed = 1, kRingRunning = 2, kRingEnded = 3 };
+
+// One per thread. The producer owns `head`, `busy` and `lost`; the drainer owns `tail`.
+struct alignas(64) RingDesc {
+  std::atomic<uint64_t> head;  // words written and published by the producer
+  std::atomic<uint64_t> busy;  // odd while the producer holds a sequence number not yet published
+  std::atomic<uint32_t> state;
+  int32_t parent;              // ring of the creating thread, -1 if none
+  int64_t os_tid;              // kernel thread id, written by the thread itself
+  uint64_t pthread_handle;     // pthread_t, for matching pthread_join to the ring
+  std::atomic<uint32_t> joined;
+  uint32_t pad_;
+  std::atomic<uint64_t> lost[kLostKinds];  // records dropped on overflow, by kind
+  alignas(64) std::atomic<uint64_t> tail;  // words consumed by the drainer
+};
+
+inline size_t ShmBytes(uint32_t max_rings, uint64_t ring_words) {
+  return sizeof(ShmHeader) + sizeof(RingDesc) * max_rings + max_rings * ring_words * 8;
+}
+inline uint64_t RingOffset(uint32_t max_rings) { return sizeof(ShmHeader) + sizeof(RingDesc) * max_rings; }
+
+inline RingDesc* RingDescs(ShmHeader* h) { return reinterpret_cast<RingDesc*>(h + 1); }
+inline uint64_t* RingData(ShmHeader* h, uint32_t ring) {
+  return reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(h) + h->ring_offset) + ring * h->ring_words;
+}
+
+static_assert(std::atomic<uint64_t>::is_always_lock_free, "rings are shared across processes");
+
+}  // namespace seer::rt

@@ -1,0 +1,248 @@
+// Start-up, thread attach/detach, ring overflow and fatal signals: the slow paths
+// behind rt_state.h. Nothing here runs per access.
+#include "runtime/rt_state.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace seer::rt {
+
+Globals g_rt;
+__thread ThreadState* tls_state __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+
+__thread ThreadState tls_storage __attribute__((tls_model("initial-exec")));
+// Set once the thread's kThreadEnd is written (or it found no ring): no more records.
+__thread bool tls_finished __attribute__((tls_model("initial-exec"))) = false;
+__thread bool tls_attaching __attribute__((tls_model("initial-exec"))) = false;
+
+std::atomic<int> init_state{0};  // 0 not started, 1 running, 2 done
+pthread_key_t thread_end_key;
+
+const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
+
+uint64_t NowNs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + t.tv_nsec;
+}
+
+// Records are published as they are written, so a dying process loses nothing
+// that reached its ring: the handler only says which signal killed it, then lets
+// the default action run.
+void OnFatalSignal(int sig) {
+  if (g_rt.shm != nullptr) g_rt.shm->fatal_signal.store(sig, std::memory_order_release);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void InstallSignalHandlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction old;
+    if (sigaction(sig, nullptr, &old) != 0) continue;
+    // A handler the program installed before us stays; it decides what happens.
+    if (old.sa_handler != SIG_DFL) continue;
+    struct sigaction sa = {};
+    sa.sa_handler = OnFatalSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
+// A forked child shares the parent's rings through the mapping: it must not write.
+void OnForkChild() {
+  g_rt.active = false;
+  tls_state = nullptr;
+  tls_finished = true;
+}
+
+void FinishThread(bool free_stack) {
+  ThreadState* ts = tls_state;
+  if (ts == nullptr) return;
+  const uint64_t pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  if (free_stack) {
+    // The thread's stack (and the static TLS glibc keeps at its top) becomes
+    // memory that a later thread may reuse: a fresh identity from here on.
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* addr = nullptr;
+      size_t size = 0;
+      if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size > 0)
+        PutOrdered(ts, EventKind::kFree, 0, reinterpret_cast<uint64_t>(addr), size, pc);
+      pthread_attr_destroy(&attr);
+    }
+  }
+  if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadEnd, 0, 0, 0, pc);
+  ts->desc->state.store(kRingEnded, std::memory_order_release);
+  tls_state = nullptr;
+  tls_finished = true;
+}
+
+// Runs late in thread exit (after C++ thread_local destructors). Re-arming the
+// key until the last round lets other keys' destructors run before us.
+void OnThreadExit(void* value) {
+  const uintptr_t round = reinterpret_cast<uintptr_t>(value);
+  if (round < PTHREAD_DESTRUCTOR_ITERATIONS) {
+    pthread_setspecific(thread_end_key, reinterpret_cast<void*>(round + 1));
+    return;
+  }
+  FinishThread(/*free_stack=*/true);
+}
+
+bool MapSharedArea() {
+  const char* fd_text = getenv(kShmFdEnv);
+  if (fd_text == nullptr || *fd_text == '\0') return false;
+  char* end = nullptr;
+  const long fd = strtol(fd_text, &end, 10);
+  if (*end != '\0' || fd < 0) return false;
+  struct stat st;
+  if (fstat(static_cast<int>(fd), &st) != 0 || st.st_size < static_cast<off_t>(sizeof(ShmHeader))) return false;
+  void* p = mmap(nullptr, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
+  if (p == MAP_FAILED) return false;
+  auto* h = static_cast<ShmHeader*>(p);
+  const bool valid = h->magic == kShmMagic && h->version == kShmVersion && h->ring_words != 0 &&
+                     (h->ring_words & (h->ring_words - 1)) == 0 &&
+                     ShmBytes(h->max_rings, h->ring_words) <= static_cast<uint64_t>(st.st_size);
+  int64_t expected = 0;
+  if (!valid || !h->owner_pid.compare_exchange_strong(expected, getpid())) {
+    munmap(p, st.st_size);
+    return false;
+  }
+  g_rt.shm = h;
+  const char* sync = getenv(kSyncEnv);
+  g_rt.sync_inproc = sync != nullptr && sync[0] == 'i';  // "inproc"
+  return true;
+}
+
+}  // namespace
+
+void Initialize() {
+  int expected = 0;
+  if (!init_state.compare_exchange_strong(expected, 1)) {
+    while (init_state.load() != 2) sched_yield();
+    return;
+  }
+  if (MapSharedArea()) {
+    // Let the recorder read our module map while every library we need is loaded.
+    const uint64_t deadline = NowNs() + 1000000000ull;
+    while (g_rt.shm->modules_read.load(std::memory_order_acquire) == 0 && NowNs() < deadline) {
+      timespec pause = {0, 50000};
+      nanosleep(&pause, nullptr);
+    }
+    pthread_key_create(&thread_end_key, OnThreadExit);
+    pthread_atfork(nullptr, nullptr, OnForkChild);
+    InstallSignalHandlers();
+    g_rt.active = true;
+    AttachThread();
+  }
+  init_state.store(2);
+}
+
+int32_t ClaimRing(int32_t parent) {
+  ShmHeader* h = g_rt.shm;
+  const uint32_t ring = h->next_ring.fetch_add(1, std::memory_order_relaxed);
+  if (ring >= h->max_rings) {
+    h->no_ring_threads.fetch_add(1, std::memory_order_relaxed);
+    return -1;
+  }
+  RingDesc* d = &RingDescs(h)[ring];
+  d->parent = parent;
+  d->state.store(kRingClaimed, std::memory_order_release);
+  return static_cast<int32_t>(ring);
+}
+
+ThreadState* StartThread(uint32_t ring, int32_t parent) {
+  (void)parent;
+  ShmHeader* h = g_rt.shm;
+  RingDesc* d = &RingDescs(h)[ring];
+  ThreadState* ts = &tls_storage;
+  ts->data = RingData(h, ring);
+  ts->mask = h->ring_words - 1;
+  ts->head = d->head.load(std::memory_order_relaxed);
+  ts->limit = d->tail.load(std::memory_order_acquire) + h->ring_words;
+  ts->desc = d;
+  ts->ring = ring;
+  ts->os_tid = static_cast<int32_t>(syscall(SYS_gettid));
+  ts->stalled = false;
+  d->os_tid = ts->os_tid;
+  d->pthread_handle = static_cast<uint64_t>(pthread_self());
+  d->state.store(kRingRunning, std::memory_order_release);
+  tls_state = ts;
+  if (g_rt.sync_inproc)
+    PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+  pthread_setspecific(thread_end_key, reinterpret_cast<void*>(1));
+  return ts;
+}
+
+ThreadState* AttachThread() {
+  if (!g_rt.active || tls_finished || tls_attaching) return nullptr;
+  tls_attaching = true;
+  ThreadState* ts = nullptr;
+  const int32_t ring = ClaimRing(-1);
+  if (ring < 0)
+    tls_finished = true;  // counted in no_ring_threads; do not retry on every access
+  else
+    ts = StartThread(static_cast<uint32_t>(ring), -1);
+  tls_attaching = false;
+  return ts;
+}
+
+bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
+  const uint64_t capacity = ts->mask + 1;
+  uint64_t tail = ts->desc->tail.load(std::memory_order_acquire);
+  if (ts->head + words <= tail + capacity) {
+    ts->limit = tail + capacity;
+    ts->stalled = false;
+    return true;
+  }
+  if (!ts->stalled) {
+    // Wait for the drainer, but never forever: a stopped or dead recorder must
+    // not hang the program. Loss after the wait is counted, not silent.
+    const uint64_t deadline = NowNs() + g_rt.shm->wait_ns;
+    int spins = 0;
+    for (;;) {
+      tail = ts->desc->tail.load(std::memory_order_acquire);
+      if (ts->head + words <= tail + capacity) {
+        ts->limit = tail + capacity;
+        return true;
+      }
+      if (NowNs() >= deadline) break;
+      // Yield a little, then sleep: the drainer needs a CPU more than we do.
+      if (++spins < 8) {
+        sched_yield();
+      } else {
+        timespec pause = {0, 100000};
+        nanosleep(&pause, nullptr);
+      }
+    }
+    ts->stalled = true;
+  }
+  auto& lost = ts->desc->lost[kind < kLostKinds ? kind : kLostKinds - 1];
+  lost.store(lost.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  return false;
+}
+
+// Runs after the program's own static destructors (the runtime's .fini_array
+// entry is reached last): the exiting thread's end, and a mark that exit() ran.
+__attribute__((destructor(101))) static void OnProcessExit() {
+  if (!g_rt.active) return;
+  FinishThread(/*free_stack=*/false);
+  g_rt.shm->exited.store(1, std::memory_order_release);
+}
+
+__attribute__((constructor(101))) static void OnProcessStart() { Initialize(); }
+
+}  // namespace seer::rt
+
+// Its presence in an ELF file tells `seer record --sync=auto` that the binary
+// carries the runtime.
+SEER_RT_EXPORT const char __seer_rt_present[] = "seer-rt1";

@@ -1,0 +1,130 @@
+// Per-thread state of the in-process runtime and the always-inlined fast paths
+// that append records to the thread's ring. Every entry point (compiler hooks,
+// interposed libc and pthread functions) reaches its thread through the one
+// thread-local pointer `tls_state`; nothing here takes a lock or blocks.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/ring_layout.h"
+#include "runtime/ring_record.h"
+#include "seer/event.h"
+
+#define SEER_RT_INLINE inline __attribute__((always_inline))
+#define SEER_RT_NOINLINE __attribute__((noinline))
+#define SEER_RT_EXPORT extern "C" __attribute__((visibility("default")))
+
+namespace seer::rt {
+
+struct ThreadState {
+  uint64_t* data;    // the ring's words, in shared memory
+  uint64_t mask;     // ring capacity - 1
+  uint64_t head;     // next word to write (a copy of desc->head, which is published)
+  uint64_t limit;    // head may grow to this without looking at the drainer's tail
+  RingDesc* desc;
+  uint32_t ring;
+  int32_t os_tid;
+  bool stalled;      // the drainer made no room within wait_ns last time: drop at once
+};
+
+struct Globals {
+  ShmHeader* shm = nullptr;
+  bool active = false;       // recording: the shared area is mapped and ours
+  bool sync_inproc = false;  // emit synchronisation events from the pthread interposers
+};
+extern Globals g_rt;
+
+extern __thread ThreadState* tls_state __attribute__((tls_model("initial-exec")));
+
+// Maps the shared area named by SEER_RT_SHM_FD and attaches the calling thread.
+// Idempotent; called from __tsan_init and the runtime's constructor.
+void Initialize();
+
+// Claims a ring for a thread the runtime has not seen (the main thread, or one
+// not started through the interposed pthread_create). Null when not recording.
+SEER_RT_NOINLINE ThreadState* AttachThread();
+
+// Starts recording the calling thread on `ring` (claimed by its creator);
+// emits kThreadBegin.
+ThreadState* StartThread(uint32_t ring, int32_t parent);
+
+// Claims a fresh ring for a thread about to be created; -1 when none is left.
+int32_t ClaimRing(int32_t parent);
+
+// Makes room for `words` more words, waiting a bounded time for the drainer.
+// False: the record is dropped and counted in the ring's lost counters.
+SEER_RT_NOINLINE bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind);
+
+SEER_RT_INLINE ThreadState* CurrentThread() {
+  ThreadState* ts = tls_state;
+  if (__builtin_expect(ts == nullptr, 0)) ts = AttachThread();
+  return ts;
+}
+
+SEER_RT_INLINE uint8_t K(EventKind kind) { return static_cast<uint8_t>(kind); }
+
+// True when `words` more words fit; waits for the drainer a bounded time if
+// not. Ordered records reserve before taking their sequence number: a thread
+// must never wait for the drainer while it is busy (the drainer waits for it).
+SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
+  return __builtin_expect(ts->head + words <= ts->limit, 1) || MakeRoom(ts, words, kind);
+}
+
+// Writes a long record into space already reserved.
+SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
+                              uint64_t pc, uint64_t seq) {
+  const uint64_t h = ts->head;
+  uint64_t* d = ts->data;
+  const uint64_t m = ts->mask;
+  d[h & m] = LongHead(kind, mode);
+  d[(h + 1) & m] = object;
+  d[(h + 2) & m] = aux;
+  d[(h + 3) & m] = pc;
+  d[(h + 4) & m] = seq;
+  ts->head = h + kLongWords;
+  ts->desc->head.store(h + kLongWords, std::memory_order_release);
+}
+
+SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (!Reserve(ts, kShortWords, kind)) return;
+  const uint64_t h = ts->head;
+  ts->data[h & ts->mask] = ShortHead(kind, size, object);
+  ts->data[(h + 1) & ts->mask] = pc;
+  ts->head = h + kShortWords;
+  ts->desc->head.store(h + kShortWords, std::memory_order_release);
+}
+
+// A memory range of any size: short record when it fits, long without a sequence number otherwise.
+SEER_RT_INLINE void PutRange(ThreadState* ts, EventKind kind, uint64_t addr, uint64_t size, uint64_t pc) {
+  if (size == 0) return;
+  if (size <= kMaxShortSize)
+    PutShort(ts, K(kind), size, addr, pc);
+  else if (Reserve(ts, kLongWords, K(kind)))
+    WriteLong(ts, K(kind), 0, addr, size, pc, kNoSeq);
+}
+
+// The ordering protocol (docs/runtime.md): a thread marks itself busy, takes a
+// number from the global sequence, publishes its record, and clears busy. The
+// drainer reads the sequence first and then waits for busy rings, so every
+// number below what it read is visible in some ring when it merges.
+SEER_RT_INLINE uint64_t BeginSeq(ThreadState* ts) {
+  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
+  return g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+}
+SEER_RT_INLINE void EndSeq(ThreadState* ts) {
+  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) - 1, std::memory_order_release);
+}
+
+// One ordered event: busy, sequence number, record, not busy.
+SEER_RT_INLINE void PutOrdered(ThreadState* ts, EventKind kind, uint8_t mode, uint64_t object, uint64_t aux,
+                               uint64_t pc) {
+  if (!Reserve(ts, kLongWords, K(kind))) return;
+  const uint64_t seq = BeginSeq(ts);
+  WriteLong(ts, K(kind), mode, object, aux, pc, seq);
+  EndSeq(ts);
+}
+
+// Shorthand for the caller's return address: the pc recorded for every event.
+#define SEER_RT_CALLER_PC() reinterpret_cast<uint64_t>(__builtin_return_address(0))
+
+}  // namespace seer::rt

@@ -1,0 +1,78 @@
+// Other engines against the oracle, through the registry: every SHB race is
+// predictable (SHB is sound), HB's and WCP's first race is a predictable race or,
+// for WCP, a predictable deadlock instead (weak soundness). These engines live on
+// another branch; until they are registered the tests skip, naming the engine.
+#include <gtest/gtest.h>
+
+#include "tests/oracle/oracle.h"
+#include "tests/oracle/paper_traces.h"
+#include "tests/support/engine_runner.h"
+#include "tests/oracle/tiny_traces.h"
+
+namespace seer::test {
+namespace {
+
+constexpr uint64_t kTraces = 2000;
+
+bool Registered(const std::string& name) { return FindEngine(name) != nullptr; }
+
+// The reported pair that comes first: smallest later access, then earlier one.
+const RacePair* FirstRace(const Findings& f) {
+  const RacePair* first = nullptr;
+  for (const RacePair& p : f.races.at(0).pairs)
+    if (first == nullptr || std::make_pair(p.second.index, p.first.index) <
+                                std::make_pair(first->second.index, first->first.index))
+      first = &p;
+  return first;
+}
+
+TEST(OracleEngines, ShbRacesAreAllPredictable) {
+  if (!Registered("shb")) GTEST_SKIP() << "SKIPPED: engine 'shb' is not registered on this branch";
+  for (uint64_t seed = 0; seed < kTraces; ++seed) {
+    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
+    OracleResult oracle = RunOracle(trace);
+    for (const RacePair& p : RunEngine("shb", trace).races.at(0).pairs)
+      ASSERT_TRUE(oracle.races.count({p.first.index, p.second.index}))
+          << "shb reports (" << p.first.index << ", " << p.second.index << "), not predictable; seed " << seed;
+  }
+}
+
+TEST(OracleEngines, HbFirstRaceIsPredictable) {
+  if (!Registered("hb")) GTEST_SKIP() << "SKIPPED: engine 'hb' is not registered on this branch";
+  for (uint64_t seed = 0; seed < kTraces; ++seed) {
+    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
+    auto findings = RunEngine("hb", trace);
+    const RacePair* first = FirstRace(findings);
+    if (first == nullptr) continue;
+    OracleResult oracle = RunOracle(trace);
+    ASSERT_TRUE(oracle.races.count({first->first.index, first->second.index})) << "seed " << seed;
+  }
+}
+
+TEST(OracleEngines, WcpFirstRaceIsARaceOrADeadlock) {
+  if (!Registered("wcp")) GTEST_SKIP() << "SKIPPED: engine 'wcp' is not registered on this branch";
+  for (uint64_t seed = 0; seed < kTraces; ++seed) {
+    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
+    auto findings = RunEngine("wcp", trace);
+    const RacePair* first = FirstRace(findings);
+    if (first == nullptr) continue;
+    OracleResult oracle = RunOracle(trace);
+    ASSERT_TRUE(oracle.races.count({first->first.index, first->second.index}) || !oracle.deadlocks.empty())
+        << "wcp's first race (" << first->first.index << ", " << first->second.index
+        << ") is neither a predictable race nor is there a predictable deadlock; seed " << seed;
+  }
+}
+
+// WCP Figure 5: WCP reports r(z)/w(z), the oracle finds no race but a deadlock.
+TEST(OracleEngines, WcpFigure5IsWeaklySound) {
+  if (!Registered("wcp")) GTEST_SKIP() << "SKIPPED: engine 'wcp' is not registered on this branch";
+  auto p = WcpFigure5();
+  auto findings = RunEngine("wcp", p.events());
+  EXPECT_FALSE(findings.races.at(0).pairs.empty()) << "WCP should report the r(z)/w(z) pair";
+  OracleResult oracle = RunOracle(p.events());
+  EXPECT_TRUE(oracle.races.empty());
+  EXPECT_FALSE(oracle.deadlocks.empty());
+}
+
+}  // namespace
+}  // namespace seer::test

@@ -1,0 +1,25 @@
+// The family of tiny random traces the oracle checks run on: 2-3 threads, 6-12
+// generated steps (a few more events with fork/join and releases), every feature
+// of the generator switched on for some seeds.
+#pragma once
+
+#include <cstdint>
+
+#include "tests/support/random_trace.h"
+
+namespace seer::test {
+
+inline RandomTraceOptions TinyTraceOptions(uint64_t seed) {
+  RandomTraceOptions o;
+  o.threads = 2 + seed % 2;
+  o.events = 6 + seed % 7;
+  o.locks = 1 + seed % 2;
+  o.variables = 1 + seed % 2;
+  o.fork_join = seed % 3 != 0;
+  o.rwlocks = seed % 5 == 1;
+  o.atomics = seed % 6 == 2;
+  o.signals = seed % 7 == 3;
+  return o;
+}
+
+}  // namespace seer::test

@@ -1,0 +1,96 @@
+// The witness checker must reject what is not a feasible trace, or it proves nothing.
+#include "predictor/seqcheck/witness_checker.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/trace_builder.h"
+
+namespace seer::seqcheck {
+namespace {
+
+// 0 T1 acq(l)  1 T1 w(x)  2 T1 rel(l)  3 T2 acq(l)  4 T2 r(x)  5 T2 rel(l)  6 T2 w(y)
+std::vector<Event> Trace() {
+  return test::TraceBuilder()
+      .Std({"T1|acq(l)|1", "T1|w(x)|2", "T1|rel(l)|3", "T2|acq(l)|4", "T2|r(x)|5", "T2|rel(l)|6", "T2|w(y)|7"})
+      .events();
+}
+
+TEST(WitnessChecker, AcceptsTheTraceItselfAndItsPrefixes) {
+  auto t = Trace();
+  WitnessChecker c(t);
+  EXPECT_TRUE(c.CheckFeasible({0, 1, 2, 3, 4, 5, 6}).ok());
+  EXPECT_TRUE(c.CheckFeasible({0, 1, 2}).ok());
+  EXPECT_TRUE(c.CheckFeasible({}).ok());
+}
+
+TEST(WitnessChecker, RejectsWrongPrefix) {
+  auto t = Trace();
+  WitnessChecker c(t);
+  EXPECT_FALSE(c.CheckFeasible({0, 2}).ok());     // skips event 1
+  EXPECT_FALSE(c.CheckFeasible({1}).ok());        // not the first event of T1
+  EXPECT_FALSE(c.CheckFeasible({0, 0}).ok());     // runs twice
+  EXPECT_FALSE(c.CheckFeasible({0, 99}).ok());    // not in the trace
+}
+
+TEST(WitnessChecker, RejectsLockViolation) {
+  auto t = Trace();
+  WitnessChecker c(t);
+  EXPECT_FALSE(c.CheckFeasible({0, 3}).ok());  // T2 acquires l while T1 holds it
+}
+
+TEST(WitnessChecker, RejectsReadSeeingAnotherWrite) {
+  auto t = Trace();
+  WitnessChecker c(t);
+  // T2 runs first: its read of x sees no write, but the trace had event 1 and a
+  // later event of T2 runs (every read is followed by a branch here).
+  EXPECT_FALSE(c.CheckFeasible({3, 4, 5, 6}).ok());
+  // As T2's last event the read may see anything.
+  EXPECT_TRUE(c.CheckFeasible({3, 4}).ok());
+  // ... unless a later event of T2 must be reached.
+  EXPECT_FALSE(c.CheckFeasible({3, 4}, {5}).ok());
+}
+
+TEST(WitnessChecker, RejectsJoinBeforeTheChildEnds) {
+  auto t = test::TraceBuilder().Std({"M|fork(A)|1", "A|w(x)|2", "A|w(y)|3", "M|join(A)|4"}).events();
+  WitnessChecker c(t);
+  EXPECT_TRUE(c.CheckFeasible({0, 1, 2, 3}).ok());
+  EXPECT_FALSE(c.CheckFeasible({0, 1, 3}).ok());
+  EXPECT_FALSE(c.CheckFeasible({1}).ok());  // the child runs before its fork
+}
+
+TEST(WitnessChecker, RejectsAFalseDeadlockClaim) {
+  auto t = test::TraceBuilder()
+               .Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
+                     "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"})
+               .events();
+  WitnessChecker c(t);
+  Deadlock d;
+  d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[1].object, EventRef::Of(t[1])},
+             {t[4].tid, t[4].object, EventRef::Of(t[4]), t[5].object, EventRef::Of(t[5])}};
+  d.witness.schedule = {0, 4};
+  EXPECT_TRUE(c.CheckDeadlock(d).ok());
+  d.witness.schedule = {0};  // T2 never took b
+  EXPECT_FALSE(c.CheckDeadlock(d).ok());
+  d.witness.schedule = {0, 1, 4};  // T1 is past its blocked acquisition
+  EXPECT_FALSE(c.CheckDeadlock(d).ok());
+}
+
+TEST(WitnessChecker, RejectsRemoteAccessOutsideTheLocalPair) {
+  auto t = test::TraceBuilder().Std({"T1|r(x)|1", "T1|w(x)|2", "T2|w(x)|3"}).events();
+  WitnessChecker c(t);
+  AtomicityViolation v;
+  v.pattern = "read-write-write";
+  v.local_first = EventRef::Of(t[0]);
+  v.remote = EventRef::Of(t[2]);
+  v.local_second = EventRef::Of(t[1]);
+  v.witness.schedule = {0, 2, 1};
+  EXPECT_TRUE(c.CheckAtomicity(v).ok());
+  v.witness.schedule = {0, 1, 2};
+  EXPECT_FALSE(c.CheckAtomicity(v).ok());
+  v.pattern = "read-write-read";
+  v.witness.schedule = {0, 2, 1};
+  EXPECT_FALSE(c.CheckAtomicity(v).ok());
+}
+
+}  // namespace
+}  // namespace seer::seqcheck
