@@ -3,9 +3,12 @@
 namespace seer::cli {
 
 void RegisterCommands(CLI::App& app, Runner& runner) {
-  (void)app;
-  (void)runner;
   RegisterRecordCommand(app, runner);
+  RegisterImport(app, runner);
+  RegisterExport(app, runner);
+  RegisterInfo(app, runner);
+  RegisterGen(app, runner);
+  RegisterAnalyze(app, runner);
 }
 
 }  // namespace seer::cli

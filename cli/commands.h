@@ -12,4 +12,10 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner);
 // Registers every subcommand (see commands.cc).
 void RegisterCommands(CLI::App& app, Runner& runner);
 
+void RegisterImport(CLI::App& app, Runner& runner);   // cli/import_command.cc
+void RegisterExport(CLI::App& app, Runner& runner);   // cli/export_command.cc
+void RegisterInfo(CLI::App& app, Runner& runner);     // cli/info_command.cc
+void RegisterGen(CLI::App& app, Runner& runner);      // cli/gen_command.cc
+void RegisterAnalyze(CLI::App& app, Runner& runner);  // cli/analyze_command.cc
+
 }  // namespace seer::cli

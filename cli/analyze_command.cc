@@ -1,0 +1,78 @@
+// `seer analyze T.seer`: runs the selected analyses over one decode of the trace
+// and reports their findings as text or JSON.
+#include <memory>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "predictor/analyze.h"
+#include "predictor/report/report.h"
+
+namespace seer::cli {
+namespace {
+
+struct AnalyzeCommandOptions {
+  std::string input;
+  std::string analyses;
+  std::string format = "text";
+  std::string output;
+  bool fail_on_findings = false;
+  AnalysisOptions engine;
+};
+
+int RunAnalyze(const AnalyzeCommandOptions& o) {
+  std::vector<const EngineSpec*> specs;
+  Status s = SelectEngines(o.analyses, &specs);
+  if (!s.ok()) return Fail(s);
+  std::vector<std::string> names;
+  for (const EngineSpec* spec : specs) names.push_back(spec->name);
+
+  AnalysisRun run;
+  {
+    Progress progress("events");
+    s = RunAnalyses(o.input, specs, o.engine, &run, progress.Callback());
+  }
+  if (!s.ok()) return Fail(s);
+
+  const std::string report = o.format == "json" ? JsonReport(*run.reader, run.findings, names)
+                                                : TextReport(*run.reader, run.findings, names);
+  Output out;
+  s = out.Open(o.output);
+  if (s.ok()) s = out.Write(report);
+  if (s.ok()) s = out.Close();
+  if (!s.ok()) return Fail(s);
+  if (specs.empty()) Warn("no analysis selected: this build has no engine in its default set");
+  if (o.fail_on_findings && CountFindings(run.findings) > 0) return kExitFindings;
+  return kExitOk;
+}
+
+std::string EngineList() {
+  std::string list;
+  for (const EngineSpec& spec : Engines())
+    list += "\n  " + spec.name + (spec.in_default_set ? " (default)" : "") + ": " + spec.summary;
+  return list.empty() ? "\n  (none in this build)" : list;
+}
+
+}  // namespace
+
+void RegisterAnalyze(CLI::App& app, Runner& runner) {
+  auto o = std::make_shared<AnalyzeCommandOptions>();
+  CLI::App* cmd = app.add_subcommand("analyze", "Predict races, deadlocks and atomicity violations in a trace");
+  cmd->footer("Analyses:" + EngineList());
+  cmd->add_option("trace", o->input, "trace file")->required();
+  cmd->add_option("-a,--analysis", o->analyses, "comma-separated analyses (default: the default set)");
+  cmd->add_option("--format", o->format, "report format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "file to write the report to (default: stdout)");
+  cmd->add_flag("--fail-on-findings", o->fail_on_findings, "exit with 1 when anything is reported");
+  cmd->add_option("--atomicity-window", o->engine.atomicity_window,
+                  "max events between the two local accesses of an atomicity violation")
+      ->capture_default_str();
+  cmd->add_flag("--confirm-races", o->engine.confirm_races, "re-check race pairs with SeqCheck");
+  cmd->add_option("--w3-history", o->engine.w3_history, "bound of w3-linear's per-lock history")
+      ->capture_default_str();
+  cmd->callback([o, &runner] { runner.run = [o] { return RunAnalyze(*o); }; });
+}
+
+}  // namespace seer::cli

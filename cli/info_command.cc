@@ -1,0 +1,192 @@
+// `seer info T.seer [--json]`: what a trace holds. It decodes every chunk, so it
+// also verifies the whole file: the per-kind counts of the decoded events must
+// match the counters the writer stored, or the trace is damaged.
+#include <sys/stat.h>
+
+#include <array>
+#include <memory>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "predictor/report/json_util.h"
+#include "predictor/report/report.h"
+
+namespace seer::cli {
+namespace {
+
+using nlohmann::json;
+
+struct InfoOptions {
+  std::string input;
+  bool json = false;
+};
+
+// What the full decode counts: kept to counting so that info runs at decode speed.
+struct Decoded {
+  std::array<uint64_t, kNumEventKinds> by_kind{};
+  std::vector<uint64_t> per_thread;
+};
+
+Status DecodeAll(TraceReader* reader, Decoded* d) {
+  Progress progress("events", reader->info().counters.events);
+  std::vector<Event> batch;
+  uint64_t done = 0;
+  while (true) {
+    Status s = reader->Next(&batch);
+    if (!s.ok()) return s;
+    if (batch.empty()) break;
+    for (const Event& e : batch) {
+      ++d->by_kind[static_cast<int>(e.kind)];
+      if (e.tid >= d->per_thread.size()) d->per_thread.resize(e.tid + 1);
+      ++d->per_thread[e.tid];
+    }
+    done += batch.size();
+    progress.Update(done);
+  }
+  const TraceInfo& info = reader->info();
+  for (int k = 0; k < kNumEventKinds; ++k) {
+    if (d->by_kind[k] != info.counters.by_kind[k])
+      return Status::Corruption(fmt::format("{}: the chunks hold {} {} events, the counters say {}", info.path,
+                                            d->by_kind[k], EventKindName(static_cast<EventKind>(k)),
+                                            info.counters.by_kind[k]));
+  }
+  uint64_t threads = 0;
+  for (uint64_t n : d->per_thread) threads += n > 0;
+  if (threads != info.counters.distinct_threads)
+    return Status::Corruption(fmt::format("{}: the chunks hold events of {} threads, the counters say {}", info.path,
+                                          threads, info.counters.distinct_threads));
+  return Status::Ok();
+}
+
+struct ThreadRow {
+  uint32_t tid;
+  std::string name;
+  int64_t os_tid = -1;
+  int64_t parent = -1;
+  uint64_t events = 0;
+};
+
+// Threads of the table and threads that have events, by tid.
+std::vector<ThreadRow> Threads(const TraceInfo& info, const ReportNames& names, const Decoded& d) {
+  std::vector<ThreadRow> rows;
+  size_t n = d.per_thread.size();
+  for (const ThreadInfo& t : info.threads) n = std::max<size_t>(n, t.tid + 1);
+  std::vector<const ThreadInfo*> table(n, nullptr);
+  for (const ThreadInfo& t : info.threads) table[t.tid] = &t;
+  for (uint32_t tid = 0; tid < n; ++tid) {
+    const uint64_t events = tid < d.per_thread.size() ? d.per_thread[tid] : 0;
+    if (!table[tid] && events == 0) continue;
+    ThreadRow row{tid, names.Thread(tid)};
+    if (table[tid]) {
+      row.os_tid = table[tid]->os_tid;
+      row.parent = table[tid]->parent;
+    }
+    row.events = events;
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+constexpr const char* kIncomplete =
+    "trace was not closed cleanly: the recorder or target died; events up to the last commit are intact";
+
+std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, uint64_t file_size) {
+  const TraceCounters& c = info.counters;
+  std::string out;
+  auto row = [&](const char* key, const std::string& value) { out += fmt::format("{:<14}{}\n", key, value); };
+  row("trace:", info.path);
+  row("format:", fmt::format("version {}", info.format_version));
+  row("source:", info.Meta(meta::kSource).empty() ? "unknown" : info.Meta(meta::kSource));
+  if (!info.Meta(meta::kCommandLine).empty()) row("command line:", info.Meta(meta::kCommandLine));
+  if (!info.Meta("gen_options").empty()) row("generated:", info.Meta("gen_options"));
+  const std::string start = info.Meta(meta::kStartTime), end = info.Meta(meta::kEndTime);
+  row("time:", start.empty() && end.empty() ? "not recorded"
+                                            : fmt::format("{} .. {}", start.empty() ? "?" : start,
+                                                          end.empty() ? "?" : end));
+  row("complete:", info.complete ? "yes" : std::string("no: ") + kIncomplete);
+  row("events:", std::to_string(c.events));
+  for (int k = 0; k < kNumEventKinds; ++k)
+    if (c.by_kind[k]) out += fmt::format("  {:<16}{}\n", EventKindName(static_cast<EventKind>(k)), c.by_kind[k]);
+  row("threads:", std::to_string(threads.size()));
+  for (const ThreadRow& t : threads) {
+    out += fmt::format("  {:<4} {:<16} {} events", t.tid, t.name, t.events);
+    if (t.os_tid >= 0) out += fmt::format(", os tid {}", t.os_tid);
+    if (t.parent >= 0) out += fmt::format(", parent {}", t.parent);
+    out += "\n";
+  }
+  row("locks:", std::to_string(c.distinct_locks));
+  row("variables:", std::to_string(c.distinct_variables));
+  row("locations:", std::to_string(c.distinct_locations));
+  row("lost events:", LostSummary(c));
+  row("chunks:", std::to_string(info.chunks));
+  row("file size:", fmt::format("{} bytes ({:.2f} bytes/event)", file_size,
+                                c.events ? static_cast<double>(file_size) / static_cast<double>(c.events) : 0.0));
+  return out;
+}
+
+std::string Json(const TraceInfo& info, const std::vector<ThreadRow>& threads, uint64_t file_size) {
+  const TraceCounters& c = info.counters;
+  json thread_list = json::array();
+  for (const ThreadRow& t : threads)
+    thread_list.push_back(
+        {{"tid", t.tid}, {"name", t.name}, {"os_tid", t.os_tid}, {"parent", t.parent}, {"events", t.events}});
+  json j = {{"path", info.path},
+            {"format_version", info.format_version},
+            {"source", info.Meta(meta::kSource)},
+            {"command_line", info.Meta(meta::kCommandLine)},
+            {"start_time", info.Meta(meta::kStartTime)},
+            {"end_time", info.Meta(meta::kEndTime)},
+            {"complete", info.complete},
+            {"events", c.events},
+            {"by_kind", KindCountsJson(c.by_kind, true)},
+            {"threads", threads.size()},
+            {"thread_list", thread_list},
+            {"locks", c.distinct_locks},
+            {"variables", c.distinct_variables},
+            {"locations", c.distinct_locations},
+            {"lost_events", c.TotalLost()},
+            {"lost", LostJson(c)},
+            {"chunks", info.chunks},
+            {"file_size", file_size},
+            {"bytes_per_event", c.events ? static_cast<double>(file_size) / static_cast<double>(c.events) : 0.0},
+            {"meta", info.meta}};
+  if (!info.complete) j["warning"] = kIncomplete;
+  return j.dump(2) + "\n";
+}
+
+int RunInfo(const InfoOptions& o) {
+  std::unique_ptr<TraceReader> reader;
+  Status s = TraceReader::Open(o.input, &reader);
+  if (!s.ok()) return Fail(s);
+  Decoded decoded;
+  s = DecodeAll(reader.get(), &decoded);
+  if (!s.ok()) return Fail(s);
+  struct stat st;
+  const uint64_t file_size = stat(o.input.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
+  const TraceInfo& info = reader->info();
+  const ReportNames names(*reader);
+  const std::vector<ThreadRow> threads = Threads(info, names, decoded);
+  Output out;
+  s = out.Open("");
+  if (s.ok()) s = out.Write(o.json ? Json(info, threads, file_size) : Text(info, threads, file_size));
+  if (s.ok()) s = out.Close();
+  if (!s.ok()) return Fail(s);
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterInfo(CLI::App& app, Runner& runner) {
+  auto o = std::make_shared<InfoOptions>();
+  CLI::App* cmd = app.add_subcommand("info", "Show what a trace holds (and verify every chunk of it)");
+  cmd->add_option("trace", o->input, "trace file")->required();
+  cmd->add_flag("--json", o->json, "print JSON");
+  cmd->callback([o, &runner] { runner.run = [o] { return RunInfo(*o); }; });
+}
+
+}  // namespace seer::cli

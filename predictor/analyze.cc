@@ -1,0 +1,64 @@
+#include "predictor/analyze.h"
+
+namespace seer {
+
+Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* out) {
+  out->clear();
+  if (list.empty()) {
+    for (const EngineSpec& spec : Engines())
+      if (spec.in_default_set) out->push_back(&spec);
+    return Status::Ok();
+  }
+  size_t start = 0;
+  while (start <= list.size()) {
+    size_t comma = list.find(',', start);
+    if (comma == std::string::npos) comma = list.size();
+    const std::string name = list.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) continue;
+    const EngineSpec* spec = FindEngine(name);
+    if (spec == nullptr) {
+      std::string known;
+      for (const EngineSpec& s : Engines()) known += (known.empty() ? "" : ", ") + s.name;
+      if (known.empty()) known = "none in this build";
+      return Status::InvalidArgument("unknown analysis '" + name + "' (known: " + known + ")");
+    }
+    bool dup = false;
+    for (const EngineSpec* s : *out) dup |= s == spec;
+    if (!dup) out->push_back(spec);
+  }
+  return Status::Ok();
+}
+
+Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& specs,
+                   const AnalysisOptions& options, AnalysisRun* run,
+                   const std::function<void(uint64_t)>& progress) {
+  Status s = TraceReader::Open(path, &run->reader);
+  if (!s.ok()) return s;
+  const TraceInfo& info = run->reader->info();
+
+  std::vector<std::unique_ptr<Engine>> engines;
+  for (const EngineSpec* spec : specs) {
+    engines.push_back(spec->create(options));
+    s = engines.back()->Begin(info);
+    if (!s.ok()) return s.WithContext(spec->name);
+  }
+
+  std::vector<Event> batch;
+  run->events = 0;
+  while (true) {
+    s = run->reader->Next(&batch);
+    if (!s.ok()) return s;
+    if (batch.empty()) break;
+    for (auto& engine : engines) engine->Process(batch.data(), batch.size());
+    run->events += batch.size();
+    if (progress) progress(run->events);
+  }
+  for (size_t i = 0; i < engines.size(); ++i) {
+    s = engines[i]->Finish(&run->findings);
+    if (!s.ok()) return s.WithContext(specs[i]->name);
+  }
+  return Status::Ok();
+}
+
+}  // namespace seer

@@ -1,0 +1,36 @@
+// The analysis driver: opens a trace, decodes it once and feeds every batch to
+// every selected engine, then collects their findings. `seer analyze` is a thin
+// layer over this; tests drive it with their own engines.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "predictor/engine.h"
+#include "predictor/findings.h"
+#include "seer/status.h"
+#include "seer/trace.h"
+
+namespace seer {
+
+// The specs for a comma-separated list of analysis names ("hb,wcp"); an empty
+// list selects every engine in the default set. An unknown name is an
+// InvalidArgument listing the known ones.
+Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* out);
+
+struct AnalysisRun {
+  std::unique_ptr<TraceReader> reader;  // kept open: reports look names up in it
+  Findings findings;
+  uint64_t events = 0;                  // events fed to the engines
+};
+
+// Runs `engines` over the trace at `path`. `progress`, if set, gets the number of
+// events decoded now and then.
+Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& engines,
+                   const AnalysisOptions& options, AnalysisRun* run,
+                   const std::function<void(uint64_t events)>& progress = {});
+
+}  // namespace seer

@@ -1,0 +1,42 @@
+// Reports of an analysis run: text for people, JSON for tools. The JSON schema is
+// documented in docs/cli.md and kept stable. Both name threads, variables and
+// locks with the names the trace keeps, and fall back to ids and addresses.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "predictor/findings.h"
+#include "seer/trace.h"
+
+namespace seer {
+
+std::string TextReport(const TraceReader& trace, const Findings& findings,
+                       const std::vector<std::string>& analyses);
+std::string JsonReport(const TraceReader& trace, const Findings& findings,
+                       const std::vector<std::string>& analyses);
+
+// Findings a user should look at: race pairs, deadlocks, atomicity violations.
+uint64_t CountFindings(const Findings& findings);
+
+// Names for reports, shared by the writers.
+class ReportNames {
+ public:
+  explicit ReportNames(const TraceReader& trace);
+  // The thread's name, or "T<tid>".
+  std::string Thread(uint32_t tid) const;
+  // The name of a variable (memory kinds) or lock (sync kinds), or "" if none.
+  std::string ObjectName(EventKind kind, uint64_t object) const;
+  // ObjectName, or V<id> / L<id> in traces that number their objects (as STD
+  // export names them), or the hex address in recorded traces.
+  std::string Object(EventKind kind, uint64_t object) const;
+
+ private:
+  const TraceReader& trace_;
+  std::vector<std::string> threads_;
+};
+
+// "0" or "12 (bpf-ringbuf: 10 read, 2 acquire)".
+std::string LostSummary(const TraceCounters& counters);
+
+}  // namespace seer

@@ -1,0 +1,59 @@
+#include "tools/std/std_export.h"
+
+#include <vector>
+
+#include "store/flat_set.h"
+#include "tools/std/std_ops.h"
+#include "tools/std/std_writer.h"
+
+namespace seer {
+
+Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
+                 const std::function<void(uint64_t)>& progress) {
+  using std_format::Decor;
+  StdTextWriter w(out);
+  // The names a trace keeps are looked up once, at the first event that uses
+  // each object; the writer needs them before that event.
+  FlatSet64 seen_threads, seen_locks, seen_variables;
+  auto name = [&](Namespace ns, uint64_t id, FlatSet64& seen) {
+    if (!seen.Insert(id)) return;
+    std::string n = reader->Name(ns, id);
+    if (!n.empty()) w.SetName(ns, id, n);
+  };
+  for (const ThreadInfo& t : reader->info().threads) {
+    if (!t.name.empty()) {
+      w.AddThread(t);
+      seen_threads.Insert(t.tid);
+    }
+  }
+  uint64_t non_rapid = 0;
+  std::vector<Event> batch;
+  while (true) {
+    Status s = reader->Next(&batch);
+    if (!s.ok()) return s;
+    if (batch.empty()) break;
+    for (const Event& e : batch) {
+      name(Namespace::kThread, e.tid, seen_threads);
+      switch (std_format::DecorOf(e.kind)) {
+        case Decor::kThread: name(Namespace::kThread, e.object, seen_threads); break;
+        case Decor::kLock: name(Namespace::kLock, e.object, seen_locks); break;
+        case Decor::kVariable: name(Namespace::kVariable, e.object, seen_variables); break;
+        default: break;
+      }
+      if (!std_format::IsRapidKind(e.kind)) ++non_rapid;
+      s = w.Append(e);
+      if (!s.ok()) return s;
+    }
+    if (progress) progress(w.events_written());
+  }
+  Status s = w.Close();
+  if (!s.ok()) return s;
+  if (stats) {
+    stats->events = w.events_written();
+    stats->lossy_events = w.lossy_events();
+    stats->non_rapid_events = non_rapid;
+  }
+  return Status::Ok();
+}
+
+}  // namespace seer

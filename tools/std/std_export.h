@@ -1,0 +1,25 @@
+// Export of a seer trace as STD text. Traces imported from STD come back byte for
+// byte; kinds RAPID lacks are written with seer's own op names (docs/trace-format.md).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+
+#include "seer/status.h"
+#include "seer/trace.h"
+
+namespace seer {
+
+struct ExportStats {
+  uint64_t events = 0;
+  uint64_t lossy_events = 0;     // sizes, modes or mutexes STD cannot hold
+  uint64_t non_rapid_events = 0; // lines with seer-only ops, which RAPID cannot read
+};
+
+// Writes every event of `reader` to `out`. `progress`, if set, gets the number
+// of events written now and then.
+Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
+                 const std::function<void(uint64_t events)>& progress = {});
+
+}  // namespace seer

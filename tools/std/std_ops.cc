@@ -1,0 +1,96 @@
+#include "tools/std/std_ops.h"
+
+namespace seer::std_format {
+
+bool IsRapidKind(EventKind kind) {
+  switch (kind) {
+    case EventKind::kRead:
+    case EventKind::kWrite:
+    case EventKind::kAcquire:
+    case EventKind::kRelease:
+    case EventKind::kFork:
+    case EventKind::kJoin:
+    case EventKind::kAtomicBegin:
+    case EventKind::kAtomicEnd:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::string_view OpName(EventKind kind) {
+  switch (kind) {
+    case EventKind::kRead: return "r";
+    case EventKind::kWrite: return "w";
+    case EventKind::kAcquire: return "acq";
+    case EventKind::kRelease: return "rel";
+    case EventKind::kFork: return "fork";
+    case EventKind::kJoin: return "join";
+    case EventKind::kAtomicBegin: return "begin";
+    case EventKind::kAtomicEnd: return "end";
+    default: return EventKindName(kind);
+  }
+}
+
+std::optional<EventKind> KindOfOp(std::string_view op) {
+  // The four ops of nearly every line first: this runs once per line.
+  if (op == "r") return EventKind::kRead;
+  if (op == "w") return EventKind::kWrite;
+  if (op == "acq") return EventKind::kAcquire;
+  if (op == "rel") return EventKind::kRelease;
+  if (op == "fork") return EventKind::kFork;
+  if (op == "join") return EventKind::kJoin;
+  if (op == "begin") return EventKind::kAtomicBegin;
+  if (op == "end") return EventKind::kAtomicEnd;
+  auto kind = EventKindFromName(op);
+  // RAPID's kinds have exactly one spelling: "read(x)" is not a synonym of "r(x)".
+  if (kind && IsRapidKind(*kind)) return std::nullopt;
+  return kind;
+}
+
+Decor DecorOf(EventKind kind) {
+  switch (kind) {
+    case EventKind::kRead:
+    case EventKind::kWrite:
+    case EventKind::kAtomicLoad:
+    case EventKind::kAtomicStore:
+    case EventKind::kAtomicRmw:
+    case EventKind::kAlloc:
+    case EventKind::kFree:
+      return Decor::kVariable;
+    case EventKind::kAcquire:
+    case EventKind::kRelease:
+    case EventKind::kCondWaitBegin:
+    case EventKind::kCondWaitEnd:
+    case EventKind::kSignal:
+    case EventKind::kWait:
+    case EventKind::kBarrierArrive:
+    case EventKind::kBarrierDepart:
+      return Decor::kLock;
+    case EventKind::kFork:
+    case EventKind::kJoin:
+      return Decor::kThread;
+    case EventKind::kFuncEntry:
+      return Decor::kNumber;
+    case EventKind::kThreadBegin:
+    case EventKind::kThreadEnd:
+    case EventKind::kFuncExit:
+    case EventKind::kBranch:
+    case EventKind::kAtomicBegin:
+    case EventKind::kAtomicEnd:
+      return Decor::kNone;
+  }
+  return Decor::kNone;
+}
+
+bool IsValidName(std::string_view name) {
+  if (name.empty()) return false;
+  for (char c : name) {
+    if (c == '|' || c == '(' || c == ')' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
+        c == '\f')
+      return false;
+  }
+  return true;
+}
+
+}  // namespace seer::std_format

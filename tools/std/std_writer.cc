@@ -1,0 +1,89 @@
+#include "tools/std/std_writer.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+
+#include "tools/std/std_ops.h"
+
+namespace seer {
+namespace {
+
+constexpr size_t kFlushBytes = 1 << 20;
+
+void AppendNumber(std::string* out, uint64_t v) {
+  char buf[24];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, r.ptr);
+}
+
+}  // namespace
+
+StdTextWriter::StdTextWriter(std::FILE* out) : out_(out) { buf_.reserve(kFlushBytes + 4096); }
+
+void StdTextWriter::SetName(Namespace ns, uint64_t id, const std::string& name) {
+  switch (ns) {
+    case Namespace::kThread: threads_.Give(id, name); break;
+    case Namespace::kLock: locks_.Give(id, name); break;
+    case Namespace::kVariable: variables_.Give(id, name); break;
+  }
+}
+
+const std::string& StdTextWriter::NameTable::Resolve(uint64_t id) {
+  if (id < dense_.size() && !dense_[id].empty()) return dense_[id];
+  if (id >= kDenseLimit) {
+    auto it = sparse_.find(id);
+    if (it != sparse_.end()) return it->second;
+  }
+  return Assign(id);
+}
+
+const std::string& StdTextWriter::NameTable::Assign(uint64_t id) {
+  std::string name;
+  auto given = given_.find(id);
+  if (given != given_.end() && std_format::IsValidName(given->second) && !used_.count(given->second))
+    name = given->second;
+  else
+    name = prefix_ + std::to_string(id);
+  // A fallback can collide with a name given to another id ("L3" naming lock 7).
+  while (used_.count(name)) name += '_';
+  used_.insert(name);
+  if (id >= kDenseLimit) return sparse_[id] = std::move(name);
+  if (id >= dense_.size()) dense_.resize(id + 1);
+  return dense_[id] = std::move(name);
+}
+
+Status StdTextWriter::Append(const Event& e) {
+  using std_format::Decor;
+  buf_ += threads_.Resolve(e.tid);
+  buf_ += '|';
+  buf_ += std_format::OpName(e.kind);
+  switch (std_format::DecorOf(e.kind)) {
+    case Decor::kNone: break;
+    case Decor::kThread: buf_ += '('; buf_ += threads_.Resolve(e.object); buf_ += ')'; break;
+    case Decor::kLock: buf_ += '('; buf_ += locks_.Resolve(e.object); buf_ += ')'; break;
+    case Decor::kVariable: buf_ += '('; buf_ += variables_.Resolve(e.object); buf_ += ')'; break;
+    case Decor::kNumber: buf_ += '('; AppendNumber(&buf_, e.object); buf_ += ')'; break;
+  }
+  buf_ += '|';
+  AppendNumber(&buf_, e.pc);
+  buf_ += '\n';
+  const uint64_t plain_aux = IsMemoryEvent(e.kind) ? 1 : 0;
+  if (e.aux != plain_aux || e.mode != 0) ++lossy_;
+  ++events_;
+  if (buf_.size() >= kFlushBytes) return Flush();
+  return Status::Ok();
+}
+
+Status StdTextWriter::Flush() {
+  if (!buf_.empty()) {
+    const size_t want = buf_.size();
+    const size_t n = std::fwrite(buf_.data(), 1, want, out_);
+    buf_.clear();
+    if (n != want) return Status::IOError(std::string("write: ") + std::strerror(errno));
+  }
+  if (std::fflush(out_) != 0) return Status::IOError(std::string("write: ") + std::strerror(errno));
+  return Status::Ok();
+}
+
+}  // namespace seer
