@@ -109,6 +109,41 @@ std::string DieFunctionName(Dwarf_Die* die) {
   return s == nullptr ? "" : s;
 }
 
+bool IsFunctionScope(Dwarf_Die* die) {
+  const int tag = dwarf_tag(die);
+  return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram;
+}
+
+// The innermost subprogram or inlined instance containing `address`.
+bool FunctionScope(Dwarf_Die* cu, Dwarf_Addr address, Dwarf_Die* out) {
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes(cu, address, &scopes);
+  bool found = false;
+  for (int i = 0; i < n && !found; ++i) {
+    if (IsFunctionScope(&scopes[i])) {
+      *out = scopes[i];
+      found = true;
+    }
+  }
+  std::free(scopes);
+  return found;
+}
+
+// Replaces *die by the subprogram or inlined instance that contains it.
+bool EnclosingFunction(Dwarf_Die* die) {
+  Dwarf_Die* scopes = nullptr;
+  const int n = dwarf_getscopes_die(die, &scopes);  // scopes[0] is *die itself
+  bool found = false;
+  for (int i = 1; i < n && !found; ++i) {
+    if (IsFunctionScope(&scopes[i])) {
+      *die = scopes[i];
+      found = true;
+    }
+  }
+  std::free(scopes);
+  return found;
+}
+
 const Dwfl_Callbacks kCallbacks = {
     .find_elf = dwfl_build_id_find_elf,
     .find_debuginfo = dwfl_standard_find_debuginfo,
@@ -230,29 +265,30 @@ const std::vector<Frame>& Symbolizer::Symbolize(uint64_t pc) {
   }
   Dwarf_Addr bias = 0;
   Dwarf_Die* cu = dwfl_module_addrdie(mod, lookup, &bias);
-  Dwarf_Die* scopes = nullptr;
-  const int n = cu == nullptr ? 0 : dwarf_getscopes(cu, lookup - bias, &scopes);
-  for (int i = 0; i < n; ++i) {
-    const int tag = dwarf_tag(&scopes[i]);
-    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+  // The innermost function scope at pc, then, while it is an inlined instance,
+  // the function scope around that instance in the concrete tree (dwarf_getscopes
+  // continues with the abstract tree after the first inlined instance).
+  Dwarf_Die current;
+  bool have = cu != nullptr && FunctionScope(cu, lookup - bias, &current);
+  while (have) {
     Frame f = base;
     f.file = file;
     f.line = line;
     f.column = column;
-    if (tag == DW_TAG_subprogram) {
-      f.function = symbol.empty() ? DieFunctionName(&scopes[i]) : symbol;
+    if (dwarf_tag(&current) == DW_TAG_subprogram) {
+      f.function = symbol.empty() ? DieFunctionName(&current) : symbol;
       frames.push_back(f);
       break;
     }
-    f.function = DieFunctionName(&scopes[i]);
+    f.function = DieFunctionName(&current);
     f.inlined = true;
     frames.push_back(f);
     // The enclosing frame is at the inlined call.
-    file = CallFile(cu, &scopes[i]);
-    line = UnsignedAttr(&scopes[i], DW_AT_call_line);
-    column = UnsignedAttr(&scopes[i], DW_AT_call_column);
+    file = CallFile(cu, &current);
+    line = UnsignedAttr(&current, DW_AT_call_line);
+    column = UnsignedAttr(&current, DW_AT_call_column);
+    have = EnclosingFunction(&current);
   }
-  std::free(scopes);
   if (frames.empty() || frames.back().inlined) {
     // No DWARF subprogram (no -g, or the chain was cut): the symbol table's name.
     base.function = symbol;
