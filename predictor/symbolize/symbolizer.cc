@@ -35,6 +35,8 @@ namespace {
 
 std::string Demangle(const char* name) {
   if (name == nullptr) return std::string();
+  // Only mangled names: the demangler reads "a" as the type `signed char`.
+  if (name[0] != '_' || name[1] != 'Z') return name;
   int status = 0;
   char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
   if (status != 0 || out == nullptr) return name;

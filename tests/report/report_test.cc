@@ -115,6 +115,13 @@ TEST_F(ReportTest, HeapRaceNamesTheBlockAndItsAllocation) {
   EXPECT_EQ(v["alloc_stack"][0]["function"], "main");
 }
 
+TEST_F(ReportTest, OneLetterCNamesAreNotDemangled) {
+  const json report = JsonOf();
+  const json* pair = FindPair(report, Line("MARK-G-WORKER"), Line("MARK-G-MAIN"));
+  ASSERT_NE(pair, nullptr) << report["races"].dump(1);
+  EXPECT_EQ((*pair)["variable_details"]["name"], "g");
+}
+
 TEST_F(ReportTest, TextReportShowsBothLinesAndTheVariable) {
   const std::string text = Report(false);
   EXPECT_NE(text.find("WARNING: data race (predicted by hb (first-race-real))"), std::string::npos) << text;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 int counter;
+int g;  /* one letter: a C name, not a mangled type (would demangle to __float128) */
 int *block;
 pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 #ifdef CHANGED
@@ -20,6 +21,7 @@ void *Worker(void *arg) {
   Bump();  // MARK-CALL
   pthread_mutex_unlock(&mu);
   block[1] = 5;  // MARK-HEAP-WORKER
+  g = 1;  // MARK-G-WORKER
   return arg;
 }
 
@@ -29,6 +31,7 @@ int main(void) {
   pthread_create(&t, 0, Worker, 0);
   counter++;  // MARK-MAIN
   block[1] = 3;  // MARK-HEAP-MAIN
+  g = 2;  // MARK-G-MAIN
   pthread_join(t, 0);
 #ifdef CHANGED
   changed_build = 1;
