@@ -1,5 +1,7 @@
 #include "predictor/report/details.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <utility>
@@ -56,6 +58,12 @@ std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e) {
   const EventContext* c = details.context.At(e.index);
   return StackFrames(details, c != nullptr ? c->stack : std::vector<uint64_t>{e.pc});
+}
+
+std::string GlobalName(ReportDetails& details, uint64_t address) {
+  DataSymbol sym;
+  if (!details.symbolizer->FindGlobal(address, &sym)) return std::string();
+  return address == sym.address ? sym.name : fmt::format("{}+{:#x}", sym.name, address - sym.address);
 }
 
 VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair) {

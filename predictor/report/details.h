@@ -38,6 +38,10 @@ std::vector<std::string> EnginesOf(const Findings& findings, const RacePair& pai
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e);
 std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_t>& stack);
 
+// "name" or "name+0x30" for an address inside a global (locks are often inside
+// one: a struct, an array); "" otherwise.
+std::string GlobalName(ReportDetails& details, uint64_t address);
+
 struct VariableInfo {
   std::string kind = "unknown";  // "global", "heap" or "unknown"
   std::string name;              // global's name, "" otherwise

@@ -53,9 +53,8 @@ json EventJson(const ReportNames& names, const EventRef& e, ReportDetails* detai
   if (const EventContext* c = details->context.At(e.index)) {
     json locks = json::array();
     for (const HeldLock& l : c->locks) {
-      DataSymbol sym;
-      const bool named = details->symbolizer->FindGlobal(l.lock, &sym) && sym.address == l.lock;
-      locks.push_back({{"lock", l.lock}, {"name", named ? json(sym.name) : json(nullptr)}, {"shared", l.shared}});
+      locks.push_back(
+          {{"lock", l.lock}, {"name", StringOrNull(GlobalName(*details, l.lock))}, {"shared", l.shared}});
     }
     j["locks_held"] = locks;
   }
