@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
-#include <utility>
 
 namespace seer {
 namespace {
@@ -35,16 +33,14 @@ std::vector<RaceGroup> GroupRaces(const Findings& findings) {
   return groups;
 }
 
-std::vector<std::string> EnginesOf(const Findings& findings, const RacePair& pair) {
-  std::vector<std::string> out;
-  for (const RaceResult& r : findings.races)
-    for (const RacePair& p : r.pairs)
-      if (PcKey(p) == PcKey(pair)) {
-        out.push_back(r.engine);
-        break;
-      }
-  return out;
+RaceEngines::RaceEngines(const Findings& findings) {
+  for (const RaceGroup& g : GroupRaces(findings)) {
+    std::vector<std::string>& names = engines_[PcKey(*g.pair)];
+    for (const RaceResult* r : g.engines) names.push_back(r->engine);
+  }
 }
+
+const std::vector<std::string>& RaceEngines::Of(const RacePair& pair) const { return engines_.at(PcKey(pair)); }
 
 std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_t>& stack) {
   std::vector<Frame> frames;

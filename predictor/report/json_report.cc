@@ -101,6 +101,7 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                   {"complete", info.complete}};
   out["analyses"] = analyses;
 
+  const RaceEngines engines(findings);
   json races = json::object();
   for (const RaceResult& r : findings.races) {
     json pairs = json::array();
@@ -109,7 +110,7 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                        {"second", event(p.second)},
                        {"variable", names.Object(p.first.kind, p.first.object)},
                        {"occurrences", p.occurrences},
-                       {"engines", EnginesOf(findings, p)},
+                       {"engines", engines.Of(p)},
                        {"variable_details", VariableJson(details, p)}});
     }
     races[r.engine] = {{"guarantee", GuaranteeName(r.guarantee)},

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "predictor/analyze.h"
 #include "predictor/report/details.h"
@@ -177,12 +179,24 @@ TEST_F(ReportTest, CliAnalyzeTakesBinaryDir) {
   std::filesystem::create_directory(elsewhere);
   std::filesystem::rename(prog_, elsewhere + "/racy");
   const std::string out = dir_ + "/r.json";
-  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb --format json --binary-dir " + elsewhere + " -o " + out +
-                  " " + trace_),
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb,wcp --format json --binary-dir " + elsewhere + " -o " +
+                  out + " " + trace_),
             0);
   const json report = testing::ReadJson(out);
   ASSERT_TRUE(report.is_object());
-  EXPECT_NE(FindPair(report, Line("MARK-BUMP"), Line("MARK-MAIN")), nullptr) << report["races"].dump(1);
+  const json* pair = FindPair(report, Line("MARK-BUMP"), Line("MARK-MAIN"));
+  ASSERT_NE(pair, nullptr) << report["races"].dump(1);
+  EXPECT_EQ((*pair)["engines"], json::array({"hb", "wcp"}));
+  // In text, one entry for the pair both engines report.
+  const std::string text = dir_ + "/r.txt";
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb,wcp --binary-dir " + elsewhere + " -o " + text + " " +
+                  trace_),
+            0);
+  std::ifstream in(text);
+  const std::string report_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report_text.find("WARNING: data race (predicted by hb (first-race-real), wcp (first-race-real))"),
+            std::string::npos)
+      << report_text;
   EXPECT_EQ(Shell(std::string(SEER_BIN) + " analyze --binary-dir 2>/dev/null " + trace_), 2);
 }
 
