@@ -111,39 +111,53 @@ std::string DieFunctionName(Dwarf_Die* die) {
   return s == nullptr ? "" : s;
 }
 
-bool IsFunctionScope(Dwarf_Die* die) {
-  const int tag = dwarf_tag(die);
-  return tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram;
+// Appends the DIEs under `parent` that contain `address`, outermost first.
+// (dwarf_getscopes of libdw 0.188 finds no scope at all in clang 14's DWARF 5
+// units; the DIE tree walked with dwarf_haspc serves both compilers.)
+void ScopesAt(Dwarf_Die* parent, Dwarf_Addr address, std::vector<Dwarf_Die>* out) {
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+        tag == DW_TAG_union_type) {
+      // No code range of their own, but member functions may be defined inside.
+      const size_t before = out->size();
+      ScopesAt(&child, address, out);
+      if (out->size() > before) return;
+    } else if (dwarf_haspc(&child, address) > 0) {
+      out->push_back(child);
+      ScopesAt(&child, address, out);
+      return;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
 }
 
-// The innermost subprogram or inlined instance containing `address`.
-bool FunctionScope(Dwarf_Die* cu, Dwarf_Addr address, Dwarf_Die* out) {
-  Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes(cu, address, &scopes);
-  bool found = false;
-  for (int i = 0; i < n && !found; ++i) {
-    if (IsFunctionScope(&scopes[i])) {
-      *out = scopes[i];
-      found = true;
+// The subprogram containing `address` and the inlined instances in it, innermost first.
+std::vector<Dwarf_Die> FunctionChain(Dwarf_Die* cu, Dwarf_Addr address) {
+  std::vector<Dwarf_Die> scopes, chain;
+  ScopesAt(cu, address, &scopes);
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    const int tag = dwarf_tag(&*it);
+    if (tag == DW_TAG_inlined_subroutine) chain.push_back(*it);
+    if (tag == DW_TAG_subprogram) {
+      chain.push_back(*it);
+      break;
     }
   }
-  std::free(scopes);
-  return found;
+  return chain;
 }
 
-// Replaces *die by the subprogram or inlined instance that contains it.
-bool EnclosingFunction(Dwarf_Die* die) {
-  Dwarf_Die* scopes = nullptr;
-  const int n = dwarf_getscopes_die(die, &scopes);  // scopes[0] is *die itself
-  bool found = false;
-  for (int i = 1; i < n && !found; ++i) {
-    if (IsFunctionScope(&scopes[i])) {
-      *die = scopes[i];
-      found = true;
-    }
-  }
-  std::free(scopes);
-  return found;
+// The compile unit whose code holds `address`. The .debug_aranges index that
+// dwfl_module_addrdie trusts covers only the units whose compiler wrote one (gcc
+// does, clang 14 does not), and may then name a wrong unit: check, and scan.
+Dwarf_Die* CompileUnit(Dwfl_Module* mod, Dwarf_Addr address, Dwarf_Addr* bias) {
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, address, bias);
+  if (cu != nullptr && dwarf_haspc(cu, address - *bias) > 0) return cu;
+  cu = nullptr;
+  while ((cu = dwfl_module_nextcu(mod, cu, bias)) != nullptr)
+    if (dwarf_haspc(cu, address - *bias) > 0) return cu;
+  return nullptr;
 }
 
 const Dwfl_Callbacks kCallbacks = {
@@ -256,40 +270,36 @@ const std::vector<Frame>& Symbolizer::Symbolize(uint64_t pc) {
     const char* name = dwfl_module_addrinfo(mod, lookup, &off, &sym, nullptr, nullptr, nullptr);
     symbol = Demangle(name);
   }
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = CompileUnit(mod, lookup, &bias);
   std::string file;
   uint32_t line = 0, column = 0;
-  if (Dwfl_Line* l = dwfl_module_getsrc(mod, lookup)) {
+  if (Dwarf_Line* l = cu == nullptr ? nullptr : dwarf_getsrc_die(cu, lookup - bias)) {
     int lineno = 0, col = 0;
-    const char* f = dwfl_lineinfo(l, nullptr, &lineno, &col, nullptr, nullptr);
+    const char* f = dwarf_linesrc(l, nullptr, nullptr);
     if (f != nullptr) file = f;
+    dwarf_lineno(l, &lineno);
+    dwarf_linecol(l, &col);
     line = static_cast<uint32_t>(lineno);
     column = static_cast<uint32_t>(col);
   }
-  Dwarf_Addr bias = 0;
-  Dwarf_Die* cu = dwfl_module_addrdie(mod, lookup, &bias);
-  // The innermost function scope at pc, then, while it is an inlined instance,
-  // the function scope around that instance in the concrete tree (dwarf_getscopes
-  // continues with the abstract tree after the first inlined instance).
-  Dwarf_Die current;
-  bool have = cu != nullptr && FunctionScope(cu, lookup - bias, &current);
-  while (have) {
+  for (Dwarf_Die& scope : cu == nullptr ? std::vector<Dwarf_Die>() : FunctionChain(cu, lookup - bias)) {
     Frame f = base;
     f.file = file;
     f.line = line;
     f.column = column;
-    if (dwarf_tag(&current) == DW_TAG_subprogram) {
-      f.function = symbol.empty() ? DieFunctionName(&current) : symbol;
+    if (dwarf_tag(&scope) == DW_TAG_subprogram) {
+      f.function = symbol.empty() ? DieFunctionName(&scope) : symbol;
       frames.push_back(f);
       break;
     }
-    f.function = DieFunctionName(&current);
+    f.function = DieFunctionName(&scope);
     f.inlined = true;
     frames.push_back(f);
     // The enclosing frame is at the inlined call.
-    file = CallFile(cu, &current);
-    line = UnsignedAttr(&current, DW_AT_call_line);
-    column = UnsignedAttr(&current, DW_AT_call_column);
-    have = EnclosingFunction(&current);
+    file = CallFile(cu, &scope);
+    line = UnsignedAttr(&scope, DW_AT_call_line);
+    column = UnsignedAttr(&scope, DW_AT_call_column);
   }
   if (frames.empty() || frames.back().inlined) {
     // No DWARF subprogram (no -g, or the chain was cut): the symbol table's name.

@@ -25,11 +25,11 @@ std::set<std::string> StackLines(const json& event) {
   return out;
 }
 
-json RecordDemo(const std::string& sync) {
+json RecordDemo(const std::string& sync, const std::string& compiler = "gcc") {
   const std::string dir = testing::MakeTempDir("demo");
   EXPECT_FALSE(dir.empty());
   const std::string prog = dir + "/service", trace = dir + "/demo.seer", report = dir + "/report.json";
-  EXPECT_EQ(Shell(std::string(SEER_CXX) + " -O1 " + SEER_DEMO_SOURCE + " -o " + prog + " -pthread"), 0);
+  EXPECT_EQ(Shell("SEER_COMPILER=" + compiler + " " + SEER_CXX + " -O1 " + SEER_DEMO_SOURCE + " -o " + prog + " -pthread"), 0);
   EXPECT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=" + sync + " -o " + trace + " -- " + prog +
                   " >/dev/null"),
             0);
@@ -70,6 +70,16 @@ bool HasLostUpdate(const json& report) {
 
 TEST(DemoTest, InprocReportNamesTheThreeBugs) {
   const json report = RecordDemo("inproc");
+  ASSERT_TRUE(report.is_object());
+  EXPECT_TRUE(HasRace(report, Line("DEMO-RACE-WRITE"), Line("DEMO-RACE-READ"))) << report["races"].dump(1);
+  EXPECT_TRUE(HasDeadlock(report)) << report["deadlocks"].dump(1);
+  EXPECT_TRUE(HasLostUpdate(report)) << report["atomicity"].dump(1);
+}
+
+// clang 14 writes DWARF 5 without .debug_aranges for its units; libdw's own
+// scope look-up finds nothing there (the symbolizer walks the DIE tree instead).
+TEST(DemoTest, ClangBuildReportNamesTheThreeBugs) {
+  const json report = RecordDemo("inproc", "clang");
   ASSERT_TRUE(report.is_object());
   EXPECT_TRUE(HasRace(report, Line("DEMO-RACE-WRITE"), Line("DEMO-RACE-READ"))) << report["races"].dump(1);
   EXPECT_TRUE(HasDeadlock(report)) << report["deadlocks"].dump(1);
