@@ -161,7 +161,8 @@ TEST_F(ReportTest, ChangedBinaryIsNotTrusted) {
   ASSERT_EQ(Build(prog_, "-DCHANGED"), 0);
   const json report = JsonOf();
   ASSERT_EQ(report["warnings"].size(), 1u) << report["warnings"].dump();
-  EXPECT_EQ(report["warnings"][0], prog_ + " changed since recording (build-id differs); its frames are not symbolised");
+  EXPECT_EQ(report["warnings"][0],
+            prog_ + " changed since recording (build-id differs); its frames are not symbolised");
   EXPECT_EQ(FindPair(report, Line("MARK-BUMP"), Line("MARK-MAIN")), nullptr);
   EXPECT_NE(Report(false).find("seer: warning: " + prog_ + " changed since recording"), std::string::npos);
 
