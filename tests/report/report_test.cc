@@ -203,3 +203,36 @@ TEST_F(ReportTest, CliAnalyzeTakesBinaryDir) {
 
 }  // namespace
 }  // namespace seer
+
+namespace seer {
+namespace {
+
+// Generated (and imported) traces have no module map: the added keys are there,
+// null or empty, and the text keeps its one line per pair.
+TEST(ReportWithoutModules, KeysArePresentAndNull) {
+  const std::string dir = testing::MakeTempDir("nomodules");
+  ASSERT_FALSE(dir.empty());
+  const std::string trace = dir + "/g.seer", out = dir + "/r.json";
+  ASSERT_EQ(Shell(std::string(SEER_BIN) +
+                  " gen --events 300 --threads 2 --locks 1 --vars 2 --locations 4 -o " + trace + " >/dev/null"),
+            0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb --format json -o " + out + " " + trace), 0);
+  const json report = testing::ReadJson(out);
+  ASSERT_TRUE(report.is_object());
+  ASSERT_FALSE(report["races"]["hb"]["pairs"].empty());
+  const json& pair = report["races"]["hb"]["pairs"][0];
+  for (const char* side : {"first", "second"}) {
+    EXPECT_TRUE(pair[side]["file"].is_null());
+    EXPECT_TRUE(pair[side]["line"].is_null());
+    EXPECT_TRUE(pair[side]["function"].is_null());
+    EXPECT_EQ(pair[side]["stack"], json::array());
+    EXPECT_TRUE(pair[side]["locks_held"].is_null());
+  }
+  EXPECT_EQ(pair["variable_details"]["kind"], "unknown");
+  EXPECT_EQ(pair["engines"], json::array({"hb"}));
+  EXPECT_EQ(report["warnings"], json::array());
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace seer
