@@ -42,7 +42,7 @@ fuzz: deps
 	@grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz.log | tail -2
 
 demo: build
-	@bash tools/demo.sh
+	@BUILD=$(BUILD) bash tools/demo.sh
 
 bench: build
 	@bash bench/run.sh
