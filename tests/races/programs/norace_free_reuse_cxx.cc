@@ -1,0 +1,33 @@
+// new/delete: a thread deletes an object it wrote; later (no synchronisation in
+// between) main's new returns the same memory and main writes it. Exits 3 if the
+// memory was not reused.
+// seer-expect: none
+#include <malloc.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+struct Big {
+  long fields[500];
+};
+Big* first;
+
+int main() {
+  mallopt(M_ARENA_MAX, 1);
+  std::thread t([] {
+    first = new Big;
+    for (long& f : first->fields) f = 1;
+    delete first;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  Big* again = new Big;
+  for (long& f : again->fields) f = 2;
+  delete again;
+  t.join();  // orders the thread's write of `first` before main's read
+  if (again != first) {
+    std::printf("the memory was not reused\n");
+    return 3;
+  }
+  return 0;
+}

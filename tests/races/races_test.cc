@@ -1,0 +1,263 @@
+// The race suite: every program under programs/ is recorded with
+// `seer record --sync=inproc`, analysed with `seer analyze --format json`, and its
+// reported race pairs (by source basename:line) checked against the markers in its
+// source (expectations.h). A second test checks that each trace exported to STD and
+// imported back gives the engines the same results.
+#include <dirent.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "expectations.h"
+
+namespace seer::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+const char* const kEngines[] = {"hb", "shb", "wcp", "w3-linear"};
+
+// Program sources, sorted: the test parameters.
+std::vector<std::string> ListPrograms() {
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(SEER_RACES_SRC)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext == ".c" || ext == ".cc") names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string Basename(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// An unordered pair of source locations ("file:line"), smaller first.
+using LocPair = std::pair<std::string, std::string>;
+
+LocPair MakePair(std::string a, std::string b) {
+  if (b < a) std::swap(a, b);
+  return {a, b};
+}
+
+std::string Describe(const std::set<LocPair>& pairs) {
+  std::string s;
+  for (const auto& [a, b] : pairs) s += " {" + a + ", " + b + "}";
+  return s.empty() ? " (none)" : s;
+}
+
+// "file:line" of a reported event, or "" when the report carries no source line.
+std::string SourceOf(const json& event) {
+  if (event.contains("file") && event.contains("line") && event["file"].is_string() &&
+      !event["file"].get<std::string>().empty())
+    return Basename(event["file"].get<std::string>()) + ":" + std::to_string(event["line"].get<long>());
+  return "";
+}
+
+class RaceSuiteTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) {
+      GTEST_SKIP() << "\n*** SKIPPED: the race suite runs as root (as in CI); this process is uid " << geteuid()
+                   << ". Run it as root to check the suite. ***";
+    }
+    source_ = std::string(SEER_RACES_SRC) + "/" + GetParam();
+    program_ = std::string(SEER_RACES_OUT) + "/" + fs::path(GetParam()).stem().string();
+    std::string error;
+    ASSERT_TRUE(ParseExpectations(source_, &expect_, &error)) << error;
+    dir_ = fs::temp_directory_path() / ("seer-races-" + std::to_string(getpid()) + "-" +
+                                        fs::path(GetParam()).stem().string());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  // Runs a shell command in the test's directory; returns its exit code, with
+  // stdout and stderr in *out (for messages).
+  int Run(const std::string& command, std::string* out) const {
+    const std::string log = Path("command.log");
+    const std::string full = "cd " + dir_.string() + " && " + command + " >" + log + " 2>&1 </dev/null";
+    const int status = std::system(full.c_str());
+    *out = ReadFile(log);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+
+  // Records the program into T.seer (asserting a clean, lossless run).
+  void Record() {
+    std::string out;
+    const int code = Run(std::string(SEER_BINARY) + " record --sync=inproc -o T.seer -- " + program_, &out);
+    ASSERT_EQ(code, 0) << "seer record of " << program_ << " exited " << code
+                       << " (a program exits non-zero when its scenario did not happen):\n" << out;
+  }
+
+  // `seer analyze <trace> --format json` with the four race engines.
+  void Analyze(const std::string& trace, json* report) {
+    std::string out;
+    const std::string json_path = Path(fs::path(trace).stem().string() + ".json");
+    const int code = Run(std::string(SEER_BINARY) + " analyze " + trace +
+                             " --format json --analysis hb,shb,wcp,w3-linear -o " + json_path, &out);
+    ASSERT_EQ(code, 0) << "seer analyze " << trace << " exited " << code << ":\n" << out;
+    *report = json::parse(ReadFile(json_path), nullptr, false);
+    ASSERT_FALSE(report->is_discarded()) << "seer analyze wrote invalid JSON to " << json_path;
+    ASSERT_TRUE(report->contains("races")) << report->dump(2);
+  }
+
+  // The pairs an engine reports, by source location.
+  std::set<LocPair> SourcePairs(const json& report, const std::string& engine) {
+    std::set<LocPair> pairs;
+    const json& races = report["races"];
+    EXPECT_TRUE(races.contains(engine)) << "no results for engine " << engine;
+    if (!races.contains(engine)) return pairs;
+    for (const json& p : races[engine]["pairs"]) {
+      const std::string a = SourceOf(p["first"]), b = SourceOf(p["second"]);
+      EXPECT_FALSE(a.empty() || b.empty()) << engine << " reports a pair without a source line (file/line): "
+                                           << p.dump();
+      pairs.insert(MakePair(a, b));
+    }
+    return pairs;
+  }
+
+  std::string Loc(int line) const { return expect_.file + ":" + std::to_string(line); }
+
+  std::string source_, program_;
+  Expectations expect_;
+  fs::path dir_;
+};
+
+TEST_P(RaceSuiteTest, ReportsExactlyTheExpectedRaces) {
+  ASSERT_NO_FATAL_FAILURE(Record());
+  json report;
+  ASSERT_NO_FATAL_FAILURE(Analyze("T.seer", &report));
+  ASSERT_EQ(report["trace"]["lost_events"].get<long>(), 0) << "the recording lost events: " << report["trace"].dump();
+  ASSERT_TRUE(report["trace"]["complete"].get<bool>());
+  const long threads = report["trace"]["threads"].get<long>();
+
+  std::map<std::string, std::set<LocPair>> found;
+  for (const char* engine : kEngines) found[engine] = SourcePairs(report, engine);
+
+  std::set<LocPair> expected;
+  for (const ExpectedPair& p : expect_.pairs) expected.insert(MakePair(Loc(p.first_line), Loc(p.second_line)));
+
+  if (expect_.none) {
+    for (const char* engine : {"hb", "shb", "wcp"})
+      EXPECT_TRUE(found[engine].empty()) << engine << " reports races in a race-free program:" << Describe(found[engine]);
+    if (threads <= 2) {
+      EXPECT_TRUE(found["w3-linear"].empty())
+          << "w3-linear reports races in a race-free two-thread program:" << Describe(found["w3-linear"]);
+    }
+  } else {
+    for (const char* engine : {"hb", "wcp", "w3-linear"}) {
+      for (const LocPair& p : expected) {
+        EXPECT_TRUE(found[engine].count(p)) << engine << " misses the expected race {" << p.first << ", " << p.second
+                                            << "}; it reports:" << Describe(found[engine]);
+      }
+    }
+    if (expect_.shb_may_miss.empty()) {
+      bool any = false;
+      for (const LocPair& p : expected) any = any || found["shb"].count(p) > 0;
+      EXPECT_TRUE(any) << "shb reports none of the expected races; it reports:" << Describe(found["shb"]);
+    }
+  }
+
+  // No false race: every HB pair joins two marked lines.
+  for (const auto& [a, b] : found["hb"]) {
+    const bool known = [&](const std::string& loc) {
+      for (int line : expect_.marked_lines)
+        if (loc == Loc(line)) return true;
+      return false;
+    }(a) && [&](const std::string& loc) {
+      for (int line : expect_.marked_lines)
+        if (loc == Loc(line)) return true;
+      return false;
+    }(b);
+    EXPECT_TRUE(known) << "hb reports an unexpected race {" << a << ", " << b << "}";
+  }
+}
+
+// Pair locations (pcs or imported location ids), racy events and racy locations of
+// each engine.
+struct EngineCounts {
+  long racy_events = 0, racy_locations = 0;
+  std::set<std::pair<uint64_t, uint64_t>> pairs;
+  bool operator==(const EngineCounts&) const = default;
+};
+
+std::string Describe(const EngineCounts& c) {
+  std::string s = "racy_events " + std::to_string(c.racy_events) + ", racy_locations " +
+                  std::to_string(c.racy_locations) + ", pairs";
+  for (const auto& [a, b] : c.pairs) s += " {" + std::to_string(a) + ", " + std::to_string(b) + "}";
+  return s;
+}
+
+std::map<std::string, EngineCounts> Counts(const json& report) {
+  std::map<std::string, EngineCounts> out;
+  for (const auto& [engine, r] : report["races"].items()) {
+    EngineCounts& c = out[engine];
+    c.racy_events = r["racy_events"].get<long>();
+    c.racy_locations = r["racy_locations"].get<long>();
+    for (const json& p : r["pairs"]) {
+      uint64_t a = p["first"]["location"].get<uint64_t>(), b = p["second"]["location"].get<uint64_t>();
+      c.pairs.insert({std::min(a, b), std::max(a, b)});
+    }
+  }
+  return out;
+}
+
+TEST_P(RaceSuiteTest, SameResultsAfterStdRoundTrip) {
+  ASSERT_NO_FATAL_FAILURE(Record());
+  std::string out;
+  ASSERT_EQ(Run(std::string(SEER_BINARY) + " export T.seer --format std -o t.std", &out), 0) << out;
+  ASSERT_EQ(Run(std::string(SEER_BINARY) + " import t.std -o t2.seer", &out), 0) << out;
+  json before, after;
+  ASSERT_NO_FATAL_FAILURE(Analyze("T.seer", &before));
+  ASSERT_NO_FATAL_FAILURE(Analyze("t2.seer", &after));
+  const auto a = Counts(before), b = Counts(after);
+  for (const char* engine : kEngines) {
+    if (!expect_.std_lossy.empty()) {
+      if (!(a.at(engine) == b.at(engine))) {
+        std::cout << "[ NOTE     ] " << GetParam() << " " << engine << " differs after STD (expected: "
+                  << expect_.std_lossy << ")\n  recorded: " << Describe(a.at(engine))
+                  << "\n  via STD:  " << Describe(b.at(engine)) << "\n";
+      }
+      continue;
+    }
+    EXPECT_EQ(a.at(engine), b.at(engine)) << engine << " differs after the STD round trip\n  recorded: "
+                                          << Describe(a.at(engine)) << "\n  via STD:  " << Describe(b.at(engine));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Programs, RaceSuiteTest, ::testing::ValuesIn(ListPrograms()),
+                         [](const ::testing::TestParamInfo<std::string>& info) {
+                           std::string name = info.param;
+                           for (char& c : name)
+                             if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace seer::test
