@@ -19,8 +19,12 @@ int main() {
     first = new Big;
     for (long& f : first->fields) f = 1;
     delete first;
+    // Stays alive while main allocates: a finished thread's tcache would be freed
+    // and merged with the block.
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
   });
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(60));
+  // Main's malloc state already exists (the program's start-up allocated).
   Big* again = new Big;
   for (long& f : again->fields) f = 2;
   delete again;
