@@ -6,6 +6,7 @@
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "predictor/analyze.h"
+#include "predictor/report/details.h"
 #include "predictor/report/report.h"
 
 namespace seer::cli {
@@ -17,6 +18,8 @@ struct AnalyzeCommandOptions {
   std::string format = "text";
   std::string output;
   bool fail_on_findings = false;
+  std::vector<std::string> binary_dirs;
+  bool no_symbolize = false;
   AnalysisOptions engine;
 };
 
@@ -34,8 +37,17 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   }
   if (!s.ok()) return Fail(s);
 
-  const std::string report = o.format == "json" ? JsonReport(*run.reader, run.findings, names)
-                                                : TextReport(*run.reader, run.findings, names);
+  ReportDetails details;
+  ReportDetails* with = nullptr;
+  if (!o.no_symbolize && !run.reader->info().modules.empty()) {
+    SymbolizerOptions symbols;
+    symbols.binary_dirs = o.binary_dirs;
+    s = CollectReportDetails(o.input, run.reader->info(), run.findings, symbols, &details);
+    if (!s.ok()) return Fail(s.WithContext("collecting stacks for the report"));
+    with = &details;
+  }
+  const std::string report = o.format == "json" ? JsonReport(*run.reader, run.findings, names, with)
+                                                : TextReport(*run.reader, run.findings, names, with);
   Output out;
   s = out.Open(o.output);
   if (s.ok()) s = out.Write(report);
@@ -65,6 +77,10 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "file to write the report to (default: stdout)");
+  cmd->add_option("--binary-dir", o->binary_dirs,
+                  "folder to look in (by file name and build-id) for a recorded binary that moved or changed; "
+                  "repeatable");
+  cmd->add_flag("--no-symbolize", o->no_symbolize, "report pcs only: no stacks, source lines or variables");
   cmd->add_flag("--fail-on-findings", o->fail_on_findings, "exit with 1 when anything is reported");
   cmd->add_option("--atomicity-window", o->engine.atomicity_window,
                   "max events between the two local accesses of an atomicity violation")

@@ -2,6 +2,7 @@
 // never rename or remove them.
 #include <nlohmann/json.hpp>
 
+#include "predictor/report/details.h"
 #include "predictor/report/json_util.h"
 #include "predictor/report/report.h"
 
@@ -10,7 +11,24 @@ namespace {
 
 using nlohmann::json;
 
-json EventJson(const ReportNames& names, const EventRef& e) {
+json StringOrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json FramesJson(const std::vector<Frame>& frames) {
+  json out = json::array();
+  for (const Frame& f : frames) {
+    out.push_back({{"pc", f.pc},
+                   {"module", StringOrNull(f.module)},
+                   {"offset", f.offset},
+                   {"function", StringOrNull(f.function)},
+                   {"file", StringOrNull(f.file)},
+                   {"line", f.line ? json(f.line) : json(nullptr)},
+                   {"column", f.column ? json(f.column) : json(nullptr)},
+                   {"inlined", f.inlined}});
+  }
+  return out;
+}
+
+json EventJson(const ReportNames& names, const EventRef& e, ReportDetails* details) {
   json j = {{"index", e.index},
             {"thread", e.tid},
             {"thread_name", names.Thread(e.tid)},
@@ -20,16 +38,59 @@ json EventJson(const ReportNames& names, const EventRef& e) {
             {"size", e.size}};
   std::string name = names.ObjectName(e.kind, e.object);
   if (!name.empty()) j["object_name"] = name;
+  // Source details: the innermost frame's, null when unknown (no module map).
+  j["file"] = j["line"] = j["function"] = nullptr;
+  j["stack"] = json::array();
+  j["locks_held"] = nullptr;
+  if (details == nullptr) return j;
+  const std::vector<Frame> frames = EventFrames(*details, e);
+  if (!frames.empty()) {
+    j["file"] = StringOrNull(frames[0].file);
+    j["line"] = frames[0].line ? json(frames[0].line) : json(nullptr);
+    j["function"] = StringOrNull(frames[0].function);
+  }
+  j["stack"] = FramesJson(frames);
+  if (const EventContext* c = details->context.At(e.index)) {
+    json locks = json::array();
+    for (const HeldLock& l : c->locks) {
+      DataSymbol sym;
+      const bool named = details->symbolizer->FindGlobal(l.lock, &sym) && sym.address == l.lock;
+      locks.push_back({{"lock", l.lock}, {"name", named ? json(sym.name) : json(nullptr)}, {"shared", l.shared}});
+    }
+    j["locks_held"] = locks;
+  }
   return j;
 }
 
 json WitnessJson(const Witness& w) { return {{"schedule", w.schedule}, {"validated", w.validated}}; }
 
+json VariableJson(ReportDetails* details, const RacePair& p) {
+  if (details == nullptr)
+    return {{"kind", "unknown"}, {"name", nullptr}, {"address", p.first.object}, {"size", p.first.size},
+            {"alloc_stack", nullptr}};
+  const VariableInfo v = DescribeVariable(*details, p);
+  json j = {{"kind", v.kind}, {"name", StringOrNull(v.name)}, {"address", v.address}, {"size", v.size},
+            {"alloc_stack", nullptr}};
+  if (v.kind == "global") {
+    j["module"] = v.global.module;
+    j["offset"] = v.global.offset;
+  }
+  if (v.block != nullptr) {
+    j["alloc_stack"] = FramesJson(StackFrames(*details, v.block->stack));
+    j["alloc_thread"] = v.block->tid;
+    j["alloc_index"] = v.block->alloc_index;
+  }
+  return j;
+}
+
 }  // namespace
 
-std::string JsonReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses) {
+std::string JsonReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
+                       ReportDetails* details) {
   const TraceInfo& info = trace.info();
   const ReportNames names(trace);
+  if (info.modules.empty()) details = nullptr;  // no module map: nothing to symbolise
+  auto event = [&](const EventRef& e) { return EventJson(names, e, details); };
   json out;
   out["trace"] = {{"path", info.path},
                   {"format_version", info.format_version},
@@ -45,10 +106,12 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
   for (const RaceResult& r : findings.races) {
     json pairs = json::array();
     for (const RacePair& p : r.pairs) {
-      pairs.push_back({{"first", EventJson(names, p.first)},
-                       {"second", EventJson(names, p.second)},
+      pairs.push_back({{"first", event(p.first)},
+                       {"second", event(p.second)},
                        {"variable", names.Object(p.first.kind, p.first.object)},
-                       {"occurrences", p.occurrences}});
+                       {"occurrences", p.occurrences},
+                       {"engines", EnginesOf(findings, p)},
+                       {"variable_details", VariableJson(details, p)}});
     }
     races[r.engine] = {{"guarantee", GuaranteeName(r.guarantee)},
                        {"guarantee_description", GuaranteeDescription(r.guarantee)},
@@ -66,9 +129,9 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
       cycle.push_back({{"thread", t.tid},
                        {"thread_name", names.Thread(t.tid)},
                        {"held_lock", names.Object(EventKind::kAcquire, t.held_lock)},
-                       {"held_acquire", EventJson(names, t.held_acquire)},
+                       {"held_acquire", event(t.held_acquire)},
                        {"wanted_lock", names.Object(EventKind::kAcquire, t.wanted_lock)},
-                       {"blocked_acquire", EventJson(names, t.blocked_acquire)}});
+                       {"blocked_acquire", event(t.blocked_acquire)}});
     }
     deadlocks.push_back({{"engine", d.engine},
                          {"guarantee", GuaranteeName(d.guarantee)},
@@ -82,12 +145,16 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
     atomicity.push_back({{"engine", a.engine},
                          {"pattern", a.pattern},
                          {"variable", names.Object(a.local_first.kind, a.local_first.object)},
-                         {"local_first", EventJson(names, a.local_first)},
-                         {"remote", EventJson(names, a.remote)},
-                         {"local_second", EventJson(names, a.local_second)},
+                         {"local_first", event(a.local_first)},
+                         {"remote", event(a.remote)},
+                         {"local_second", event(a.local_second)},
                          {"witness", WitnessJson(a.witness)}});
   }
   out["atomicity"] = atomicity;
+  json warnings = json::array();
+  if (details != nullptr)
+    for (const std::string& w : details->symbolizer->warnings()) warnings.push_back(w);
+  out["warnings"] = warnings;
   return out.dump(2) + "\n";
 }
 

@@ -11,10 +11,14 @@
 
 namespace seer {
 
+struct ReportDetails;  // predictor/report/details.h
+
+// With `details` (recorded traces), events come with symbolised stacks, held
+// locks and the raced variable; without, with their pcs or location ids.
 std::string TextReport(const TraceReader& trace, const Findings& findings,
-                       const std::vector<std::string>& analyses);
+                       const std::vector<std::string>& analyses, ReportDetails* details = nullptr);
 std::string JsonReport(const TraceReader& trace, const Findings& findings,
-                       const std::vector<std::string>& analyses);
+                       const std::vector<std::string>& analyses, ReportDetails* details = nullptr);
 
 // Findings a user should look at: race pairs, deadlocks, atomicity violations.
 uint64_t CountFindings(const Findings& findings);

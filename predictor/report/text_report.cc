@@ -1,8 +1,13 @@
 // The text report: a header that says what was analysed (and whether events were
 // lost, which limits every verdict), then one section per race engine, the
-// deadlocks and the atomicity violations.
+// deadlocks and the atomicity violations. For recorded traces each race pair is
+// then shown once, in the shape of a ThreadSanitizer report, with the engines
+// that predict it.
 #include <fmt/format.h>
 
+#include <filesystem>
+
+#include "predictor/report/details.h"
 #include "predictor/report/report.h"
 
 namespace seer {
@@ -12,11 +17,104 @@ std::string Describe(const ReportNames& names, const EventRef& e) {
   return fmt::format("{} {} at location {} (event {})", names.Thread(e.tid), EventKindName(e.kind), e.pc, e.index);
 }
 
+std::string AccessName(EventKind kind) {
+  switch (kind) {
+    case EventKind::kRead: return "Read";
+    case EventKind::kWrite: return "Write";
+    case EventKind::kAtomicLoad: return "Atomic read";
+    case EventKind::kAtomicStore: return "Atomic write";
+    case EventKind::kAtomicRmw: return "Atomic read-modify-write";
+    default: return std::string(EventKindName(kind));
+  }
+}
+
+std::string Lower(std::string s) {
+  if (!s.empty() && s[0] >= 'A' && s[0] <= 'Z') s[0] = static_cast<char>(s[0] - 'A' + 'a');
+  return s;
+}
+
+std::string ModuleOffset(const Frame& f) {
+  if (f.module.empty()) return fmt::format("{:#x}", f.pc);
+  return fmt::format("{}+{:#x}", std::filesystem::path(f.module).filename().string(), f.offset);
+}
+
+// "    #0 worker racy.c:9:5 (racy+0x11a9)" per frame.
+std::string FramesText(const std::vector<Frame>& frames, const std::string& indent) {
+  std::string out;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Frame& f = frames[i];
+    std::string where;
+    if (!f.file.empty()) {
+      where = " " + f.file;
+      if (f.line) where += fmt::format(":{}", f.line);
+      if (f.line && f.column) where += fmt::format(":{}", f.column);
+    }
+    out += fmt::format("{}#{} {}{} ({}){}\n", indent, i, f.function.empty() ? "<unknown>" : f.function, where,
+                       ModuleOffset(f), f.inlined ? " [inlined]" : "");
+  }
+  return out;
+}
+
+std::string LockText(ReportDetails& details, const HeldLock& l) {
+  DataSymbol sym;
+  std::string out = fmt::format("{:#x}", l.lock);
+  if (details.symbolizer->FindGlobal(l.lock, &sym) && sym.address == l.lock) out += " '" + sym.name + "'";
+  return out + (l.shared ? " (read)" : "");
+}
+
+std::string LocksText(ReportDetails& details, const EventRef& e) {
+  const EventContext* c = details.context.At(e.index);
+  if (c == nullptr) return "unknown";
+  if (c->locks.empty()) return "none";
+  std::string out;
+  for (const HeldLock& l : c->locks) out += (out.empty() ? "" : ", ") + LockText(details, l);
+  return out;
+}
+
+std::string RaceEntry(const ReportNames& names, ReportDetails& details, const RaceGroup& g) {
+  const RacePair& p = *g.pair;
+  std::string engines;
+  for (const RaceResult* r : g.engines)
+    engines += fmt::format("{}{} ({})", engines.empty() ? "" : ", ", r->engine, GuaranteeName(r->guarantee));
+  std::string out = fmt::format("WARNING: data race (predicted by {})\n", engines);
+  // Like ThreadSanitizer: the later access first, then the earlier one.
+  out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind), p.second.size,
+                     p.second.object, names.Thread(p.second.tid), p.second.index);
+  out += FramesText(EventFrames(details, p.second), "    ");
+  out += fmt::format("  Previous {} of size {} at {:#x} by thread {} (event {}):\n", Lower(AccessName(p.first.kind)),
+                     p.first.size, p.first.object, names.Thread(p.first.tid), p.first.index);
+  out += FramesText(EventFrames(details, p.first), "    ");
+  out += fmt::format("  Locks held: {}: {}; {}: {}\n", names.Thread(p.second.tid), LocksText(details, p.second),
+                     names.Thread(p.first.tid), LocksText(details, p.first));
+  const VariableInfo v = DescribeVariable(details, p);
+  if (v.kind == "global") {
+    out += fmt::format("  Location is global '{}' of size {} at {:#x} ({}+{:#x})\n", v.name, v.size, v.address,
+                       std::filesystem::path(v.global.module).filename().string(), v.global.offset);
+  } else if (v.kind == "heap") {
+    out += fmt::format("  Location is heap block of size {} at {:#x} allocated by thread {} (event {}):\n", v.size,
+                       v.address, names.Thread(v.block->tid), v.block->alloc_index);
+    out += FramesText(StackFrames(details, v.block->stack), "    ");
+  } else {
+    out += fmt::format("  Location is {:#x} (not a global nor a live heap block: stack, TLS or unrecorded)\n",
+                       p.first.object);
+  }
+  if (p.occurrences > 1) out += fmt::format("  Seen {} times by {}\n", p.occurrences, g.engines.front()->engine);
+  return out;
+}
+
+// The stack of an event of a deadlock or atomicity violation, under its line.
+std::string EventStack(ReportDetails* details, const EventRef& e, const std::string& indent) {
+  return details == nullptr ? "" : FramesText(EventFrames(*details, e), indent);
+}
+
 }  // namespace
 
-std::string TextReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses) {
+std::string TextReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
+                       ReportDetails* details) {
   const TraceInfo& info = trace.info();
   const ReportNames names(trace);
+  // Detailed entries need a module map: imported and generated traces have none.
+  if (info.modules.empty()) details = nullptr;
   std::string out;
   out += fmt::format("trace: {} ({} events, {} threads{})\n", info.path, info.counters.events,
                      info.counters.distinct_threads, info.complete ? "" : ", not closed cleanly");
@@ -25,36 +123,58 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   for (const std::string& a : analyses) list += (list.empty() ? "" : ", ") + a;
   out += fmt::format("analyses: {}\n", list.empty() ? "none" : list);
 
+  // Symbolise first, so that the warnings about modules can head the report.
+  std::string entries;
+  if (details != nullptr)
+    for (const RaceGroup& g : GroupRaces(findings)) entries += "\n" + RaceEntry(names, *details, g);
+
+  std::string body;
   for (const RaceResult& r : findings.races) {
-    out += fmt::format("\n{}: {} race pairs, {} racy events, {} racy locations\n", r.engine, r.pairs.size(),
-                       r.racy_events, r.racy_locations);
-    out += fmt::format("  guarantee: {}: {}\n", GuaranteeName(r.guarantee), GuaranteeDescription(r.guarantee));
+    body += fmt::format("\n{}: {} race pairs, {} racy events, {} racy locations\n", r.engine, r.pairs.size(),
+                        r.racy_events, r.racy_locations);
+    body += fmt::format("  guarantee: {}: {}\n", GuaranteeName(r.guarantee), GuaranteeDescription(r.guarantee));
+    if (details != nullptr) continue;
     for (const RacePair& p : r.pairs) {
-      out += fmt::format("  race on {}: {} and {}", names.Object(p.first.kind, p.first.object),
-                         Describe(names, p.first), Describe(names, p.second));
-      out += p.occurrences > 1 ? fmt::format(", {} times\n", p.occurrences) : "\n";
+      body += fmt::format("  race on {}: {} and {}", names.Object(p.first.kind, p.first.object),
+                          Describe(names, p.first), Describe(names, p.second));
+      body += p.occurrences > 1 ? fmt::format(", {} times\n", p.occurrences) : "\n";
     }
   }
+  body += entries;
 
-  out += fmt::format("\ndeadlocks: {}\n", findings.deadlocks.size());
+  body += fmt::format("\ndeadlocks: {}\n", findings.deadlocks.size());
   for (const Deadlock& d : findings.deadlocks) {
-    out += fmt::format("  {} ({}{}):\n", d.engine, GuaranteeName(d.guarantee),
-                       d.witness.validated ? ", witness validated" : "");
+    body += fmt::format("  {} ({}{}):\n", d.engine, GuaranteeName(d.guarantee),
+                        d.witness.validated ? ", witness validated" : "");
     for (const DeadlockThread& t : d.cycle) {
-      out += fmt::format("    {} holds {} (acquired at location {}, event {}) and wants {} (location {}, event {})\n",
-                         names.Thread(t.tid), names.Object(EventKind::kAcquire, t.held_lock), t.held_acquire.pc,
-                         t.held_acquire.index, names.Object(EventKind::kAcquire, t.wanted_lock),
-                         t.blocked_acquire.pc, t.blocked_acquire.index);
+      body += fmt::format("    {} holds {} (acquired at location {}, event {}) and wants {} (location {}, event {})\n",
+                          names.Thread(t.tid), names.Object(EventKind::kAcquire, t.held_lock), t.held_acquire.pc,
+                          t.held_acquire.index, names.Object(EventKind::kAcquire, t.wanted_lock),
+                          t.blocked_acquire.pc, t.blocked_acquire.index);
+      if (details != nullptr) {
+        body += fmt::format("      {} acquired:\n", names.Object(EventKind::kAcquire, t.held_lock));
+        body += EventStack(details, t.held_acquire, "        ");
+        body += fmt::format("      {} wanted:\n", names.Object(EventKind::kAcquire, t.wanted_lock));
+        body += EventStack(details, t.blocked_acquire, "        ");
+      }
     }
   }
 
-  out += fmt::format("\natomicity violations: {}\n", findings.atomicity.size());
+  body += fmt::format("\natomicity violations: {}\n", findings.atomicity.size());
   for (const AtomicityViolation& a : findings.atomicity) {
-    out += fmt::format("  {} {} on {}: {}; then {}; then {}\n", a.engine, a.pattern,
-                       names.Object(a.local_first.kind, a.local_first.object), Describe(names, a.local_first),
-                       Describe(names, a.remote), Describe(names, a.local_second));
+    body += fmt::format("  {} {} on {}: {}; then {}; then {}\n", a.engine, a.pattern,
+                        names.Object(a.local_first.kind, a.local_first.object), Describe(names, a.local_first),
+                        Describe(names, a.remote), Describe(names, a.local_second));
+    if (details != nullptr) {
+      for (const EventRef* e : {&a.local_first, &a.remote, &a.local_second}) {
+        body += fmt::format("    {} {} (event {}):\n", names.Thread(e->tid), EventKindName(e->kind), e->index);
+        body += EventStack(details, *e, "      ");
+      }
+    }
   }
-  return out;
+  if (details != nullptr)
+    for (const std::string& w : details->symbolizer->warnings()) out += "seer: warning: " + w + "\n";
+  return out + body;
 }
 
 }  // namespace seer

@@ -1,0 +1,287 @@
+#include "predictor/symbolize/symbolizer.h"
+
+#include <cxxabi.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "runtime/drain/module_map.h"
+
+namespace seer {
+
+struct Symbolizer::Module {
+  std::string path;      // as recorded
+  std::string build_id;  // as recorded
+  struct Mapping {
+    uint64_t base, size, file_offset;
+  };
+  std::vector<Mapping> mappings;
+  bool tried = false;
+  bool warned = false;
+  std::string problem;   // why it cannot be used, once tried
+  std::string file;      // the file used
+  uint64_t bias = 0;     // run-time address - ELF address
+  uint64_t low = 0, high = 0;  // run-time range of its PT_LOAD segments
+  Dwfl_Module* dwfl_module = nullptr;
+};
+
+namespace {
+
+std::string Demangle(const char* name) {
+  if (name == nullptr) return std::string();
+  int status = 0;
+  char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  if (status != 0 || out == nullptr) return name;
+  std::string s(out);
+  std::free(out);
+  return s;
+}
+
+// The bias of `file` when its bytes at `file_offset` are mapped at `base`, and
+// the run-time range of its loadable segments. False if `file` is no ELF file
+// or no segment holds that offset.
+bool ComputeBias(const std::string& file, uint64_t base, uint64_t file_offset, uint64_t* bias, uint64_t* low,
+                 uint64_t* high) {
+  const int fd = open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  elf_version(EV_CURRENT);
+  Elf* elf = elf_begin(fd, ELF_C_READ, nullptr);
+  bool found = false;
+  size_t phnum = 0;
+  if (elf != nullptr && elf_kind(elf) == ELF_K_ELF && elf_getphdrnum(elf, &phnum) == 0) {
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (size_t i = 0; i < phnum; ++i) {
+      GElf_Phdr ph;
+      if (gelf_getphdr(elf, static_cast<int>(i), &ph) == nullptr || ph.p_type != PT_LOAD) continue;
+      lo = std::min<uint64_t>(lo, ph.p_vaddr);
+      hi = std::max<uint64_t>(hi, ph.p_vaddr + ph.p_memsz);
+      // The mapping starts at a page boundary at or below the segment's offset.
+      const uint64_t page_offset = ph.p_offset & ~uint64_t{0xfff};
+      if (!found && file_offset >= page_offset && file_offset < ph.p_offset + ph.p_filesz) {
+        *bias = base - (ph.p_vaddr - ph.p_offset + file_offset);
+        found = true;
+      }
+    }
+    if (found) {
+      *low = lo + *bias;
+      *high = hi + *bias;
+    }
+  }
+  if (elf != nullptr) elf_end(elf);
+  close(fd);
+  return found;
+}
+
+// The file name of the DW_AT_call_file of an inlined subroutine.
+std::string CallFile(Dwarf_Die* cu, Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  Dwarf_Word index = 0;
+  if (dwarf_attr(die, DW_AT_call_file, &attr) == nullptr || dwarf_formudata(&attr, &index) != 0) return "";
+  Dwarf_Files* files = nullptr;
+  size_t n = 0;
+  if (dwarf_getsrcfiles(cu, &files, &n) != 0 || index >= n) return "";
+  const char* name = dwarf_filesrc(files, index, nullptr, nullptr);
+  return name == nullptr ? "" : name;
+}
+
+uint32_t UnsignedAttr(Dwarf_Die* die, unsigned int name) {
+  Dwarf_Attribute attr;
+  Dwarf_Word value = 0;
+  if (dwarf_attr(die, name, &attr) == nullptr || dwarf_formudata(&attr, &value) != 0) return 0;
+  return static_cast<uint32_t>(value);
+}
+
+std::string DieFunctionName(Dwarf_Die* die) {
+  Dwarf_Attribute attr;
+  for (unsigned int name : {DW_AT_linkage_name, DW_AT_MIPS_linkage_name}) {
+    if (dwarf_attr_integrate(die, name, &attr) != nullptr) {
+      const char* s = dwarf_formstring(&attr);
+      if (s != nullptr) return Demangle(s);
+    }
+  }
+  const char* s = dwarf_diename(die);
+  return s == nullptr ? "" : s;
+}
+
+const Dwfl_Callbacks kCallbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = nullptr,
+};
+
+}  // namespace
+
+Symbolizer::Symbolizer(const std::vector<ModuleInfo>& modules, const SymbolizerOptions& options)
+    : options_(options) {
+  for (const ModuleInfo& info : modules) {
+    Module* m = nullptr;
+    for (auto& existing : modules_)
+      if (existing->path == info.path) m = existing.get();
+    if (m == nullptr) {
+      modules_.push_back(std::make_unique<Module>());
+      m = modules_.back().get();
+      m->path = info.path;
+      m->build_id = info.build_id;
+    }
+    m->mappings.push_back({info.base, info.size, info.file_offset});
+  }
+  dwfl_ = dwfl_begin(&kCallbacks);
+}
+
+Symbolizer::~Symbolizer() {
+  if (dwfl_ != nullptr) dwfl_end(dwfl_);
+}
+
+void Symbolizer::Warn(const std::string& message) { warnings_.push_back(message); }
+
+bool Symbolizer::Load(Module* m) {
+  if (m->tried) return m->dwfl_module != nullptr;
+  m->tried = true;
+  namespace fs = std::filesystem;
+  // Candidates: the recorded path, then the same file name in each binary dir,
+  // then the separate debug file named by the build-id.
+  std::vector<std::string> candidates = {m->path};
+  const std::string file_name = fs::path(m->path).filename().string();
+  for (const std::string& dir : options_.binary_dirs) candidates.push_back((fs::path(dir) / file_name).string());
+  if (m->build_id.size() > 2)
+    candidates.push_back(options_.debug_root + "/.build-id/" + m->build_id.substr(0, 2) + "/" +
+                         m->build_id.substr(2) + ".debug");
+  bool recorded_differs = false;
+  for (size_t i = 0; i < candidates.size() && m->file.empty(); ++i) {
+    std::error_code ec;
+    if (!fs::is_regular_file(candidates[i], ec)) continue;
+    if (!m->build_id.empty() && ReadBuildId(candidates[i]) != m->build_id) {
+      if (i == 0) recorded_differs = true;
+      continue;
+    }
+    m->file = candidates[i];
+  }
+  if (m->file.empty()) {
+    m->problem = recorded_differs ? "changed since recording (build-id differs)"
+                                  : "not found (moved or deleted; try --binary-dir)";
+    return false;
+  }
+  const Module::Mapping& first = m->mappings.front();
+  if (!ComputeBias(m->file, first.base, first.file_offset, &m->bias, &m->low, &m->high)) {
+    m->problem = "is not an ELF file matching its mapping";
+    return false;
+  }
+  dwfl_report_begin_add(dwfl_);
+  m->dwfl_module = dwfl_report_elf(dwfl_, m->path.c_str(), m->file.c_str(), -1, m->bias, true);
+  dwfl_report_end(dwfl_, nullptr, nullptr);
+  if (m->dwfl_module == nullptr) m->problem = std::string("cannot be read: ") + dwfl_errmsg(-1);
+  return m->dwfl_module != nullptr;
+}
+
+Symbolizer::Module* Symbolizer::ModuleFor(uint64_t address) {
+  for (auto& m : modules_)
+    for (const Module::Mapping& map : m->mappings)
+      if (address >= map.base && address - map.base < map.size) return m.get();
+  return nullptr;
+}
+
+const std::vector<Frame>& Symbolizer::Symbolize(uint64_t pc) {
+  auto it = cache_.find(pc);
+  if (it != cache_.end()) return it->second;
+  std::vector<Frame>& frames = cache_[pc];
+  Frame base;
+  base.pc = pc;
+  Module* m = ModuleFor(pc);
+  if (m != nullptr) {
+    base.module = m->path;
+    for (const Module::Mapping& map : m->mappings)
+      if (pc >= map.base && pc - map.base < map.size) base.offset = pc - map.base + map.file_offset;
+  }
+  if (m == nullptr || !Load(m)) {
+    if (m != nullptr && !m->warned) {
+      m->warned = true;
+      Warn(m->path + " " + m->problem + "; its frames are not symbolised");
+    }
+    frames.push_back(base);
+    return frames;
+  }
+  base.offset = pc - m->bias;
+  // A recorded pc is a return address: the instruction it belongs to ends there.
+  const Dwarf_Addr lookup = pc - 1;
+  Dwfl_Module* mod = m->dwfl_module;
+
+  std::string symbol;
+  {
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char* name = dwfl_module_addrinfo(mod, lookup, &off, &sym, nullptr, nullptr, nullptr);
+    symbol = Demangle(name);
+  }
+  std::string file;
+  uint32_t line = 0, column = 0;
+  if (Dwfl_Line* l = dwfl_module_getsrc(mod, lookup)) {
+    int lineno = 0, col = 0;
+    const char* f = dwfl_lineinfo(l, nullptr, &lineno, &col, nullptr, nullptr);
+    if (f != nullptr) file = f;
+    line = static_cast<uint32_t>(lineno);
+    column = static_cast<uint32_t>(col);
+  }
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, lookup, &bias);
+  Dwarf_Die* scopes = nullptr;
+  const int n = cu == nullptr ? 0 : dwarf_getscopes(cu, lookup - bias, &scopes);
+  for (int i = 0; i < n; ++i) {
+    const int tag = dwarf_tag(&scopes[i]);
+    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+    Frame f = base;
+    f.file = file;
+    f.line = line;
+    f.column = column;
+    if (tag == DW_TAG_subprogram) {
+      f.function = symbol.empty() ? DieFunctionName(&scopes[i]) : symbol;
+      frames.push_back(f);
+      break;
+    }
+    f.function = DieFunctionName(&scopes[i]);
+    f.inlined = true;
+    frames.push_back(f);
+    // The enclosing frame is at the inlined call.
+    file = CallFile(cu, &scopes[i]);
+    line = UnsignedAttr(&scopes[i], DW_AT_call_line);
+    column = UnsignedAttr(&scopes[i], DW_AT_call_column);
+  }
+  std::free(scopes);
+  if (frames.empty() || frames.back().inlined) {
+    // No DWARF subprogram (no -g, or the chain was cut): the symbol table's name.
+    base.function = symbol;
+    base.file = file;
+    base.line = line;
+    base.column = column;
+    frames.push_back(base);
+  }
+  return frames;
+}
+
+bool Symbolizer::FindGlobal(uint64_t address, DataSymbol* out) {
+  for (auto& m : modules_) {
+    if (!Load(m.get()) || address < m->low || address >= m->high) continue;
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    const char* name = dwfl_module_addrinfo(m->dwfl_module, address, &off, &sym, nullptr, nullptr, nullptr);
+    if (name == nullptr) return false;
+    const int type = GELF_ST_TYPE(sym.st_info);
+    if (type != STT_OBJECT && type != STT_TLS) return false;
+    if (off >= sym.st_size && !(sym.st_size == 0 && off == 0)) return false;
+    out->name = Demangle(name);
+    out->address = address - off;
+    out->size = sym.st_size;
+    out->module = m->path;
+    out->offset = out->address - m->bias;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace seer
