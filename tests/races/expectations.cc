@@ -47,7 +47,18 @@ bool ParseExpectations(const std::string& path, Expectations* out, std::string* 
       out->none = true;
     }
     if (FindDirective(line, "seer-std: lossy", &rest)) out->std_lossy = rest.empty() ? "lossy" : rest;
+    if (FindDirective(line, "seer-std: known-failure", &rest))
+      out->std_known_failure = rest.empty() ? "known failure" : rest;
     if (FindDirective(line, "seer-shb: may-miss", &rest)) out->shb_may_miss = rest.empty() ? "may miss" : rest;
+    if (FindDirective(line, "seer-after-race:", &rest) || FindDirective(line, "seer-known-failure:", &rest)) {
+      const size_t space = rest.find(' ');
+      if (space == std::string::npos) {
+        *error = out->file + ":" + std::to_string(number) + ": a directive needs a name and a reason";
+        return false;
+      }
+      auto& table = line.find("seer-after-race:") != std::string::npos ? out->after_race : out->known_failures;
+      table[rest.substr(0, space)] = rest.substr(space + 1);
+    }
     const size_t comment = line.find("//");
     if (comment == std::string::npos) continue;
     const std::string text = line.substr(comment);
@@ -67,6 +78,12 @@ bool ParseExpectations(const std::string& path, Expectations* out, std::string* 
     } else {
       *error = out->file + ": label `" + label + "` is on " + std::to_string(lines.size()) +
                " line(s)" + (self ? " with `self`" : "") + "; a pair is two lines, or one line with `self`";
+      return false;
+    }
+  }
+  for (const auto& [label, why] : out->after_race) {
+    if (!labels.count(label)) {
+      *error = out->file + ": seer-after-race names `" + label + "`, which marks no line";
       return false;
     }
   }

@@ -3,6 +3,7 @@
 // when the line races with itself), or `seer-expect: none` for a program without races.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -22,7 +23,15 @@ struct Expectations {
   std::vector<ExpectedPair> pairs;   // in order of label
   std::set<int> marked_lines;        // every line carrying a RACE marker
   std::string std_lossy;             // `seer-std: lossy <why>`: STD export cannot keep the verdict
+  std::string std_known_failure;     // `seer-std: known-failure <why>`: the round trip is broken here
   std::string shb_may_miss;          // `seer-shb: may-miss <why>`: no expected pair is SHB's first race
+  // `seer-after-race: <label> <why>`: the pair is ordered once an earlier race's
+  // read keeps the value it read, so engines that keep every read's writer (shb,
+  // w3-linear) rightly leave it out; hb and wcp must report it.
+  std::map<std::string, std::string> after_race;
+  // `seer-known-failure: <engine> <why>`: seer is wrong here and nobody fixed it
+  // yet; the test says so loudly, and fails once the engine gets it right.
+  std::map<std::string, std::string> known_failures;
 };
 
 // Parses the markers of `path`. On a malformed file (a label on one line without

@@ -34,15 +34,26 @@ using nlohmann::json;
 
 const char* const kEngines[] = {"hb", "shb", "wcp", "w3-linear"};
 
-// Program sources, sorted: the test parameters.
-std::vector<std::string> ListPrograms() {
+// A program source and the compiler family its binary was built with.
+struct Program {
+  std::string source;    // file name under programs/
+  std::string compiler;  // "gcc" or "clang"
+};
+
+void PrintTo(const Program& p, std::ostream* os) { *os << p.source << " (" << p.compiler << ")"; }
+
+// Every source with each compiler, sorted: the test parameters.
+std::vector<Program> ListPrograms() {
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(SEER_RACES_SRC)) {
     const std::string ext = entry.path().extension().string();
     if (ext == ".c" || ext == ".cc") names.push_back(entry.path().filename().string());
   }
   std::sort(names.begin(), names.end());
-  return names;
+  std::vector<Program> programs;
+  for (const std::string& name : names)
+    for (const char* compiler : {"gcc", "clang"}) programs.push_back({name, compiler});
+  return programs;
 }
 
 std::string ReadFile(const std::string& path) {
@@ -71,7 +82,7 @@ std::string Describe(const std::set<LocPair>& pairs) {
 
 bool HasSourceLine(const json& event) {
   return event.contains("file") && event.contains("line") && event["file"].is_string() &&
-         !event["file"].get<std::string>().empty();
+         !event["file"].get<std::string>().empty() && event["line"].is_number();
 }
 
 // "file:line" of a reported event, or "" when neither the report nor the fallback
@@ -83,19 +94,20 @@ std::string SourceOf(const json& event, const std::map<uint64_t, std::string>& f
   return it == fallback.end() ? "" : it->second;
 }
 
-class RaceSuiteTest : public ::testing::TestWithParam<std::string> {
+class RaceSuiteTest : public ::testing::TestWithParam<Program> {
  protected:
   void SetUp() override {
     if (geteuid() != 0) {
       GTEST_SKIP() << "\n*** SKIPPED: the race suite runs as root (as in CI); this process is uid " << geteuid()
                    << ". Run it as root to check the suite. ***";
     }
-    source_ = std::string(SEER_RACES_SRC) + "/" + GetParam();
-    program_ = std::string(SEER_RACES_OUT) + "/" + fs::path(GetParam()).stem().string();
+    const std::string stem = fs::path(GetParam().source).stem().string();
+    source_ = std::string(SEER_RACES_SRC) + "/" + GetParam().source;
+    program_ = std::string(SEER_RACES_OUT) + "/" + stem + (GetParam().compiler == "gcc" ? "" : "." + GetParam().compiler);
     std::string error;
     ASSERT_TRUE(ParseExpectations(source_, &expect_, &error)) << error;
-    dir_ = fs::temp_directory_path() / ("seer-races-" + std::to_string(getpid()) + "-" +
-                                        fs::path(GetParam()).stem().string());
+    dir_ = fs::temp_directory_path() /
+           ("seer-races-" + std::to_string(getpid()) + "-" + stem + "-" + GetParam().compiler);
     fs::remove_all(dir_);
     fs::create_directories(dir_);
   }
@@ -165,6 +177,8 @@ class RaceSuiteTest : public ::testing::TestWithParam<std::string> {
     return pairs;
   }
 
+  std::string Name() const { return GetParam().source + " (" + GetParam().compiler + ")"; }
+
   std::string Loc(int line) const { return expect_.file + ":" + std::to_string(line); }
 
   bool IsMarked(const std::string& loc) const {
@@ -203,10 +217,23 @@ TEST_P(RaceSuiteTest, ReportsExactlyTheExpectedRaces) {
     }
   } else {
     for (const char* engine : {"hb", "wcp", "w3-linear"}) {
-      for (const LocPair& p : expected) {
-        EXPECT_TRUE(found[engine].count(p)) << engine << " misses the expected race {" << p.first << ", " << p.second
-                                            << "}; it reports:" << Describe(found[engine]);
+      std::string misses;
+      for (const ExpectedPair& e : expect_.pairs) {
+        const LocPair p = MakePair(Loc(e.first_line), Loc(e.second_line));
+        const bool optional = expect_.after_race.count(e.label) && std::string(engine) == "w3-linear";
+        if (!optional && !found[engine].count(p)) misses += " {" + p.first + ", " + p.second + "}";
       }
+      auto known = expect_.known_failures.find(engine);
+      if (known != expect_.known_failures.end()) {
+        EXPECT_FALSE(misses.empty()) << engine << " now reports every expected race: remove the known-failure marker ("
+                                     << known->second << ")";
+        if (!misses.empty())
+          std::cout << "[ KNOWN FAILURE ] " << Name() << ": " << engine << " misses" << misses << " ("
+                    << known->second << "); it reports:" << Describe(found[engine]) << "\n";
+        continue;
+      }
+      EXPECT_TRUE(misses.empty()) << engine << " misses the expected race(s)" << misses
+                                  << "; it reports:" << Describe(found[engine]);
     }
     if (expect_.shb_may_miss.empty()) {
       bool any = false;
@@ -252,30 +279,44 @@ std::map<std::string, EngineCounts> Counts(const json& report) {
 
 TEST_P(RaceSuiteTest, SameResultsAfterStdRoundTrip) {
   ASSERT_NO_FATAL_FAILURE(Record());
+  // What went wrong, or "" when every engine gives the same results both ways.
+  std::string problem;
   std::string out;
-  ASSERT_EQ(Run(std::string(SEER_BINARY) + " export T.seer --format std -o t.std", &out), 0) << out;
-  ASSERT_EQ(Run(std::string(SEER_BINARY) + " import t.std -o t2.seer", &out), 0) << out;
-  json before, after;
-  ASSERT_NO_FATAL_FAILURE(Analyze("T.seer", &before));
-  ASSERT_NO_FATAL_FAILURE(Analyze("t2.seer", &after));
-  const auto a = Counts(before), b = Counts(after);
-  for (const char* engine : kEngines) {
-    if (!expect_.std_lossy.empty()) {
+  if (Run(std::string(SEER_BINARY) + " export T.seer --format std -o t.std", &out) != 0) {
+    problem = "seer export failed: " + out;
+  } else if (Run(std::string(SEER_BINARY) + " import t.std -o t2.seer", &out) != 0) {
+    problem = "seer import of the exported trace failed: " + out;
+  } else {
+    json before, after;
+    ASSERT_NO_FATAL_FAILURE(Analyze("T.seer", &before));
+    ASSERT_NO_FATAL_FAILURE(Analyze("t2.seer", &after));
+    const auto a = Counts(before), b = Counts(after);
+    for (const char* engine : kEngines) {
       if (!(a.at(engine) == b.at(engine))) {
-        std::cout << "[ NOTE     ] " << GetParam() << " " << engine << " differs after STD (expected: "
-                  << expect_.std_lossy << ")\n  recorded: " << Describe(a.at(engine))
-                  << "\n  via STD:  " << Describe(b.at(engine)) << "\n";
+        problem += std::string(engine) + " differs after the STD round trip\n  recorded: " + Describe(a.at(engine)) +
+                   "\n  via STD:  " + Describe(b.at(engine)) + "\n";
       }
-      continue;
     }
-    EXPECT_EQ(a.at(engine), b.at(engine)) << engine << " differs after the STD round trip\n  recorded: "
-                                          << Describe(a.at(engine)) << "\n  via STD:  " << Describe(b.at(engine));
   }
+  const std::string& excuse = !expect_.std_known_failure.empty() ? expect_.std_known_failure : expect_.std_lossy;
+  if (excuse.empty()) {
+    EXPECT_EQ(problem, "");
+    return;
+  }
+  if (problem.empty()) {
+    // A lossy program may still agree (the loss may not touch this run); a known
+    // failure that works is news.
+    EXPECT_TRUE(expect_.std_known_failure.empty())
+        << "the STD round trip now works: remove the known-failure marker (" << excuse << ")";
+    return;
+  }
+  std::cout << (expect_.std_known_failure.empty() ? "[ STD LOSSY ] " : "[ KNOWN FAILURE ] ") << Name() << " ("
+            << excuse << "):\n" << problem;
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, RaceSuiteTest, ::testing::ValuesIn(ListPrograms()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;
+                         [](const ::testing::TestParamInfo<Program>& info) {
+                           std::string name = info.param.source + "_" + info.param.compiler;
                            for (char& c : name)
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            return name;

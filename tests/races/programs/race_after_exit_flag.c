@@ -1,6 +1,7 @@
 /* A thread writes a result, then sets a plain (volatile, not atomic) flag; main
    polls the flag and reads the result before joining. Both the flag and the
    result race: volatile orders nothing between threads. */
+// seer-after-race: a main reads `result` only after its read of `done` saw the write that follows the write of `result`
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,6 +1,7 @@
 // Double-checked locking with a plain pointer: the unlocked first check races with
 // the locked store of the pointer, and the object's fields, read through that
 // pointer, race with the constructor that wrote them.
+// seer-after-race: b thread b reads `value` through the pointer it read from the write that follows the constructor
 #include <chrono>
 #include <cstdio>
 #include <mutex>
