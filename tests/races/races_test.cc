@@ -24,7 +24,6 @@
 #include <nlohmann/json.hpp>
 
 #include "expectations.h"
-#include "pc_lines.h"
 
 namespace seer::test {
 namespace {
@@ -85,13 +84,10 @@ bool HasSourceLine(const json& event) {
          !event["file"].get<std::string>().empty() && event["line"].is_number();
 }
 
-// "file:line" of a reported event, or "" when neither the report nor the fallback
-// map has its source line.
-std::string SourceOf(const json& event, const std::map<uint64_t, std::string>& fallback) {
-  if (HasSourceLine(event))
-    return Basename(event["file"].get<std::string>()) + ":" + std::to_string(event["line"].get<long>());
-  auto it = fallback.find(event["location"].get<uint64_t>());
-  return it == fallback.end() ? "" : it->second;
+// "file:line" of a reported event, or "" when the report has no source line for it.
+std::string SourceOf(const json& event) {
+  if (!HasSourceLine(event)) return "";
+  return Basename(event["file"].get<std::string>()) + ":" + std::to_string(event["line"].get<long>());
 }
 
 class RaceSuiteTest : public ::testing::TestWithParam<Program> {
@@ -147,21 +143,6 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     ASSERT_TRUE(report->contains("races")) << report->dump(2);
   }
 
-  // TEMPORARY (see pc_lines.h): when the report has no file/line, symbolise its
-  // pcs here with addr2line, and say so loudly.
-  void FallbackLines(const json& report, const std::string& trace) {
-    std::set<uint64_t> pcs;
-    for (const auto& [engine, r] : report["races"].items())
-      for (const json& p : r["pairs"])
-        for (const char* side : {"first", "second"})
-          if (!HasSourceLine(p[side])) pcs.insert(p[side]["location"].get<uint64_t>());
-    if (pcs.empty()) return;
-    std::cout << "[ FALLBACK ] the JSON report has no file/line: symbolising " << pcs.size()
-              << " pc(s) in the test with addr2line (temporary, until the reports carry source lines)\n";
-    std::string error;
-    ASSERT_TRUE(PcLines(Path(trace), pcs, &fallback_, &error)) << error;
-  }
-
   // The pairs an engine reports, by source location.
   std::set<LocPair> SourcePairs(const json& report, const std::string& engine) {
     std::set<LocPair> pairs;
@@ -169,7 +150,7 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     EXPECT_TRUE(races.contains(engine)) << "no results for engine " << engine;
     if (!races.contains(engine)) return pairs;
     for (const json& p : races[engine]["pairs"]) {
-      const std::string a = SourceOf(p["first"], fallback_), b = SourceOf(p["second"], fallback_);
+      const std::string a = SourceOf(p["first"]), b = SourceOf(p["second"]);
       EXPECT_FALSE(a.empty() || b.empty()) << engine << " reports a pair without a source line (file/line): "
                                            << p.dump();
       pairs.insert(MakePair(a, b));
@@ -190,14 +171,12 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
   std::string source_, program_;
   Expectations expect_;
   fs::path dir_;
-  std::map<uint64_t, std::string> fallback_;
 };
 
 TEST_P(RaceSuiteTest, ReportsExactlyTheExpectedRaces) {
   ASSERT_NO_FATAL_FAILURE(Record());
   json report;
   ASSERT_NO_FATAL_FAILURE(Analyze("T.seer", &report));
-  ASSERT_NO_FATAL_FAILURE(FallbackLines(report, "T.seer"));
   ASSERT_EQ(report["trace"]["lost_events"].get<long>(), 0) << "the recording lost events: " << report["trace"].dump();
   ASSERT_TRUE(report["trace"]["complete"].get<bool>());
   const long threads = report["trace"]["threads"].get<long>();
