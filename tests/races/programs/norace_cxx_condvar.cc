@@ -1,6 +1,7 @@
 // std::condition_variable hand-off: the worker fills a result, main waits for it.
 // seer-expect: none
 // seer-std: known-failure export drops the mutex of a cond wait, so the imported trace re-acquires a mutex the waiter still holds and import rejects it
+#include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <mutex>
@@ -14,6 +15,8 @@ long result[4];
 
 int main() {
   std::thread worker([] {
+    // Late, so that main waits on the condition variable.
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
     for (int i = 0; i < 4; ++i) result[i] = i + 1;
     std::lock_guard<std::mutex> lock(mu);
     ready = true;

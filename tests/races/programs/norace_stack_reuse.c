@@ -29,9 +29,9 @@ int main(void) {
   pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
   pthread_t t;
   pthread_create(&t, &attr, worker, (void*)0L);
-  sleep_ms(30);
+  sleep_ms(50);
   pthread_create(&t, &attr, worker, (void*)1L);
-  sleep_ms(30);
+  sleep_ms(50);
   if (__atomic_load_n(&addresses[0], __ATOMIC_RELAXED) != __atomic_load_n(&addresses[1], __ATOMIC_RELAXED)) {
     printf("the stack was not reused\n");
     return 3;

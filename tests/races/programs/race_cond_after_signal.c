@@ -4,12 +4,15 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "suite.h"
+
 pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 int ready;
 int data;
 
 static void* producer(void* arg) {
+  sleep_ms(20); /* late, so that main waits on the condition variable */
   pthread_mutex_lock(&mu);
   ready = 1;
   pthread_cond_signal(&cv);

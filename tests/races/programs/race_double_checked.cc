@@ -2,6 +2,7 @@
 // the locked store of the pointer, and the object's fields, read through that
 // pointer, race with the constructor that wrote them.
 // seer-after-race: b thread b reads `value` through the pointer it read from the write that follows the constructor
+// seer-std: lossy main may build the second std::thread in the block the first one freed; STD keeps no free size, so when that happens the reuse races
 #include <chrono>
 #include <cstdio>
 #include <mutex>
@@ -32,7 +33,7 @@ int main() {
   int first = 0, second = 0;
   std::thread a([&first] { first = Get()->value; });
   std::thread b([&second] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // after a's Get(), in time only
     second = Get()->value; // RACE(b)
   });
   a.join();
