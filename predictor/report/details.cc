@@ -1,8 +1,8 @@
 #include "predictor/report/details.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
-#include <map>
-#include <utility>
 
 namespace seer {
 namespace {
@@ -33,16 +33,14 @@ std::vector<RaceGroup> GroupRaces(const Findings& findings) {
   return groups;
 }
 
-std::vector<std::string> EnginesOf(const Findings& findings, const RacePair& pair) {
-  std::vector<std::string> out;
-  for (const RaceResult& r : findings.races)
-    for (const RacePair& p : r.pairs)
-      if (PcKey(p) == PcKey(pair)) {
-        out.push_back(r.engine);
-        break;
-      }
-  return out;
+RaceEngines::RaceEngines(const Findings& findings) {
+  for (const RaceGroup& g : GroupRaces(findings)) {
+    std::vector<std::string>& names = engines_[PcKey(*g.pair)];
+    for (const RaceResult* r : g.engines) names.push_back(r->engine);
+  }
 }
+
+const std::vector<std::string>& RaceEngines::Of(const RacePair& pair) const { return engines_.at(PcKey(pair)); }
 
 std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_t>& stack) {
   std::vector<Frame> frames;
@@ -56,6 +54,12 @@ std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e) {
   const EventContext* c = details.context.At(e.index);
   return StackFrames(details, c != nullptr ? c->stack : std::vector<uint64_t>{e.pc});
+}
+
+std::string GlobalName(ReportDetails& details, uint64_t address) {
+  DataSymbol sym;
+  if (!details.symbolizer->FindGlobal(address, &sym)) return std::string();
+  return address == sym.address ? sym.name : fmt::format("{}+{:#x}", sym.name, address - sym.address);
 }
 
 VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair) {

@@ -3,7 +3,9 @@
 // pairs of all engines grouped by their pair of program counters.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -30,13 +32,25 @@ struct RaceGroup {
   std::vector<const RaceResult*> engines;    // in the order of findings.races
 };
 std::vector<RaceGroup> GroupRaces(const Findings& findings);
-// The names of the engines that report `pair`'s (pc, pc).
-std::vector<std::string> EnginesOf(const Findings& findings, const RacePair& pair);
+
+// The names of the engines that report each race pair's unordered (pc, pc).
+class RaceEngines {
+ public:
+  explicit RaceEngines(const Findings& findings);
+  const std::vector<std::string>& Of(const RacePair& pair) const;
+
+ private:
+  std::map<std::pair<uint64_t, uint64_t>, std::vector<std::string>> engines_;
+};
 
 // The symbolised frames of the event's stack, innermost first (its own pc when
 // no stack was collected).
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e);
 std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_t>& stack);
+
+// "name" or "name+0x30" for an address inside a global (locks are often inside
+// one: a struct, an array); "" otherwise.
+std::string GlobalName(ReportDetails& details, uint64_t address);
 
 struct VariableInfo {
   std::string kind = "unknown";  // "global", "heap" or "unknown"

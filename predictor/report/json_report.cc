@@ -53,9 +53,8 @@ json EventJson(const ReportNames& names, const EventRef& e, ReportDetails* detai
   if (const EventContext* c = details->context.At(e.index)) {
     json locks = json::array();
     for (const HeldLock& l : c->locks) {
-      DataSymbol sym;
-      const bool named = details->symbolizer->FindGlobal(l.lock, &sym) && sym.address == l.lock;
-      locks.push_back({{"lock", l.lock}, {"name", named ? json(sym.name) : json(nullptr)}, {"shared", l.shared}});
+      locks.push_back(
+          {{"lock", l.lock}, {"name", StringOrNull(GlobalName(*details, l.lock))}, {"shared", l.shared}});
     }
     j["locks_held"] = locks;
   }
@@ -102,6 +101,7 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                   {"complete", info.complete}};
   out["analyses"] = analyses;
 
+  const RaceEngines engines(findings);
   json races = json::object();
   for (const RaceResult& r : findings.races) {
     json pairs = json::array();
@@ -110,7 +110,7 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                        {"second", event(p.second)},
                        {"variable", names.Object(p.first.kind, p.first.object)},
                        {"occurrences", p.occurrences},
-                       {"engines", EnginesOf(findings, p)},
+                       {"engines", engines.Of(p)},
                        {"variable_details", VariableJson(details, p)}});
     }
     races[r.engine] = {{"guarantee", GuaranteeName(r.guarantee)},

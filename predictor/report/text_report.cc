@@ -55,11 +55,14 @@ std::string FramesText(const std::vector<Frame>& frames, const std::string& inde
   return out;
 }
 
+// "0x55d0c4a4b040 'accounts+0x28'": the address, and the global it is in.
+std::string AddressText(ReportDetails& details, uint64_t address) {
+  const std::string name = GlobalName(details, address);
+  return fmt::format("{:#x}", address) + (name.empty() ? "" : " '" + name + "'");
+}
+
 std::string LockText(ReportDetails& details, const HeldLock& l) {
-  DataSymbol sym;
-  std::string out = fmt::format("{:#x}", l.lock);
-  if (details.symbolizer->FindGlobal(l.lock, &sym) && sym.address == l.lock) out += " '" + sym.name + "'";
-  return out + (l.shared ? " (read)" : "");
+  return AddressText(details, l.lock) + (l.shared ? " (read)" : "");
 }
 
 std::string LocksText(ReportDetails& details, const EventRef& e) {
@@ -88,8 +91,10 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
                      names.Thread(p.first.tid), LocksText(details, p.first));
   const VariableInfo v = DescribeVariable(details, p);
   if (v.kind == "global") {
-    out += fmt::format("  Location is global '{}' of size {} at {:#x} ({}+{:#x})\n", v.name, v.size, v.address,
-                       std::filesystem::path(v.global.module).filename().string(), v.global.offset);
+    out += fmt::format("  Location is global '{}' of size {} at {:#x} ({}+{:#x}){}\n", v.name, v.size, v.address,
+                       std::filesystem::path(v.global.module).filename().string(), v.global.offset,
+                       p.first.object == v.address ? ""
+                                                   : fmt::format(", {} bytes in", p.first.object - v.address));
   } else if (v.kind == "heap") {
     out += fmt::format("  Location is heap block of size {} at {:#x} allocated by thread {} (event {}):\n", v.size,
                        v.address, names.Thread(v.block->tid), v.block->alloc_index);
@@ -152,9 +157,9 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
                           t.held_acquire.index, names.Object(EventKind::kAcquire, t.wanted_lock),
                           t.blocked_acquire.pc, t.blocked_acquire.index);
       if (details != nullptr) {
-        body += fmt::format("      {} acquired:\n", names.Object(EventKind::kAcquire, t.held_lock));
+        body += fmt::format("      {} acquired:\n", AddressText(*details, t.held_lock));
         body += EventStack(details, t.held_acquire, "        ");
-        body += fmt::format("      {} wanted:\n", names.Object(EventKind::kAcquire, t.wanted_lock));
+        body += fmt::format("      {} wanted:\n", AddressText(*details, t.wanted_lock));
         body += EventStack(details, t.blocked_acquire, "        ");
       }
     }

@@ -35,6 +35,8 @@ namespace {
 
 std::string Demangle(const char* name) {
   if (name == nullptr) return std::string();
+  // Only mangled names: the demangler reads "a" as the type `signed char`.
+  if (name[0] != '_' || name[1] != 'Z') return name;
   int status = 0;
   char* out = abi::__cxa_demangle(name, nullptr, nullptr, &status);
   if (status != 0 || out == nullptr) return name;
@@ -107,6 +109,55 @@ std::string DieFunctionName(Dwarf_Die* die) {
   }
   const char* s = dwarf_diename(die);
   return s == nullptr ? "" : s;
+}
+
+// Appends the DIEs under `parent` that contain `address`, outermost first.
+// (dwarf_getscopes of libdw 0.188 finds no scope at all in clang 14's DWARF 5
+// units; the DIE tree walked with dwarf_haspc serves both compilers.)
+void ScopesAt(Dwarf_Die* parent, Dwarf_Addr address, std::vector<Dwarf_Die>* out) {
+  Dwarf_Die child;
+  if (dwarf_child(parent, &child) != 0) return;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type ||
+        tag == DW_TAG_union_type) {
+      // No code range of their own, but member functions may be defined inside.
+      const size_t before = out->size();
+      ScopesAt(&child, address, out);
+      if (out->size() > before) return;
+    } else if (dwarf_haspc(&child, address) > 0) {
+      out->push_back(child);
+      ScopesAt(&child, address, out);
+      return;
+    }
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+// The subprogram containing `address` and the inlined instances in it, innermost first.
+std::vector<Dwarf_Die> FunctionChain(Dwarf_Die* cu, Dwarf_Addr address) {
+  std::vector<Dwarf_Die> scopes, chain;
+  ScopesAt(cu, address, &scopes);
+  for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
+    const int tag = dwarf_tag(&*it);
+    if (tag == DW_TAG_inlined_subroutine) chain.push_back(*it);
+    if (tag == DW_TAG_subprogram) {
+      chain.push_back(*it);
+      break;
+    }
+  }
+  return chain;
+}
+
+// The compile unit whose code holds `address`. The .debug_aranges index that
+// dwfl_module_addrdie trusts covers only the units whose compiler wrote one (gcc
+// does, clang 14 does not), and may then name a wrong unit: check, and scan.
+Dwarf_Die* CompileUnit(Dwfl_Module* mod, Dwarf_Addr address, Dwarf_Addr* bias) {
+  Dwarf_Die* cu = dwfl_module_addrdie(mod, address, bias);
+  if (cu != nullptr && dwarf_haspc(cu, address - *bias) > 0) return cu;
+  cu = nullptr;
+  while ((cu = dwfl_module_nextcu(mod, cu, bias)) != nullptr)
+    if (dwarf_haspc(cu, address - *bias) > 0) return cu;
+  return nullptr;
 }
 
 const Dwfl_Callbacks kCallbacks = {
@@ -219,40 +270,37 @@ const std::vector<Frame>& Symbolizer::Symbolize(uint64_t pc) {
     const char* name = dwfl_module_addrinfo(mod, lookup, &off, &sym, nullptr, nullptr, nullptr);
     symbol = Demangle(name);
   }
+  Dwarf_Addr bias = 0;
+  Dwarf_Die* cu = CompileUnit(mod, lookup, &bias);
   std::string file;
   uint32_t line = 0, column = 0;
-  if (Dwfl_Line* l = dwfl_module_getsrc(mod, lookup)) {
+  if (Dwarf_Line* l = cu == nullptr ? nullptr : dwarf_getsrc_die(cu, lookup - bias)) {
     int lineno = 0, col = 0;
-    const char* f = dwfl_lineinfo(l, nullptr, &lineno, &col, nullptr, nullptr);
+    const char* f = dwarf_linesrc(l, nullptr, nullptr);
     if (f != nullptr) file = f;
+    dwarf_lineno(l, &lineno);
+    dwarf_linecol(l, &col);
     line = static_cast<uint32_t>(lineno);
     column = static_cast<uint32_t>(col);
   }
-  Dwarf_Addr bias = 0;
-  Dwarf_Die* cu = dwfl_module_addrdie(mod, lookup, &bias);
-  Dwarf_Die* scopes = nullptr;
-  const int n = cu == nullptr ? 0 : dwarf_getscopes(cu, lookup - bias, &scopes);
-  for (int i = 0; i < n; ++i) {
-    const int tag = dwarf_tag(&scopes[i]);
-    if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram) continue;
+  for (Dwarf_Die& scope : cu == nullptr ? std::vector<Dwarf_Die>() : FunctionChain(cu, lookup - bias)) {
     Frame f = base;
     f.file = file;
     f.line = line;
     f.column = column;
-    if (tag == DW_TAG_subprogram) {
-      f.function = symbol.empty() ? DieFunctionName(&scopes[i]) : symbol;
+    if (dwarf_tag(&scope) == DW_TAG_subprogram) {
+      f.function = symbol.empty() ? DieFunctionName(&scope) : symbol;
       frames.push_back(f);
       break;
     }
-    f.function = DieFunctionName(&scopes[i]);
+    f.function = DieFunctionName(&scope);
     f.inlined = true;
     frames.push_back(f);
     // The enclosing frame is at the inlined call.
-    file = CallFile(cu, &scopes[i]);
-    line = UnsignedAttr(&scopes[i], DW_AT_call_line);
-    column = UnsignedAttr(&scopes[i], DW_AT_call_column);
+    file = CallFile(cu, &scope);
+    line = UnsignedAttr(&scope, DW_AT_call_line);
+    column = UnsignedAttr(&scope, DW_AT_call_column);
   }
-  std::free(scopes);
   if (frames.empty() || frames.back().inlined) {
     // No DWARF subprogram (no -g, or the chain was cut): the symbol table's name.
     base.function = symbol;

@@ -79,10 +79,10 @@ int main() {
   for (auto& t : handlers) t.join();
   stats.join();
 
-  // Transfers in opposite directions, 50 ms apart.
+  // Transfers in opposite directions, 200 ms apart.
   std::thread alice([] { Transfer(g_accounts[0], g_accounts[1], 10); });
   std::thread bob([] {
-    Pause(50);
+    Pause(200);
     Transfer(g_accounts[1], g_accounts[0], 5);
   });
   alice.join();

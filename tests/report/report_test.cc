@@ -1,0 +1,205 @@
+// Reports of a recorded program (programs/racy.c, built with seer-cc): the JSON
+// and text reports name the raced accesses' functions, files and lines, their
+// stacks and held locks, the global or heap block raced on with its allocation
+// stack; and they say clearly when the binary moved or changed.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include "predictor/analyze.h"
+#include "predictor/report/details.h"
+#include "predictor/report/report.h"
+#include "recorded_program.h"
+
+namespace seer {
+namespace {
+
+using nlohmann::json;
+using testing::MarkedLine;
+using testing::Shell;
+using testing::Where;
+
+const std::string kSource = std::string(SEER_REPORT_PROGRAMS) + "/racy.c";
+
+std::string Line(const char* marker) { return "racy.c:" + std::to_string(MarkedLine(kSource, marker)); }
+
+class ReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = testing::MakeTempDir("report");
+    ASSERT_FALSE(dir_.empty());
+    prog_ = dir_ + "/racy";
+    trace_ = dir_ + "/racy.seer";
+    ASSERT_EQ(Build(prog_, ""), 0);
+    ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + trace_ + " -- " + prog_), 0);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  int Build(const std::string& out, const std::string& flags) {
+    return Shell(std::string(SEER_CC) + " -O1 " + flags + " " + kSource + " -o " + out + " -lpthread");
+  }
+
+  // Analyses the trace with HB and writes the report with details.
+  std::string Report(bool as_json, const SymbolizerOptions& options = {}) {
+    const EngineSpec* hb = FindEngine("hb");
+    EXPECT_NE(hb, nullptr);
+    AnalysisRun run;
+    Status s = RunAnalyses(trace_, {hb}, AnalysisOptions(), &run);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    ReportDetails details;
+    s = CollectReportDetails(trace_, run.reader->info(), run.findings, options, &details);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return as_json ? JsonReport(*run.reader, run.findings, {"hb"}, &details)
+                   : TextReport(*run.reader, run.findings, {"hb"}, &details);
+  }
+  json JsonOf(const SymbolizerOptions& options = {}) { return json::parse(Report(true, options)); }
+
+  std::string dir_, prog_, trace_;
+};
+
+// The pair whose first or second event is at `where`, with the other at `other`.
+const json* FindPair(const json& report, const std::string& where, const std::string& other) {
+  for (const json& p : report["races"]["hb"]["pairs"]) {
+    const std::string a = Where(p["first"]), b = Where(p["second"]);
+    if ((a == where && b == other) || (a == other && b == where)) return &p;
+  }
+  return nullptr;
+}
+
+const json& EventAt(const json& pair, const std::string& where) {
+  return Where(pair["first"]) == where ? pair["first"] : pair["second"];
+}
+
+TEST_F(ReportTest, GlobalRaceHasFunctionsLinesStacksAndLocks) {
+  const json report = JsonOf();
+  EXPECT_TRUE(report["warnings"].empty()) << report["warnings"].dump();
+  const json* pair = FindPair(report, Line("MARK-BUMP"), Line("MARK-MAIN"));
+  ASSERT_NE(pair, nullptr) << report["races"].dump(1);
+  const json& bump = EventAt(*pair, Line("MARK-BUMP"));
+  const json& main = EventAt(*pair, Line("MARK-MAIN"));
+  EXPECT_EQ(bump["function"], "Bump");
+  EXPECT_EQ(main["function"], "main");
+  // Bump is called (or inlined) from Worker at MARK-CALL.
+  ASSERT_GE(bump["stack"].size(), 2u) << bump.dump(1);
+  EXPECT_EQ(Where(bump["stack"][0]), Line("MARK-BUMP"));
+  EXPECT_EQ(bump["stack"][1]["function"], "Worker");
+  EXPECT_EQ(Where(bump["stack"][1]), Line("MARK-CALL"));
+  // Worker holds mu; main holds nothing.
+  ASSERT_EQ(bump["locks_held"].size(), 1u) << bump.dump(1);
+  EXPECT_EQ(bump["locks_held"][0]["name"], "mu");
+  EXPECT_FALSE(bump["locks_held"][0]["shared"].get<bool>());
+  EXPECT_TRUE(main["locks_held"].empty());
+  // The variable.
+  const json& v = (*pair)["variable_details"];
+  EXPECT_EQ(v["kind"], "global");
+  EXPECT_EQ(v["name"], "counter");
+  EXPECT_EQ(v["size"], 4);
+  EXPECT_EQ(v["address"], (*pair)["first"]["object"]);
+  EXPECT_EQ((*pair)["engines"], json::array({"hb"}));
+  // The existing keys stay.
+  for (const char* key : {"index", "thread", "thread_name", "kind", "location", "object", "size"})
+    EXPECT_TRUE(bump.contains(key)) << key;
+  EXPECT_TRUE((*pair)["variable"].is_string());
+}
+
+TEST_F(ReportTest, HeapRaceNamesTheBlockAndItsAllocation) {
+  const json report = JsonOf();
+  const json* pair = FindPair(report, Line("MARK-HEAP-WORKER"), Line("MARK-HEAP-MAIN"));
+  ASSERT_NE(pair, nullptr) << report["races"].dump(1);
+  const json& v = (*pair)["variable_details"];
+  EXPECT_EQ(v["kind"], "heap");
+  EXPECT_EQ(v["size"], 16);
+  EXPECT_EQ(v["address"].get<uint64_t>() + 4, (*pair)["first"]["object"].get<uint64_t>());
+  ASSERT_TRUE(v["alloc_stack"].is_array() && !v["alloc_stack"].empty()) << v.dump(1);
+  EXPECT_EQ(Where(v["alloc_stack"][0]), Line("MARK-ALLOC"));
+  EXPECT_EQ(v["alloc_stack"][0]["function"], "main");
+}
+
+TEST_F(ReportTest, OneLetterCNamesAreNotDemangled) {
+  const json report = JsonOf();
+  const json* pair = FindPair(report, Line("MARK-G-WORKER"), Line("MARK-G-MAIN"));
+  ASSERT_NE(pair, nullptr) << report["races"].dump(1);
+  EXPECT_EQ((*pair)["variable_details"]["name"], "g");
+}
+
+TEST_F(ReportTest, TextReportShowsBothLinesAndTheVariable) {
+  const std::string text = Report(false);
+  EXPECT_NE(text.find("WARNING: data race (predicted by hb (first-race-real))"), std::string::npos) << text;
+  EXPECT_NE(text.find(Line("MARK-BUMP") + ":"), std::string::npos) << text;
+  EXPECT_NE(text.find(Line("MARK-MAIN") + ":"), std::string::npos) << text;
+  EXPECT_NE(text.find("Location is global 'counter' of size 4"), std::string::npos) << text;
+  EXPECT_NE(text.find("Location is heap block of size 16"), std::string::npos) << text;
+  EXPECT_NE(text.find("'mu'"), std::string::npos) << text;
+  // The summary lines stay.
+  EXPECT_NE(text.find("hb: "), std::string::npos);
+  EXPECT_NE(text.find("lost events: 0"), std::string::npos);
+}
+
+TEST_F(ReportTest, MovedBinaryIsFoundByBinaryDir) {
+  const std::string elsewhere = dir_ + "/elsewhere";
+  std::filesystem::create_directory(elsewhere);
+  std::filesystem::rename(prog_, elsewhere + "/racy");
+
+  const json lost = JsonOf();
+  ASSERT_EQ(lost["warnings"].size(), 1u) << lost["warnings"].dump();
+  EXPECT_NE(lost["warnings"][0].get<std::string>().find("racy not found"), std::string::npos);
+  EXPECT_EQ(FindPair(lost, Line("MARK-BUMP"), Line("MARK-MAIN")), nullptr);
+  const json& any = lost["races"]["hb"]["pairs"][0]["first"];
+  EXPECT_TRUE(any["file"].is_null());
+  EXPECT_GT(any["stack"][0]["offset"].get<uint64_t>(), 0u);  // module + offset remain
+
+  SymbolizerOptions options;
+  options.binary_dirs = {dir_ + "/nothing-here", elsewhere};
+  const json found = JsonOf(options);
+  EXPECT_TRUE(found["warnings"].empty()) << found["warnings"].dump();
+  EXPECT_NE(FindPair(found, Line("MARK-BUMP"), Line("MARK-MAIN")), nullptr);
+}
+
+TEST_F(ReportTest, ChangedBinaryIsNotTrusted) {
+  ASSERT_EQ(Build(prog_, "-DCHANGED"), 0);
+  const json report = JsonOf();
+  ASSERT_EQ(report["warnings"].size(), 1u) << report["warnings"].dump();
+  EXPECT_EQ(report["warnings"][0],
+            prog_ + " changed since recording (build-id differs); its frames are not symbolised");
+  EXPECT_EQ(FindPair(report, Line("MARK-BUMP"), Line("MARK-MAIN")), nullptr);
+  EXPECT_NE(Report(false).find("seer: warning: " + prog_ + " changed since recording"), std::string::npos);
+
+  // The recorded build, kept elsewhere, is still found by its build-id.
+  const std::string kept = dir_ + "/kept";
+  std::filesystem::create_directory(kept);
+  ASSERT_EQ(Build(kept + "/racy", "-DCHANGED"), 0);  // same name, wrong build: skipped
+  SymbolizerOptions options;
+  options.binary_dirs = {kept};
+  EXPECT_EQ(JsonOf(options)["warnings"].size(), 1u);
+}
+
+TEST_F(ReportTest, CliAnalyzeTakesBinaryDir) {
+  const std::string elsewhere = dir_ + "/moved";
+  std::filesystem::create_directory(elsewhere);
+  std::filesystem::rename(prog_, elsewhere + "/racy");
+  const std::string out = dir_ + "/r.json";
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb,wcp --format json --binary-dir " + elsewhere + " -o " +
+                  out + " " + trace_),
+            0);
+  const json report = testing::ReadJson(out);
+  ASSERT_TRUE(report.is_object());
+  const json* pair = FindPair(report, Line("MARK-BUMP"), Line("MARK-MAIN"));
+  ASSERT_NE(pair, nullptr) << report["races"].dump(1);
+  EXPECT_EQ((*pair)["engines"], json::array({"hb", "wcp"}));
+  // In text, one entry for the pair both engines report.
+  const std::string text = dir_ + "/r.txt";
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb,wcp --binary-dir " + elsewhere + " -o " + text + " " +
+                  trace_),
+            0);
+  std::ifstream in(text);
+  const std::string report_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(report_text.find("WARNING: data race (predicted by hb (first-race-real), wcp (first-race-real))"),
+            std::string::npos)
+      << report_text;
+  EXPECT_EQ(Shell(std::string(SEER_BIN) + " analyze --binary-dir 2>/dev/null " + trace_), 2);
+}
+
+}  // namespace
+}  // namespace seer
