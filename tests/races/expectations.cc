@@ -49,7 +49,6 @@ bool ParseExpectations(const std::string& path, Expectations* out, std::string* 
     if (FindDirective(line, "seer-std: lossy", &rest)) out->std_lossy = rest.empty() ? "lossy" : rest;
     if (FindDirective(line, "seer-std: known-failure", &rest))
       out->std_known_failure = rest.empty() ? "known failure" : rest;
-    if (FindDirective(line, "seer-shb: may-miss", &rest)) out->shb_may_miss = rest.empty() ? "may miss" : rest;
     if (FindDirective(line, "seer-after-race:", &rest) || FindDirective(line, "seer-known-failure:", &rest)) {
       const size_t space = rest.find(' ');
       if (space == std::string::npos) {

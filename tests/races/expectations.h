@@ -24,7 +24,6 @@ struct Expectations {
   std::set<int> marked_lines;        // every line carrying a RACE marker
   std::string std_lossy;             // `seer-std: lossy <why>`: STD export cannot keep the verdict
   std::string std_known_failure;     // `seer-std: known-failure <why>`: the round trip is broken here
-  std::string shb_may_miss;          // `seer-shb: may-miss <why>`: no expected pair is SHB's first race
   // `seer-after-race: <label> <why>`: the pair is ordered once an earlier race's
   // read keeps the value it read, so engines that keep every read's writer (shb,
   // w3-linear) rightly leave it out; hb and wcp must report it.
