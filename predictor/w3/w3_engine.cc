@@ -111,8 +111,13 @@ class W3Engine : public Engine {
   void Apply(const Event& e, const LoweredOp& op) {
     const uint32_t t = e.tid;
     switch (op.op) {
-      case SyncOp::kRead:
-      case SyncOp::kWrite: Access(e, op); return;
+      case SyncOp::kRead: Access(e, op); return;
+      case SyncOp::kWrite:
+        // An atomic read-modify-write also reads: without its write-read dependency
+        // a lock built on test-and-set leaves its critical sections unordered.
+        if (e.kind == EventKind::kAtomicRmw) Access(e, LoweredOp{SyncOp::kRead, op.object, op.size, true, false});
+        Access(e, op);
+        return;
       case SyncOp::kAcquire: pwr_.Acquire(t, op.object, op.shared); return;
       case SyncOp::kRelease: pwr_.Release(t, op.object); return;
       case SyncOp::kFork: pwr_.Fork(t, static_cast<uint32_t>(op.object)); return;

@@ -113,10 +113,23 @@ TEST(W3, SharedSectionsDoNotProtect) {
 TEST(W3, AtomicsRaceOnlyWithPlainAccesses) {
   TraceBuilder b;
   const uint64_t x = b.Variable("x");
-  b.Add("T1", EventKind::kAtomicStore, x, 1, 4).Add("T2", EventKind::kAtomicRmw, x, 2, 4);
+  // Two stores: an atomic read-modify-write here would read T1's store, and that
+  // dependency would order the plain write after it (AtomicReadModifyWriteReads).
+  b.Add("T1", EventKind::kAtomicStore, x, 1, 4).Add("T2", EventKind::kAtomicStore, x, 2, 4);
   EXPECT_TRUE(W3Pairs(b.events()).empty());
   b.Add("T2", EventKind::kWrite, x, 3, 4);
   EXPECT_EQ(W3Pairs(b.events()), (Pairs{{1, 3}}));
+}
+
+// A test-and-set lock: T2's read-modify-write reads the flag T1's store cleared, and
+// that write-read dependency orders T1's section before T2's (race suite program
+// norace_atomic_flag_spin.cc).
+TEST(W3, AtomicReadModifyWriteReads) {
+  TraceBuilder b;
+  const uint64_t flag = b.Variable("flag");
+  b.Add("T1", EventKind::kAtomicRmw, flag, 1, 1).Write("T1", "x", 2).Add("T1", EventKind::kAtomicStore, flag, 3, 1);
+  b.Add("T2", EventKind::kAtomicRmw, flag, 1, 1).Write("T2", "x", 2).Add("T2", EventKind::kAtomicStore, flag, 3, 1);
+  EXPECT_TRUE(W3Pairs(b.events()).empty());
 }
 
 TEST(W3, ForkJoinSignalAndFreeOrder) {
