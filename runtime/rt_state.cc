@@ -15,6 +15,7 @@
 namespace seer::rt {
 
 Globals g_rt;
+OrderCounter g_order[kFirstAtomicDomain];
 __thread ThreadState* tls_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {

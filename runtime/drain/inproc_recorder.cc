@@ -34,9 +34,10 @@ using Clock = std::chrono::steady_clock;
 
 // How the trace orders events, for the `clock` metadata.
 constexpr const char* kClockDescription =
-    "inproc-seq: synchronisation events, atomics and alloc/free carry one global sequence number; "
-    "plain accesses are exact in program order between their thread's ordered events, and ordered "
-    "against other threads only through those events";
+    "inproc-domains: each lock's acquire/release, each atomic address's operations and the global "
+    "events (thread lifecycle, signal/wait, barriers, alloc/free) are numbered exactly in the order "
+    "they took effect, per order domain; plain accesses are exact in program order between their "
+    "thread's ordered events, and ordered against other threads only through those events";
 
 std::string IsoNow() {
   char buf[32];
@@ -303,9 +304,9 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
       std::this_thread::sleep_for(std::chrono::microseconds(500));
       continue;
     }
-    if (!collector.Collect(!target_alive, &item.batch)) continue;
+    const bool copied = collector.Collect(!target_alive, &item.batch);
     const uint64_t bytes = item.batch.bytes();
-    queue.Push(std::move(item));
+    if (copied || !item.modules.empty()) queue.Push(std::move(item));
     if (target_alive && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
   }
   const auto exited = Clock::now();
