@@ -1,8 +1,10 @@
 // The records a thread appends to its ring, as 8-byte words. Plain accesses and
 // function entry/exit take two words and carry no timestamp; everything that
-// orders threads (sync events, atomics, alloc/free) takes five or six and carries
+// orders threads (sync events, atomics, alloc/free) takes six and carries
 // a number from one of the runtime's order domains. Shared by the runtime and
-// the drainer; docs/runtime.md ("Ordering") explains the domains.
+// the drainer; docs/runtime.md ("Ordering") explains the domains. Both sizes are
+// even and records start at even words, so a short record never straddles the
+// ring's end (one index computation on the hot path).
 #pragma once
 
 #include <cstdint>
@@ -10,15 +12,13 @@
 namespace seer::rt {
 
 // Short record: w0 = kind << 56 | size << 48 | object (48 bits), w1 = pc.
-// Long record:  w0 = 1 << 63 | kind << 56 | mode << 48 | kAfterFlag?, w1 = object,
-//               w2 = aux, w3 = pc, w4 = order word (kNoSeq for ranges too big
-//               for a short record), and with kAfterFlag w5 = a value of the
-//               global domain's counter the event must follow (see below).
+// Long record:  w0 = 1 << 63 | kind << 56 | mode << 48, w1 = object, w2 = aux,
+//               w3 = pc, w4 = order word (kNoSeq for ranges too big for a short
+//               record), w5 = "after": the event follows every global-domain
+//               event numbered below it (0: no such constraint; see docs).
 inline constexpr int kShortWords = 2;
-inline constexpr int kLongWords = 5;
-inline constexpr int kLongAfterWords = 6;
+inline constexpr int kLongWords = 6;
 inline constexpr uint64_t kLongFlag = 1ull << 63;
-inline constexpr uint64_t kAfterFlag = 1;
 inline constexpr uint64_t kObjectMask = (1ull << 48) - 1;
 inline constexpr uint64_t kMaxShortSize = 255;
 inline constexpr uint64_t kNoSeq = ~0ull;
@@ -63,10 +63,7 @@ inline constexpr uint64_t LongHead(uint8_t kind, uint8_t mode) {
 }
 
 inline bool IsLong(uint64_t w0) { return (w0 & kLongFlag) != 0; }
-inline bool HasAfter(uint64_t w0) { return (w0 & (kLongFlag | kAfterFlag)) == (kLongFlag | kAfterFlag); }
-inline int RecordWords(uint64_t w0) {
-  return IsLong(w0) ? (HasAfter(w0) ? kLongAfterWords : kLongWords) : kShortWords;
-}
+inline int RecordWords(uint64_t w0) { return IsLong(w0) ? kLongWords : kShortWords; }
 inline uint8_t RecordKind(uint64_t w0) { return static_cast<uint8_t>((w0 >> 56) & 0x7f); }
 inline uint64_t ShortSize(uint64_t w0) { return (w0 >> 48) & 0xff; }
 inline uint64_t ShortObject(uint64_t w0) { return w0 & kObjectMask; }

@@ -197,6 +197,10 @@ ThreadState* AttachThread() {
   return ts;
 }
 
+void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (ThreadState* ts = CurrentThread()) PutShort(ts, kind, size, object, pc);
+}
+
 bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
   const uint64_t capacity = ts->mask + 1;
   uint64_t tail = ts->desc->tail.load(std::memory_order_acquire);

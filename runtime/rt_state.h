@@ -73,26 +73,51 @@ SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
 
 // Writes a long record into space already reserved.
 SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
-                              uint64_t pc, uint64_t order) {
+                              uint64_t pc, uint64_t order, uint64_t after = 0) {
+  // A long record may straddle the ring's end (short ones never do).
   const uint64_t h = ts->head;
   uint64_t* d = ts->data;
   const uint64_t m = ts->mask;
+  RingDesc* desc = ts->desc;
   d[h & m] = LongHead(kind, mode);
   d[(h + 1) & m] = object;
   d[(h + 2) & m] = aux;
   d[(h + 3) & m] = pc;
   d[(h + 4) & m] = order;
+  d[(h + 5) & m] = after;
   ts->head = h + kLongWords;
-  ts->desc->head.store(h + kLongWords, std::memory_order_release);
+  desc->head.store(h + kLongWords, std::memory_order_release);
 }
 
-SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  if (!Reserve(ts, kShortWords, kind)) return;
+// Writes a short record if it fits below the cached limit; false otherwise.
+SEER_RT_INLINE bool TryShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   const uint64_t h = ts->head;
-  ts->data[h & ts->mask] = ShortHead(kind, size, object);
-  ts->data[(h + 1) & ts->mask] = pc;
+  if (__builtin_expect(h + kShortWords > ts->limit, 0)) return false;
+  // Read every field before the first store: the stores could alias them.
+  uint64_t* d = ts->data + (h & ts->mask);
+  RingDesc* desc = ts->desc;
+  d[0] = ShortHead(kind, size, object);
+  d[1] = pc;
   ts->head = h + kShortWords;
-  ts->desc->head.store(h + kShortWords, std::memory_order_release);
+  desc->head.store(h + kShortWords, std::memory_order_release);
+  return true;
+}
+
+// The slow path of PutShortFast: attaches the thread or waits for room.
+SEER_RT_NOINLINE void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc);
+
+SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (TryShort(ts, kind, size, object, pc) || !Reserve(ts, kShortWords, kind)) return;
+  TryShort(ts, kind, size, object, pc);
+}
+
+// The per-access hook body: the thread's state, a room check, two stores and a
+// release store; everything else (first event of a thread, full ring) is a
+// tail call, so the fast path saves no registers.
+SEER_RT_INLINE void PutShortFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  ThreadState* ts = tls_state;
+  if (__builtin_expect(ts != nullptr, 1) && TryShort(ts, kind, size, object, pc)) return;
+  PutShortSlow(kind, size, object, pc);
 }
 
 // A memory range of any size: short record when it fits, long without a sequence number otherwise.
@@ -118,23 +143,6 @@ extern OrderCounter g_order[kFirstAtomicDomain];
 // operation that publishes it or after the one that observed it.
 SEER_RT_INLINE uint64_t TakeNumber(uint32_t domain) {
   return OrderWord(domain, g_order[domain].next.fetch_add(1, std::memory_order_relaxed));
-}
-
-// Writes a record reserved with kLongAfterWords: the event follows every global
-// event numbered below `after`, and takes the number `order`.
-SEER_RT_INLINE void WriteLongAfter(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
-                                   uint64_t pc, uint64_t order, uint64_t after) {
-  const uint64_t h = ts->head;
-  uint64_t* d = ts->data;
-  const uint64_t m = ts->mask;
-  d[h & m] = LongHead(kind, mode) | kAfterFlag;
-  d[(h + 1) & m] = object;
-  d[(h + 2) & m] = aux;
-  d[(h + 3) & m] = pc;
-  d[(h + 4) & m] = order;
-  d[(h + 5) & m] = after;
-  ts->head = h + kLongAfterWords;
-  ts->desc->head.store(h + kLongAfterWords, std::memory_order_release);
 }
 
 // One ordered event: room first (a thread that took a number must not wait for

@@ -40,7 +40,7 @@ Status RingMerger::Examine(uint32_t ring) {
   const uint64_t order = w[pos + 4];
   const uint32_t domain = rt::OrderDomain(order);
   if (domain >= rt::kDomains) return Damaged(ring, pos, "order domain " + std::to_string(domain) + " out of range");
-  if (rt::HasAfter(w[pos]) && next_number_[rt::kGlobalDomain] < w[pos + 5]) {
+  if (next_number_[rt::kGlobalDomain] < w[pos + 5]) {
     blocked_[rt::kGlobalDomain].push_back(ring);
     p.wait = Wait::kBlocked;
     return Status::Ok();
@@ -136,7 +136,7 @@ bool RingMerger::SkipGap() {
       const Pending& p = rings_[r];
       const uint64_t* w = p.words.data() + p.scan;
       uint64_t to = rt::OrderNumber(w[4]);
-      if (d == rt::kGlobalDomain && rt::HasAfter(w[0]) && next_number_[d] < w[5]) to = w[5];
+      if (d == rt::kGlobalDomain && next_number_[d] < w[5]) to = w[5];
       if (to - next_number_[d] < best_gap) {
         best_gap = to - next_number_[d];
         best_domain = d;

@@ -37,7 +37,7 @@ void Plain(std::vector<uint64_t>* w, EventKind kind, uint64_t addr) {
 }
 void Ordered(std::vector<uint64_t>* w, EventKind kind, uint64_t object, uint32_t domain, uint64_t number) {
   for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(kind), 0), object, uint64_t{0}, uint64_t{0x2000},
-                     rt::OrderWord(domain, number)})
+                     rt::OrderWord(domain, number), uint64_t{0}})
     w->push_back(x);
 }
 void Lock(std::vector<uint64_t>* w, EventKind kind, uint64_t lock, uint64_t number) {
@@ -120,7 +120,7 @@ TEST(RingMergerTest, CondWaitEndFollowsTheGlobalEventsItSaw) {
   // Ring 0: wait begin (releases m, number 0), wait end (re-acquires m, number 1)
   // having seen one global event (the signal of ring 1, which does not hold m).
   Ordered(&b.words[0], EventKind::kCondWaitBegin, c, rt::LockDomain(m), 0);
-  for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(EventKind::kCondWaitEnd), 0) | rt::kAfterFlag, c, m,
+  for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(EventKind::kCondWaitEnd), 0), c, m,
                      uint64_t{0x2000}, rt::OrderWord(rt::LockDomain(m), 1), uint64_t{1}})
     b.words[0].push_back(x);
   Plain(&b.words[1], EventKind::kWrite, 0x100);
