@@ -13,12 +13,13 @@ namespace seer::cli {
 namespace {
 
 // `--sync=inproc`: the program's own seer runtime records accesses and sync.
-int RunInproc(const daemon::RecordOptions& o) {
+int RunInproc(const daemon::RecordOptions& o, uint64_t spool_mb) {
   if (o.pid > 0) {
     fprintf(stderr, "seer record: --sync=inproc needs a command to run, not -p PID\n");
     return kExitError;
   }
   InprocOptions options;
+  options.max_spool_bytes = spool_mb << 20;
   InprocResult result;
   Status st = RecordInproc(o.command, options, o.output, &result);
   if (!st.ok()) {
@@ -41,6 +42,7 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
   struct Args {
     daemon::RecordOptions options;
     std::string sync = "auto";
+    uint64_t spool_mb = InprocOptions().max_spool_bytes >> 20;
     std::vector<std::string> command;
   };
   auto args = std::make_shared<Args>();
@@ -59,6 +61,11 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
   sub->add_option("-p,--pid", args->options.pid, "Attach to this running process instead of running a command");
   sub->add_option("--duration", args->options.duration_s, "With -p: stop after this many seconds")
       ->check(CLI::NonNegativeNumber);
+  sub->add_option("--spool-mb", args->spool_mb,
+                  "inproc: memory for records copied out of the program but not yet encoded; when full, "
+                  "the program waits for the recorder")
+      ->check(CLI::Range(uint64_t{16}, uint64_t{1} << 20))
+      ->capture_default_str();
   sub->add_flag("-q,--quiet", args->options.quiet, "No summary line");
   sub->add_option("command", args->command, "The command to run and its arguments (after --)");
   sub->positionals_at_end();
@@ -80,7 +87,7 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
       }
       const bool inproc =
           args->sync == "inproc" || (args->sync == "auto" && o.pid <= 0 && CarriesRuntime(o.command[0]));
-      if (inproc) return RunInproc(o);
+      if (inproc) return RunInproc(o, args->spool_mb);
       daemon::RecordResult result;
       Status st = daemon::Record(o, &result);
       if (!st.ok()) {

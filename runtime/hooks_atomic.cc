@@ -1,8 +1,8 @@
 // The __tsan_atomic* entry points: the hook performs the atomic operation itself
-// and records it with a global sequence number. The operation and the taking of
-// the number happen under a small spinlock chosen by address, so the recorded
-// order of atomics on one address is the order in which they took effect (a
-// load's number follows the number of the store it read from).
+// and records it with a number of its stripe's order domain. The operation and
+// the taking of the number happen under a small spinlock chosen by address, so
+// the recorded order of atomics on one address is the order in which they took
+// effect (a load's number follows the number of the store it read from).
 #include <sched.h>
 
 #include "runtime/rt_state.h"
@@ -10,16 +10,18 @@
 namespace seer::rt {
 namespace {
 
-constexpr int kStripes = 1024;
 struct alignas(64) Stripe {
   std::atomic<uint32_t> locked{0};
+  uint64_t next = 0;  // the stripe's order domain counter, guarded by `locked`
 };
-Stripe stripes[kStripes];
+Stripe stripes[kAtomicStripes];
 
+// Holds the stripe of an address; Take() numbers the operation done under it.
 class StripeLock {
  public:
   explicit StripeLock(const volatile void* addr)
-      : s_(stripes[(reinterpret_cast<uintptr_t>(addr) >> 4) % kStripes]) {
+      : index_(static_cast<uint32_t>((reinterpret_cast<uintptr_t>(addr) >> 4) % kAtomicStripes)),
+        s_(stripes[index_]) {
     for (int spins = 0; s_.locked.exchange(1, std::memory_order_acquire) != 0;) {
       while (s_.locked.load(std::memory_order_relaxed) != 0) {
         if (++spins > 128) sched_yield();
@@ -29,7 +31,10 @@ class StripeLock {
   }
   ~StripeLock() { s_.locked.store(0, std::memory_order_release); }
 
+  uint64_t Take() { return OrderWord(kFirstAtomicDomain + index_, s_.next++); }
+
  private:
+  uint32_t index_;
   Stripe& s_;
 };
 
@@ -120,14 +125,12 @@ SEER_RT_INLINE T Load(const volatile T* a, int mo, uint64_t pc) {
   if (ts == nullptr) return DoLoad(a);
   T v;
   uint64_t seq;
-  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
   {
     StripeLock lock(a);
     v = DoLoad(a);
-    seq = g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+    seq = lock.Take();
   }
   Record(ts, EventKind::kAtomicLoad, Order(mo), a, pc, seq);
-  EndSeq(ts);
   return v;
 }
 
@@ -139,14 +142,12 @@ SEER_RT_INLINE void Store(volatile T* a, T v, int mo, uint64_t pc) {
     return;
   }
   uint64_t seq;
-  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
   {
     StripeLock lock(a);
     DoStore(a, v);
-    seq = g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+    seq = lock.Take();
   }
   Record(ts, EventKind::kAtomicStore, Order(mo), a, pc, seq);
-  EndSeq(ts);
 }
 
 template <typename T>
@@ -155,14 +156,12 @@ SEER_RT_INLINE T Rmw(volatile T* a, Op op, T v, int mo, uint64_t pc) {
   if (ts == nullptr) return DoRmw(a, op, v);
   T old;
   uint64_t seq;
-  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
   {
     StripeLock lock(a);
     old = DoRmw(a, op, v);
-    seq = g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+    seq = lock.Take();
   }
   Record(ts, EventKind::kAtomicRmw, Order(mo), a, pc, seq);
-  EndSeq(ts);
   return old;
 }
 
@@ -173,17 +172,15 @@ SEER_RT_INLINE bool Cas(volatile T* a, T* expected, T desired, int mo, int fail_
   if (ts == nullptr) return DoCas(a, expected, desired);
   bool ok;
   uint64_t seq;
-  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
   {
     StripeLock lock(a);
     ok = DoCas(a, expected, desired);
-    seq = g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
+    seq = lock.Take();
   }
   if (ok)
     Record(ts, EventKind::kAtomicRmw, Order(mo), a, pc, seq);
   else
     Record(ts, EventKind::kAtomicLoad, Order(fail_mo), a, pc, seq);
-  EndSeq(ts);
   return ok;
 }
 

@@ -8,9 +8,7 @@ namespace seer::rt {
 namespace {
 
 SEER_RT_INLINE void Access(EventKind kind, const void* addr, uint64_t size, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
-  if (__builtin_expect(ts == nullptr, 0)) return;
-  PutShort(ts, K(kind), size, reinterpret_cast<uint64_t>(addr), pc);
+  PutShortFast(K(kind), size, reinterpret_cast<uint64_t>(addr), pc);
 }
 
 SEER_RT_INLINE void Range(EventKind kind, const void* addr, uint64_t size, uint64_t pc) {
@@ -72,15 +70,9 @@ SEER_RT_EXPORT void __tsan_write_range_pc(void* a, unsigned long size, void* pc)
 
 // object = a pc inside the entered function (our return address), pc = the call site.
 SEER_RT_EXPORT void __tsan_func_entry(void* call_pc) {
-  ThreadState* ts = CurrentThread();
-  if (__builtin_expect(ts == nullptr, 0)) return;
-  PutShort(ts, K(seer::EventKind::kFuncEntry), 0, SEER_RT_CALLER_PC(), reinterpret_cast<uint64_t>(call_pc));
+  PutShortFast(K(seer::EventKind::kFuncEntry), 0, SEER_RT_CALLER_PC(), reinterpret_cast<uint64_t>(call_pc));
 }
-SEER_RT_EXPORT void __tsan_func_exit() {
-  ThreadState* ts = CurrentThread();
-  if (__builtin_expect(ts == nullptr, 0)) return;
-  PutShort(ts, K(seer::EventKind::kFuncExit), 0, 0, SEER_RT_CALLER_PC());
-}
+SEER_RT_EXPORT void __tsan_func_exit() { PutShortFast(K(seer::EventKind::kFuncExit), 0, 0, SEER_RT_CALLER_PC()); }
 
 // A constructor or destructor resetting the vtable pointer to the value it
 // already has is not a write (ThreadSanitizer's rule; it avoids reports on

@@ -1,7 +1,8 @@
 // pthread and semaphore interposition: in `inproc` mode (SEER_RT_SYNC=inproc) the
 // runtime records synchronisation itself, a few ns per event. Each event takes its
-// global sequence number at the point where it takes effect: after acquiring,
-// before releasing, before signalling, after the wait returned.
+// number (in its lock's domain, or the global one) at the point where it takes
+// effect: after acquiring, before releasing, before signalling, after the wait
+// returned.
 // Without inproc mode every wrapper just forwards (the eBPF recorder sees the calls).
 #include <pthread.h>
 #include <semaphore.h>
@@ -66,10 +67,28 @@ SEER_RT_INLINE bool NestedRecursive(const pthread_mutex_t* m, unsigned depth_whe
 }
 
 SEER_RT_INLINE void Acquired(const volatile void* lock, uint8_t mode, uint64_t pc) {
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kAcquire, mode, Addr(lock), 0, pc);
+  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kAcquire, mode, Addr(lock), 0, pc);
 }
 SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t pc) {
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kRelease, mode, Addr(lock), 0, pc);
+  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kRelease, mode, Addr(lock), 0, pc);
+}
+
+// A cond wait releases the mutex: its begin is ordered in the mutex's domain.
+SEER_RT_INLINE void CondWaitBegins(const void* c, const void* m, uint64_t pc) {
+  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kCondWaitBegin, 0, Addr(c), Addr(m), pc);
+}
+
+// The end re-acquires the mutex (its domain) and follows the signal that woke
+// it (a global event numbered before the signal ran): the record carries the
+// global counter as read now, so the merger places it after every global event
+// taken so far. Read before taking the mutex-domain number, so that no event
+// ordered after this one can be among those the read waits for.
+SEER_RT_INLINE void CondWaitEnded(const void* c, const void* m, uint64_t pc) {
+  ThreadState* ts = SyncThread();
+  if (ts == nullptr || !Reserve(ts, kLongWords, K(EventKind::kCondWaitEnd))) return;
+  const uint64_t after = g_order[kGlobalDomain].next.load(std::memory_order_seq_cst);
+  const uint64_t order = TakeNumber(LockDomain(Addr(m)));
+  WriteLong(ts, K(EventKind::kCondWaitEnd), 0, Addr(c), Addr(m), pc, order, after);
 }
 
 struct StartArgs {
@@ -207,7 +226,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
   if (ThreadState* ts = SyncThread()) {
     // glibc records the writer's kernel tid in the lock: that tells which mode we hold.
     const uint8_t mode = l->__data.__cur_writer == ts->os_tid ? kExclusive : kShared;
-    PutOrdered(ts, EventKind::kRelease, mode, Addr(l), 0, SEER_RT_CALLER_PC());
+    PutLockEvent(ts, EventKind::kRelease, mode, Addr(l), 0, SEER_RT_CALLER_PC());
   }
   return real_rwlock_unlock.get()(l);
 }
@@ -237,17 +256,17 @@ int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
 }
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   const uint64_t pc = SEER_RT_CALLER_PC();
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kCondWaitBegin, 0, Addr(c), Addr(m), pc);
+  CondWaitBegins(c, m, pc);
   const int rc = real_cond_wait.get()(c, m);
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kCondWaitEnd, 0, Addr(c), Addr(m), pc);
+  CondWaitEnded(c, m, pc);
   return rc;
 }
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
   const uint64_t pc = SEER_RT_CALLER_PC();
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kCondWaitBegin, 0, Addr(c), Addr(m), pc);
+  CondWaitBegins(c, m, pc);
   const int rc = real_cond_timedwait.get()(c, m, t);
   // Also after a timeout the mutex is held again.
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kCondWaitEnd, 0, Addr(c), Addr(m), pc);
+  CondWaitEnded(c, m, pc);
   return rc;
 }
 

@@ -11,7 +11,7 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 1;
+inline constexpr uint32_t kShmVersion = 2;
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`).
@@ -40,15 +40,13 @@ struct alignas(64) ShmHeader {
   // recorder: 1 once it has read the target's module map. The runtime waits for
   // it (bounded) at start-up, so that even a program that exits at once has one.
   std::atomic<uint32_t> modules_read;
-  alignas(64) std::atomic<uint64_t> seq;  // runtime: the global sequence of sync events
 };
 
 enum RingState : uint32_t { kRingFree = 0, kRingClaimed = 1, kRingRunning = 2, kRingEnded = 3 };
 
-// One per thread. The producer owns `head`, `busy` and `lost`; the drainer owns `tail`.
+// One per thread. The producer owns `head` and `lost`; the drainer owns `tail`.
 struct alignas(64) RingDesc {
   std::atomic<uint64_t> head;  // words written and published by the producer
-  std::atomic<uint64_t> busy;  // odd while the producer holds a sequence number not yet published
   std::atomic<uint32_t> state;
   int32_t parent;              // ring of the creating thread, -1 if none
   int64_t os_tid;              // kernel thread id, written by the thread itself

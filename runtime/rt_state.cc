@@ -15,6 +15,7 @@
 namespace seer::rt {
 
 Globals g_rt;
+OrderCounter g_order[kFirstAtomicDomain];
 __thread ThreadState* tls_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
 namespace {
@@ -194,6 +195,10 @@ ThreadState* AttachThread() {
     ts = StartThread(static_cast<uint32_t>(ring), -1);
   tls_attaching = false;
   return ts;
+}
+
+void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (ThreadState* ts = CurrentThread()) PutShort(ts, kind, size, object, pc);
 }
 
 bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {

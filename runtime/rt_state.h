@@ -4,6 +4,7 @@
 // thread-local pointer `tls_state`; nothing here takes a lock or blocks.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "runtime/ring_layout.h"
@@ -64,34 +65,59 @@ SEER_RT_INLINE ThreadState* CurrentThread() {
 SEER_RT_INLINE uint8_t K(EventKind kind) { return static_cast<uint8_t>(kind); }
 
 // True when `words` more words fit; waits for the drainer a bounded time if
-// not. Ordered records reserve before taking their sequence number: a thread
-// must never wait for the drainer while it is busy (the drainer waits for it).
+// not. Ordered records reserve before taking their number, so a dropped record
+// never leaves a hole in its order domain.
 SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
   return __builtin_expect(ts->head + words <= ts->limit, 1) || MakeRoom(ts, words, kind);
 }
 
 // Writes a long record into space already reserved.
 SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
-                              uint64_t pc, uint64_t seq) {
+                              uint64_t pc, uint64_t order, uint64_t after = 0) {
+  // A long record may straddle the ring's end (short ones never do).
   const uint64_t h = ts->head;
   uint64_t* d = ts->data;
   const uint64_t m = ts->mask;
+  RingDesc* desc = ts->desc;
   d[h & m] = LongHead(kind, mode);
   d[(h + 1) & m] = object;
   d[(h + 2) & m] = aux;
   d[(h + 3) & m] = pc;
-  d[(h + 4) & m] = seq;
+  d[(h + 4) & m] = order;
+  d[(h + 5) & m] = after;
   ts->head = h + kLongWords;
-  ts->desc->head.store(h + kLongWords, std::memory_order_release);
+  desc->head.store(h + kLongWords, std::memory_order_release);
 }
 
-SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  if (!Reserve(ts, kShortWords, kind)) return;
+// Writes a short record if it fits below the cached limit; false otherwise.
+SEER_RT_INLINE bool TryShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   const uint64_t h = ts->head;
-  ts->data[h & ts->mask] = ShortHead(kind, size, object);
-  ts->data[(h + 1) & ts->mask] = pc;
+  if (__builtin_expect(h + kShortWords > ts->limit, 0)) return false;
+  // Read every field before the first store: the stores could alias them.
+  uint64_t* d = ts->data + (h & ts->mask);
+  RingDesc* desc = ts->desc;
+  d[0] = ShortHead(kind, size, object);
+  d[1] = pc;
   ts->head = h + kShortWords;
-  ts->desc->head.store(h + kShortWords, std::memory_order_release);
+  desc->head.store(h + kShortWords, std::memory_order_release);
+  return true;
+}
+
+// The slow path of PutShortFast: attaches the thread or waits for room.
+SEER_RT_NOINLINE void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc);
+
+SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (TryShort(ts, kind, size, object, pc) || !Reserve(ts, kShortWords, kind)) return;
+  TryShort(ts, kind, size, object, pc);
+}
+
+// The per-access hook body: the thread's state, a room check, two stores and a
+// release store; everything else (first event of a thread, full ring) is a
+// tail call, so the fast path saves no registers.
+SEER_RT_INLINE void PutShortFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  ThreadState* ts = tls_state;
+  if (__builtin_expect(ts != nullptr, 1) && TryShort(ts, kind, size, object, pc)) return;
+  PutShortSlow(kind, size, object, pc);
 }
 
 // A memory range of any size: short record when it fits, long without a sequence number otherwise.
@@ -103,25 +129,35 @@ SEER_RT_INLINE void PutRange(ThreadState* ts, EventKind kind, uint64_t addr, uin
     WriteLong(ts, K(kind), 0, addr, size, pc, kNoSeq);
 }
 
-// The ordering protocol (docs/runtime.md): a thread marks itself busy, takes a
-// number from the global sequence, publishes its record, and clears busy. The
-// drainer reads the sequence first and then waits for busy rings, so every
-// number below what it read is visible in some ring when it merges.
-SEER_RT_INLINE uint64_t BeginSeq(ThreadState* ts) {
-  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) + 1, std::memory_order_seq_cst);
-  return g_rt.shm->seq.fetch_add(1, std::memory_order_seq_cst);
-}
-SEER_RT_INLINE void EndSeq(ThreadState* ts) {
-  ts->desc->busy.store(ts->desc->busy.load(std::memory_order_relaxed) - 1, std::memory_order_release);
+// The counters of the global and lock domains (ring_record.h). They live in the
+// target only: the merger learns the numbers from the records. Atomics keep
+// theirs next to their stripe spinlocks (hooks_atomic.cc).
+struct alignas(64) OrderCounter {
+  std::atomic<uint64_t> next{0};
+};
+extern OrderCounter g_order[kFirstAtomicDomain];
+
+// Takes the next number of `domain` (global or lock). No fence beyond the
+// locked add: a lock's numbers are taken while it is held (after acquiring,
+// before releasing), and every global event's number is taken before the
+// operation that publishes it or after the one that observed it.
+SEER_RT_INLINE uint64_t TakeNumber(uint32_t domain) {
+  return OrderWord(domain, g_order[domain].next.fetch_add(1, std::memory_order_relaxed));
 }
 
-// One ordered event: busy, sequence number, record, not busy.
+// One ordered event: room first (a thread that took a number must not wait for
+// the drainer, and a dropped record must not leave a hole in a domain), then
+// its number, then the record.
 SEER_RT_INLINE void PutOrdered(ThreadState* ts, EventKind kind, uint8_t mode, uint64_t object, uint64_t aux,
-                               uint64_t pc) {
+                               uint64_t pc, uint32_t domain = kGlobalDomain) {
   if (!Reserve(ts, kLongWords, K(kind))) return;
-  const uint64_t seq = BeginSeq(ts);
-  WriteLong(ts, K(kind), mode, object, aux, pc, seq);
-  EndSeq(ts);
+  WriteLong(ts, K(kind), mode, object, aux, pc, TakeNumber(domain));
+}
+
+// A lock's acquire or release, ordered in the lock's own domain.
+SEER_RT_INLINE void PutLockEvent(ThreadState* ts, EventKind kind, uint8_t mode, uint64_t lock, uint64_t aux,
+                                 uint64_t pc) {
+  PutOrdered(ts, kind, mode, lock, aux, pc, LockDomain(lock));
 }
 
 // Shorthand for the caller's return address: the pc recorded for every event.

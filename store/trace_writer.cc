@@ -198,7 +198,7 @@ class LmdbTraceWriter final : public TraceWriter {
   TraceCounters counters_;
   bool counters_dirty_ = true;
   std::vector<bool> seen_threads_;
-  FlatSet64 variables_, locations_, locks_;
+  FlatSet64 variables_{FlatSet64::Keys::kAddresses}, locations_, locks_;
   struct RecentAccess {
     uint64_t pc = 0;
     uint64_t object = 0;

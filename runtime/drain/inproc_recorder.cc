@@ -26,6 +26,7 @@
 #include "runtime/drain/ring_collector.h"
 #include "runtime/drain/ring_merger.h"
 #include "runtime/ring_layout.h"
+#include "tools/common/async_writer.h"
 
 namespace seer {
 namespace {
@@ -34,9 +35,10 @@ using Clock = std::chrono::steady_clock;
 
 // How the trace orders events, for the `clock` metadata.
 constexpr const char* kClockDescription =
-    "inproc-seq: synchronisation events, atomics and alloc/free carry one global sequence number; "
-    "plain accesses are exact in program order between their thread's ordered events, and ordered "
-    "against other threads only through those events";
+    "inproc-domains: each lock's acquire/release, each atomic address's operations and the global "
+    "events (thread lifecycle, signal/wait, barriers, alloc/free) are numbered exactly in the order "
+    "they took effect, per order domain; plain accesses are exact in program order between their "
+    "thread's ordered events, and ordered against other threads only through those events";
 
 std::string IsoNow() {
   char buf[32];
@@ -248,13 +250,18 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
   // The merger thread orders and encodes what the collector copied out. It runs
   // at a lower priority than the target so that recording steals little CPU
   // from it; the spool (bounded) absorbs the difference and drains at the end.
+  // Encoding and compressing (the writer) run in a thread of their own, so
+  // that once the target has exited merging and encoding overlap on two cores.
+  // The merge thread creates it, so that it inherits the lower priority.
   Status merge_status;
+  std::unique_ptr<AsyncTraceWriter> async;
   std::thread merge_thread([&] {
     setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options.merge_nice);
-    auto sink = [&](const Event& e) { return writer->Append(e); };
+    async = std::make_unique<AsyncTraceWriter>(writer.get());
+    auto sink = [&](const Event& e) { return async->Append(e); };
     SpoolItem item;
     while (queue.Pop(&item)) {
-      for (const ModuleInfo& m : item.modules) writer->AddModule(m);
+      for (const ModuleInfo& m : item.modules) async->AddModule(m);
       Status st = merger.Add(&item.batch, sink);
       if (!st.ok()) {
         merge_status = st;
@@ -303,32 +310,37 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
       std::this_thread::sleep_for(std::chrono::microseconds(500));
       continue;
     }
-    if (!collector.Collect(!target_alive, &item.batch)) continue;
+    const bool copied = collector.Collect(!target_alive, &item.batch);
     const uint64_t bytes = item.batch.bytes();
-    queue.Push(std::move(item));
+    if (copied || !item.modules.empty()) queue.Push(std::move(item));
     if (target_alive && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
   }
   const auto exited = Clock::now();
   queue.Close();
   merge_thread.join();
   if (!merge_status.ok()) return merge_status;
+  // From here on only this thread uses the writer, through the async one (which
+  // keeps the table calls in order with the events it still holds).
+  TraceWriter* out = async.get();
 
-  for (const ThreadInfo& t : merger.Threads()) writer->AddThread(t);
+  for (const ThreadInfo& t : merger.Threads()) out->AddThread(t);
   const std::vector<uint64_t> lost = merger.LostByKind();
   for (int k = 0; k < kNumEventKinds; ++k) {
     if (lost[k] == 0) continue;
-    writer->AddLost("runtime-ring", static_cast<EventKind>(k), lost[k]);
+    out->AddLost("runtime-ring", static_cast<EventKind>(k), lost[k]);
     result->lost += lost[k];
   }
   // A thread without a ring loses all its events; the count is of threads.
   if (const uint64_t n = merger.ThreadsWithoutRing(); n > 0)
-    writer->AddLost("runtime-no-ring", EventKind::kThreadBegin, n);
+    out->AddLost("runtime-no-ring", EventKind::kThreadBegin, n);
+  // Numbers taken by a thread that died before publishing its record.
+  if (const uint64_t gaps = merger.order_gaps(); gaps > 0) out->SetMeta("order_gaps", std::to_string(gaps));
   if (const uint32_t sig = shm->fatal_signal.load(); sig != 0)
-    writer->SetMeta("fatal_signal", std::to_string(sig));
-  writer->SetMeta(meta::kEndTime, IsoNow());
-  result->events = writer->events_written();
+    out->SetMeta("fatal_signal", std::to_string(sig));
+  out->SetMeta(meta::kEndTime, IsoNow());
+  result->events = out->events_written();
   result->threads = static_cast<uint32_t>(merger.Threads().size());
-  s = writer->Close();
+  s = out->Close();
   if (!s.ok()) return s;
 
   result->runtime_seen = shm->owner_pid.load() != 0;

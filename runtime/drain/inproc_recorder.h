@@ -21,8 +21,10 @@ struct InprocOptions {
   // it to the eBPF probes and records only accesses, atomics, alloc/free.
   bool sync_inproc = true;
   // Ring contents copied out but not yet merged are held in memory up to this
-  // bound; beyond it the collector pauses and the target waits for room.
-  uint64_t max_spool_bytes = 2ull << 30;
+  // bound; beyond it the collector pauses and the target waits for room (it
+  // then runs at the recorder's speed; nothing is dropped unless the recorder
+  // makes no room for wait_ns). 16 bytes per access: 1 GiB holds 64M accesses.
+  uint64_t max_spool_bytes = 1ull << 30;
   // Nice value of the merging/encoding thread while the target runs.
   int merge_nice = 10;
   TraceWriterOptions writer;

@@ -3,14 +3,6 @@
 #include <algorithm>
 
 namespace seer {
-namespace {
-
-// How long one round waits for a thread that holds a sequence number it has not
-// published yet (a few instructions, unless the thread was descheduled).
-constexpr int kBusySpins = 20000;
-
-}  // namespace
-
 uint64_t RingBatch::bytes() const {
   uint64_t n = 0;
   for (const auto& w : words) n += w.size() * sizeof(uint64_t);
@@ -18,25 +10,14 @@ uint64_t RingBatch::bytes() const {
 }
 
 bool RingCollector::Collect(bool final, RingBatch* out) {
-  // Every number below `limit` was taken before this load; once the rings that
-  // were busy are not, each of those records is published.
-  out->limit = final ? ~0ull : shm_->seq.load(std::memory_order_seq_cst);
-  const uint32_t rings = std::min(shm_->next_ring.load(std::memory_order_seq_cst), shm_->max_rings);
+  out->final = final;
+  const uint32_t rings = std::min(shm_->next_ring.load(std::memory_order_acquire), shm_->max_rings);
   out->words.assign(rings, {});
   rt::RingDesc* descs = rt::RingDescs(shm_);
   std::vector<uint64_t> heads(rings);
-  for (uint32_t r = 0; r < rings; ++r) {
-    if (!final) {
-      for (int spins = 0; descs[r].busy.load(std::memory_order_seq_cst) != 0;) {
-        if (++spins > kBusySpins) {
-          out->words.clear();
-          return false;
-        }
-      }
-    }
-    heads[r] = descs[r].head.load(std::memory_order_acquire);
-  }
+  for (uint32_t r = 0; r < rings; ++r) heads[r] = descs[r].head.load(std::memory_order_acquire);
   const uint64_t capacity = shm_->ring_words;
+  bool copied = false;
   for (uint32_t r = 0; r < rings; ++r) {
     const uint64_t tail = descs[r].tail.load(std::memory_order_relaxed);
     // A head beyond the ring is damage (the program wrote over the shared
@@ -52,8 +33,9 @@ bool RingCollector::Collect(bool final, RingBatch* out) {
     dst.insert(dst.end(), data + start, data + start + first);
     if (first < n) dst.insert(dst.end(), data, data + (n - first));
     descs[r].tail.store(heads[r], std::memory_order_release);
+    copied = true;
   }
-  return true;
+  return copied || final;
 }
 
 }  // namespace seer

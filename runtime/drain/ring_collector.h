@@ -11,10 +11,9 @@
 
 namespace seer {
 
-// One round's copy: every record with a sequence number below `limit` is in this
-// batch or an earlier one.
+// One round's copy of every ring's newly published records.
 struct RingBatch {
-  uint64_t limit = 0;
+  bool final = false;  // the target is gone: nothing more will come
   std::vector<std::vector<uint64_t>> words;  // per ring, whole records
   uint64_t bytes() const;
 };
@@ -24,8 +23,8 @@ class RingCollector {
   explicit RingCollector(rt::ShmHeader* shm) : shm_(shm) {}
 
   // Copies everything published since the last call and frees the ring space.
-  // `final`: the target is gone; nobody is waited for. Returns false (and an
-  // empty batch) when a thread held a sequence number too long: try again.
+  // `final`: the target is gone, this is the last batch. False when there was
+  // nothing to copy (and it is not final).
   bool Collect(bool final, RingBatch* out);
 
  private:

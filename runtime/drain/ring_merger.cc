@@ -1,7 +1,6 @@
 #include "runtime/drain/ring_merger.h"
 
 #include <algorithm>
-#include <queue>
 #include <string>
 #include <utility>
 
@@ -9,7 +8,7 @@
 
 namespace seer {
 
-RingMerger::RingMerger(rt::ShmHeader* shm) : shm_(shm) {}
+RingMerger::RingMerger(rt::ShmHeader* shm) : shm_(shm), next_number_(rt::kDomains, 0), blocked_(rt::kDomains) {}
 
 uint32_t RingMerger::TidOf(uint32_t ring) {
   if (ring >= rings_.size()) rings_.resize(ring + 1);
@@ -18,51 +17,67 @@ uint32_t RingMerger::TidOf(uint32_t ring) {
   return static_cast<uint32_t>(p.tid);
 }
 
-Status RingMerger::Damaged(uint32_t ring, const std::string& what) const {
-  return Status::Corruption("runtime ring " + std::to_string(ring) + " word " +
-                            std::to_string(rings_[ring].pos) + ": " + what);
+Status RingMerger::Damaged(uint32_t ring, size_t pos, const std::string& what) const {
+  return Status::Corruption("runtime ring " + std::to_string(ring) + " word " + std::to_string(pos) + ": " + what);
 }
 
-uint64_t RingMerger::PeekOrderedSeq(uint32_t ring) const {
-  const Pending& p = rings_[ring];
-  size_t pos = p.pos;
-  while (pos < p.words.size()) {
-    const uint64_t w = p.words[pos];
-    if (!rt::IsLong(w)) {
-      pos += rt::kShortWords;
-      continue;
-    }
-    if (pos + rt::kLongWords > p.words.size()) break;  // EmitUntilOrdered reports it
-    const uint64_t seq = p.words[pos + 4];
-    if (seq != rt::kNoSeq) return seq;
-    pos += rt::kLongWords;
+Status RingMerger::Examine(uint32_t ring) {
+  Pending& p = rings_[ring];
+  const uint64_t* w = p.words.data();
+  const size_t end = p.words.size();
+  size_t pos = std::max(p.pos, p.scan);
+  p.wait = Wait::kNone;
+  while (pos < end) {
+    const uint64_t w0 = w[pos];
+    const size_t n = static_cast<size_t>(rt::RecordWords(w0));
+    if (pos + n > end) return Damaged(ring, pos, "record cut short");
+    if (rt::IsLong(w0) && w[pos + 4] != rt::kNoSeq) break;
+    pos += n;
   }
-  return rt::kNoSeq;
+  p.scan = pos;
+  if (pos == end) return Status::Ok();
+
+  const uint64_t order = w[pos + 4];
+  const uint32_t domain = rt::OrderDomain(order);
+  if (domain >= rt::kDomains) return Damaged(ring, pos, "order domain " + std::to_string(domain) + " out of range");
+  if (next_number_[rt::kGlobalDomain] < w[pos + 5]) {
+    blocked_[rt::kGlobalDomain].push_back(ring);
+    p.wait = Wait::kBlocked;
+    return Status::Ok();
+  }
+  const uint64_t number = rt::OrderNumber(order);
+  if (number < next_number_[domain])
+    return Damaged(ring, pos, "number " + std::to_string(number) + " of domain " + std::to_string(domain) +
+                                  " delivered twice");
+  if (number == next_number_[domain]) {
+    ready_.push_back(ring);
+    p.wait = Wait::kReady;
+  } else {
+    blocked_[domain].push_back(ring);
+    p.wait = Wait::kBlocked;
+  }
+  return Status::Ok();
 }
 
-Status RingMerger::EmitUntilOrdered(uint32_t ring, const Sink& sink) {
+Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   Pending& p = rings_[ring];
   const uint32_t tid = TidOf(ring);
   const uint64_t* w = p.words.data();
-  const size_t end = p.words.size();
   Event e;
   e.tid = tid;
-  while (p.pos < end) {
+  while (p.pos < p.scan) {
     const uint64_t w0 = w[p.pos];
     const uint8_t kind = rt::RecordKind(w0);
-    if (kind >= kNumEventKinds) return Damaged(ring, "unknown record kind " + std::to_string(kind));
+    if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
     e.kind = static_cast<EventKind>(kind);
     if (rt::IsLong(w0)) {
-      if (p.pos + rt::kLongWords > end) return Damaged(ring, "record cut short");
-      if (w[p.pos + 4] != rt::kNoSeq) return Status::Ok();
       // A long plain record: a range too big for a short one.
       e.mode = rt::LongMode(w0);
       e.object = w[p.pos + 1];
       e.aux = w[p.pos + 2];
       e.pc = w[p.pos + 3];
-      p.pos += rt::kLongWords;
+      p.pos += static_cast<size_t>(rt::RecordWords(w0));
     } else {
-      if (p.pos + rt::kShortWords > end) return Damaged(ring, "record cut short");
       e.mode = 0;
       e.object = rt::ShortObject(w0);
       e.aux = rt::ShortSize(w0);
@@ -79,20 +94,65 @@ Status RingMerger::EmitUntilOrdered(uint32_t ring, const Sink& sink) {
 Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   Pending& p = rings_[ring];
   const uint64_t* w = p.words.data() + p.pos;
+  const uint8_t kind = rt::RecordKind(w[0]);
+  if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
   Event e;
-  e.kind = static_cast<EventKind>(rt::RecordKind(w[0]));
+  e.kind = static_cast<EventKind>(kind);
   e.mode = rt::LongMode(w[0]);
   e.object = w[1];
   e.aux = w[2];
   e.pc = w[3];
   e.tid = TidOf(ring);
   if (e.kind == EventKind::kFork || e.kind == EventKind::kJoin) {
-    if (e.object >= shm_->max_rings) return Damaged(ring, "thread event names ring " + std::to_string(e.object));
+    if (e.object >= shm_->max_rings)
+      return Damaged(ring, p.pos, "thread event names ring " + std::to_string(e.object));
     e.object = TidOf(static_cast<uint32_t>(e.object));
   }
-  p.pos += rt::kLongWords;
+  const uint32_t domain = rt::OrderDomain(w[4]);
+  p.pos += static_cast<size_t>(rt::RecordWords(w[0]));
+  p.scan = p.pos;
+  p.wait = Wait::kNone;
   ++delivered_;
-  return sink(e);
+  Status s = sink(e);
+  if (!s.ok()) return s;
+  // The domain moves on: whoever waited for it may be due now.
+  ++next_number_[domain];
+  if (!blocked_[domain].empty()) {
+    std::vector<uint32_t> waiting;
+    waiting.swap(blocked_[domain]);
+    for (uint32_t r : waiting) {
+      s = Examine(r);
+      if (!s.ok()) return s;
+    }
+  }
+  return Examine(ring);
+}
+
+bool RingMerger::SkipGap() {
+  uint32_t best_domain = 0;
+  uint64_t best_to = 0, best_gap = ~0ull;
+  for (uint32_t d = 0; d < rt::kDomains; ++d) {
+    for (uint32_t r : blocked_[d]) {
+      const Pending& p = rings_[r];
+      const uint64_t* w = p.words.data() + p.scan;
+      uint64_t to = rt::OrderNumber(w[4]);
+      if (d == rt::kGlobalDomain && next_number_[d] < w[5]) to = w[5];
+      if (to - next_number_[d] < best_gap) {
+        best_gap = to - next_number_[d];
+        best_domain = d;
+        best_to = to;
+      }
+    }
+  }
+  if (best_gap == ~0ull) return false;
+  order_gaps_ += best_gap;
+  next_number_[best_domain] = best_to;
+  std::vector<uint32_t> waiting;
+  waiting.swap(blocked_[best_domain]);
+  for (uint32_t r : waiting) {
+    if (!Examine(r).ok()) rings_[r].wait = Wait::kNone;  // reported by the next pass over the ring
+  }
+  return true;
 }
 
 Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
@@ -105,38 +165,47 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
     if (p.pos == p.words.size()) {
       p.words.swap(in);
       p.pos = 0;
+      p.scan = 0;
     } else {
       p.words.erase(p.words.begin(), p.words.begin() + static_cast<std::ptrdiff_t>(p.pos));
+      p.scan -= p.pos;
       p.pos = 0;
       p.words.insert(p.words.end(), in.begin(), in.end());
     }
+    // A ring that had no ordered record pending may have one now.
+    if (p.wait == Wait::kNone) {
+      Status s = Examine(r);
+      if (!s.ok()) return s;
+    }
   }
-  const uint64_t limit = batch->limit;
-  const uint32_t rings = static_cast<uint32_t>(rings_.size());
 
-  // Smallest pending sequence number first. Plain records before a ring's next
-  // ordered record are delivered when that record is due, not earlier, to keep
-  // them close to real time.
-  using Entry = std::pair<uint64_t, uint32_t>;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
-  for (uint32_t r = 0; r < rings; ++r) {
-    const uint64_t seq = PeekOrderedSeq(r);
-    if (seq < limit) ready.push({seq, r});
+  // Topological merge: a ring is due when its next ordered record's number is
+  // the next of its domain. Rings take turns (first come, first served) one
+  // ordered record at a time, each preceded by the plain records before it, so
+  // threads interleave at the grain of their synchronisation.
+  for (;;) {
+    while (ready_pos_ < ready_.size()) {
+      const uint32_t r = ready_[ready_pos_++];
+      Status s = EmitPlain(r, sink);
+      if (!s.ok()) return s;
+      s = EmitOrdered(r, sink);
+      if (!s.ok()) return s;
+    }
+    ready_.clear();
+    ready_pos_ = 0;
+    // Nothing more will come: a number still missing belonged to a thread
+    // killed between taking it and publishing its record. Skip it.
+    if (!batch->final || !SkipGap()) break;
   }
-  while (!ready.empty()) {
-    const uint32_t r = ready.top().second;
-    ready.pop();
-    Status s = EmitUntilOrdered(r, sink);
-    if (!s.ok()) return s;
-    s = EmitOrdered(r, sink);
-    if (!s.ok()) return s;
-    const uint64_t seq = PeekOrderedSeq(r);
-    if (seq < limit) ready.push({seq, r});
-  }
-  // What is left before each ring's next ordered record (at or beyond `limit`)
-  // happened before this batch was collected: deliver it now.
-  for (uint32_t r = 0; r < rings; ++r) {
-    Status s = EmitUntilOrdered(r, sink);
+  // What is left before each ring's next ordered record (or its end) happened
+  // before this batch was collected: deliver it now.
+  for (uint32_t r = 0; r < rings_.size(); ++r) {
+    Pending& p = rings_[r];
+    if (p.wait == Wait::kNone && p.scan < p.words.size()) {
+      Status s = Examine(r);  // left unexamined by a failed skip: report the damage
+      if (!s.ok()) return s;
+    }
+    Status s = EmitPlain(r, sink);
     if (!s.ok()) return s;
   }
   if (emitted) *emitted = delivered_ - before;

@@ -1,7 +1,8 @@
 // Turns the runtime's ring records, copied out in batches by RingCollector, into
-// one ordered stream of seer Events: ordered records (sync events, atomics,
-// alloc/free) in global-sequence order, each thread's plain accesses between its
-// own ordered records in program order. docs/runtime.md has the details.
+// one ordered stream of seer Events: a topological merge of the per-thread
+// streams (program order) with the per-domain orders of the ordered records
+// (sync events, atomics, alloc/free), each thread's plain accesses between its
+// own ordered records. docs/runtime.md ("Ordering") has the details.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +25,13 @@ class RingMerger {
   using Sink = std::function<Status(const Event&)>;
 
   // Takes a batch (batches in the order collected) and delivers to `sink`
-  // everything that can be ordered now. *emitted (optional): events delivered.
+  // everything that can be ordered now; after a final batch, everything.
+  // *emitted (optional): events delivered.
   Status Add(RingBatch* batch, const Sink& sink, uint64_t* emitted = nullptr);
+
+  // Numbers the final merge found missing (a thread killed between taking a
+  // number and publishing its record), and skipped.
+  uint64_t order_gaps() const { return order_gaps_; }
 
   // The thread table: one entry per thread that appeared in the stream.
   std::vector<ThreadInfo> Threads() const;
@@ -36,26 +42,36 @@ class RingMerger {
   uint64_t ThreadsWithoutRing() const;
 
  private:
+  enum class Wait { kNone, kReady, kBlocked };
   struct Pending {
     std::vector<uint64_t> words;  // copied, not yet delivered
     size_t pos = 0;               // next word to deliver
+    size_t scan = 0;              // words before this (from pos) are plain records
     int64_t tid = -1;             // dense seer thread id, -1 until the thread appears
+    Wait wait = Wait::kNone;      // kNone: no ordered record found yet at `scan`
   };
 
-  // Delivers ring `ring`'s plain records up to its next ordered one, which it
-  // leaves in place.
-  Status EmitUntilOrdered(uint32_t ring, const Sink& sink);
-  // Delivers the ordered record at the ring's position.
+  // Finds ring `ring`'s next ordered record and files the ring as ready (its
+  // domain has reached its number) or blocked (listed under the domain it waits for).
+  Status Examine(uint32_t ring);
+  // Delivers ring `ring`'s plain records up to its next ordered one (or the end).
+  Status EmitPlain(uint32_t ring, const Sink& sink);
+  // Delivers the ordered record at the ring's position and advances its domain.
   Status EmitOrdered(uint32_t ring, const Sink& sink);
-  // The sequence number of the ring's next ordered record, or kNoSeq.
-  uint64_t PeekOrderedSeq(uint32_t ring) const;
+  // Final merge only: skips the smallest missing number a blocked ring waits for.
+  bool SkipGap();
   uint32_t TidOf(uint32_t ring);
-  Status Damaged(uint32_t ring, const std::string& what) const;
+  Status Damaged(uint32_t ring, size_t pos, const std::string& what) const;
 
   rt::ShmHeader* shm_;
   std::vector<Pending> rings_;
+  std::vector<uint64_t> next_number_;             // per domain: the number due next
+  std::vector<std::vector<uint32_t>> blocked_;    // per domain: rings waiting for it
+  std::vector<uint32_t> ready_;                   // rings whose ordered record is due
+  size_t ready_pos_ = 0;
   uint32_t next_tid_ = 0;
   uint64_t delivered_ = 0;
+  uint64_t order_gaps_ = 0;
 };
 
 }  // namespace seer
