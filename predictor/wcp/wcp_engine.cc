@@ -175,7 +175,8 @@ void WcpEngine::ApplyRuleB(uint32_t tid, LockState* l) {
       ++next;
       continue;
     }
-    if (!KnownTo(s.acquire, tid)) break;
+    // The thread's own earlier acquire is always known to it (C_t only grows).
+    if (s.tid != tid && !KnownTo(s.acquire, tid)) break;
     t.p.Join(s.release);
     ++next;
   }
