@@ -5,14 +5,19 @@
 //   build/bench/seer_analyze_bench                  1M and 10M events
 //   build/bench/seer_analyze_bench 1000000 100000000  any sizes (flat scaling)
 //   SEER_BENCH_ENGINES=hb,wcp build/bench/...       a subset of the rows
-// Prints one line per (size, engine): events/s, wall seconds, peak RSS and, for
-// wcp, the largest queue total as a fraction of events.
+// Prints one line per (size, engine): events per CPU second (user + system, less
+// sensitive than wall time to other jobs on a shared machine), events per wall
+// second, peak RSS, anonymous RSS at the end (peak RSS also counts the pages of the
+// memory-mapped trace file that were read, which grow with the trace; the engines'
+// own state is anonymous memory) and, for wcp, the largest queue total as a
+// fraction of events.
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -50,6 +55,17 @@ Status WriteTrace(uint64_t events, const std::string& path) {
   return s;
 }
 
+double Seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6; }
+
+// RssAnon of /proc/self/status, in MiB (0 if unavailable).
+double AnonRssMiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("RssAnon:", 0) == 0) return std::strtod(line.c_str() + 8, nullptr) / 1024.0;
+  return 0;
+}
+
 // Runs `list` over the trace in a child process and prints its line.
 void Measure(const std::string& path, uint64_t events, const std::string& label, const std::string& list) {
   std::fflush(stdout);
@@ -69,6 +85,8 @@ void Measure(const std::string& path, uint64_t events, const std::string& label,
   for (const EngineSpec*& spec : specs)
     if (spec->name == "wcp") spec = &observed_wcp;
   AnalysisRun run;
+  rusage start_usage{};
+  getrusage(RUSAGE_SELF, &start_usage);
   const auto start = std::chrono::steady_clock::now();
   if (s.ok()) s = RunAnalyses(path, specs, AnalysisOptions(), &run);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -78,12 +96,15 @@ void Measure(const std::string& path, uint64_t events, const std::string& label,
   }
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
+  const double cpu =
+      Seconds(u.ru_utime) + Seconds(u.ru_stime) - Seconds(start_usage.ru_utime) - Seconds(start_usage.ru_stime);
   std::string queue = "-";
   if (g_wcp != nullptr)
     queue = std::to_string(static_cast<double>(g_wcp->max_queue_entries()) / static_cast<double>(events));
-  std::printf("%-10llu %-10s %12.2f %9.3f %12.1f %14s\n", static_cast<unsigned long long>(events), label.c_str(),
-              static_cast<double>(run.events) / seconds / 1e6, seconds, static_cast<double>(u.ru_maxrss) / 1024.0,
-              queue.c_str());
+  const double n = static_cast<double>(run.events);
+  std::printf("%-10llu %-10s %10.2f %10.2f %8.3f %9.1f %9.1f %14s\n", static_cast<unsigned long long>(events),
+              label.c_str(), n / cpu / 1e6, n / seconds / 1e6, cpu, static_cast<double>(u.ru_maxrss) / 1024.0,
+              AnonRssMiB(), queue.c_str());
   std::fflush(stdout);
   _exit(0);
 }
@@ -102,8 +123,8 @@ int main(int argc, char** argv) {
     const std::string wanted = std::string(",") + only + ",";
     std::erase_if(rows, [&](const auto& r) { return wanted.find("," + r.first + ",") == std::string::npos; });
   }
-  std::printf("%-10s %-10s %12s %9s %12s %14s\n", "events", "analysis", "Mevents/s", "seconds", "peak_RSS_MiB",
-              "wcp_max_queue");
+  std::printf("%-10s %-10s %10s %10s %8s %9s %9s %14s\n", "events", "analysis", "M/cpu-s", "M/wall-s", "cpu_s",
+              "peakRSS", "anonRSS", "wcp_max_queue");
   for (uint64_t events : sizes) {
     const std::string path = "/tmp/seer_analyze_bench_" + std::to_string(getpid()) + ".seer";
     seer::Status s = seer::WriteTrace(events, path);
