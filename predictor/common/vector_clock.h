@@ -23,17 +23,37 @@ class VectorClock {
   }
   void Increment(uint32_t tid) { Set(tid, Get(tid) + 1); }
 
-  // this := max(this, other), pointwise.
+  // this := max(this, other), pointwise. Clocks are a handful of entries and
+  // these run on every synchronisation event: plain loops, no bounds checks.
   void Join(const VectorClock& other) {
-    if (other.c_.size() > c_.size()) c_.resize(other.c_.size(), 0);
-    for (size_t i = 0; i < other.c_.size(); ++i) c_[i] = std::max(c_[i], other.c_[i]);
+    const size_t n = other.c_.size();
+    if (n > c_.size()) c_.resize(n, 0);
+    ClockValue* a = c_.data();
+    const ClockValue* b = other.c_.data();
+    for (size_t i = 0; i < n; ++i) a[i] = a[i] < b[i] ? b[i] : a[i];
   }
-  void CopyFrom(const VectorClock& other) { c_ = other.c_; }
+  void CopyFrom(const VectorClock& other) {
+    if (c_.size() != other.c_.size()) {
+      c_ = other.c_;
+      return;
+    }
+    ClockValue* a = c_.data();
+    const ClockValue* b = other.c_.data();
+    for (size_t i = 0; i < c_.size(); ++i) a[i] = b[i];
+  }
 
   // this <= other, pointwise.
-  bool LessOrEqual(const VectorClock& other) const {
-    for (size_t i = 0; i < c_.size(); ++i)
-      if (c_[i] > other.Get(static_cast<uint32_t>(i))) return false;
+  bool LessOrEqual(const VectorClock& other) const { return LessOrEqual(other, ~0u, 0); }
+  // this <= other[tid := own], pointwise: a thread's current time when its own
+  // entry is kept apart (WCP's C_t = P_t[t := N_t]).
+  bool LessOrEqual(const VectorClock& other, uint32_t tid, ClockValue own) const {
+    const size_t common = std::min(c_.size(), other.c_.size());
+    const ClockValue* a = c_.data();
+    const ClockValue* b = other.c_.data();
+    for (size_t i = 0; i < common; ++i)
+      if (a[i] > (i == tid ? own : b[i])) return false;
+    for (size_t i = common; i < c_.size(); ++i)
+      if (a[i] > (i == tid ? own : 0)) return false;
     return true;
   }
 

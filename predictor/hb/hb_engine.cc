@@ -28,6 +28,15 @@ void HappensBeforeEngine<kSchedulable>::Process(const Event* events, size_t n) {
     if (IsPlainAccessEvent(e)) {
       EnsureThread(e.tid);
       Access(e.tid, PlainAccessOp(e));
+    } else if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
+      // Mutex operations are nearly half of a typical trace: no lowering dispatch
+      // (they lower to themselves).
+      EnsureThread(e.tid);
+      if (e.kind == EventKind::kAcquire) {
+        Acquire(e.tid, e.object, e.mode == static_cast<uint8_t>(LockMode::kShared));
+      } else {
+        Release(e.tid, e.object);
+      }
     } else {
       LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
     }
@@ -41,25 +50,8 @@ void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op)
   switch (op.op) {
     case SyncOp::kRead:
     case SyncOp::kWrite: Access(tid, op); return;
-    case SyncOp::kAcquire: {
-      if (!held_.Acquire(tid, op.object, op.shared)) return;
-      LockClocks& l = locks_[op.object];
-      clocks_[tid].Join(l.released);
-      if (!op.shared) clocks_[tid].Join(l.read_released);
-      return;
-    }
-    case SyncOp::kRelease: {
-      bool shared = false;
-      if (!held_.Release(tid, op.object, &shared)) return;
-      LockClocks& l = locks_[op.object];
-      if (shared) {
-        l.read_released.Join(clocks_[tid]);
-      } else {
-        l.released.CopyFrom(clocks_[tid]);
-      }
-      clocks_[tid].Increment(tid);
-      return;
-    }
+    case SyncOp::kAcquire: Acquire(tid, op.object, op.shared); return;
+    case SyncOp::kRelease: Release(tid, op.object); return;
     case SyncOp::kFork: {
       const uint32_t child = static_cast<uint32_t>(op.object);
       EnsureThread(child);
@@ -80,6 +72,29 @@ void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op)
     case SyncOp::kWait: clocks_[tid].Join(signals_[op.object]); return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
   }
+}
+
+template <bool kSchedulable>
+void HappensBeforeEngine<kSchedulable>::Acquire(uint32_t tid, uint64_t lock, bool shared) {
+  if (!held_.Acquire(tid, lock, shared)) return;
+  LockClocks& l = locks_[lock];
+  // A thread already knows the clock it released itself (clocks only grow).
+  if (l.last_releaser != tid) clocks_[tid].Join(l.released);
+  if (!shared) clocks_[tid].Join(l.read_released);
+}
+
+template <bool kSchedulable>
+void HappensBeforeEngine<kSchedulable>::Release(uint32_t tid, uint64_t lock) {
+  bool shared = false;
+  if (!held_.Release(tid, lock, &shared)) return;
+  LockClocks& l = locks_[lock];
+  if (shared) {
+    l.read_released.Join(clocks_[tid]);
+  } else {
+    l.released.CopyFrom(clocks_[tid]);
+    l.last_releaser = tid;
+  }
+  clocks_[tid].Increment(tid);
 }
 
 template <bool kSchedulable>

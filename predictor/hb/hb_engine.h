@@ -46,6 +46,7 @@ class HappensBeforeEngine : public Engine {
   struct LockClocks {
     VectorClock released;
     VectorClock read_released;
+    uint32_t last_releaser = ~0u;  // thread of the last write-mode release
   };
 
   void EnsureThread(uint32_t tid) {
@@ -53,6 +54,8 @@ class HappensBeforeEngine : public Engine {
   }
   void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
+  void Acquire(uint32_t tid, uint64_t lock, bool shared);
+  void Release(uint32_t tid, uint64_t lock);
   void Access(uint32_t tid, const LoweredOp& op);
   // Checks and records one access against one cell's history.
   void Visit(Cell& cell, uint32_t tid, bool write, bool atomic, bool* join_pending);

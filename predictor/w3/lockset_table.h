@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <algorithm>
 #include <map>
-#include <tuple>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -43,7 +43,7 @@ class LocksetTable {
  private:
   // op: 0 remove, 1 add shared, 2 add exclusive.
   uint32_t Transition(uint32_t id, uint64_t lock, int op) {
-    const auto key = std::make_tuple(id, lock, op);
+    const TransitionKey key{id, lock, op};
     auto it = transitions_.find(key);
     if (it != transitions_.end()) return it->second;
     std::vector<Lock> locks = sets_[id];
@@ -56,7 +56,19 @@ class LocksetTable {
   }
 
   std::vector<std::vector<Lock>> sets_;
-  std::map<std::tuple<uint32_t, uint64_t, int>, uint32_t> transitions_;
+  // Every acquire and release looks a transition up: hashed, not a tree walk.
+  struct TransitionKey {
+    uint32_t id;
+    uint64_t lock;
+    int op;
+    bool operator==(const TransitionKey&) const = default;
+  };
+  struct TransitionHash {
+    size_t operator()(const TransitionKey& k) const {
+      return static_cast<size_t>((k.lock * 0x9E3779B97F4A7C15ull) ^ (uint64_t{k.id} << 2 | static_cast<uint64_t>(k.op)));
+    }
+  };
+  std::unordered_map<TransitionKey, uint32_t, TransitionHash> transitions_;
   std::map<std::vector<Lock>, uint32_t> ids_;
 };
 

@@ -7,10 +7,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "predictor/common/race_collector.h"
 #include "predictor/common/sync_ops.h"
 #include "predictor/w3/access_graph.h"
 #include "predictor/w3/pwr_state.h"
-#include "predictor/w3/race_tally.h"
 
 namespace seer {
 namespace {
@@ -98,11 +98,11 @@ class W3Engine : public Engine {
     // Second pass (TR Def. 4.4): from each concurrent pair, follow edges backwards.
     for (Pending& p : pending_) {
       AccessNode* f = p.var->nodes.Get(p.f);
-      if (p.write_read) tally_.Add(p.last_write, p.var->nodes.Ref(p.f));
+      if (p.write_read) AddRace(p.last_write, p.var->nodes.Ref(p.f));
       ReportFrom(*p.var, *f, p.f, p.v, p.partners);
     }
     RaceResult result;
-    tally_.Fill(name_, Guarantee::kComplete, &result);
+    collector_.Fill(name_, Guarantee::kComplete, &result);
     findings->races.push_back(std::move(result));
     return Status::Ok();
   }
@@ -163,7 +163,7 @@ class W3Engine : public Engine {
       const LastWrite& lw = x.last_write;
       if (lw.present) {
         write_read = lw.clock > pwr_.Clock(t).Get(lw.tid) && pwr_.locksets().Disjoint(lw.lockset, pwr_.Lockset(t));
-        if (write_read && !exact_) tally_.Add(lw.ref, ref);
+        if (write_read && !exact_) AddRace(lw.ref, ref);
         pwr_.JoinClock(t, lw.vc);
       }
     }
@@ -200,14 +200,21 @@ class W3Engine : public Engine {
                   const std::vector<w3::NodeRef>& partners) {
     w3::ReportReachable(
         f, f_id, v, partners, pwr_.locksets(), [&](uint64_t i) { return x.nodes.Get(i); },
-        [&](uint64_t g) { tally_.Add(x.nodes.Ref(g), x.nodes.Ref(f_id)); }, &stack_);
+        [&](uint64_t g) { AddRace(x.nodes.Ref(g), x.nodes.Ref(f_id)); }, &stack_);
+  }
+
+  // `first` precedes `second`; calls come in non-decreasing order of `second`,
+  // which is the racy event (the collector counts it once).
+  void AddRace(const EventRef& first, const EventRef& second) {
+    collector_.AddPair(first, second);
+    collector_.AddRacyEvent(second);
   }
 
   std::string name_;
   bool exact_;
   uint64_t edge_bound_;
   w3::PwrState pwr_;
-  w3::RaceTally tally_;
+  RaceCollector collector_;
   std::unordered_map<uint64_t, std::unique_ptr<Variable>> vars_;
   std::vector<std::unique_ptr<Variable>> retired_;
   std::vector<Pending> pending_;

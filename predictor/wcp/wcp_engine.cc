@@ -61,11 +61,7 @@ void WcpEngine::CurrentClock(uint32_t tid, VectorClock* out) const {
 
 bool WcpEngine::KnownTo(const VectorClock& v, uint32_t tid) const {
   const ThreadState& t = threads_[tid];
-  for (uint32_t u = 0; u < v.size(); ++u) {
-    const ClockValue mine = u == tid ? t.n : t.p.Get(u);
-    if (v.Get(u) > mine) return false;
-  }
-  return true;
+  return v.LessOrEqual(t.p, tid, t.n);
 }
 
 void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
@@ -134,6 +130,11 @@ void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
   t.h.Join(l.h_read);
   t.p.Join(l.p_read);
   Section s;  // line 3
+  if (!spare_sections_.empty()) {
+    s = std::move(spare_sections_.back());
+    spare_sections_.pop_back();
+    s.release.Clear();
+  }
   s.tid = tid;
   CurrentClock(tid, &s.acquire);
   l.open = l.queue_base + l.queue.size();
@@ -174,7 +175,8 @@ void WcpEngine::ApplyRuleB(uint32_t tid, LockState* l) {
       ++next;
       continue;
     }
-    if (!KnownTo(s.acquire, tid)) break;
+    // The thread's own earlier acquire is always known to it (C_t only grows).
+    if (s.tid != tid && !KnownTo(s.acquire, tid)) break;
     t.p.Join(s.release);
     ++next;
   }
@@ -243,6 +245,7 @@ void WcpEngine::Trim(LockState* l) {
     lowest = std::min(lowest, std::max(c, l->queue_base));
   }
   while (l->queue_base < lowest && !l->queue.empty()) {
+    if (spare_sections_.size() < 64) spare_sections_.push_back(std::move(l->queue.front()));
     l->queue.pop_front();
     ++l->queue_base;
     --queue_entries_;

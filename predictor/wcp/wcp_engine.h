@@ -148,6 +148,7 @@ class WcpEngine : public Engine {
   bool racy_ = false;
   uint64_t sections_opened_ = 0;
   std::vector<std::vector<uint32_t>> spare_;  // emptied R/W lists, reused (no allocation per section)
+  std::vector<Section> spare_sections_;       // trimmed queue entries, their clocks reused
   uint64_t queue_entries_ = 0;
   uint64_t max_queue_entries_ = 0;
 };
