@@ -1,5 +1,8 @@
 // The JSON report. Its schema is a contract with tools (docs/cli.md): add keys,
 // never rename or remove them.
+#include <cstddef>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "predictor/report/json_util.h"
@@ -23,7 +26,23 @@ json EventJson(const ReportNames& names, const EventRef& e) {
   return j;
 }
 
-json WitnessJson(const Witness& w) { return {{"schedule", w.schedule}, {"validated", w.validated}}; }
+// Schedules can be millions of positions long: the report keeps the end, where
+// the bug happens.
+constexpr size_t kScheduleTail = 50;
+
+json WitnessJson(const Witness& w) {
+  const size_t from = w.schedule.size() > kScheduleTail ? w.schedule.size() - kScheduleTail : 0;
+  return {{"validated", w.validated},
+          {"length", w.schedule.size()},
+          {"schedule_tail", std::vector<uint64_t>(w.schedule.begin() + static_cast<ptrdiff_t>(from), w.schedule.end())}};
+}
+
+// An event of a deadlock or atomicity violation, with its part in the finding.
+json RoleJson(const ReportNames& names, const EventRef& e, const char* role) {
+  json j = EventJson(names, e);
+  j["role"] = role;
+  return j;
+}
 
 }  // namespace
 
@@ -48,7 +67,9 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
       pairs.push_back({{"first", EventJson(names, p.first)},
                        {"second", EventJson(names, p.second)},
                        {"variable", names.Object(p.first.kind, p.first.object)},
-                       {"occurrences", p.occurrences}});
+                       {"occurrences", p.occurrences},
+                       {"confirmed", p.confirmed ? json(*p.confirmed) : json(nullptr)}});
+      if (p.confirmed.value_or(false)) pairs.back()["confirmation"] = WitnessJson(p.confirmation);
     }
     races[r.engine] = {{"guarantee", GuaranteeName(r.guarantee)},
                        {"guarantee_description", GuaranteeDescription(r.guarantee)},
@@ -61,8 +82,11 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
 
   json deadlocks = json::array();
   for (const Deadlock& d : findings.deadlocks) {
-    json cycle = json::array();
+    json cycle = json::array(), locks = json::array(), events = json::array();
     for (const DeadlockThread& t : d.cycle) {
+      locks.push_back(names.Object(EventKind::kAcquire, t.held_lock));
+      events.push_back(RoleJson(names, t.held_acquire, "held_acquire"));
+      events.push_back(RoleJson(names, t.blocked_acquire, "blocked_acquire"));
       cycle.push_back({{"thread", t.tid},
                        {"thread_name", names.Thread(t.tid)},
                        {"held_lock", names.Object(EventKind::kAcquire, t.held_lock)},
@@ -72,7 +96,9 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
     }
     deadlocks.push_back({{"engine", d.engine},
                          {"guarantee", GuaranteeName(d.guarantee)},
+                         {"locks", locks},
                          {"cycle", cycle},
+                         {"events", events},
                          {"witness", WitnessJson(d.witness)}});
   }
   out["deadlocks"] = deadlocks;
@@ -85,6 +111,9 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                          {"local_first", EventJson(names, a.local_first)},
                          {"remote", EventJson(names, a.remote)},
                          {"local_second", EventJson(names, a.local_second)},
+                         {"events", json::array({RoleJson(names, a.local_first, "local_first"),
+                                                 RoleJson(names, a.remote, "remote"),
+                                                 RoleJson(names, a.local_second, "local_second")})},
                          {"witness", WitnessJson(a.witness)}});
   }
   out["atomicity"] = atomicity;

@@ -12,6 +12,16 @@ std::string Describe(const ReportNames& names, const EventRef& e) {
   return fmt::format("{} {} at location {} (event {})", names.Thread(e.tid), EventKindName(e.kind), e.pc, e.index);
 }
 
+// --confirm-races: what SeqCheck said about the pair, if it was asked.
+std::string ConfirmationNote(const RacePair& p) {
+  if (!p.confirmed) return "";
+  return *p.confirmed ? " (confirmed by SeqCheck)" : " (not confirmed by SeqCheck)";
+}
+
+std::string WitnessNote(const Witness& w) {
+  return fmt::format("{} schedule of {} events", w.validated ? "validated" : "UNVALIDATED", w.schedule.size());
+}
+
 }  // namespace
 
 std::string TextReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses) {
@@ -32,14 +42,18 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
     for (const RacePair& p : r.pairs) {
       out += fmt::format("  race on {}: {} and {}", names.Object(p.first.kind, p.first.object),
                          Describe(names, p.first), Describe(names, p.second));
-      out += p.occurrences > 1 ? fmt::format(", {} times\n", p.occurrences) : "\n";
+      if (p.occurrences > 1) out += fmt::format(", {} times", p.occurrences);
+      out += ConfirmationNote(p) + "\n";
     }
   }
 
   out += fmt::format("\ndeadlocks: {}\n", findings.deadlocks.size());
   for (const Deadlock& d : findings.deadlocks) {
-    out += fmt::format("  {} ({}{}):\n", d.engine, GuaranteeName(d.guarantee),
-                       d.witness.validated ? ", witness validated" : "");
+    std::string locks;
+    for (const DeadlockThread& t : d.cycle)
+      locks += (locks.empty() ? "" : ", ") + names.Object(EventKind::kAcquire, t.held_lock);
+    out += fmt::format("  {} ({}) on locks {}; witness: {}:\n", d.engine, GuaranteeName(d.guarantee), locks,
+                       WitnessNote(d.witness));
     for (const DeadlockThread& t : d.cycle) {
       out += fmt::format("    {} holds {} (acquired at location {}, event {}) and wants {} (location {}, event {})\n",
                          names.Thread(t.tid), names.Object(EventKind::kAcquire, t.held_lock), t.held_acquire.pc,
@@ -50,9 +64,9 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
 
   out += fmt::format("\natomicity violations: {}\n", findings.atomicity.size());
   for (const AtomicityViolation& a : findings.atomicity) {
-    out += fmt::format("  {} {} on {}: {}; then {}; then {}\n", a.engine, a.pattern,
+    out += fmt::format("  {} {} on {}: {}; then {}; then {} (witness: {})\n", a.engine, a.pattern,
                        names.Object(a.local_first.kind, a.local_first.object), Describe(names, a.local_first),
-                       Describe(names, a.remote), Describe(names, a.local_second));
+                       Describe(names, a.remote), Describe(names, a.local_second), WitnessNote(a.witness));
   }
   return out;
 }

@@ -34,6 +34,23 @@ uint32_t FeasibilityChecker::NeedyLimit(uint32_t t) const {
   return c > 0 ? c - 1 : 0;
 }
 
+bool FeasibilityChecker::RaiseNeeds(uint32_t t, uint32_t p) {
+  const uint32_t id = m_.At(t, p);
+  const Node& n = m_.node(id);
+  bool ok = true;
+  if ((n.flags & kJoins) && n.other != kNone) {
+    const uint32_t child = m_.node(n.other).tid;
+    ok = Raise(child, m_.thread_length(child));
+  }
+  if (n.flags & kWaits)
+    for (uint32_t s : m_.signals_before(id)) ok = ok && Raise(m_.node(s).tid, m_.node(s).pos + 1);
+  if (p == 0 && m_.fork_of(t) != kNone) {
+    const Node& f = m_.node(m_.fork_of(t));
+    ok = ok && Raise(f.tid, f.pos + 1);
+  }
+  return ok;
+}
+
 bool FeasibilityChecker::IsNeedyRead(uint32_t node) const {
   const Node& n = m_.node(node);
   return (n.flags & kReads) && n.pos < NeedyLimit(n.tid);
@@ -49,21 +66,12 @@ bool FeasibilityChecker::ComputeCandidateSet(const Query& q, std::string* why) {
     while (!worklist_.empty()) {
       const uint32_t t = worklist_.back();
       worklist_.pop_back();
-      for (uint32_t p = processed_[t]; p < cut_[t]; ++p) {
-        const uint32_t id = m_.At(t, p);
-        const Node& n = m_.node(id);
-        bool ok = true;
-        if ((n.flags & kJoins) && n.other != kNone) {
-          const uint32_t child = m_.node(n.other).tid;
-          ok = Raise(child, m_.thread_length(child));
-        }
-        if (n.flags & kWaits)
-          for (uint32_t s : m_.signals_before(id)) ok = ok && Raise(m_.node(s).tid, m_.node(s).pos + 1);
-        if (p == 0 && m_.fork_of(t) != kNone) {
-          const Node& f = m_.node(m_.fork_of(t));
-          ok = ok && Raise(f.tid, f.pos + 1);
-        }
-        if (!ok) {
+      // The events run need theirs; so does an event that must be reached: a
+      // thread's first event is enabled only once its fork has run.
+      const uint32_t reach =
+          enabled_[t] && cut_[t] < m_.thread_length(t) ? cut_[t] + 1 : cut_[t];
+      for (uint32_t p = processed_[t]; p < reach; ++p) {
+        if (!RaiseNeeds(t, p)) {
           *why = "needs an event past a thread's bound (join, fork or signal)";
           return false;
         }

@@ -77,23 +77,15 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     if (trace_[i].kind == EventKind::kFork && !fork_of.count(static_cast<uint32_t>(trace_[i].object)))
       fork_of[static_cast<uint32_t>(trace_[i].object)] = i;
 
-  for (size_t s = 0; s < schedule.size(); ++s) {
-    size_t at = 0;
-    if (!Position(schedule[s], &at)) return Status::Internal("witness: " + Pos(schedule[s]) + " is not in the trace");
+  // What an event needs before it can run (or be enabled): its thread's fork,
+  // the signals recorded before a wait, the joined thread's end.
+  auto prerequisites = [&](size_t at) -> Status {
     const Event& e = trace_[at];
-    if (r->order.count(e.index)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
-    r->order[e.index] = s;
-    uint32_t& ran = r->ran[e.tid];
-    if (thread_pos_[at] != ran)
-      return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
-                              std::to_string(e.tid) + " (runs " + std::to_string(ran) + " events before it)");
-    ++ran;
     if (thread_pos_[at] == 0) {
       auto f = fork_of.find(e.tid);
       if (f != fork_of.end() && f->second < at && !r->order.count(trace_[f->second].index))
         return Status::Internal("witness: thread " + std::to_string(e.tid) + " runs before its fork");
     }
-
     if (Waits(e.kind)) {
       // Every signal on the object recorded before the wait has run.
       auto so = signals_.find(e.object);
@@ -112,6 +104,22 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
       if (r->ran[child] != total)
         return Status::Internal("witness: join " + Pos(e.index) + " before thread " + std::to_string(child) + " ends");
     }
+    return Status::Ok();
+  };
+
+  for (size_t s = 0; s < schedule.size(); ++s) {
+    size_t at = 0;
+    if (!Position(schedule[s], &at)) return Status::Internal("witness: " + Pos(schedule[s]) + " is not in the trace");
+    const Event& e = trace_[at];
+    if (r->order.count(e.index)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
+    r->order[e.index] = s;
+    uint32_t& ran = r->ran[e.tid];
+    if (thread_pos_[at] != ran)
+      return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
+                              std::to_string(e.tid) + " (runs " + std::to_string(ran) + " events before it)");
+    ++ran;
+    Status ready = prerequisites(at);
+    if (!ready.ok()) return ready;
     if (Reads(e.kind)) {
       auto it = last_write.find(e.object);
       reads.push_back({at, it == last_write.end() ? -1 : it->second});
@@ -153,6 +161,8 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     const uint32_t t = trace_[at].tid;
     if (r->ran[t] != thread_pos_[at])
       return Status::Internal("witness: " + Pos(index) + " is not the next event of thread " + std::to_string(t));
+    Status ready = prerequisites(at);
+    if (!ready.ok()) return Status::Internal(ready.message() + " (" + Pos(index) + " must be enabled)");
     next_enabled[t] = thread_pos_[at];
   }
   // A read keeps its recorded write when a branch after it runs (without branch
