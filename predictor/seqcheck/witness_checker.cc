@@ -1,8 +1,10 @@
 #include "predictor/seqcheck/witness_checker.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace seer::seqcheck {
 namespace {
@@ -31,7 +33,11 @@ struct WitnessChecker::Replay {
   };
   std::map<uint64_t, Lock> locks;
   std::map<std::pair<uint32_t, uint64_t>, uint32_t> depth;  // (thread, lock) -> nesting
-  std::unordered_map<uint64_t, size_t> order;               // trace index -> schedule position
+  // Trace position -> schedule step, kNotRun when it did not run. A vector, not
+  // a map: schedules of long traces run millions of events.
+  static constexpr uint32_t kNotRun = UINT32_MAX;
+  std::vector<uint32_t> step;
+  bool Ran(size_t at) const { return step[at] != kNotRun; }
 };
 
 WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) {
@@ -51,6 +57,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) 
     if (Writes(e.kind)) last_write[e.object] = static_cast<int64_t>(e.index);
     if (e.kind == EventKind::kBranch) has_branches_ = true;
     if (Signals(e.kind)) signals_[e.object][e.tid].push_back(i);
+    if (e.kind == EventKind::kFork) fork_of_.emplace(static_cast<uint32_t>(e.object), i);
   }
   if (!dense_)
     for (size_t i = 0; i < trace.size(); ++i) where_[trace[i].index] = i;
@@ -72,18 +79,15 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
   std::map<std::pair<uint64_t, uint32_t>, uint32_t> signals_run;  // (object, thread) -> signals run
   std::unordered_map<uint64_t, int64_t> last_write;  // in the schedule
   std::vector<std::pair<size_t, int64_t>> reads;     // (position, write it saw)
-  std::map<uint32_t, size_t> fork_of;                // child -> fork position
-  for (size_t i = 0; i < trace_.size(); ++i)
-    if (trace_[i].kind == EventKind::kFork && !fork_of.count(static_cast<uint32_t>(trace_[i].object)))
-      fork_of[static_cast<uint32_t>(trace_[i].object)] = i;
+  r->step.assign(trace_.size(), Replay::kNotRun);
 
   // What an event needs before it can run (or be enabled): its thread's fork,
   // the signals recorded before a wait, the joined thread's end.
   auto prerequisites = [&](size_t at) -> Status {
     const Event& e = trace_[at];
     if (thread_pos_[at] == 0) {
-      auto f = fork_of.find(e.tid);
-      if (f != fork_of.end() && f->second < at && !r->order.count(trace_[f->second].index))
+      auto f = fork_of_.find(e.tid);
+      if (f != fork_of_.end() && f->second < at && !r->Ran(f->second))
         return Status::Internal("witness: thread " + std::to_string(e.tid) + " runs before its fork");
     }
     if (Waits(e.kind)) {
@@ -111,8 +115,8 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     size_t at = 0;
     if (!Position(schedule[s], &at)) return Status::Internal("witness: " + Pos(schedule[s]) + " is not in the trace");
     const Event& e = trace_[at];
-    if (r->order.count(e.index)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
-    r->order[e.index] = s;
+    if (r->Ran(at)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
+    r->step[at] = static_cast<uint32_t>(s);
     uint32_t& ran = r->ran[e.tid];
     if (thread_pos_[at] != ran)
       return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
@@ -211,7 +215,8 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
     if (!is_acquire || b.tid != me.tid || wanted != me.wanted_lock || next.held_lock != me.wanted_lock)
       return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) +
                               " is not blocked acquiring the next thread's lock");
-    if (!r.order.count(next.held_acquire.index))
+    size_t held = 0;
+    if (!Position(next.held_acquire.index, &held) || !r.Ran(held))
       return Status::Internal("deadlock witness: " + Pos(next.held_acquire.index) + " has not run");
     const Replay::Lock& l = r.locks[wanted];
     const bool shared_request = b.kind == EventKind::kAcquire && SharedMode(b);
@@ -240,9 +245,9 @@ Status WitnessChecker::CheckAtomicity(const AtomicityViolation& v) const {
   auto kind = [](const Event& x) { return Writes(x.kind) ? "write" : (Reads(x.kind) ? "read" : "other"); };
   const std::string pattern = std::string(kind(e1)) + "-" + kind(e) + "-" + kind(e2);
   if (pattern != v.pattern) return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
-  for (const Event* x : {&e1, &e, &e2})
-    if (!r.order.count(x->index)) return Status::Internal("atomicity witness: " + Pos(x->index) + " does not run");
-  if (!(r.order[e1.index] < r.order[e.index] && r.order[e.index] < r.order[e2.index]))
+  for (size_t x : {a, b, c})
+    if (!r.Ran(x)) return Status::Internal("atomicity witness: " + Pos(trace_[x].index) + " does not run");
+  if (!(r.step[a] < r.step[b] && r.step[b] < r.step[c]))
     return Status::Internal("atomicity witness: the remote access is not between the local ones");
   return Status::Ok();
 }

@@ -50,6 +50,7 @@ class WitnessChecker {
   bool has_branches_ = false;
   // Signal positions per object and thread, ascending.
   std::unordered_map<uint64_t, std::unordered_map<uint32_t, std::vector<size_t>>> signals_;
+  std::unordered_map<uint32_t, size_t> fork_of_;  // child -> position of its (first) fork
 };
 
 }  // namespace seer::seqcheck
