@@ -19,6 +19,7 @@ std::string ConfirmationNote(const RacePair& p) {
 }
 
 std::string WitnessNote(const Witness& w) {
+  if (w.schedule.empty() && !w.validated) return "the recorded run itself";  // atomic-blocks
   return fmt::format("{} schedule of {} events", w.validated ? "validated" : "UNVALIDATED", w.schedule.size());
 }
 

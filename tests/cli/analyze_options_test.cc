@@ -139,6 +139,20 @@ TEST_F(AnalyzeOptionsTest, AtomicityWindowAndJsonShape) {
   EXPECT_EQ(a["witness"]["length"], a["witness"]["schedule_tail"].size());
 }
 
+TEST_F(AnalyzeOptionsTest, AtomicBlocksEngine) {
+  const std::string t =
+      Trace("blocks", {"T0|fork(T1)|1", "T0|begin|2", "T0|r(x)|3", "T1|w(x)|4", "T0|w(x)|5", "T0|end|6",
+                       "T0|join(T1)|7"});
+  for (const json& a : Json(t)["atomicity"]) EXPECT_NE(a["engine"], "atomic-blocks");  // not in the default set
+  json j = Json(t + " --analysis atomic-blocks");
+  ASSERT_EQ(j["atomicity"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["atomicity"][0]["pattern"], "not-conflict-serializable");
+  EXPECT_EQ(j["atomicity"][0]["events"][1]["location"], 4);
+  EXPECT_EQ(j["atomicity"][0]["witness"]["length"], 0);
+  auto text = Seer("analyze " + t + " --analysis atomic-blocks");
+  EXPECT_NE(text.out.find("the recorded run itself"), std::string::npos) << text.out;
+}
+
 TEST_F(AnalyzeOptionsTest, RaceEngineOptionsParse) {
   const std::string t = Trace("fork", kForkOrdered);
   json j = Json(t + " --analysis wcp,lockset,w3-linear --paper --w3-history 0 --w3-edges 3");
