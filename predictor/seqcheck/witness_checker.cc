@@ -43,13 +43,17 @@ struct WitnessChecker::Replay {
 WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) {
   std::unordered_map<uint32_t, uint32_t> count;
   std::unordered_map<uint64_t, int64_t> last_write;
+  std::unordered_map<uint64_t, uint32_t> var_ids;
   thread_pos_.resize(trace.size());
+  var_slot_.assign(trace.size(), 0);
   recorded_write_.assign(trace.size(), -1);
   for (size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
     thread_pos_[i] = count[e.tid]++;
     thread_events_[e.tid].push_back(i);
+    if (Reads(e.kind) || Writes(e.kind))
+      var_slot_[i] = var_ids.emplace(e.object, static_cast<uint32_t>(var_ids.size())).first->second;
     if (Reads(e.kind)) {
       auto it = last_write.find(e.object);
       recorded_write_[i] = it == last_write.end() ? -1 : it->second;
@@ -59,6 +63,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) 
     if (Signals(e.kind)) signals_[e.object][e.tid].push_back(i);
     if (e.kind == EventKind::kFork) fork_of_.emplace(static_cast<uint32_t>(e.object), i);
   }
+  variables_ = var_ids.size();
   if (!dense_)
     for (size_t i = 0; i < trace.size(); ++i) where_[trace[i].index] = i;
 }
@@ -77,7 +82,7 @@ bool WitnessChecker::Position(uint64_t index, size_t* at) const {
 Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled,
                            Replay* r) const {
   std::map<std::pair<uint64_t, uint32_t>, uint32_t> signals_run;  // (object, thread) -> signals run
-  std::unordered_map<uint64_t, int64_t> last_write;  // in the schedule
+  std::vector<int64_t> last_write(variables_, -1);  // in the schedule, per variable slot
   std::vector<std::pair<size_t, int64_t>> reads;     // (position, write it saw)
   r->step.assign(trace_.size(), Replay::kNotRun);
 
@@ -124,11 +129,8 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     ++ran;
     Status ready = prerequisites(at);
     if (!ready.ok()) return ready;
-    if (Reads(e.kind)) {
-      auto it = last_write.find(e.object);
-      reads.push_back({at, it == last_write.end() ? -1 : it->second});
-    }
-    if (Writes(e.kind)) last_write[e.object] = static_cast<int64_t>(e.index);
+    if (Reads(e.kind)) reads.push_back({at, last_write[var_slot_[at]]});
+    if (Writes(e.kind)) last_write[var_slot_[at]] = static_cast<int64_t>(e.index);
     if (Signals(e.kind)) ++signals_run[{e.object, e.tid}];
 
     // Locks: a cond-wait begin releases its mutex, its end re-acquires it.
