@@ -26,13 +26,15 @@ std::string Pos(uint64_t index) { return "event " + std::to_string(index); }
 }  // namespace
 
 struct WitnessChecker::Replay {
-  std::map<uint32_t, uint32_t> ran;  // thread -> events run (a prefix)
+  // Per thread slot (WitnessChecker::thread_slot_): events run, a prefix.
+  // Vectors and hash maps, not trees: schedules of long traces run millions of events.
+  std::vector<uint32_t> ran;
   struct Lock {
-    int64_t exclusive = -1;               // thread holding it exclusively
-    std::map<uint32_t, uint32_t> shared;  // thread -> read-mode holds
+    int64_t exclusive = -1;                         // thread holding it exclusively
+    std::map<uint32_t, uint32_t> shared;            // thread -> read-mode holds
+    std::unordered_map<uint32_t, uint32_t> depth;   // thread -> nesting
   };
-  std::map<uint64_t, Lock> locks;
-  std::map<std::pair<uint32_t, uint64_t>, uint32_t> depth;  // (thread, lock) -> nesting
+  std::unordered_map<uint64_t, Lock> locks;
   // Trace position -> schedule step, kNotRun when it did not run. A vector, not
   // a map: schedules of long traces run millions of events.
   static constexpr uint32_t kNotRun = UINT32_MAX;
@@ -46,11 +48,13 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) 
   std::unordered_map<uint64_t, uint32_t> var_ids;
   thread_pos_.resize(trace.size());
   var_slot_.assign(trace.size(), 0);
+  thread_slot_.assign(trace.size(), 0);
   recorded_write_.assign(trace.size(), -1);
   for (size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
     thread_pos_[i] = count[e.tid]++;
+    thread_slot_[i] = slot_of_thread_.emplace(e.tid, static_cast<uint32_t>(slot_of_thread_.size())).first->second;
     thread_events_[e.tid].push_back(i);
     if (Reads(e.kind) || Writes(e.kind))
       var_slot_[i] = var_ids.emplace(e.object, static_cast<uint32_t>(var_ids.size())).first->second;
@@ -85,6 +89,7 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
   std::vector<int64_t> last_write(variables_, -1);  // in the schedule, per variable slot
   std::vector<std::pair<size_t, int64_t>> reads;     // (position, write it saw)
   r->step.assign(trace_.size(), Replay::kNotRun);
+  r->ran.assign(slot_of_thread_.size(), 0);
 
   // What an event needs before it can run (or be enabled): its thread's fork,
   // the signals recorded before a wait, the joined thread's end.
@@ -110,7 +115,8 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
       const uint32_t child = static_cast<uint32_t>(e.object);
       auto te = thread_events_.find(child);
       const uint32_t total = te == thread_events_.end() ? 0 : static_cast<uint32_t>(te->second.size());
-      if (r->ran[child] != total)
+      auto slot = slot_of_thread_.find(child);
+      if (slot != slot_of_thread_.end() && r->ran[slot->second] != total)
         return Status::Internal("witness: join " + Pos(e.index) + " before thread " + std::to_string(child) + " ends");
     }
     return Status::Ok();
@@ -122,7 +128,7 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     const Event& e = trace_[at];
     if (r->Ran(at)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
     r->step[at] = static_cast<uint32_t>(s);
-    uint32_t& ran = r->ran[e.tid];
+    uint32_t& ran = r->ran[thread_slot_[at]];
     if (thread_pos_[at] != ran)
       return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
                               std::to_string(e.tid) + " (runs " + std::to_string(ran) + " events before it)");
@@ -139,8 +145,8 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     if (acquire || release) {
       const uint64_t lock = e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease ? e.object : e.aux;
       const bool shared = e.kind == EventKind::kAcquire && SharedMode(e);
-      uint32_t& d = r->depth[{e.tid, lock}];
       Replay::Lock& l = r->locks[lock];
+      uint32_t& d = l.depth[e.tid];
       if (acquire) {
         if (d++ > 0) continue;  // a recursive re-acquisition: only the outermost counts
         const bool other_exclusive = l.exclusive >= 0 && l.exclusive != e.tid;
@@ -165,7 +171,7 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     size_t at = 0;
     if (!Position(index, &at)) return Status::Internal("witness: " + Pos(index) + " is not in the trace");
     const uint32_t t = trace_[at].tid;
-    if (r->ran[t] != thread_pos_[at])
+    if (r->ran[thread_slot_[at]] != thread_pos_[at])
       return Status::Internal("witness: " + Pos(index) + " is not the next event of thread " + std::to_string(t));
     Status ready = prerequisites(at);
     if (!ready.ok()) return Status::Internal(ready.message() + " (" + Pos(index) + " must be enabled)");
@@ -175,7 +181,7 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
   // events: when any later event of its thread runs or must be reached).
   for (auto [at, saw] : reads) {
     const Event& e = trace_[at];
-    const uint32_t ran = r->ran[e.tid];
+    const uint32_t ran = r->ran[thread_slot_[at]];
     bool followed = false;
     if (has_branches_) {
       const auto& te = thread_events_.at(e.tid);
@@ -228,7 +234,7 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
     if (!(next_exclusive || (!shared_request && next_holds_shared)))
       return Status::Internal("deadlock witness: lock " + std::to_string(wanted) + " is not held by thread " +
                               std::to_string(next.tid) + " in a mode that blocks thread " + std::to_string(me.tid));
-    if (r.depth[{me.tid, wanted}] > 0)
+    if (l.depth.count(me.tid) && l.depth.at(me.tid) > 0)
       return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) + " already holds the lock it wants");
   }
   return Status::Ok();
