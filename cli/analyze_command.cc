@@ -83,10 +83,26 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
   cmd->add_flag("--no-symbolize", o->no_symbolize, "report pcs only: no stacks, source lines or variables");
   cmd->add_flag("--fail-on-findings", o->fail_on_findings, "exit with 1 when anything is reported");
   cmd->add_option("--atomicity-window", o->engine.atomicity_window,
-                  "max events between the two local accesses of an atomicity violation")
+                  "atomicity: max events of a thread between its two accesses")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_flag("--confirm-races", o->engine.confirm_races, "re-check race pairs with SeqCheck");
-  cmd->add_option("--w3-history", o->engine.w3_history, "bound of w3-linear's per-lock history")
+  cmd->add_flag("--confirm-races", o->engine.confirm_races,
+                "re-check every reported race pair with SeqCheck (confirmed: a validated witness reaches both accesses)");
+  cmd->add_option("--w3-history", o->engine.w3_history, "w3-linear: critical sections kept per lock and thread (0: all)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_option("--w3-edges", o->engine.w3_edges, "w3-linear: accesses per variable whose edges it keeps")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  cmd->add_flag_callback(
+      "--paper", [o] { o->engine.rapid_compatible = false; },
+      "wcp and lockset follow the papers where RAPID's implementation departs from them");
+  cmd->add_option("--deadlock-max-cycle", o->engine.deadlock_max_cycle, "deadlock: most threads in a lock cycle")
+      ->check(CLI::Range(2u, 64u))
+      ->capture_default_str();
+  cmd->add_option("--deadlock-max-checks", o->engine.deadlock_max_checks,
+                  "deadlock: most SeqCheck checks over the whole trace")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->callback([o, &runner] { runner.run = [o] { return RunAnalyze(*o); }; });
 }

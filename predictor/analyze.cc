@@ -1,5 +1,10 @@
 #include "predictor/analyze.h"
 
+#include <utility>
+
+#include "predictor/seqcheck/races.h"
+#include "predictor/seqcheck/trace_model.h"
+
 namespace seer {
 
 Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* out) {
@@ -45,18 +50,26 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
   }
 
   std::vector<Event> batch;
+  std::vector<Event> kept;  // --confirm-races: SeqCheck needs the whole trace afterwards
   run->events = 0;
   while (true) {
     s = run->reader->Next(&batch);
     if (!s.ok()) return s;
     if (batch.empty()) break;
     for (auto& engine : engines) engine->Process(batch.data(), batch.size());
+    if (options.confirm_races) kept.insert(kept.end(), batch.begin(), batch.end());
     run->events += batch.size();
     if (progress) progress(run->events);
   }
   for (size_t i = 0; i < engines.size(); ++i) {
     s = engines[i]->Finish(&run->findings);
     if (!s.ok()) return s.WithContext(specs[i]->name);
+  }
+  // A post-pass, not an engine: it decides the pairs the race engines reported.
+  if (options.confirm_races && !run->findings.races.empty()) {
+    seqcheck::TraceModel model(std::move(kept));
+    seqcheck::SeqCheckStats stats;
+    seqcheck::ConfirmRacePairs(model, seqcheck::FeasibilityOptions{}, &run->findings, &stats);
   }
   return Status::Ok();
 }

@@ -28,7 +28,8 @@ struct AnalysisRun {
 };
 
 // Runs `engines` over the trace at `path`. `progress`, if set, gets the number of
-// events decoded now and then.
+// events decoded now and then. With options.confirm_races, SeqCheck then decides
+// every race pair the engines reported (RacePair::confirmed).
 Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& engines,
                    const AnalysisOptions& options, AnalysisRun* run,
                    const std::function<void(uint64_t events)>& progress = {});

@@ -25,6 +25,8 @@ struct AnalysisOptions {
   // Race engines reproduce RAPID's counts where its implementation departs from
   // the papers (wcp, lockset; docs/analyses.md); false follows the papers.
   bool rapid_compatible = true;
+  uint32_t deadlock_max_cycle = 8;       // deadlock: most threads (= locks) in a cycle
+  uint64_t deadlock_max_checks = 20000;  // deadlock: SeqCheck checks over the whole trace
 };
 
 class Engine {

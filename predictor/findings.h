@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,12 +35,22 @@ enum class Guarantee {
 const char* GuaranteeName(Guarantee g);
 const char* GuaranteeDescription(Guarantee g);
 
+// A schedule realising a finding: trace positions in the order they run.
+struct Witness {
+  std::vector<uint64_t> schedule;
+  bool validated = false;  // re-checked by the independent feasibility checker
+};
+
 // A race pair: two conflicting accesses the analysis leaves unordered. One pair
 // is reported per distinct unordered (pc, pc); `first` comes earlier in the trace.
 struct RacePair {
   EventRef first;
   EventRef second;
   uint64_t occurrences = 1;  // event pairs found for this (pc, pc)
+  // --confirm-races: whether SeqCheck found a feasible reordering reaching both
+  // accesses at once (unset: not checked), and then its validated witness.
+  std::optional<bool> confirmed = std::nullopt;
+  Witness confirmation = {};
 };
 
 // The result of one race engine; the three counts are those of specs/analyses.md.
@@ -49,12 +60,6 @@ struct RaceResult {
   uint64_t racy_events = 0;     // accesses whose check failed, each counted once
   uint64_t racy_locations = 0;  // distinct pcs of those accesses
   std::vector<RacePair> pairs;  // distinct unordered (pc1, pc2)
-};
-
-// A schedule realising a finding: trace positions in the order they run.
-struct Witness {
-  std::vector<uint64_t> schedule;
-  bool validated = false;  // re-checked by the independent feasibility checker
 };
 
 // A predicted deadlock: a cycle of threads, each holding one lock and blocked

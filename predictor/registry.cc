@@ -3,6 +3,7 @@
 #include "predictor/engine.h"
 #include "predictor/w3/w3_engine.h"
 #include "predictor/seqcheck/engines.h"
+#include "predictor/atomic_blocks/atomic_blocks_engine.h"
 #include "predictor/hb/hb_engine.h"
 #include "predictor/lockset/lockset_engine.h"
 #include "predictor/shb/shb_engine.h"
@@ -27,6 +28,9 @@ const std::vector<EngineSpec>& Engines() {
        true, seqcheck::NewDeadlockEngine},
       {"atomicity", "SeqCheck: predicted atomicity violations (rwr, wwr, rww, wrw), each with a validated witness",
        true, seqcheck::NewAtomicityEngine},
+      // A graph search per conflict into an open block: quadratic in the worst case.
+      {"atomic-blocks", "conflict serializability of marked atomic blocks (begin/end) in the recorded run",
+       false, NewAtomicBlocksEngine},
   };
   return engines;
 }

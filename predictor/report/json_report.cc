@@ -1,5 +1,8 @@
 // The JSON report. Its schema is a contract with tools (docs/cli.md): add keys,
 // never rename or remove them.
+#include <cstddef>
+#include <vector>
+
 #include <nlohmann/json.hpp>
 
 #include "predictor/report/details.h"
@@ -61,7 +64,22 @@ json EventJson(const ReportNames& names, const EventRef& e, ReportDetails* detai
   return j;
 }
 
-json WitnessJson(const Witness& w) { return {{"schedule", w.schedule}, {"validated", w.validated}}; }
+// Schedules can be millions of positions long: the report keeps the end, where
+// the bug happens.
+constexpr size_t kScheduleTail = 50;
+
+json WitnessJson(const Witness& w) {
+  const size_t from = w.schedule.size() > kScheduleTail ? w.schedule.size() - kScheduleTail : 0;
+  return {{"validated", w.validated},
+          {"length", w.schedule.size()},
+          {"schedule_tail", std::vector<uint64_t>(w.schedule.begin() + static_cast<ptrdiff_t>(from), w.schedule.end())}};
+}
+
+// An event of a deadlock or atomicity violation, with its part in the finding.
+json WithRole(json event, const char* role) {
+  event["role"] = role;
+  return event;
+}
 
 json VariableJson(ReportDetails* details, const RacePair& p) {
   if (details == nullptr)
@@ -111,7 +129,9 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                        {"variable", names.Object(p.first.kind, p.first.object)},
                        {"occurrences", p.occurrences},
                        {"engines", engines.Of(p)},
-                       {"variable_details", VariableJson(details, p)}});
+                       {"variable_details", VariableJson(details, p)},
+                       {"confirmed", p.confirmed ? json(*p.confirmed) : json(nullptr)}});
+      if (p.confirmed.value_or(false)) pairs.back()["confirmation"] = WitnessJson(p.confirmation);
     }
     races[r.engine] = {{"guarantee", GuaranteeName(r.guarantee)},
                        {"guarantee_description", GuaranteeDescription(r.guarantee)},
@@ -124,8 +144,11 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
 
   json deadlocks = json::array();
   for (const Deadlock& d : findings.deadlocks) {
-    json cycle = json::array();
+    json cycle = json::array(), locks = json::array(), events = json::array();
     for (const DeadlockThread& t : d.cycle) {
+      locks.push_back(names.Object(EventKind::kAcquire, t.held_lock));
+      events.push_back(WithRole(event(t.held_acquire), "held_acquire"));
+      events.push_back(WithRole(event(t.blocked_acquire), "blocked_acquire"));
       cycle.push_back({{"thread", t.tid},
                        {"thread_name", names.Thread(t.tid)},
                        {"held_lock", names.Object(EventKind::kAcquire, t.held_lock)},
@@ -135,7 +158,9 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
     }
     deadlocks.push_back({{"engine", d.engine},
                          {"guarantee", GuaranteeName(d.guarantee)},
+                         {"locks", locks},
                          {"cycle", cycle},
+                         {"events", events},
                          {"witness", WitnessJson(d.witness)}});
   }
   out["deadlocks"] = deadlocks;
@@ -148,6 +173,9 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                          {"local_first", event(a.local_first)},
                          {"remote", event(a.remote)},
                          {"local_second", event(a.local_second)},
+                         {"events", json::array({WithRole(event(a.local_first), "local_first"),
+                                                 WithRole(event(a.remote), "remote"),
+                                                 WithRole(event(a.local_second), "local_second")})},
                          {"witness", WitnessJson(a.witness)}});
   }
   out["atomicity"] = atomicity;

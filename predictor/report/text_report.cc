@@ -17,6 +17,17 @@ std::string Describe(const ReportNames& names, const EventRef& e) {
   return fmt::format("{} {} at location {} (event {})", names.Thread(e.tid), EventKindName(e.kind), e.pc, e.index);
 }
 
+// --confirm-races: what SeqCheck said about the pair, if it was asked.
+std::string ConfirmationNote(const RacePair& p) {
+  if (!p.confirmed) return "";
+  return *p.confirmed ? " (confirmed by SeqCheck)" : " (not confirmed by SeqCheck)";
+}
+
+std::string WitnessNote(const Witness& w) {
+  if (w.schedule.empty() && !w.validated) return "the recorded run itself";  // atomic-blocks
+  return fmt::format("{} schedule of {} events", w.validated ? "validated" : "UNVALIDATED", w.schedule.size());
+}
+
 std::string AccessName(EventKind kind) {
   switch (kind) {
     case EventKind::kRead: return "Read";
@@ -79,7 +90,7 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
   std::string engines;
   for (const RaceResult* r : g.engines)
     engines += fmt::format("{}{} ({})", engines.empty() ? "" : ", ", r->engine, GuaranteeName(r->guarantee));
-  std::string out = fmt::format("WARNING: data race (predicted by {})\n", engines);
+  std::string out = fmt::format("WARNING: data race (predicted by {}){}\n", engines, ConfirmationNote(p));
   // Like ThreadSanitizer: the later access first, then the earlier one.
   out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind), p.second.size,
                      p.second.object, names.Thread(p.second.tid), p.second.index);
@@ -142,15 +153,19 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
     for (const RacePair& p : r.pairs) {
       body += fmt::format("  race on {}: {} and {}", names.Object(p.first.kind, p.first.object),
                           Describe(names, p.first), Describe(names, p.second));
-      body += p.occurrences > 1 ? fmt::format(", {} times\n", p.occurrences) : "\n";
+      if (p.occurrences > 1) body += fmt::format(", {} times", p.occurrences);
+      body += ConfirmationNote(p) + "\n";
     }
   }
   body += entries;
 
   body += fmt::format("\ndeadlocks: {}\n", findings.deadlocks.size());
   for (const Deadlock& d : findings.deadlocks) {
-    body += fmt::format("  {} ({}{}):\n", d.engine, GuaranteeName(d.guarantee),
-                        d.witness.validated ? ", witness validated" : "");
+    std::string locks;
+    for (const DeadlockThread& t : d.cycle)
+      locks += (locks.empty() ? "" : ", ") + names.Object(EventKind::kAcquire, t.held_lock);
+    body += fmt::format("  {} ({}) on locks {}; witness: {}:\n", d.engine, GuaranteeName(d.guarantee), locks,
+                        WitnessNote(d.witness));
     for (const DeadlockThread& t : d.cycle) {
       body += fmt::format("    {} holds {} (acquired at location {}, event {}) and wants {} (location {}, event {})\n",
                           names.Thread(t.tid), names.Object(EventKind::kAcquire, t.held_lock), t.held_acquire.pc,
@@ -167,9 +182,9 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
 
   body += fmt::format("\natomicity violations: {}\n", findings.atomicity.size());
   for (const AtomicityViolation& a : findings.atomicity) {
-    body += fmt::format("  {} {} on {}: {}; then {}; then {}\n", a.engine, a.pattern,
+    body += fmt::format("  {} {} on {}: {}; then {}; then {} (witness: {})\n", a.engine, a.pattern,
                         names.Object(a.local_first.kind, a.local_first.object), Describe(names, a.local_first),
-                        Describe(names, a.remote), Describe(names, a.local_second));
+                        Describe(names, a.remote), Describe(names, a.local_second), WitnessNote(a.witness));
     if (details != nullptr) {
       for (const EventRef* e : {&a.local_first, &a.remote, &a.local_second}) {
         body += fmt::format("    {} {} (event {}):\n", names.Thread(e->tid), EventKindName(e->kind), e->index);

@@ -20,12 +20,19 @@ class StoringEngine : public Engine {
 
 class DeadlockEngine : public StoringEngine {
  public:
+  explicit DeadlockEngine(const AnalysisOptions& options) {
+    options_.max_cycle_length = options.deadlock_max_cycle;
+    options_.max_checks = options.deadlock_max_checks;
+  }
   Status Finish(Findings* findings) override {
     TraceModel model(std::move(events_));
     SeqCheckStats stats;
-    for (Deadlock& d : PredictDeadlocks(model, DeadlockOptions{}, &stats)) findings->deadlocks.push_back(std::move(d));
+    for (Deadlock& d : PredictDeadlocks(model, options_, &stats)) findings->deadlocks.push_back(std::move(d));
     return Status::Ok();
   }
+
+ private:
+  DeadlockOptions options_;
 };
 
 class AtomicityEngine : public StoringEngine {
@@ -45,7 +52,9 @@ class AtomicityEngine : public StoringEngine {
 
 }  // namespace
 
-std::unique_ptr<Engine> NewDeadlockEngine(const AnalysisOptions&) { return std::make_unique<DeadlockEngine>(); }
+std::unique_ptr<Engine> NewDeadlockEngine(const AnalysisOptions& options) {
+  return std::make_unique<DeadlockEngine>(options);
+}
 std::unique_ptr<Engine> NewAtomicityEngine(const AnalysisOptions& options) {
   return std::make_unique<AtomicityEngine>(options);
 }

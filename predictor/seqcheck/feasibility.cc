@@ -34,6 +34,23 @@ uint32_t FeasibilityChecker::NeedyLimit(uint32_t t) const {
   return c > 0 ? c - 1 : 0;
 }
 
+bool FeasibilityChecker::RaiseNeeds(uint32_t t, uint32_t p) {
+  const uint32_t id = m_.At(t, p);
+  const Node& n = m_.node(id);
+  bool ok = true;
+  if ((n.flags & kJoins) && n.other != kNone) {
+    const uint32_t child = m_.node(n.other).tid;
+    ok = Raise(child, m_.thread_length(child));
+  }
+  if (n.flags & kWaits)
+    for (uint32_t s : m_.signals_before(id)) ok = ok && Raise(m_.node(s).tid, m_.node(s).pos + 1);
+  if (p == 0 && m_.fork_of(t) != kNone) {
+    const Node& f = m_.node(m_.fork_of(t));
+    ok = ok && Raise(f.tid, f.pos + 1);
+  }
+  return ok;
+}
+
 bool FeasibilityChecker::IsNeedyRead(uint32_t node) const {
   const Node& n = m_.node(node);
   return (n.flags & kReads) && n.pos < NeedyLimit(n.tid);
@@ -49,27 +66,24 @@ bool FeasibilityChecker::ComputeCandidateSet(const Query& q, std::string* why) {
     while (!worklist_.empty()) {
       const uint32_t t = worklist_.back();
       worklist_.pop_back();
-      for (uint32_t p = processed_[t]; p < cut_[t]; ++p) {
-        const uint32_t id = m_.At(t, p);
-        const Node& n = m_.node(id);
-        bool ok = true;
-        if ((n.flags & kJoins) && n.other != kNone) {
-          const uint32_t child = m_.node(n.other).tid;
-          ok = Raise(child, m_.thread_length(child));
-        }
-        if (n.flags & kWaits)
-          for (uint32_t s : m_.signals_before(id)) ok = ok && Raise(m_.node(s).tid, m_.node(s).pos + 1);
-        if (p == 0 && m_.fork_of(t) != kNone) {
-          const Node& f = m_.node(m_.fork_of(t));
-          ok = ok && Raise(f.tid, f.pos + 1);
-        }
-        if (!ok) {
+      // At most kChunk events per visit, then the thread goes to the back of the
+      // queue: the closure is the same in any order, but a contradiction (an
+      // event needed past a bound) shows after about as much work as its distance
+      // from the window start, not after a whole prefix of millions of events.
+      constexpr uint32_t kChunk = 4096;
+      // The events run need theirs; so does an event that must be reached: a
+      // thread's first event is enabled only once its fork has run.
+      const uint32_t cut = cut_[t];
+      const uint32_t reach = enabled_[t] && cut < m_.thread_length(t) ? cut + 1 : cut;
+      const uint32_t end = std::min(reach, processed_[t] + kChunk);
+      for (uint32_t p = processed_[t]; p < end; ++p) {
+        if (!RaiseNeeds(t, p)) {
           *why = "needs an event past a thread's bound (join, fork or signal)";
           return false;
         }
       }
-      processed_[t] = std::max(processed_[t], cut_[t]);
-      const uint32_t limit = NeedyLimit(t);
+      processed_[t] = std::max(processed_[t], std::min(end, cut));
+      const uint32_t limit = std::min(NeedyLimit(t), needy_done_[t] + kChunk);
       for (uint32_t p = needy_done_[t]; p < limit; ++p) {
         const Node& n = m_.node(m_.At(t, p));
         if ((n.flags & kReads) && n.obs != kNone && !Raise(m_.node(n.obs).tid, m_.node(n.obs).pos + 1)) {
@@ -78,6 +92,7 @@ bool FeasibilityChecker::ComputeCandidateSet(const Query& q, std::string* why) {
         }
       }
       needy_done_[t] = std::max(needy_done_[t], limit);
+      if (end < reach || needy_done_[t] < NeedyLimit(t)) worklist_.insert(worklist_.begin(), t);
     }
 
     // Sequence lock orders (Algorithm 1, lines 6-11 and 20-29): when a runs

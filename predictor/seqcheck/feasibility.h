@@ -57,6 +57,9 @@ class FeasibilityChecker {
   struct Window;
   bool ComputeCandidateSet(const Query& query, std::string* why);
   bool Raise(uint32_t t, uint32_t c);
+  // Raises the cuts to what thread t's event at position p needs to run: the
+  // joined thread's end, the signals recorded before a wait, the fork.
+  bool RaiseNeeds(uint32_t t, uint32_t p);
   uint32_t NeedyLimit(uint32_t t) const;
   bool IsNeedyRead(uint32_t node) const;
 

@@ -1,6 +1,8 @@
 #include "predictor/seqcheck/races.h"
 
+#include <map>
 #include <string>
+#include <utility>
 
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
@@ -26,15 +28,23 @@ RaceConfirmation ConfirmRace(const TraceModel& m, FeasibilityChecker* feasibilit
   return c;
 }
 
-std::vector<RaceConfirmation> ConfirmRaces(const TraceModel& m, const RaceResult& races,
-                                           const FeasibilityOptions& options, SeqCheckStats* stats) {
+void ConfirmRacePairs(const TraceModel& m, const FeasibilityOptions& options, Findings* findings,
+                      SeqCheckStats* stats) {
   FeasibilityChecker feasibility(m, options);
-  std::vector<RaceConfirmation> out;
-  for (const RacePair& p : races.pairs) {
-    const uint32_t a = m.NodeOfIndex(p.first.index), b = m.NodeOfIndex(p.second.index);
-    out.push_back(a == kNone || b == kNone ? RaceConfirmation{} : ConfirmRace(m, &feasibility, a, b, stats));
+  std::map<std::pair<uint64_t, uint64_t>, RaceConfirmation> decided;  // by event indices
+  for (RaceResult& r : findings->races) {
+    for (RacePair& p : r.pairs) {
+      auto key = std::make_pair(p.first.index, p.second.index);
+      auto it = decided.find(key);
+      if (it == decided.end()) {
+        const uint32_t a = m.NodeOfIndex(p.first.index), b = m.NodeOfIndex(p.second.index);
+        RaceConfirmation c = a == kNone || b == kNone ? RaceConfirmation{} : ConfirmRace(m, &feasibility, a, b, stats);
+        it = decided.emplace(key, std::move(c)).first;
+      }
+      p.confirmed = it->second.confirmed;
+      if (it->second.confirmed) p.confirmation = it->second.witness;
+    }
   }
-  return out;
 }
 
 }  // namespace seer::seqcheck

@@ -23,8 +23,10 @@ struct RaceConfirmation {
 RaceConfirmation ConfirmRace(const TraceModel& model, FeasibilityChecker* feasibility, uint32_t a, uint32_t b,
                              SeqCheckStats* stats);
 
-// One confirmation per pair of `races.pairs`, in order (the pair's own events).
-std::vector<RaceConfirmation> ConfirmRaces(const TraceModel& model, const RaceResult& races,
-                                           const FeasibilityOptions& options, SeqCheckStats* stats);
+// The driver's post-pass for --confirm-races: sets `confirmed` (and, when true,
+// `confirmation`) on every pair of every race engine in `findings`. A pair two
+// engines both report is decided once.
+void ConfirmRacePairs(const TraceModel& model, const FeasibilityOptions& options, Findings* findings,
+                      SeqCheckStats* stats);
 
 }  // namespace seer::seqcheck

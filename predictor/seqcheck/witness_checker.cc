@@ -1,8 +1,10 @@
 #include "predictor/seqcheck/witness_checker.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace seer::seqcheck {
 namespace {
@@ -24,26 +26,38 @@ std::string Pos(uint64_t index) { return "event " + std::to_string(index); }
 }  // namespace
 
 struct WitnessChecker::Replay {
-  std::map<uint32_t, uint32_t> ran;  // thread -> events run (a prefix)
+  // Per thread slot (WitnessChecker::thread_slot_): events run, a prefix.
+  // Vectors and hash maps, not trees: schedules of long traces run millions of events.
+  std::vector<uint32_t> ran;
   struct Lock {
-    int64_t exclusive = -1;               // thread holding it exclusively
-    std::map<uint32_t, uint32_t> shared;  // thread -> read-mode holds
+    int64_t exclusive = -1;                         // thread holding it exclusively
+    std::map<uint32_t, uint32_t> shared;            // thread -> read-mode holds
+    std::unordered_map<uint32_t, uint32_t> depth;   // thread -> nesting
   };
-  std::map<uint64_t, Lock> locks;
-  std::map<std::pair<uint32_t, uint64_t>, uint32_t> depth;  // (thread, lock) -> nesting
-  std::unordered_map<uint64_t, size_t> order;               // trace index -> schedule position
+  std::unordered_map<uint64_t, Lock> locks;
+  // Trace position -> schedule step, kNotRun when it did not run. A vector, not
+  // a map: schedules of long traces run millions of events.
+  static constexpr uint32_t kNotRun = UINT32_MAX;
+  std::vector<uint32_t> step;
+  bool Ran(size_t at) const { return step[at] != kNotRun; }
 };
 
 WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) {
   std::unordered_map<uint32_t, uint32_t> count;
   std::unordered_map<uint64_t, int64_t> last_write;
+  std::unordered_map<uint64_t, uint32_t> var_ids;
   thread_pos_.resize(trace.size());
+  var_slot_.assign(trace.size(), 0);
+  thread_slot_.assign(trace.size(), 0);
   recorded_write_.assign(trace.size(), -1);
   for (size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
     thread_pos_[i] = count[e.tid]++;
+    thread_slot_[i] = slot_of_thread_.emplace(e.tid, static_cast<uint32_t>(slot_of_thread_.size())).first->second;
     thread_events_[e.tid].push_back(i);
+    if (Reads(e.kind) || Writes(e.kind))
+      var_slot_[i] = var_ids.emplace(e.object, static_cast<uint32_t>(var_ids.size())).first->second;
     if (Reads(e.kind)) {
       auto it = last_write.find(e.object);
       recorded_write_[i] = it == last_write.end() ? -1 : it->second;
@@ -51,7 +65,9 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) 
     if (Writes(e.kind)) last_write[e.object] = static_cast<int64_t>(e.index);
     if (e.kind == EventKind::kBranch) has_branches_ = true;
     if (Signals(e.kind)) signals_[e.object][e.tid].push_back(i);
+    if (e.kind == EventKind::kFork) fork_of_.emplace(static_cast<uint32_t>(e.object), i);
   }
+  variables_ = var_ids.size();
   if (!dense_)
     for (size_t i = 0; i < trace.size(); ++i) where_[trace[i].index] = i;
 }
@@ -70,30 +86,20 @@ bool WitnessChecker::Position(uint64_t index, size_t* at) const {
 Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled,
                            Replay* r) const {
   std::map<std::pair<uint64_t, uint32_t>, uint32_t> signals_run;  // (object, thread) -> signals run
-  std::unordered_map<uint64_t, int64_t> last_write;  // in the schedule
+  std::vector<int64_t> last_write(variables_, -1);  // in the schedule, per variable slot
   std::vector<std::pair<size_t, int64_t>> reads;     // (position, write it saw)
-  std::map<uint32_t, size_t> fork_of;                // child -> fork position
-  for (size_t i = 0; i < trace_.size(); ++i)
-    if (trace_[i].kind == EventKind::kFork && !fork_of.count(static_cast<uint32_t>(trace_[i].object)))
-      fork_of[static_cast<uint32_t>(trace_[i].object)] = i;
+  r->step.assign(trace_.size(), Replay::kNotRun);
+  r->ran.assign(slot_of_thread_.size(), 0);
 
-  for (size_t s = 0; s < schedule.size(); ++s) {
-    size_t at = 0;
-    if (!Position(schedule[s], &at)) return Status::Internal("witness: " + Pos(schedule[s]) + " is not in the trace");
+  // What an event needs before it can run (or be enabled): its thread's fork,
+  // the signals recorded before a wait, the joined thread's end.
+  auto prerequisites = [&](size_t at) -> Status {
     const Event& e = trace_[at];
-    if (r->order.count(e.index)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
-    r->order[e.index] = s;
-    uint32_t& ran = r->ran[e.tid];
-    if (thread_pos_[at] != ran)
-      return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
-                              std::to_string(e.tid) + " (runs " + std::to_string(ran) + " events before it)");
-    ++ran;
     if (thread_pos_[at] == 0) {
-      auto f = fork_of.find(e.tid);
-      if (f != fork_of.end() && f->second < at && !r->order.count(trace_[f->second].index))
+      auto f = fork_of_.find(e.tid);
+      if (f != fork_of_.end() && f->second < at && !r->Ran(f->second))
         return Status::Internal("witness: thread " + std::to_string(e.tid) + " runs before its fork");
     }
-
     if (Waits(e.kind)) {
       // Every signal on the object recorded before the wait has run.
       auto so = signals_.find(e.object);
@@ -109,14 +115,28 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
       const uint32_t child = static_cast<uint32_t>(e.object);
       auto te = thread_events_.find(child);
       const uint32_t total = te == thread_events_.end() ? 0 : static_cast<uint32_t>(te->second.size());
-      if (r->ran[child] != total)
+      auto slot = slot_of_thread_.find(child);
+      if (slot != slot_of_thread_.end() && r->ran[slot->second] != total)
         return Status::Internal("witness: join " + Pos(e.index) + " before thread " + std::to_string(child) + " ends");
     }
-    if (Reads(e.kind)) {
-      auto it = last_write.find(e.object);
-      reads.push_back({at, it == last_write.end() ? -1 : it->second});
-    }
-    if (Writes(e.kind)) last_write[e.object] = static_cast<int64_t>(e.index);
+    return Status::Ok();
+  };
+
+  for (size_t s = 0; s < schedule.size(); ++s) {
+    size_t at = 0;
+    if (!Position(schedule[s], &at)) return Status::Internal("witness: " + Pos(schedule[s]) + " is not in the trace");
+    const Event& e = trace_[at];
+    if (r->Ran(at)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
+    r->step[at] = static_cast<uint32_t>(s);
+    uint32_t& ran = r->ran[thread_slot_[at]];
+    if (thread_pos_[at] != ran)
+      return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
+                              std::to_string(e.tid) + " (runs " + std::to_string(ran) + " events before it)");
+    ++ran;
+    Status ready = prerequisites(at);
+    if (!ready.ok()) return ready;
+    if (Reads(e.kind)) reads.push_back({at, last_write[var_slot_[at]]});
+    if (Writes(e.kind)) last_write[var_slot_[at]] = static_cast<int64_t>(e.index);
     if (Signals(e.kind)) ++signals_run[{e.object, e.tid}];
 
     // Locks: a cond-wait begin releases its mutex, its end re-acquires it.
@@ -125,8 +145,8 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     if (acquire || release) {
       const uint64_t lock = e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease ? e.object : e.aux;
       const bool shared = e.kind == EventKind::kAcquire && SharedMode(e);
-      uint32_t& d = r->depth[{e.tid, lock}];
       Replay::Lock& l = r->locks[lock];
+      uint32_t& d = l.depth[e.tid];
       if (acquire) {
         if (d++ > 0) continue;  // a recursive re-acquisition: only the outermost counts
         const bool other_exclusive = l.exclusive >= 0 && l.exclusive != e.tid;
@@ -151,15 +171,17 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     size_t at = 0;
     if (!Position(index, &at)) return Status::Internal("witness: " + Pos(index) + " is not in the trace");
     const uint32_t t = trace_[at].tid;
-    if (r->ran[t] != thread_pos_[at])
+    if (r->ran[thread_slot_[at]] != thread_pos_[at])
       return Status::Internal("witness: " + Pos(index) + " is not the next event of thread " + std::to_string(t));
+    Status ready = prerequisites(at);
+    if (!ready.ok()) return Status::Internal(ready.message() + " (" + Pos(index) + " must be enabled)");
     next_enabled[t] = thread_pos_[at];
   }
   // A read keeps its recorded write when a branch after it runs (without branch
   // events: when any later event of its thread runs or must be reached).
   for (auto [at, saw] : reads) {
     const Event& e = trace_[at];
-    const uint32_t ran = r->ran[e.tid];
+    const uint32_t ran = r->ran[thread_slot_[at]];
     bool followed = false;
     if (has_branches_) {
       const auto& te = thread_events_.at(e.tid);
@@ -201,7 +223,8 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
     if (!is_acquire || b.tid != me.tid || wanted != me.wanted_lock || next.held_lock != me.wanted_lock)
       return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) +
                               " is not blocked acquiring the next thread's lock");
-    if (!r.order.count(next.held_acquire.index))
+    size_t held = 0;
+    if (!Position(next.held_acquire.index, &held) || !r.Ran(held))
       return Status::Internal("deadlock witness: " + Pos(next.held_acquire.index) + " has not run");
     const Replay::Lock& l = r.locks[wanted];
     const bool shared_request = b.kind == EventKind::kAcquire && SharedMode(b);
@@ -211,7 +234,7 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
     if (!(next_exclusive || (!shared_request && next_holds_shared)))
       return Status::Internal("deadlock witness: lock " + std::to_string(wanted) + " is not held by thread " +
                               std::to_string(next.tid) + " in a mode that blocks thread " + std::to_string(me.tid));
-    if (r.depth[{me.tid, wanted}] > 0)
+    if (l.depth.count(me.tid) && l.depth.at(me.tid) > 0)
       return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) + " already holds the lock it wants");
   }
   return Status::Ok();
@@ -230,9 +253,9 @@ Status WitnessChecker::CheckAtomicity(const AtomicityViolation& v) const {
   auto kind = [](const Event& x) { return Writes(x.kind) ? "write" : (Reads(x.kind) ? "read" : "other"); };
   const std::string pattern = std::string(kind(e1)) + "-" + kind(e) + "-" + kind(e2);
   if (pattern != v.pattern) return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
-  for (const Event* x : {&e1, &e, &e2})
-    if (!r.order.count(x->index)) return Status::Internal("atomicity witness: " + Pos(x->index) + " does not run");
-  if (!(r.order[e1.index] < r.order[e.index] && r.order[e.index] < r.order[e2.index]))
+  for (size_t x : {a, b, c})
+    if (!r.Ran(x)) return Status::Internal("atomicity witness: " + Pos(trace_[x].index) + " does not run");
+  if (!(r.step[a] < r.step[b] && r.step[b] < r.step[c]))
     return Status::Internal("atomicity witness: the remote access is not between the local ones");
   return Status::Ok();
 }

@@ -1,0 +1,168 @@
+// `seer analyze` options that reach the engines (--confirm-races, --atomicity-window,
+// --deadlock-max-cycle, --paper, --w3-*) and the JSON/text shapes of deadlocks,
+// atomicity violations and confirmed races, on small STD traces.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace seer {
+namespace {
+
+using nlohmann::json;
+
+class AnalyzeOptionsTest : public test::TempDirTest {
+ protected:
+  // Imports STD `lines` into <name>.seer and returns its path.
+  std::string Trace(const std::string& name, const std::vector<std::string>& lines) {
+    std::string text;
+    for (const std::string& l : lines) text += l + "\n";
+    test::WriteFile(Path(name + ".std"), text);
+    auto r = Seer("import " + Path(name + ".std") + " -o " + Path(name + ".seer"));
+    EXPECT_EQ(r.code, 0) << r.err;
+    return Path(name + ".seer");
+  }
+  json Json(const std::string& args) {
+    auto r = Seer("analyze " + args + " --format json");
+    EXPECT_EQ(r.code, 0) << r.err;
+    return r.code == 0 ? json::parse(r.out) : json::object();
+  }
+};
+
+// x: written before the fork and by the child (ordered by the fork: no race,
+// though a lockset analysis reports it); y: written by both threads unordered.
+const std::vector<std::string> kForkOrdered = {"T0|w(x)|1", "T0|fork(T1)|2", "T1|w(x)|3", "T1|w(y)|4",
+                                               "T0|w(y)|5", "T0|join(T1)|6"};
+
+TEST_F(AnalyzeOptionsTest, ConfirmRacesMarksEveryPair) {
+  const std::string t = Trace("fork", kForkOrdered);
+  json plain = Json(t + " --analysis hb,lockset");
+  size_t pairs = 0;
+  for (auto& [engine, r] : plain["races"].items())
+    for (auto& p : r["pairs"]) {
+      EXPECT_TRUE(p["confirmed"].is_null()) << engine;
+      ++pairs;
+    }
+  EXPECT_GT(pairs, 0u);
+
+  json j = Json(t + " --analysis hb,lockset --confirm-races");
+  bool saw_true = false, saw_false = false;
+  for (auto& [engine, r] : j["races"].items()) {
+    for (auto& p : r["pairs"]) {
+      ASSERT_TRUE(p["confirmed"].is_boolean()) << engine;
+      const bool on_y = p["variable"] == "y";
+      EXPECT_EQ(p["confirmed"].get<bool>(), on_y) << engine << ": " << p.dump();
+      if (on_y) {
+        saw_true = true;
+        EXPECT_TRUE(p["confirmation"]["validated"].get<bool>());
+        EXPECT_EQ(p["confirmation"]["length"], p["confirmation"]["schedule_tail"].size());
+      } else {
+        saw_false = true;
+        EXPECT_FALSE(p.contains("confirmation"));
+      }
+    }
+  }
+  EXPECT_TRUE(saw_true);
+  EXPECT_TRUE(saw_false) << "lockset no longer reports the fork-ordered pair on x: pick another unconfirmed pair";
+
+  auto text = Seer("analyze " + t + " --analysis hb,lockset --confirm-races");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("(confirmed by SeqCheck)"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("(not confirmed by SeqCheck)"), std::string::npos) << text.out;
+  auto unchecked = Seer("analyze " + t + " --analysis hb,lockset");
+  EXPECT_EQ(unchecked.out.find("confirmed by SeqCheck"), std::string::npos) << unchecked.out;
+}
+
+TEST_F(AnalyzeOptionsTest, DeadlockJsonListsEventsLocksAndWitnessTail) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < 60; ++i) lines.push_back("T0|w(z)|100");  // a long schedule before the cycle
+  for (const char* l : {"T0|fork(T1)|1", "T0|acq(a)|2", "T0|acq(b)|3", "T0|rel(b)|4", "T0|rel(a)|5", "T1|acq(b)|6",
+                        "T1|acq(a)|7", "T1|rel(a)|8", "T1|rel(b)|9", "T0|join(T1)|10"})
+    lines.push_back(l);
+  const std::string t = Trace("abba", lines);
+  json j = Json(t + " --analysis deadlock");
+  ASSERT_EQ(j["deadlocks"].size(), 1u) << j.dump(2);
+  const json& d = j["deadlocks"][0];
+  EXPECT_EQ(d["locks"].size(), 2u);
+  ASSERT_EQ(d["events"].size(), 4u);
+  for (const json& e : d["events"]) {
+    EXPECT_TRUE(e["thread"].is_number());
+    EXPECT_TRUE(e["index"].is_number());
+    EXPECT_TRUE(e["location"].is_number());
+    EXPECT_TRUE(e["role"] == "held_acquire" || e["role"] == "blocked_acquire") << e.dump();
+  }
+  EXPECT_TRUE(d["witness"]["validated"].get<bool>());
+  EXPECT_GT(d["witness"]["length"].get<uint64_t>(), 60u);
+  EXPECT_EQ(d["witness"]["schedule_tail"].size(), 50u);
+  EXPECT_FALSE(d["witness"].contains("schedule"));
+
+  auto text = Seer("analyze " + t + " --analysis deadlock");
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("on locks a, b"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("T0 holds a"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("T1 holds b"), std::string::npos) << text.out;
+}
+
+TEST_F(AnalyzeOptionsTest, DeadlockMaxCycleReachesTheEngine) {
+  const std::string t =
+      Trace("three", {"T0|fork(T1)|1", "T0|fork(T2)|2", "T0|acq(a)|3", "T0|acq(b)|4", "T0|rel(b)|5", "T0|rel(a)|6",
+                      "T1|acq(b)|7", "T1|acq(c)|8", "T1|rel(c)|9", "T1|rel(b)|10", "T2|acq(c)|11", "T2|acq(a)|12",
+                      "T2|rel(a)|13", "T2|rel(c)|14", "T0|join(T1)|15", "T0|join(T2)|16"});
+  json j = Json(t + " --analysis deadlock");
+  ASSERT_EQ(j["deadlocks"].size(), 1u);
+  EXPECT_EQ(j["deadlocks"][0]["cycle"].size(), 3u);
+  EXPECT_EQ(Json(t + " --analysis deadlock --deadlock-max-cycle 2")["deadlocks"].size(), 0u);
+  EXPECT_EQ(Json(t + " --analysis deadlock --deadlock-max-checks 0")["deadlocks"].size(), 0u);
+  EXPECT_EQ(Seer("analyze " + t + " --deadlock-max-cycle 1").code, 2);
+}
+
+TEST_F(AnalyzeOptionsTest, AtomicityWindowAndJsonShape) {
+  std::vector<std::string> lines = {"T1|r(x)|1"};
+  for (int i = 0; i < 20; ++i) lines.push_back("T1|w(y)|" + std::to_string(100 + i));
+  lines.push_back("T1|w(x)|2");
+  lines.push_back("T2|w(x)|3");
+  const std::string t = Trace("window", lines);
+  EXPECT_EQ(Json(t + " --analysis atomicity --atomicity-window 10")["atomicity"].size(), 0u);
+  json j = Json(t + " --analysis atomicity --atomicity-window 30");
+  ASSERT_EQ(j["atomicity"].size(), 1u);
+  const json& a = j["atomicity"][0];
+  EXPECT_EQ(a["pattern"], "read-write-write");
+  ASSERT_EQ(a["events"].size(), 3u);
+  EXPECT_EQ(a["events"][0]["role"], "local_first");
+  EXPECT_EQ(a["events"][1]["role"], "remote");
+  EXPECT_EQ(a["events"][1]["thread"], a["remote"]["thread"]);
+  EXPECT_EQ(a["events"][2]["location"], 2);
+  EXPECT_TRUE(a["witness"]["validated"].get<bool>());
+  EXPECT_EQ(a["witness"]["length"], a["witness"]["schedule_tail"].size());
+}
+
+TEST_F(AnalyzeOptionsTest, AtomicBlocksEngine) {
+  const std::string t =
+      Trace("blocks", {"T0|fork(T1)|1", "T0|begin|2", "T0|r(x)|3", "T1|w(x)|4", "T0|w(x)|5", "T0|end|6",
+                       "T0|join(T1)|7"});
+  for (const json& a : Json(t)["atomicity"]) EXPECT_NE(a["engine"], "atomic-blocks");  // not in the default set
+  json j = Json(t + " --analysis atomic-blocks");
+  ASSERT_EQ(j["atomicity"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["atomicity"][0]["pattern"], "not-conflict-serializable");
+  EXPECT_EQ(j["atomicity"][0]["events"][1]["location"], 4);
+  EXPECT_EQ(j["atomicity"][0]["witness"]["length"], 0);
+  auto text = Seer("analyze " + t + " --analysis atomic-blocks");
+  EXPECT_NE(text.out.find("the recorded run itself"), std::string::npos) << text.out;
+}
+
+TEST_F(AnalyzeOptionsTest, RaceEngineOptionsParse) {
+  const std::string t = Trace("fork", kForkOrdered);
+  json j = Json(t + " --analysis wcp,lockset,w3-linear --paper --w3-history 0 --w3-edges 3");
+  EXPECT_TRUE(j["races"].contains("wcp"));
+  EXPECT_TRUE(j["races"].contains("w3-linear"));
+  EXPECT_EQ(Seer("analyze " + t + " --w3-edges many").code, 2);
+  EXPECT_EQ(Seer("analyze " + t + " --atomicity-window -1").code, 2);
+  EXPECT_EQ(Seer("analyze " + t + " --w3-history -5").code, 2);
+  EXPECT_EQ(Seer("analyze " + t + " --deadlock-max-checks -1").code, 2);
+}
+
+}  // namespace
+}  // namespace seer
