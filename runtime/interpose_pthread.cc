@@ -73,9 +73,12 @@ SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t 
   if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kRelease, mode, Addr(lock), 0, pc);
 }
 
-// A cond wait releases the mutex: its begin is ordered in the mutex's domain.
+// A cond wait releases the mutex: its begin is ordered in the mutex's domain
+// (not the condition variable's), or the merged trace could let another thread
+// acquire the mutex before this release.
 SEER_RT_INLINE void CondWaitBegins(const void* c, const void* m, uint64_t pc) {
-  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kCondWaitBegin, 0, Addr(c), Addr(m), pc);
+  if (ThreadState* ts = SyncThread())
+    PutOrdered(ts, EventKind::kCondWaitBegin, 0, Addr(c), Addr(m), pc, LockDomain(Addr(m)));
 }
 
 // The end re-acquires the mutex (its domain) and follows the signal that woke
