@@ -163,6 +163,11 @@ class Session {
   std::vector<sync_event> batch_;
   std::array<uint64_t, SEER_EV_KIND_SLOTS> lost_reported_{};
   uint64_t internal_dropped_ = 0;
+  // Attach mode: probes go live one by one over seconds, so the first records can
+  // show a thread's lock calls but not its unlock calls; sync records stamped
+  // before the last probe was attached are dropped (and counted) for that reason.
+  uint64_t record_from_ns_ = 0;
+  uint64_t dropped_during_attach_ = 0;
 };
 
 void Session::OnRecord(const sync_event& e) {
@@ -185,6 +190,13 @@ Status Session::Drain() {
   if (!st.ok()) return st;
   if (!modules_done_ && have_records_) RefreshModules();
   for (const auto& e : batch_) {
+    const bool lifecycle = e.kind == SEER_EV_JOIN || e.kind == SEER_EV_THREAD_EXIT || e.kind == SEER_EV_CLONE ||
+                           e.kind == SEER_EV_CREATE_RET || e.kind == SEER_EV_SEM_INIT ||
+                           e.kind == SEER_EV_BARRIER_INIT || e.kind == SEER_EV_PROCESS_FORK;
+    if (e.ts < record_from_ns_ && !lifecycle) {
+      ++dropped_during_attach_;
+      continue;
+    }
     bool futex = (e.kind == SEER_EV_SIGNAL || e.kind == SEER_EV_WAIT) && e.mode == SEER_MODE_FUTEX;
     if (filter_.ready() && (futex ? filter_.IsLibcInternalFutex(e.pc) : filter_.IsLoaderCall(e.pc))) {
       ++internal_dropped_;
@@ -210,6 +222,7 @@ Status Session::Checkpoint() {
   writer_->SetMeta("record.unknown_joins", std::to_string(s.unknown_joins));
   writer_->SetMeta("record.process_forks_not_followed", std::to_string(s.process_forks));
   writer_->SetMeta("record.libc_internal_dropped", std::to_string(internal_dropped_));
+  writer_->SetMeta("record.dropped_during_attach", std::to_string(dropped_during_attach_));
   return writer_->Flush();
 }
 
@@ -341,6 +354,7 @@ Status Session::Attach() {
   if (!st.ok()) return Status::NotFound("no such process: " + std::to_string(pid_));
   st = probes_.Open(pid_, binary_, options_.ringbuf_bytes);
   if (!st.ok()) return st;
+  record_from_ns_ = MonotonicNs();
   // Threads that exist already begin the trace without a fork (their parent is unknown).
   for (pid_t tid : tids) {
     st = merger_->BeginThread(tid, -1, ThreadName(pid_, tid));

@@ -92,6 +92,15 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
 }
 
 Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
+  // A fork or join names another ring, and TidOf may grow rings_ for it: resolve
+  // that before taking a reference into rings_.
+  {
+    const uint64_t* w = rings_[ring].words.data() + rings_[ring].pos;
+    const uint8_t kind = rt::RecordKind(w[0]);
+    if ((kind == static_cast<uint8_t>(EventKind::kFork) || kind == static_cast<uint8_t>(EventKind::kJoin)) &&
+        w[1] < shm_->max_rings)
+      TidOf(static_cast<uint32_t>(w[1]));
+  }
   Pending& p = rings_[ring];
   const uint64_t* w = p.words.data() + p.pos;
   const uint8_t kind = rt::RecordKind(w[0]);
@@ -106,7 +115,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   if (e.kind == EventKind::kFork || e.kind == EventKind::kJoin) {
     if (e.object >= shm_->max_rings)
       return Damaged(ring, p.pos, "thread event names ring " + std::to_string(e.object));
-    e.object = TidOf(static_cast<uint32_t>(e.object));
+    e.object = TidOf(static_cast<uint32_t>(e.object));  // rings_ already holds it: p stays valid
   }
   const uint32_t domain = rt::OrderDomain(w[4]);
   p.pos += static_cast<size_t>(rt::RecordWords(w[0]));

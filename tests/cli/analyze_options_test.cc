@@ -143,7 +143,8 @@ TEST_F(AnalyzeOptionsTest, AtomicBlocksEngine) {
   const std::string t =
       Trace("blocks", {"T0|fork(T1)|1", "T0|begin|2", "T0|r(x)|3", "T1|w(x)|4", "T0|w(x)|5", "T0|end|6",
                        "T0|join(T1)|7"});
-  for (const json& a : Json(t)["atomicity"]) EXPECT_NE(a["engine"], "atomic-blocks");  // not in the default set
+  const json by_default = Json(t);  // bound first: a range-for over Json(t)["..."] reads a destroyed temporary
+  for (const json& a : by_default["atomicity"]) EXPECT_NE(a["engine"], "atomic-blocks");  // not in the default set
   json j = Json(t + " --analysis atomic-blocks");
   ASSERT_EQ(j["atomicity"].size(), 1u) << j.dump(2);
   EXPECT_EQ(j["atomicity"][0]["pattern"], "not-conflict-serializable");
