@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "seer/trace.h"
+#include "tests/support/trace_io.h"
 
 namespace seer::test {
 
@@ -78,18 +79,5 @@ class TempDirTest : public ::testing::Test {
   fs::path dir_;
 };
 
-// Every event of a trace, in order.
-inline Status ReadEvents(const std::string& path, std::vector<Event>* events, TraceInfo* info = nullptr) {
-  std::unique_ptr<TraceReader> r;
-  Status s = TraceReader::Open(path, &r);
-  if (!s.ok()) return s;
-  if (info) *info = r->info();
-  std::vector<Event> batch;
-  while (true) {
-    s = r->Next(&batch);
-    if (!s.ok() || batch.empty()) return s;
-    events->insert(events->end(), batch.begin(), batch.end());
-  }
-}
 
 }  // namespace seer::test

@@ -20,7 +20,7 @@ class GenTest : public test::TempDirTest {
     EXPECT_TRUE(s.ok()) << s.ToString();
     EXPECT_TRUE(w->Close().ok());
     std::vector<Event> events;
-    s = test::ReadEvents(Path("g.seer"), &events, info);
+    s = test::ReadTrace(Path("g.seer"), &events, info);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return events;
   }

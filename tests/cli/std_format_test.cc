@@ -11,7 +11,7 @@
 namespace seer {
 namespace {
 
-using test::ReadEvents;
+using test::ReadTrace;
 using test::ReadFile;
 using test::WriteFile;
 
@@ -65,7 +65,7 @@ TEST_F(StdFormatTest, MapsLinesToEvents) {
   EXPECT_EQ(stats.variables, 2u);
   std::vector<Event> ev;
   TraceInfo info;
-  ASSERT_TRUE(ReadEvents(Path("t.seer"), &ev, &info).ok());
+  ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev, &info).ok());
   ASSERT_EQ(ev.size(), 12u);
   // T0|fork(T1)|1
   EXPECT_EQ(ev[0].kind, EventKind::kFork);
@@ -124,7 +124,7 @@ TEST_F(StdFormatTest, KeepsNames) {
 TEST_F(StdFormatTest, ReacquiringAHeldLockIsKept) {
   ASSERT_TRUE(ImportFile(test::DataFile("names.std")).ok());
   std::vector<Event> ev;
-  ASSERT_TRUE(ReadEvents(Path("t.seer"), &ev).ok());
+  ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev).ok());
   EXPECT_EQ(ev[2].kind, EventKind::kAcquire);
   EXPECT_EQ(ev[3].kind, EventKind::kAcquire);
   EXPECT_EQ(ev[5].kind, EventKind::kRelease);
@@ -134,7 +134,7 @@ TEST_F(StdFormatTest, ReacquiringAHeldLockIsKept) {
 TEST_F(StdFormatTest, SeerOnlyOpsImportAsTheirKinds) {
   ASSERT_TRUE(ImportFile(test::DataFile("seer_ops.std")).ok());
   std::vector<Event> ev;
-  ASSERT_TRUE(ReadEvents(Path("t.seer"), &ev).ok());
+  ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev).ok());
   ASSERT_EQ(ev.size(), 26u);
   EXPECT_EQ(ev[0].kind, EventKind::kThreadBegin);
   EXPECT_EQ(ev[3].kind, EventKind::kFuncEntry);

@@ -1,6 +1,8 @@
 // Whole-trace loading and order checks for the recorder tests.
 #include "tests/recorder/trace_check.h"
 
+#include "tests/support/trace_io.h"
+
 #include <memory>
 #include <set>
 
@@ -26,19 +28,7 @@ std::vector<uint32_t> LoadedTrace::ThreadsWith(EventKind kind, uint64_t n) const
 }
 
 Status LoadTrace(const std::string& path, LoadedTrace* out) {
-  std::unique_ptr<TraceReader> reader;
-  Status st = TraceReader::Open(path, &reader);
-  if (!st.ok()) return st;
-  out->info = reader->info();
-  out->events.clear();
-  std::vector<Event> batch;
-  for (;;) {
-    st = reader->Next(&batch);
-    if (!st.ok()) return st;
-    if (batch.empty()) break;
-    out->events.insert(out->events.end(), batch.begin(), batch.end());
-  }
-  return Status::Ok();
+  return test::ReadTrace(path, &out->events, &out->info);
 }
 
 std::string CheckOrder(const LoadedTrace& trace) {

@@ -16,6 +16,7 @@
 #include "daemon/recorder.h"
 #include "runtime/drain/inproc_recorder.h"
 #include "seer/trace.h"
+#include "tests/support/trace_io.h"
 
 namespace seer {
 namespace {
@@ -76,14 +77,9 @@ Recording Record(const std::string& program, std::vector<std::string> args = {},
     s = RecordInproc(argv, options, trace, &rec.result);
   }
   EXPECT_TRUE(s.ok()) << s.ToString();
-  std::unique_ptr<TraceReader> reader;
-  s = TraceReader::Open(trace, &reader);
+  s = test::ReadTrace(trace, &rec.events, &rec.info);
   EXPECT_TRUE(s.ok()) << s.ToString();
   if (!s.ok()) return rec;
-  rec.info = reader->info();
-  std::vector<Event> batch;
-  while ((s = reader->Next(&batch)).ok() && !batch.empty()) rec.events.insert(rec.events.end(), batch.begin(), batch.end());
-  EXPECT_TRUE(s.ok()) << s.ToString();
   std::ifstream in(manifest);
   std::string name, hex;
   while (in >> name >> hex) rec.addr[name] = std::stoull(hex, nullptr, 16);

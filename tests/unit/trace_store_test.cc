@@ -13,6 +13,7 @@
 
 #include "seer/trace.h"
 #include "store/coding.h"
+#include "tests/support/trace_io.h"
 
 namespace seer {
 namespace {
@@ -63,18 +64,6 @@ Status WriteTrace(const std::string& path, uint64_t n, uint32_t per_chunk, bool 
   return close ? w->Close() : w->Flush();
 }
 
-Status ReadAll(const std::string& path, std::vector<Event>* events, TraceInfo* info = nullptr) {
-  std::unique_ptr<TraceReader> r;
-  Status s = TraceReader::Open(path, &r);
-  if (!s.ok()) return s;
-  if (info) *info = r->info();
-  std::vector<Event> batch;
-  while (true) {
-    s = r->Next(&batch);
-    if (!s.ok() || batch.empty()) return s;
-    events->insert(events->end(), batch.begin(), batch.end());
-  }
-}
 
 TEST_F(TraceStoreTest, RoundTripsEventsAndTables) {
   const std::string path = Path("t.seer");
@@ -86,7 +75,7 @@ TEST_F(TraceStoreTest, RoundTripsEventsAndTables) {
 
   std::vector<Event> events;
   TraceInfo info;
-  ASSERT_TRUE(ReadAll(path, &events, &info).ok());
+  ASSERT_TRUE(test::ReadTrace(path, &events, &info).ok());
   ASSERT_EQ(events.size(), 10000u);
   for (uint64_t i = 0; i < events.size(); ++i) {
     EXPECT_EQ(events[i].index, i);
@@ -138,7 +127,7 @@ TEST_F(TraceStoreTest, DistinctCountsAreExact) {
   ASSERT_TRUE(w->Close().ok());
   std::vector<Event> events;
   TraceInfo info;
-  ASSERT_TRUE(ReadAll(path, &events, &info).ok());
+  ASSERT_TRUE(test::ReadTrace(path, &events, &info).ok());
   EXPECT_EQ(info.counters.distinct_variables, variables.size());
   EXPECT_EQ(info.counters.distinct_locations, locations.size());
   EXPECT_EQ(info.counters.distinct_locks, locks.size());
@@ -154,7 +143,7 @@ TEST_F(TraceStoreTest, LostEventsAreStoredPerPlaceAndKind) {
   ASSERT_TRUE(w->Close().ok());
   std::vector<Event> events;
   TraceInfo info;
-  ASSERT_TRUE(ReadAll(path, &events, &info).ok());
+  ASSERT_TRUE(test::ReadTrace(path, &events, &info).ok());
   EXPECT_EQ(info.counters.lost["bpf-ringbuf"][static_cast<int>(EventKind::kAcquire)], 7u);
   EXPECT_EQ(info.counters.TotalLost(), 8u);
 }
@@ -173,7 +162,7 @@ TEST_F(TraceStoreTest, MapGrowsForLargeTraces) {
   }
   ASSERT_TRUE(w->Close().ok());
   std::vector<Event> events;
-  ASSERT_TRUE(ReadAll(path, &events).ok());
+  ASSERT_TRUE(test::ReadTrace(path, &events).ok());
   EXPECT_EQ(events.size(), 2000000u);
 }
 
@@ -210,7 +199,7 @@ TEST_F(TraceStoreTest, SurvivesWriterKilledMidWrite) {
 
   std::vector<Event> events;
   TraceInfo info;
-  Status s = ReadAll(path, &events, &info);
+  Status s = test::ReadTrace(path, &events, &info);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_FALSE(info.complete);
   EXPECT_GE(events.size(), 50000u);
@@ -224,7 +213,7 @@ class BadInputTest : public TraceStoreTest {
  protected:
   Status Open(const std::string& path) {
     std::vector<Event> events;
-    return ReadAll(path, &events);
+    return test::ReadTrace(path, &events);
   }
   void WriteBytes(const std::string& path, const std::string& bytes) {
     std::ofstream(path, std::ios::binary) << bytes;
