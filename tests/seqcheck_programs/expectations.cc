@@ -85,13 +85,15 @@ bool ParseProgramExpectations(const std::string& path, ProgramExpectations* out,
       }
       atomicity[w[0]] = {w[0], w[1], 0, 0, 0};
     }
-    if (FindDirective(line, "seer-known-failure:", &rest)) {
+    for (const char* key : {"seer-known-failure:", "seer-known-false-positive:"}) {
+      if (!FindDirective(line, key, &rest)) continue;
       const size_t space = rest.find(' ');
       if (space == std::string::npos) {
-        *error = where + "`seer-known-failure:` needs a label and a reason";
+        *error = where + "`" + key + "` needs a label and a reason";
         return false;
       }
-      out->known_failures[rest.substr(0, space)] = rest.substr(space + 1);
+      auto& table = std::string(key) == "seer-known-failure:" ? out->known_failures : out->known_false_positives;
+      table[rest.substr(0, space)] = rest.substr(space + 1);
     }
     const size_t comment = line.find("//");
     if (comment == std::string::npos) continue;
@@ -149,10 +151,16 @@ bool ParseProgramExpectations(const std::string& path, ProgramExpectations* out,
     }
     out->atomicity.push_back(a);
   }
-  for (const auto& [label, why] : out->known_failures) {
-    if (!deadlocks.count(label) && !atomicity.count(label)) {
-      *error = out->file + ": known failure for undeclared label `" + label + "`";
-      return false;
+  for (const auto* table : {&out->known_failures, &out->known_false_positives}) {
+    for (const auto& [label, why] : *table) {
+      if (!deadlocks.count(label) && !atomicity.count(label)) {
+        *error = out->file + ": known failure or false positive for undeclared label `" + label + "`";
+        return false;
+      }
+      if (out->known_failures.count(label) && out->known_false_positives.count(label)) {
+        *error = out->file + ": `" + label + "` is both a known failure and a known false positive";
+        return false;
+      }
     }
   }
   if (out->record_modes.empty()) {

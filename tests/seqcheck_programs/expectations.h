@@ -40,6 +40,10 @@ struct ProgramExpectations {
   // `seer-known-failure: <label> <why>`: seer misses this finding; the test says so
   // loudly and fails once it is reported.
   std::map<std::string, std::string> known_failures;
+  // `seer-known-false-positive: <label> <why>`: seer reports this finding though
+  // no bug is behind it; declared like a finding, the test says so loudly, and
+  // fails once it is no longer reported.
+  std::map<std::string, std::string> known_false_positives;
 };
 
 // Parses the markers of `path`. On a malformed file (an undeclared label, a

@@ -141,8 +141,15 @@ class SeqCheckProgramTest : public ::testing::TestWithParam<Recording> {
 
   std::string Name() const { return GetParam().source + " (" + GetParam().mode + ")"; }
 
-  // Reports a missing expected finding: a failure, or a loud known failure.
+  // A declared finding that is not reported: a failure, or a loud known failure
+  // (or good news about a known false positive: a failure until the markers say so).
   void Missing(const std::string& label, const std::string& what) {
+    auto fp = expect_.known_false_positives.find(label);
+    if (fp != expect_.known_false_positives.end()) {
+      ADD_FAILURE() << what << ": this known false positive is gone; make the program `seer-expect: none` ("
+                    << fp->second << ")";
+      return;
+    }
     auto known = expect_.known_failures.find(label);
     if (known == expect_.known_failures.end()) {
       ADD_FAILURE() << what;
@@ -151,7 +158,13 @@ class SeqCheckProgramTest : public ::testing::TestWithParam<Recording> {
     std::cout << "[ KNOWN FAILURE ] " << Name() << ": " << what << "\n  (" << known->second << ")\n";
   }
 
+  // A declared finding that is reported: loud when it is a known false positive, a
+  // failure when it was a known failure (remove the marker).
   void Found(const std::string& label) {
+    auto fp = expect_.known_false_positives.find(label);
+    if (fp != expect_.known_false_positives.end())
+      std::cout << "[ KNOWN FALSE POSITIVE ] " << Name() << ": `" << label << "` is reported (" << fp->second
+                << ")\n";
     auto known = expect_.known_failures.find(label);
     EXPECT_TRUE(known == expect_.known_failures.end())
         << "`" << label << "` is now reported: remove its seer-known-failure marker (" << known->second << ")";
