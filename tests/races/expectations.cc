@@ -4,26 +4,9 @@
 #include <map>
 #include <regex>
 
+#include "tests/support/program_suite.h"
+
 namespace seer::test {
-namespace {
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// The text after `key` on the line, trimmed; empty if the key is absent.
-bool FindDirective(const std::string& line, const std::string& key, std::string* rest) {
-  const size_t at = line.find(key);
-  if (at == std::string::npos) return false;
-  std::string r = line.substr(at + key.size());
-  const size_t begin = r.find_first_not_of(" \t");
-  const size_t end = r.find_last_not_of(" \t*/");
-  *rest = begin == std::string::npos || end < begin ? "" : r.substr(begin, end - begin + 1);
-  return true;
-}
-
-}  // namespace
 
 bool ParseExpectations(const std::string& path, Expectations* out, std::string* error) {
   std::ifstream in(path);

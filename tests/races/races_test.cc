@@ -3,19 +3,15 @@
 // reported race pairs (by source basename:line) checked against the markers in its
 // source (expectations.h). A second test checks that each trace exported to STD and
 // imported back gives the engines the same results.
-#include <dirent.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <utility>
@@ -24,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "expectations.h"
+#include "tests/support/program_suite.h"
 
 namespace seer::test {
 namespace {
@@ -43,26 +40,10 @@ void PrintTo(const Program& p, std::ostream* os) { *os << p.source << " (" << p.
 
 // Every source with each compiler, sorted: the test parameters.
 std::vector<Program> ListPrograms() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(SEER_RACES_SRC)) {
-    const std::string ext = entry.path().extension().string();
-    if (ext == ".c" || ext == ".cc") names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
   std::vector<Program> programs;
-  for (const std::string& name : names)
+  for (const std::string& name : ListSources(SEER_RACES_SRC))
     for (const char* compiler : {"gcc", "clang"}) programs.push_back({name, compiler});
   return programs;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 // An unordered pair of source locations ("file:line"), smaller first.
@@ -102,26 +83,11 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     program_ = std::string(SEER_RACES_OUT) + "/" + stem + (GetParam().compiler == "gcc" ? "" : "." + GetParam().compiler);
     std::string error;
     ASSERT_TRUE(ParseExpectations(source_, &expect_, &error)) << error;
-    dir_ = fs::temp_directory_path() /
-           ("seer-races-" + std::to_string(getpid()) + "-" + stem + "-" + GetParam().compiler);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
+    scratch_ = std::make_unique<ScratchDir>("seer-races-" + stem + "-" + GetParam().compiler);
   }
 
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // Runs a shell command in the test's directory; returns its exit code, with
-  // stdout and stderr in *out (for messages).
-  int Run(const std::string& command, std::string* out) const {
-    const std::string log = Path("command.log");
-    const std::string full = "cd " + dir_.string() + " && " + command + " >" + log + " 2>&1 </dev/null";
-    const int status = std::system(full.c_str());
-    *out = ReadFile(log);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
+  std::string Path(const std::string& name) const { return scratch_->Path(name); }
+  int Run(const std::string& command, std::string* out) const { return scratch_->Run(command, out); }
 
   // Records the program into T.seer (asserting a clean, lossless run).
   void Record() {
@@ -138,7 +104,7 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     const int code = Run(std::string(SEER_BINARY) + " analyze " + trace +
                              " --format json --analysis hb,shb,wcp,w3-linear -o " + json_path, &out);
     ASSERT_EQ(code, 0) << "seer analyze " << trace << " exited " << code << ":\n" << out;
-    *report = json::parse(ReadFile(json_path), nullptr, false);
+    *report = json::parse(ReadWholeFile(json_path), nullptr, false);
     ASSERT_FALSE(report->is_discarded()) << "seer analyze wrote invalid JSON to " << json_path;
     ASSERT_TRUE(report->contains("races")) << report->dump(2);
   }
@@ -170,7 +136,7 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
 
   std::string source_, program_;
   Expectations expect_;
-  fs::path dir_;
+  std::unique_ptr<ScratchDir> scratch_;
 };
 
 TEST_P(RaceSuiteTest, ReportsExactlyTheExpectedRaces) {

@@ -4,24 +4,10 @@
 #include <regex>
 #include <sstream>
 
+#include "tests/support/program_suite.h"
+
 namespace seer::test {
 namespace {
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// The text after `key` on the line, trimmed of blanks and a comment's end.
-bool FindDirective(const std::string& line, const std::string& key, std::string* rest) {
-  const size_t at = line.find(key);
-  if (at == std::string::npos) return false;
-  std::string r = line.substr(at + key.size());
-  const size_t begin = r.find_first_not_of(" \t");
-  const size_t end = r.find_last_not_of(" \t*/");
-  *rest = begin == std::string::npos || end < begin ? "" : r.substr(begin, end - begin + 1);
-  return true;
-}
 
 std::vector<std::string> Words(const std::string& s) {
   std::istringstream in(s);

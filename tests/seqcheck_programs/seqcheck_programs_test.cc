@@ -4,17 +4,13 @@
 // its deadlock cycles and atomicity violations compared, by source line, with the
 // markers in its source (expectations.h, README.md). Needs root; skipped loudly
 // without it.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-#include <iterator>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "expectations.h"
+#include "tests/support/program_suite.h"
 
 namespace seer::test {
 namespace {
@@ -40,14 +37,8 @@ void PrintTo(const Recording& r, std::ostream* os) { *os << r.source << " (" << 
 // Every source in each mode it declares: the test parameters. A source whose
 // markers do not parse still gets one parameter, so that the test reports why.
 std::vector<Recording> ListRecordings() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(SEER_SEQ_PROGRAMS_SRC)) {
-    const std::string ext = entry.path().extension().string();
-    if (ext == ".c" || ext == ".cc") names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
   std::vector<Recording> recordings;
-  for (const std::string& name : names) {
+  for (const std::string& name : ListSources(SEER_SEQ_PROGRAMS_SRC)) {
     ProgramExpectations expect;
     std::string error;
     if (!ParseProgramExpectations(std::string(SEER_SEQ_PROGRAMS_SRC) + "/" + name, &expect, &error)) {
@@ -57,16 +48,6 @@ std::vector<Recording> ListRecordings() {
     for (const std::string& mode : expect.record_modes) recordings.push_back({name, mode});
   }
   return recordings;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-std::string Basename(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
 std::string Lines(const std::set<int>& lines) {
@@ -88,37 +69,19 @@ class SeqCheckProgramTest : public ::testing::TestWithParam<Recording> {
                                          &error))
         << error;
     program_ = std::string(SEER_SEQ_PROGRAMS_OUT) + "/" + stem + (GetParam().mode == "inproc" ? ".inproc" : "");
-    dir_ = fs::temp_directory_path() / ("seer-seqprog-" + std::to_string(getpid()) + "-" + stem + "-" +
-                                        GetParam().mode);
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty()) fs::remove_all(dir_);
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-
-  // Runs a shell command in the test's directory; returns its exit code, with its
-  // output in *out.
-  int Run(const std::string& command, std::string* out) const {
-    const std::string log = Path("command.log");
-    const std::string full = "cd " + dir_.string() + " && " + command + " >" + log + " 2>&1 </dev/null";
-    const int status = std::system(full.c_str());
-    *out = ReadFile(log);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    scratch_ = std::make_unique<ScratchDir>("seer-seqprog-" + stem + "-" + GetParam().mode);
   }
 
   void RecordAndAnalyze(json* report) {
     std::string out;
-    int code = Run(std::string(SEER_BINARY) + " record -q --sync=" + GetParam().mode + " -o T.seer -- " + program_,
+    int code = scratch_->Run(std::string(SEER_BINARY) + " record -q --sync=" + GetParam().mode + " -o T.seer -- " + program_,
                    &out);
     ASSERT_EQ(code, 0) << "seer record --sync=" << GetParam().mode << " of " << program_ << " exited " << code
                        << " (the program dies of SIGALRM if the run really deadlocked):\n" << out;
-    code = Run(std::string(SEER_BINARY) + " analyze T.seer --format json --analysis deadlock,atomicity -o T.json",
+    code = scratch_->Run(std::string(SEER_BINARY) + " analyze T.seer --format json --analysis deadlock,atomicity -o T.json",
                &out);
     ASSERT_EQ(code, 0) << "seer analyze exited " << code << ":\n" << out;
-    *report = json::parse(ReadFile(Path("T.json")), nullptr, false);
+    *report = json::parse(ReadWholeFile(scratch_->Path("T.json")), nullptr, false);
     ASSERT_FALSE(report->is_discarded()) << "seer analyze wrote invalid JSON";
     ASSERT_TRUE(report->contains("deadlocks") && report->contains("atomicity")) << report->dump(2);
     ASSERT_EQ((*report)["trace"]["lost_events"].get<long>(), 0) << "the recording lost events";
@@ -172,7 +135,7 @@ class SeqCheckProgramTest : public ::testing::TestWithParam<Recording> {
 
   ProgramExpectations expect_;
   std::string program_;
-  fs::path dir_;
+  std::unique_ptr<ScratchDir> scratch_;
 };
 
 // A reported deadlock, reduced to what the markers say.
