@@ -2,13 +2,16 @@
 // access graph) and differ in bounds and in when candidates are traversed.
 #include "predictor/w3/w3_engine.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "predictor/common/race_collector.h"
 #include "predictor/common/sync_ops.h"
+#include "predictor/common/word_bytes.h"
 #include "predictor/w3/access_graph.h"
 #include "predictor/w3/pwr_state.h"
 
@@ -54,8 +57,11 @@ class NodeStore {
   std::vector<EventRef> refs_;
 };
 
+// The last write of some bytes of a word. A word keeps one per group of bytes
+// last written by the same access: usually one.
 struct LastWrite {
-  bool present = false;
+  uint8_t bytes = 0;
+  bool atomic = false;
   EventRef ref;
   uint32_t tid = 0;
   ClockValue clock = 0;
@@ -63,23 +69,34 @@ struct LastWrite {
   VectorClock vc;
 };
 
+// One variable of the TR is one 8-byte word here: accesses are split into the
+// words they touch and conflict only on shared bytes, so overlapping accesses
+// that start at different addresses (ranges, unaligned, struct copies) are
+// compared, and adjacent bytes of one word are not (DESIGN.md, event model).
 struct Variable {
   explicit Variable(uint64_t bound) : nodes(bound) {}
   NodeStore nodes;
-  std::vector<w3::NodeRef> rw;  // RW(x): mutually concurrent accesses
-  LastWrite last_write;
+  std::vector<w3::NodeRef> rw;        // RW(x): mutually concurrent accesses
+  std::vector<LastWrite> last_writes;  // disjoint byte groups
+  std::vector<size_t> open;            // exact: its pending_ entries not yet traversed
 };
 
-// What the exact variant's first pass found at access f, reported in the second
-// pass in trace order: a write-read pair (decided in the first pass, TR Alg. 1)
-// and the conc(x) pairs to traverse, with f's clock (the TR's evt).
+// What the exact variant's first pass found at access f in one word, reported in
+// the second pass in trace order: the write-read pairs (decided in the first pass,
+// TR Alg. 1; kept with the first word of the access) and the conc(x) pairs to
+// traverse, with f's clock (the TR's evt). A free of part of the word traverses
+// early (`resolved`), before it clears the freed bytes of the word's accesses.
 struct Pending {
   Variable* var;
   uint64_t f;
   VectorClock v;
   std::vector<w3::NodeRef> partners;
-  bool write_read = false;
-  EventRef last_write;
+  std::vector<EventRef> write_reads;
+  uint64_t access = 0;      // the access's sequence number
+  bool first_word = true;   // the first (or only) word of its access
+  bool many_words = false;  // its access spans several words: pairs are deduplicated
+  bool is_resolved = false;
+  std::vector<uint64_t> resolved;  // the reported accesses, when is_resolved
 };
 
 class W3Engine : public Engine {
@@ -97,9 +114,19 @@ class W3Engine : public Engine {
   Status Finish(Findings* findings) override {
     // Second pass (TR Def. 4.4): from each concurrent pair, follow edges backwards.
     for (Pending& p : pending_) {
-      AccessNode* f = p.var->nodes.Get(p.f);
-      if (p.write_read) AddRace(p.last_write, p.var->nodes.Ref(p.f));
-      ReportFrom(*p.var, *f, p.f, p.v, p.partners);
+      const EventRef f_ref = p.var->nodes.Ref(p.f);
+      if (p.access != reported_access_) {
+        reported_.clear();
+        reported_access_ = p.access;
+      }
+      if (p.first_word)
+        for (const EventRef& w : p.write_reads) AddRace(w, f_ref);
+      dedupe_ = p.many_words;
+      if (p.is_resolved) {
+        for (uint64_t g : p.resolved) Report(*p.var, g, p.f);
+      } else {
+        ReportFrom(*p.var, *p.var->nodes.Get(p.f), p.f, p.v, p.partners);
+      }
     }
     RaceResult result;
     collector_.Fill(name_, Guarantee::kComplete, &result);
@@ -108,6 +135,12 @@ class W3Engine : public Engine {
   }
 
  private:
+  // The part of an access that falls in one word.
+  struct Part {
+    Variable* var;
+    uint8_t bytes;
+  };
+
   void Apply(const Event& e, const LoweredOp& op) {
     const uint32_t t = e.tid;
     switch (op.op) {
@@ -128,79 +161,163 @@ class W3Engine : public Engine {
     }
   }
 
-  Variable& Var(uint64_t address) {
-    auto it = vars_.find(address);
-    if (it == vars_.end()) it = vars_.emplace(address, std::make_unique<Variable>(exact_ ? 0 : edge_bound_)).first;
+  Variable& Var(uint64_t word) {
+    auto it = vars_.find(word);
+    if (it == vars_.end()) it = vars_.emplace(word, std::make_unique<Variable>(exact_ ? 0 : edge_bound_)).first;
     return *it->second;
   }
 
-  // A freed or re-allocated range starts new variables; the exact variant keeps
-  // the old ones alive for its second pass.
+  // A freed or re-allocated range starts new variables: whole words are dropped
+  // (the exact variant keeps them alive for its second pass), partly covered
+  // ones forget the freed bytes of their accesses.
   void Forget(uint64_t address, uint64_t size) {
-    auto retire = [&](auto it) {
+    const uint64_t last = address + size - 1;
+    const uint64_t first_word = address >> kWordShift, last_word = last >> kWordShift;
+    auto forget = [&](auto it) {
+      const uint8_t bytes = WordByteMask(it->first, address, last);
+      if (bytes != 0xff) {
+        ForgetBytes(it->second.get(), bytes);
+        return std::next(it);
+      }
       if (exact_) retired_.push_back(std::move(it->second));
       return vars_.erase(it);
     };
-    if (size <= vars_.size()) {
-      for (uint64_t a = address; a < address + size; ++a) {
-        auto it = vars_.find(a);
-        if (it != vars_.end()) retire(it);
+    if (last_word - first_word < vars_.size()) {
+      for (uint64_t w = first_word; w <= last_word; ++w) {
+        auto it = vars_.find(w);
+        if (it != vars_.end()) forget(it);
       }
       return;
     }
     for (auto it = vars_.begin(); it != vars_.end();)
-      it = it->first >= address && it->first - address < size ? retire(it) : std::next(it);
+      it = it->first >= first_word && it->first <= last_word ? forget(it) : std::next(it);
+  }
+
+  void ForgetBytes(Variable* x, uint8_t bytes) {
+    // The exact variant's pending traversals of this word must see the bytes as
+    // they were: do them now (the reached accesses do not depend on the time).
+    for (size_t i : x->open) {
+      Pending& p = pending_[i];
+      p.is_resolved = true;
+      w3::ReportReachable(
+          *x->nodes.Get(p.f), p.f, p.v, p.partners, pwr_.locksets(), [&](uint64_t id) { return x->nodes.Get(id); },
+          [&](uint64_t g) { p.resolved.push_back(g); }, &stack_);
+      p.partners.clear();
+    }
+    x->open.clear();
+    const uint64_t end = x->nodes.next_id();
+    for (uint64_t id = end; id-- > 0;) {
+      AccessNode* n = x->nodes.Get(id);
+      if (n == nullptr) break;  // older ones were forgotten by the bound
+      n->bytes &= static_cast<uint8_t>(~bytes);
+    }
+    for (LastWrite& lw : x->last_writes) lw.bytes &= static_cast<uint8_t>(~bytes);
+    std::erase_if(x->last_writes, [](const LastWrite& lw) { return lw.bytes == 0; });
   }
 
   void Access(const Event& e, const LoweredOp& op) {
     const uint32_t t = e.tid;
     const bool write = op.op == SyncOp::kWrite;
-    Variable& x = Var(op.object);
     const EventRef ref = EventRef::Of(e);
-    bool write_read = false;
+    const uint64_t last = op.object + std::max<uint64_t>(1, op.size) - 1;
+    parts_.clear();
+    for (uint64_t w = op.object >> kWordShift; w <= last >> kWordShift; ++w)
+      parts_.push_back({&Var(w), WordByteMask(w, op.object, last)});
+    const bool many_words = parts_.size() > 1;
+    ++accesses_;
+
+    write_reads_.clear();
     if (!write) {
-      // Write-read pairs (TR Def. 3.3) are decided before the dependency is added.
-      const LastWrite& lw = x.last_write;
-      if (lw.present) {
-        write_read = lw.clock > pwr_.Clock(t).Get(lw.tid) && pwr_.locksets().Disjoint(lw.lockset, pwr_.Lockset(t));
-        if (write_read && !exact_) AddRace(lw.ref, ref);
-        pwr_.JoinClock(t, lw.vc);
+      // Write-read pairs (TR Def. 3.3) are decided before any dependency is added.
+      const uint32_t lockset = pwr_.Lockset(t);
+      for (const Part& part : parts_) {
+        for (const LastWrite& lw : part.var->last_writes) {
+          if ((lw.bytes & part.bytes) == 0) continue;
+          const bool racy = lw.clock > pwr_.Clock(t).Get(lw.tid) && !(lw.atomic && op.atomic) &&
+                            pwr_.locksets().Disjoint(lw.lockset, lockset);
+          if (racy && std::none_of(write_reads_.begin(), write_reads_.end(),
+                                   [&](const EventRef& r) { return r.index == lw.ref.index; }))
+            write_reads_.push_back(lw.ref);
+        }
       }
+      for (const Part& part : parts_)
+        for (const LastWrite& lw : part.var->last_writes)
+          if ((lw.bytes & part.bytes) != 0) pwr_.JoinClock(t, lw.vc);
+      if (!exact_)
+        for (const EventRef& w : write_reads_) AddRace(w, ref);
     }
     pwr_.W3(t);
     const VectorClock& v = pwr_.Clock(t);
-    const uint64_t id = x.nodes.next_id();
-    const w3::NodeRef f_ref{id, t, v.Get(t)};
-    preds_.clear();
-    partners_.clear();
-    w3::SplitConcurrent(&x.rw, v, f_ref, &preds_, &partners_);
-    AccessNode& f = x.nodes.Append(ref);
-    f.lockset = pwr_.Lockset(t);
-    f.write = write;
-    for (const w3::NodeRef& p : preds_) f.preds.push_back(p);
-    if (exact_) {
-      if (write_read || !partners_.empty())
-        pending_.push_back({&x, id, v, partners_, write_read, x.last_write.ref});
-    } else if (!partners_.empty()) {
-      ReportFrom(x, f, id, v, partners_);
-    }
-    if (write) {
-      LastWrite& lw = x.last_write;
-      lw.present = true;
-      lw.ref = ref;
-      lw.tid = t;
-      lw.clock = f_ref.clock;
-      lw.lockset = f.lockset;
-      lw.vc.CopyFrom(v);
+    const uint32_t lockset = pwr_.Lockset(t);
+    reported_.clear();
+    dedupe_ = many_words;
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      Variable& x = *parts_[i].var;
+      const uint64_t id = x.nodes.next_id();
+      const w3::NodeRef f_ref{id, t, v.Get(t)};
+      preds_.clear();
+      partners_.clear();
+      w3::SplitConcurrent(&x.rw, v, f_ref, &preds_, &partners_);
+      AccessNode& f = x.nodes.Append(ref);
+      f.lockset = lockset;
+      f.write = write;
+      f.atomic = op.atomic;
+      f.bytes = parts_[i].bytes;
+      for (const w3::NodeRef& p : preds_) f.preds.push_back(p);
+      if (exact_) {
+        const bool first = i == 0;
+        if (!partners_.empty() || (first && !write_reads_.empty())) {
+          x.open.push_back(pending_.size());
+          Pending& p = pending_.emplace_back();
+          p.var = &x;
+          p.f = id;
+          p.v.CopyFrom(v);
+          p.partners = partners_;
+          if (first) p.write_reads = write_reads_;
+          p.access = accesses_;
+          p.first_word = first;
+          p.many_words = many_words;
+        }
+      } else if (!partners_.empty()) {
+        ReportFrom(x, f, id, v, partners_);
+      }
+      if (write) RecordWrite(&x, parts_[i].bytes, ref, t, f_ref.clock, lockset, op.atomic, v);
     }
     pwr_.Tick(t);
+  }
+
+  static void RecordWrite(Variable* x, uint8_t bytes, const EventRef& ref, uint32_t t, ClockValue clock,
+                          uint32_t lockset, bool atomic, const VectorClock& v) {
+    std::vector<LastWrite>& lws = x->last_writes;
+    // The common case: the word's one last write covered no other bytes; reuse it.
+    if (!(lws.size() == 1 && (lws[0].bytes & ~bytes) == 0)) {
+      for (LastWrite& lw : lws) lw.bytes &= static_cast<uint8_t>(~bytes);
+      std::erase_if(lws, [](const LastWrite& lw) { return lw.bytes == 0; });
+      lws.emplace_back();
+    }
+    LastWrite& lw = lws.size() == 1 ? lws[0] : lws.back();
+    lw.bytes = bytes;
+    lw.atomic = atomic;
+    lw.ref = ref;
+    lw.tid = t;
+    lw.clock = clock;
+    lw.lockset = lockset;
+    lw.vc.CopyFrom(v);
   }
 
   void ReportFrom(Variable& x, const AccessNode& f, uint64_t f_id, const VectorClock& v,
                   const std::vector<w3::NodeRef>& partners) {
     w3::ReportReachable(
         f, f_id, v, partners, pwr_.locksets(), [&](uint64_t i) { return x.nodes.Get(i); },
-        [&](uint64_t g) { AddRace(x.nodes.Ref(g), x.nodes.Ref(f_id)); }, &stack_);
+        [&](uint64_t g) { Report(x, g, f_id); }, &stack_);
+  }
+
+  // Access g of word x races with f. An access spanning several words meets the
+  // same earlier access in each of them: it is one pair.
+  void Report(Variable& x, uint64_t g, uint64_t f_id) {
+    const EventRef& first = x.nodes.Ref(g);
+    if (dedupe_ && !reported_.insert(first.index).second) return;
+    AddRace(first, x.nodes.Ref(f_id));
   }
 
   // `first` precedes `second`; calls come in non-decreasing order of `second`,
@@ -215,11 +332,18 @@ class W3Engine : public Engine {
   uint64_t edge_bound_;
   w3::PwrState pwr_;
   RaceCollector collector_;
-  std::unordered_map<uint64_t, std::unique_ptr<Variable>> vars_;
+  std::unordered_map<uint64_t, std::unique_ptr<Variable>> vars_;  // by word (address >> 3)
   std::vector<std::unique_ptr<Variable>> retired_;
   std::vector<Pending> pending_;
   std::vector<w3::NodeRef> preds_, partners_;
   std::vector<uint64_t> stack_;
+  std::vector<Part> parts_;
+  std::vector<EventRef> write_reads_;
+  // Earlier accesses already paired with the current access, when it spans words.
+  bool dedupe_ = false;
+  std::unordered_set<uint64_t> reported_;
+  uint64_t accesses_ = 0;         // Access calls so far
+  uint64_t reported_access_ = 0;  // the one reported_ is about (Finish)
 };
 
 }  // namespace
