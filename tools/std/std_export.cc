@@ -12,6 +12,11 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
                  const std::function<void(uint64_t)>& progress) {
   using std_format::Decor;
   StdTextWriter w(out);
+  // Recorded traces name variables by address, and imported ones may have kept
+  // addresses (`at=`): keep them, so that import restores which accesses overlap.
+  // Generated traces have one-byte variables and stay plain RAPID lines.
+  const TraceInfo& info = reader->info();
+  w.SetAddressed(info.Meta(meta::kPcKind) != "location" || info.Meta(meta::kSource) == "std-import");
   // The names a trace keeps are looked up once, at the first event that uses
   // each object; the writer needs them before that event.
   FlatSet64 seen_threads, seen_locks, seen_variables;
@@ -36,7 +41,11 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
       name(Namespace::kThread, e.tid, seen_threads);
       switch (std_format::DecorOf(e.kind)) {
         case Decor::kThread: name(Namespace::kThread, e.object, seen_threads); break;
-        case Decor::kLock: name(Namespace::kLock, e.object, seen_locks); break;
+        case Decor::kLock:
+          name(Namespace::kLock, e.object, seen_locks);
+          if (e.kind == EventKind::kCondWaitBegin || e.kind == EventKind::kCondWaitEnd)
+            name(Namespace::kLock, e.aux, seen_locks);  // the mutex
+          break;
         case Decor::kVariable: name(Namespace::kVariable, e.object, seen_variables); break;
         default: break;
       }
