@@ -389,6 +389,27 @@ TEST_F(StdFormatTest, ExportOfUnnamedTraceUsesFallbackNamesAndAttributes) {
   EXPECT_EQ(stats.non_rapid_events, 1u);
 }
 
+// A generated trace gets no `at=` (its variable ids do not matter when every
+// variable is one byte); an access of another size is written with its size
+// and counted, since import will not restore its overlaps.
+TEST_F(StdFormatTest, ExportOfGeneratedTraceStaysPlainAndCountsSizes) {
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(Path("g.seer"), {}, &w).ok());
+  w->SetMeta(meta::kSource, "gen");
+  w->SetMeta(meta::kPcKind, "location");
+  Event e;
+  e.kind = EventKind::kWrite;
+  e.object = 7;
+  e.aux = 1;
+  ASSERT_TRUE(w->Append(e).ok());
+  e.aux = 4;
+  ASSERT_TRUE(w->Append(e).ok());
+  ASSERT_TRUE(w->Close().ok());
+  ExportStats stats;
+  EXPECT_EQ(Export(Path("g.seer"), &stats), "T0|w(V7)|0\nT0|w(V7 size=4)|0\n");
+  EXPECT_EQ(stats.lossy_events, 1u);
+}
+
 TEST_F(StdFormatTest, ExportNeverWritesTwoObjectsUnderOneName) {
   std::unique_ptr<TraceWriter> w;
   ASSERT_TRUE(TraceWriter::Create(Path("r.seer"), {}, &w).ok());
