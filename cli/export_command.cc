@@ -38,8 +38,8 @@ int RunExport(const ExportOptions& o) {
   if (const uint64_t lost = reader->info().counters.TotalLost(); lost > 0)
     Warn(fmt::format("the trace lost {} events while recording; STD text has no place to say so", lost));
   if (stats.non_rapid_events > 0)
-    Warn(fmt::format("{} events have no RAPID equivalent and were written with seer's own op names; "
-                     "seer import reads them, RAPID does not",
+    Warn(fmt::format("{} events have no RAPID equivalent and were written with seer's own op names or "
+                     "attributes; seer import reads them, RAPID does not",
                      stats.non_rapid_events));
   return kExitOk;
 }

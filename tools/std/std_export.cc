@@ -31,7 +31,6 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
       seen_threads.Insert(t.tid);
     }
   }
-  uint64_t non_rapid = 0;
   std::vector<Event> batch;
   while (true) {
     Status s = reader->Next(&batch);
@@ -49,7 +48,6 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
         case Decor::kVariable: name(Namespace::kVariable, e.object, seen_variables); break;
         default: break;
       }
-      if (!std_format::IsRapidKind(e.kind)) ++non_rapid;
       s = w.Append(e);
       if (!s.ok()) return s;
     }
@@ -60,7 +58,7 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
   if (stats) {
     stats->events = w.events_written();
     stats->lossy_events = w.lossy_events();
-    stats->non_rapid_events = non_rapid;
+    stats->non_rapid_events = w.non_rapid_lines();
   }
   return Status::Ok();
 }

@@ -18,7 +18,7 @@ struct ExportStats {
   uint64_t events = 0;
   uint64_t lossy_events = 0;     // accesses of other than one byte in a trace without addresses:
                                  // import does not restore their overlaps
-  uint64_t non_rapid_events = 0; // lines with seer-only ops, which RAPID cannot read
+  uint64_t non_rapid_events = 0; // lines with seer-only ops or attributes, which RAPID cannot read
 };
 
 // Writes every event of `reader` to `out`. `progress`, if set, gets the number

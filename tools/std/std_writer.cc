@@ -60,25 +60,31 @@ Status StdTextWriter::Append(const Event& e) {
   buf_ += threads_.Resolve(e.tid);
   buf_ += '|';
   buf_ += std_format::OpName(e.kind);
+  size_t attributes_start = 0;  // where attributes begin; 0: none written
   switch (std_format::DecorOf(e.kind)) {
     case Decor::kNone: break;
     case Decor::kThread: buf_ += '('; buf_ += threads_.Resolve(e.object); buf_ += ')'; break;
     case Decor::kLock:
       buf_ += '(';
       buf_ += locks_.Resolve(e.object);
+      attributes_start = buf_.size();
       AppendLockAttributes(e);
+      if (buf_.size() == attributes_start) attributes_start = 0;
       buf_ += ')';
       break;
     case Decor::kVariable: {
       bool fresh;
       buf_ += '(';
       buf_ += variables_.Resolve(e.object, &fresh);
+      attributes_start = buf_.size();
       AppendVariableAttributes(e, fresh);
+      if (buf_.size() == attributes_start) attributes_start = 0;
       buf_ += ')';
       break;
     }
     case Decor::kNumber: buf_ += '('; AppendNumber(&buf_, e.object); buf_ += ')'; break;
   }
+  if (attributes_start != 0 || !std_format::IsRapidKind(e.kind)) ++non_rapid_;
   buf_ += '|';
   AppendNumber(&buf_, e.pc);
   buf_ += '\n';

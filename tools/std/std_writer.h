@@ -44,6 +44,8 @@ class StdTextWriter final : public TraceWriter {
   // written, but import gives variables dense ids, so overlaps are not restored.
   uint64_t lossy_events() const { return lossy_; }
   uint64_t lost_events() const { return lost_; }
+  // Lines RAPID cannot read: seer-only kinds, or attributes after a name.
+  uint64_t non_rapid_lines() const { return non_rapid_; }
 
  private:
   // The name each id is written with, fixed at its first use.
@@ -75,6 +77,7 @@ class StdTextWriter final : public TraceWriter {
   std::unordered_set<uint64_t> at_ids_;  // ids written with `at=`
   uint64_t events_ = 0;
   uint64_t lossy_ = 0;
+  uint64_t non_rapid_ = 0;
   uint64_t lost_ = 0;
 };
 
