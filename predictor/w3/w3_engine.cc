@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <bit>
 #include <string>
-#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
+#include "predictor/common/flat_map.h"
 #include "predictor/common/race_collector.h"
 #include "predictor/common/sync_ops.h"
 #include "predictor/common/word_bytes.h"
@@ -57,8 +57,7 @@ class NodeStore {
   std::vector<EventRef> refs_;
 };
 
-// The last write of some bytes of a word. A word keeps one per group of bytes
-// last written by the same access: usually one.
+// The last write of some bytes of a cell.
 struct LastWrite {
   uint8_t bytes = 0;
   bool atomic = false;
@@ -69,23 +68,88 @@ struct LastWrite {
   VectorClock vc;
 };
 
-// One variable of the TR is one 8-byte word here: accesses are split into the
-// words they touch and conflict only on shared bytes, so overlapping accesses
-// that start at different addresses (ranges, unaligned, struct copies) are
-// compared, and adjacent bytes of one word are not (DESIGN.md, event model).
+// The last writes of a cell's bytes, one per group of bytes last written by the
+// same access: usually one, kept inline.
+class LastWrites {
+ public:
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    if (first_.bytes != 0) fn(first_);
+    for (const LastWrite& w : more_) fn(w);
+  }
+  // Forgets `bytes` (overwritten or freed); entries left without bytes go.
+  void Clear(uint8_t bytes) {
+    first_.bytes &= static_cast<uint8_t>(~bytes);
+    for (LastWrite& w : more_) w.bytes &= static_cast<uint8_t>(~bytes);
+    std::erase_if(more_, [](const LastWrite& w) { return w.bytes == 0; });
+    if (first_.bytes == 0 && !more_.empty()) {
+      std::swap(first_, more_.back());  // the emptied entry's clock storage is reused later
+      more_.pop_back();
+    }
+  }
+  // An entry to fill for a new write, after Clear of its bytes.
+  LastWrite& Add() { return first_.bytes == 0 ? first_ : more_.emplace_back(); }
+
+ private:
+  LastWrite first_;
+  std::vector<LastWrite> more_;
+};
+
+// A variable of the TR is a group of bytes of one 8-byte word (a cell): a word's
+// cells are disjoint, each byte belongs to the cell created by the first access
+// that touched it, and an access is processed in every cell it shares a byte with
+// (as one node per cell, keeping the bytes it covers there). So two accesses that
+// share a byte always meet in that byte's cell, and conflict only on shared bytes:
+// overlapping accesses that start at different addresses (ranges, unaligned,
+// struct copies) are compared, adjacent bytes of one word are not (DESIGN.md,
+// event model), and bytes only ever accessed alone keep their own graph and edge
+// bound, as whole words accessed as such do.
 struct Variable {
   explicit Variable(uint64_t bound) : nodes(bound) {}
   NodeStore nodes;
   std::vector<w3::NodeRef> rw;        // RW(x): mutually concurrent accesses
-  std::vector<LastWrite> last_writes;  // disjoint byte groups
+  LastWrites last_writes;
   std::vector<size_t> open;            // exact: its pending_ entries not yet traversed
 };
 
-// What the exact variant's first pass found at access f in one word, reported in
+struct Cell {
+  uint8_t bytes = 0;
+  std::unique_ptr<Variable> var;
+};
+
+// The cells of one word: usually one, kept inline (one cache miss fewer).
+struct Word {
+  Cell first;
+  std::vector<Cell> more;
+
+  template <typename Fn>
+  void ForEach(Fn&& fn) {
+    if (first.var) fn(first);
+    for (Cell& c : more) fn(c);
+  }
+  Cell& Add(Cell c) {
+    if (!first.var) return first = std::move(c);
+    return more.emplace_back(std::move(c));
+  }
+  // Removes the cells for which `drop(Cell&)` says so.
+  template <typename Fn>
+  void EraseIf(Fn&& drop) {
+    std::erase_if(more, drop);
+    if (first.var && drop(first)) {
+      first = Cell();
+      if (!more.empty()) {
+        first = std::move(more.back());
+        more.pop_back();
+      }
+    }
+  }
+};
+
+// What the exact variant's first pass found at access f in one cell, reported in
 // the second pass in trace order: the write-read pairs (decided in the first pass,
-// TR Alg. 1; kept with the first word of the access) and the conc(x) pairs to
-// traverse, with f's clock (the TR's evt). A free of part of the word traverses
-// early (`resolved`), before it clears the freed bytes of the word's accesses.
+// TR Alg. 1; kept with the first cell of the access) and the conc(x) pairs to
+// traverse, with f's clock (the TR's evt). A free of part of the cell traverses
+// early (`resolved`), before it clears the freed bytes of the cell's accesses.
 struct Pending {
   Variable* var;
   uint64_t f;
@@ -93,8 +157,8 @@ struct Pending {
   std::vector<w3::NodeRef> partners;
   std::vector<EventRef> write_reads;
   uint64_t access = 0;      // the access's sequence number
-  bool first_word = true;   // the first (or only) word of its access
-  bool many_words = false;  // its access spans several words: pairs are deduplicated
+  bool first_part = true;   // the first (or only) cell of its access
+  bool many_parts = false;  // its access spans several cells: pairs are deduplicated
   bool is_resolved = false;
   std::vector<uint64_t> resolved;  // the reported accesses, when is_resolved
 };
@@ -119,9 +183,9 @@ class W3Engine : public Engine {
         reported_.clear();
         reported_access_ = p.access;
       }
-      if (p.first_word)
+      if (p.first_part)
         for (const EventRef& w : p.write_reads) AddRace(w, f_ref);
-      dedupe_ = p.many_words;
+      dedupe_ = p.many_parts;
       if (p.is_resolved) {
         for (uint64_t g : p.resolved) Report(*p.var, g, p.f);
       } else {
@@ -135,7 +199,7 @@ class W3Engine : public Engine {
   }
 
  private:
-  // The part of an access that falls in one word.
+  // The part of an access that falls in one cell.
   struct Part {
     Variable* var;
     uint8_t bytes;
@@ -161,40 +225,52 @@ class W3Engine : public Engine {
     }
   }
 
-  Variable& Var(uint64_t word) {
-    auto it = vars_.find(word);
-    if (it == vars_.end()) it = vars_.emplace(word, std::make_unique<Variable>(exact_ ? 0 : edge_bound_)).first;
-    return *it->second;
+  // Appends the parts of the access of `bytes` of word `w` to parts_, creating a
+  // cell for bytes no access touched before.
+  void AddParts(uint64_t w, uint8_t bytes) {
+    Word& word = vars_[w];
+    uint8_t covered = 0;
+    word.ForEach([&](const Cell& c) {
+      if (const uint8_t shared = c.bytes & bytes) {
+        parts_.push_back({c.var.get(), shared});
+        covered |= shared;
+      }
+    });
+    if (const uint8_t fresh = bytes & ~covered) {
+      const Cell& c = word.Add({fresh, std::make_unique<Variable>(exact_ ? 0 : edge_bound_)});
+      parts_.push_back({c.var.get(), fresh});
+    }
   }
 
-  // A freed or re-allocated range starts new variables: whole words are dropped
-  // (the exact variant keeps them alive for its second pass), partly covered
-  // ones forget the freed bytes of their accesses.
+  // A freed or re-allocated range starts new variables: cells inside it are
+  // dropped (the exact variant keeps them alive for its second pass), partly
+  // covered ones forget the freed bytes of their accesses.
   void Forget(uint64_t address, uint64_t size) {
     const uint64_t last = address + size - 1;
     const uint64_t first_word = address >> kWordShift, last_word = last >> kWordShift;
-    auto forget = [&](auto it) {
-      const uint8_t bytes = WordByteMask(it->first, address, last);
-      if (bytes != 0xff) {
-        ForgetBytes(it->second.get(), bytes);
-        return std::next(it);
-      }
-      if (exact_) retired_.push_back(std::move(it->second));
-      return vars_.erase(it);
+    auto forget = [&](uint64_t w, Word& word) {
+      const uint8_t bytes = WordByteMask(w, address, last);
+      word.EraseIf([&](Cell& c) {
+        if ((c.bytes & ~bytes) == 0) {
+          if (exact_) retired_.push_back(std::move(c.var));
+          return true;
+        }
+        if (c.bytes & bytes) ForgetBytes(c.var.get(), bytes);
+        return false;
+      });
     };
     if (last_word - first_word < vars_.size()) {
-      for (uint64_t w = first_word; w <= last_word; ++w) {
-        auto it = vars_.find(w);
-        if (it != vars_.end()) forget(it);
-      }
+      for (uint64_t w = first_word; w <= last_word; ++w)
+        if (Word* word = vars_.Find(w)) forget(w, *word);
       return;
     }
-    for (auto it = vars_.begin(); it != vars_.end();)
-      it = it->first >= first_word && it->first <= last_word ? forget(it) : std::next(it);
+    vars_.ForEach([&](uint64_t w, Word& word) {
+      if (w >= first_word && w <= last_word) forget(w, word);
+    });
   }
 
   void ForgetBytes(Variable* x, uint8_t bytes) {
-    // The exact variant's pending traversals of this word must see the bytes as
+    // The exact variant's pending traversals of this cell must see the bytes as
     // they were: do them now (the reached accesses do not depend on the time).
     for (size_t i : x->open) {
       Pending& p = pending_[i];
@@ -211,8 +287,7 @@ class W3Engine : public Engine {
       if (n == nullptr) break;  // older ones were forgotten by the bound
       n->bytes &= static_cast<uint8_t>(~bytes);
     }
-    for (LastWrite& lw : x->last_writes) lw.bytes &= static_cast<uint8_t>(~bytes);
-    std::erase_if(x->last_writes, [](const LastWrite& lw) { return lw.bytes == 0; });
+    x->last_writes.Clear(bytes);
   }
 
   void Access(const Event& e, const LoweredOp& op) {
@@ -222,8 +297,8 @@ class W3Engine : public Engine {
     const uint64_t last = op.object + std::max<uint64_t>(1, op.size) - 1;
     parts_.clear();
     for (uint64_t w = op.object >> kWordShift; w <= last >> kWordShift; ++w)
-      parts_.push_back({&Var(w), WordByteMask(w, op.object, last)});
-    const bool many_words = parts_.size() > 1;
+      AddParts(w, WordByteMask(w, op.object, last));
+    const bool many_parts = parts_.size() > 1;
     ++accesses_;
 
     write_reads_.clear();
@@ -231,18 +306,19 @@ class W3Engine : public Engine {
       // Write-read pairs (TR Def. 3.3) are decided before any dependency is added.
       const uint32_t lockset = pwr_.Lockset(t);
       for (const Part& part : parts_) {
-        for (const LastWrite& lw : part.var->last_writes) {
-          if ((lw.bytes & part.bytes) == 0) continue;
+        part.var->last_writes.ForEach([&](const LastWrite& lw) {
+          if ((lw.bytes & part.bytes) == 0) return;
           const bool racy = lw.clock > pwr_.Clock(t).Get(lw.tid) && !(lw.atomic && op.atomic) &&
                             pwr_.locksets().Disjoint(lw.lockset, lockset);
           if (racy && std::none_of(write_reads_.begin(), write_reads_.end(),
                                    [&](const EventRef& r) { return r.index == lw.ref.index; }))
             write_reads_.push_back(lw.ref);
-        }
+        });
       }
       for (const Part& part : parts_)
-        for (const LastWrite& lw : part.var->last_writes)
+        part.var->last_writes.ForEach([&](const LastWrite& lw) {
           if ((lw.bytes & part.bytes) != 0) pwr_.JoinClock(t, lw.vc);
+        });
       if (!exact_)
         for (const EventRef& w : write_reads_) AddRace(w, ref);
     }
@@ -250,7 +326,7 @@ class W3Engine : public Engine {
     const VectorClock& v = pwr_.Clock(t);
     const uint32_t lockset = pwr_.Lockset(t);
     reported_.clear();
-    dedupe_ = many_words;
+    dedupe_ = many_parts;
     for (size_t i = 0; i < parts_.size(); ++i) {
       Variable& x = *parts_[i].var;
       const uint64_t id = x.nodes.next_id();
@@ -275,8 +351,8 @@ class W3Engine : public Engine {
           p.partners = partners_;
           if (first) p.write_reads = write_reads_;
           p.access = accesses_;
-          p.first_word = first;
-          p.many_words = many_words;
+          p.first_part = first;
+          p.many_parts = many_parts;
         }
       } else if (!partners_.empty()) {
         ReportFrom(x, f, id, v, partners_);
@@ -288,14 +364,8 @@ class W3Engine : public Engine {
 
   static void RecordWrite(Variable* x, uint8_t bytes, const EventRef& ref, uint32_t t, ClockValue clock,
                           uint32_t lockset, bool atomic, const VectorClock& v) {
-    std::vector<LastWrite>& lws = x->last_writes;
-    // The common case: the word's one last write covered no other bytes; reuse it.
-    if (!(lws.size() == 1 && (lws[0].bytes & ~bytes) == 0)) {
-      for (LastWrite& lw : lws) lw.bytes &= static_cast<uint8_t>(~bytes);
-      std::erase_if(lws, [](const LastWrite& lw) { return lw.bytes == 0; });
-      lws.emplace_back();
-    }
-    LastWrite& lw = lws.size() == 1 ? lws[0] : lws.back();
+    x->last_writes.Clear(bytes);
+    LastWrite& lw = x->last_writes.Add();
     lw.bytes = bytes;
     lw.atomic = atomic;
     lw.ref = ref;
@@ -312,8 +382,8 @@ class W3Engine : public Engine {
         [&](uint64_t g) { Report(x, g, f_id); }, &stack_);
   }
 
-  // Access g of word x races with f. An access spanning several words meets the
-  // same earlier access in each of them: it is one pair.
+  // Access g of cell x races with f. Accesses spanning several cells may meet in
+  // more than one: it is one pair.
   void Report(Variable& x, uint64_t g, uint64_t f_id) {
     const EventRef& first = x.nodes.Ref(g);
     if (dedupe_ && !reported_.insert(first.index).second) return;
@@ -332,14 +402,15 @@ class W3Engine : public Engine {
   uint64_t edge_bound_;
   w3::PwrState pwr_;
   RaceCollector collector_;
-  std::unordered_map<uint64_t, std::unique_ptr<Variable>> vars_;  // by word (address >> 3)
+  // By word (address >> 3); a freed word's entry stays, empty.
+  FlatMap64<Word> vars_;
   std::vector<std::unique_ptr<Variable>> retired_;
   std::vector<Pending> pending_;
   std::vector<w3::NodeRef> preds_, partners_;
   std::vector<uint64_t> stack_;
   std::vector<Part> parts_;
   std::vector<EventRef> write_reads_;
-  // Earlier accesses already paired with the current access, when it spans words.
+  // Earlier accesses already paired with the current access, when it spans cells.
   bool dedupe_ = false;
   std::unordered_set<uint64_t> reported_;
   uint64_t accesses_ = 0;         // Access calls so far
