@@ -81,6 +81,20 @@ TEST(W3Bytes, FreeOfPartOfAWordForgetsOnlyItsBytes) {
   EXPECT_EQ(W3Pairs(b.events()), (Pairs{{1, 2}, {1, 5}, {2, 5}}));
 }
 
+// Bytes of one word accessed one at a time are separate variables: writes of a
+// neighbouring byte do not use up the edge bound of a byte (TR §4.5's case, as in
+// W3.LinearVariantMissesRacesBeyondItsEdgeBound, with a neighbour written between).
+TEST(W3Bytes, NeighbouringBytesKeepTheirOwnEdgeBound) {
+  TraceBuilder b;
+  for (uint64_t i = 1; i <= 27; ++i)
+    b.Add("T1", EventKind::kWrite, 0x100, i, 1).Add("T1", EventKind::kWrite, 0x101, 100 + i, 1);
+  b.Add("T2", EventKind::kWrite, 0x100, 28, 1);
+  AnalysisOptions o;
+  o.w3_edges = 25;
+  EXPECT_EQ(RacePcPairs(RunEngine("w3-linear", b.events(), o)).size(), 26u);
+  EXPECT_EQ(RacePcPairs(RunEngine("w3", b.events(), o)).size(), 27u);
+}
+
 TEST(W3Bytes, MixedSizeAtomicsDoNotRace) {
   TraceBuilder b;
   // Two stores: a load would read T1's store and be ordered after it.
