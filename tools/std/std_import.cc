@@ -279,18 +279,21 @@ class StdImporter {
       if (!s.ok()) return s;
       e.object = child;
     } else {
-      std::string_view name = decor, attributes;
-      if (size_t space = decor.find(' '); space != std::string_view::npos) {
-        name = decor.substr(0, space);
-        attributes = decor.substr(space + 1);
+      // Names are short: a plain loop beats a call to memchr here.
+      size_t space = 0;
+      while (space < decor.size() && decor[space] != ' ') ++space;
+      const std::string_view name = decor.substr(0, space);
+      const std::string_view attributes = space < decor.size() ? decor.substr(space + 1) : std::string_view();
+      // Most lines have no attributes: they skip building an Attributes, and
+      // statuses are constructed, not assigned (both showed in profiles).
+      static const Attributes kNone;
+      if (attributes.empty()) {
+        if (Status bad = Object(d, name, kNone, &e); !bad.ok()) return bad;
+      } else {
+        Attributes a;
+        if (Status bad = ParseAttributes(e.kind, op, attributes, &a); !bad.ok()) return bad;
+        if (Status bad = Object(d, name, a, &e); !bad.ok()) return bad;
       }
-      Attributes a;
-      if (!attributes.empty()) {
-        s = ParseAttributes(e.kind, op, attributes, &a);
-        if (!s.ok()) return s;
-      }
-      s = d == Decor::kLock ? LockObject(name, a, &e) : VariableObject(name, a, &e);
-      if (!s.ok()) return s;
     }
 
     return w_->Append(e);
@@ -328,6 +331,10 @@ class StdImporter {
       if (!ok) return Status::InvalidArgument("bad value in attribute `" + Shown(word) + "` of `" + Shown(op) + "`");
     }
     return Status::Ok();
+  }
+
+  Status Object(Decor d, std::string_view name, const Attributes& a, Event* e) {
+    return d == Decor::kLock ? LockObject(name, a, e) : VariableObject(name, a, e);
   }
 
   // Locks (and other sync objects) get dense ids; lock semantics are checked.
