@@ -117,32 +117,28 @@ struct Cell {
   std::unique_ptr<Variable> var;
 };
 
-// The cells of one word: usually one, kept inline (one cache miss fewer).
-struct Word {
-  Cell first;
-  std::vector<Cell> more;
-
+// The cells of one word (at most eight: their bytes are disjoint), inline: the
+// word's entry in the map leads straight to the variable.
+class Word {
+ public:
   template <typename Fn>
   void ForEach(Fn&& fn) {
-    if (first.var) fn(first);
-    for (Cell& c : more) fn(c);
+    for (uint8_t i = 0; i < count_; ++i) fn(cells_[i]);
   }
-  Cell& Add(Cell c) {
-    if (!first.var) return first = std::move(c);
-    return more.emplace_back(std::move(c));
-  }
+  const Cell& Add(Cell c) { return cells_[count_++] = std::move(c); }
   // Removes the cells for which `drop(Cell&)` says so.
   template <typename Fn>
   void EraseIf(Fn&& drop) {
-    std::erase_if(more, drop);
-    if (first.var && drop(first)) {
-      first = Cell();
-      if (!more.empty()) {
-        first = std::move(more.back());
-        more.pop_back();
-      }
-    }
+    uint8_t kept = 0;
+    for (uint8_t i = 0; i < count_; ++i)
+      if (!drop(cells_[i])) cells_[kept++] = std::move(cells_[i]);
+    for (uint8_t i = kept; i < count_; ++i) cells_[i] = Cell();
+    count_ = kept;
   }
+
+ private:
+  Cell cells_[8];
+  uint8_t count_ = 0;
 };
 
 // What the exact variant's first pass found at access f in one cell, reported in
