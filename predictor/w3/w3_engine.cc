@@ -176,7 +176,7 @@ class W3Engine : public Engine {
     for (Pending& p : pending_) {
       const EventRef f_ref = p.var->nodes.Ref(p.f);
       if (p.access != reported_access_) {
-        reported_.clear();
+        if (!reported_.empty()) reported_.clear();
         reported_access_ = p.access;
       }
       if (p.first_part)
@@ -321,7 +321,7 @@ class W3Engine : public Engine {
     pwr_.W3(t);
     const VectorClock& v = pwr_.Clock(t);
     const uint32_t lockset = pwr_.Lockset(t);
-    reported_.clear();
+    if (!reported_.empty()) reported_.clear();  // clear() of a grown set costs its buckets
     dedupe_ = many_parts;
     for (size_t i = 0; i < parts_.size(); ++i) {
       Variable& x = *parts_[i].var;
