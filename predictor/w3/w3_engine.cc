@@ -137,8 +137,8 @@ class Word {
   }
 
  private:
+  uint8_t count_ = 0;  // first: read with the first cell, in one cache line
   Cell cells_[8];
-  uint8_t count_ = 0;
 };
 
 // What the exact variant's first pass found at access f in one cell, reported in
