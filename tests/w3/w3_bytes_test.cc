@@ -5,6 +5,8 @@
 // and, against the brute-force oracle, on tiny random traces with random ranges.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
 
 #include "tests/oracle/oracle.h"
@@ -36,6 +38,11 @@ TEST(W3Bytes, AdjacentBytesOfOneWordDoNotRace) {
   // One more access that covers them all races with every write of the other thread.
   b.Add("T2", EventKind::kRead, 0x1000, 7, 16);
   EXPECT_EQ(W3Pairs(b.events()), (Pairs{{1, 7}, {3, 7}}));
+  // The same after a whole-word access made the word one variable (cell).
+  TraceBuilder c;
+  c.Add("T1", EventKind::kWrite, 0x2000, 1, 8).Add("T1", EventKind::kWrite, 0x2000, 2, 1);
+  c.Add("T2", EventKind::kWrite, 0x2001, 3, 1).Add("T2", EventKind::kRead, 0x2004, 4, 4);
+  EXPECT_EQ(W3Pairs(c.events()), (Pairs{{1, 3}, {1, 4}}));
 }
 
 // Ranges of eight words meet in every word, but each pair of accesses counts once.
@@ -62,6 +69,12 @@ TEST(W3Bytes, WriteReadDependencyIsPerByte) {
   b.Add("T2", EventKind::kRead, 0x101, 3, 1);   // reads the flag
   b.Add("T2", EventKind::kWrite, 0x100, 4, 1);  // a
   EXPECT_EQ(W3Pairs(b.events()), (Pairs{{1, 3}, {2, 4}}));
+  // The same inside a word an earlier whole-word write made one variable (cell).
+  TraceBuilder w;
+  w.Add("T1", EventKind::kWrite, 0x100, 5, 8);
+  w.Add("T1", EventKind::kWrite, 0x101, 1, 1).Add("T1", EventKind::kWrite, 0x100, 2, 1);
+  w.Add("T2", EventKind::kRead, 0x101, 3, 1).Add("T2", EventKind::kWrite, 0x100, 4, 1);
+  EXPECT_EQ(W3Pairs(w.events()), (Pairs{{1, 3}, {2, 4}}));
   // A read of both bytes reads both writes: ordered after both.
   TraceBuilder c;
   c.Add("T1", EventKind::kWrite, 0x101, 1, 1).Add("T1", EventKind::kWrite, 0x100, 2, 1);
@@ -118,9 +131,9 @@ std::vector<Event> WithRandomRanges(std::vector<Event> trace, uint64_t seed) {
 }
 
 // TR Prop. 3.5 on bytes: no predictable race (by the oracle, which works byte by
-// byte) is missed, and the variants agree.
+// byte) is missed, the variants agree, and two-thread lock-free pairs are real.
 TEST(W3Bytes, CompleteAgainstTheOracleOnRandomRanges) {
-  uint64_t races = 0;
+  uint64_t races = 0, sound_checked = 0;
   for (uint64_t seed = 0; seed < 2000; ++seed) {
     auto trace = WithRandomRanges(RandomTrace(TinyTraceOptions(seed), seed), seed);
     OracleResult oracle = RunOracle(trace);
@@ -131,8 +144,27 @@ TEST(W3Bytes, CompleteAgainstTheOracleOnRandomRanges) {
       ASSERT_TRUE(exact.count(p)) << "misses the predictable race (" << p.first << ", " << p.second << "), seed "
                                   << seed;
     races += oracle.adjacent_race_pcs.size();
+    // TR Prop. 3.8 on bytes: with two threads, a reported pair of accesses that
+    // hold no lock is predictable, so in particular they share a byte.
+    uint32_t threads = 0;
+    std::map<uint64_t, bool> lock_free;  // pc -> no lock held (pcs are unique per event)
+    std::map<uint32_t, int> held;
+    for (const Event& e : trace) {
+      threads = std::max(threads, e.tid + 1);
+      held[e.tid] += e.kind == EventKind::kAcquire ? 1 : e.kind == EventKind::kRelease ? -1 : 0;
+      lock_free[e.pc] = held[e.tid] == 0 && !IsAtomicAccess(e.kind);
+    }
+    if (threads > 2) continue;
+    for (const auto& p : exact) {
+      if (!lock_free[p.first] || !lock_free[p.second]) continue;
+      ++sound_checked;
+      ASSERT_TRUE(oracle.race_pcs.count(p)) << "reports (" << p.first << ", " << p.second
+                                            << ") on two threads without locks, but it is not predictable; seed "
+                                            << seed;
+    }
   }
   EXPECT_GT(races, 500u) << "too few predictable races: the completeness check proves little";
+  EXPECT_GT(sound_checked, 200u) << "too few two-thread lock-free pairs checked";
 }
 
 // Exact and linear agree on larger random traces with ranges.
