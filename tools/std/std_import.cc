@@ -83,27 +83,24 @@ class IdMap {
   uint32_t Find(std::string_view name, bool* fresh) {
     const uint64_t head = Head(name);
     const uint64_t h = Hash(name, head);
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot& slot = slots_[i];
-      if (slot.id == kEmpty) {
-        *fresh = true;
-        slot = {h, head, name.data(), static_cast<uint32_t>(name.size()), size_};
-        const uint32_t id = size_++;
-        if (size_ * 2 > slots_.size()) Grow();
-        return id;
-      }
-      if (slot.hash == h && slot.head == head && slot.len == name.size() &&
-          (name.size() <= 8 || std::memcmp(slot.data + 8, name.data() + 8, name.size() - 8) == 0)) {
-        *fresh = false;
-        return slot.id;
-      }
-    }
+    Slot& slot = slots_[Probe(name, head, h)];
+    *fresh = slot.id == kEmpty;
+    if (!*fresh) return slot.id;
+    slot = {h, head, name.data(), static_cast<uint32_t>(name.size()), size_};
+    const uint32_t id = size_++;
+    if (size_ * 2 > slots_.size()) Grow();
+    return id;
+  }
+  // The id of `name`, or kMissing when it has none yet.
+  static constexpr uint32_t kMissing = ~0u;
+  uint32_t Lookup(std::string_view name) const {
+    const uint64_t head = Head(name);
+    return slots_[Probe(name, head, Hash(name, head))].id;
   }
   size_t size() const { return size_; }
 
  private:
-  static constexpr uint32_t kEmpty = ~0u;
+  static constexpr uint32_t kEmpty = kMissing;
   struct Slot {
     uint64_t hash = 0;
     uint64_t head = 0;  // the first eight bytes, zero-padded
@@ -137,6 +134,18 @@ class IdMap {
     h ^= h >> 32;
     h *= 0x94d049bb133111ebull;
     return h ^ (h >> 29);
+  }
+
+  // The slot holding `name`, or the empty slot where it would go.
+  size_t Probe(std::string_view name, uint64_t head, uint64_t h) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (slot.id == kEmpty) return i;
+      if (slot.hash == h && slot.head == head && slot.len == name.size() &&
+          (name.size() <= 8 || std::memcmp(slot.data + 8, name.data() + 8, name.size() - 8) == 0))
+        return i;
+    }
   }
 
   void Grow() {
@@ -279,20 +288,23 @@ class StdImporter {
       if (!s.ok()) return s;
       e.object = child;
     } else {
-      // Names are short: a plain loop beats a call to memchr here.
-      size_t space = 0;
-      while (space < decor.size() && decor[space] != ' ') ++space;
-      const std::string_view name = decor.substr(0, space);
-      const std::string_view attributes = space < decor.size() ? decor.substr(space + 1) : std::string_view();
-      // Most lines have no attributes: they skip building an Attributes, and
-      // statuses are constructed, not assigned (both showed in profiles).
+      // Most lines name a known object and have no attributes (a known name has
+      // no space): one lookup, no Attributes built, and statuses constructed,
+      // not assigned (each showed in profiles).
       static const Attributes kNone;
-      if (attributes.empty()) {
-        if (Status bad = Object(d, name, kNone, &e); !bad.ok()) return bad;
+      IdMap& ids = d == Decor::kLock ? locks_ : variables_;
+      if (const uint32_t known = ids.Lookup(decor); known != IdMap::kMissing) {
+        if (Status bad = Object(d, decor, known, false, kNone, &e); !bad.ok()) return bad;
       } else {
+        const size_t space = std::min(decor.find(' '), decor.size());
+        const std::string_view name = decor.substr(0, space);
+        bool fresh;
+        const uint32_t index = ids.Find(name, &fresh);
+        if (fresh && !std_format::IsValidName(name)) return BadName(name);
         Attributes a;
-        if (Status bad = ParseAttributes(e.kind, op, attributes, &a); !bad.ok()) return bad;
-        if (Status bad = Object(d, name, a, &e); !bad.ok()) return bad;
+        if (space < decor.size())
+          if (Status bad = ParseAttributes(e.kind, op, decor.substr(space + 1), &a); !bad.ok()) return bad;
+        if (Status bad = Object(d, name, index, fresh, a, &e); !bad.ok()) return bad;
       }
     }
 
@@ -333,14 +345,16 @@ class StdImporter {
     return Status::Ok();
   }
 
-  Status Object(Decor d, std::string_view name, const Attributes& a, Event* e) {
-    return d == Decor::kLock ? LockObject(name, a, e) : VariableObject(name, a, e);
+  // `name` has IdMap index `index` (`fresh`: given on this line, and valid).
+  Status Object(Decor d, std::string_view name, uint32_t index, bool fresh, const Attributes& a, Event* e) {
+    return d == Decor::kLock ? LockObject(name, index, fresh, a, e) : VariableObject(name, index, fresh, a, e);
   }
 
   // Locks (and other sync objects) get dense ids; lock semantics are checked.
-  Status LockObject(std::string_view name, const Attributes& a, Event* e) {
-    Status s = LockId(name, &e->object);
-    if (!s.ok()) return s;
+  Status LockObject(std::string_view name, uint32_t index, bool fresh, const Attributes& a, Event* e) {
+    e->object = index;
+    if (fresh) w_->SetName(Namespace::kLock, index, std::string(name));
+    Status s;
     if (e->kind == EventKind::kAcquire || e->kind == EventKind::kRelease) {
       e->mode = static_cast<uint8_t>(a.shared ? LockMode::kShared : LockMode::kExclusive);
       return CheckLock(*e, e->object, e->kind == EventKind::kAcquire, a.shared, name);
@@ -368,11 +382,8 @@ class StdImporter {
 
   // Variables get dense ids in order of first appearance, one byte each, unless
   // `at=` gives the byte address (then distinct variables may overlap).
-  Status VariableObject(std::string_view name, const Attributes& a, Event* e) {
-    bool fresh;
-    const uint32_t index = variables_.Find(name, &fresh);
+  Status VariableObject(std::string_view name, uint32_t index, bool fresh, const Attributes& a, Event* e) {
     if (fresh) {
-      if (!std_format::IsValidName(name)) return BadName(name);
       uint64_t id;
       if (a.at) {
         id = *a.at;
