@@ -48,12 +48,14 @@ class PredList {
   std::vector<NodeRef> more_;
 };
 
-// One read or write as the graph remembers it: lockset, kind and edge
-// predecessors. Its epoch travels in the NodeRefs that point to it; the event
-// to report is kept apart (cold data).
+// One read or write of one 8-byte word as the graph remembers it: lockset, kind,
+// the bytes of the word it touched, and edge predecessors. Its epoch travels in
+// the NodeRefs that point to it; the event to report is kept apart (cold data).
 struct AccessNode {
   uint32_t lockset = 0;
   bool write = false;
+  bool atomic = false;  // two atomic accesses never race
+  uint8_t bytes = 0;    // bytes of the word; a free clears them
   uint64_t mark = 0;  // traversal stamp (the id of the last f that visited it, + 1)
   PredList preds;     // edges g ≺ this
 };
@@ -78,7 +80,9 @@ inline void SplitConcurrent(std::vector<NodeRef>* rw, const VectorClock& v, cons
 
 // From the concurrent partners of `f` (clock `v`), walks edges backwards and calls
 // `report(id)` for every reached access g that is concurrent with f, conflicts with
-// it and shares no lock with it (TR Def. 4.4 and Lemma 4.7). A reached g ordered
+// it (shares a byte with it, one of them writes, not both atomic) and shares no
+// lock with it (TR Def. 4.4 and Lemma 4.7). Accesses of other bytes of the word
+// are walked through like any other: reachability only follows the order. A reached g ordered
 // before f is not expanded: everything before g is before f too (TR App. G.3).
 // `node(id)` returns the access, or null when a bounded store forgot it.
 template <typename NodeFn, typename ReportFn>
@@ -98,7 +102,9 @@ void ReportReachable(const AccessNode& f, uint64_t f_id, const VectorClock& v, c
     const uint64_t g_id = stack->back();
     stack->pop_back();
     const AccessNode* g = node(g_id);
-    if ((g->write || f.write) && locksets.Disjoint(g->lockset, f.lockset)) report(g_id);
+    if ((g->bytes & f.bytes) != 0 && (g->write || f.write) && !(g->atomic && f.atomic) &&
+        locksets.Disjoint(g->lockset, f.lockset))
+      report(g_id);
     for (uint32_t i = 0; i < g->preds.size(); ++i) visit(g->preds[i]);
   }
 }

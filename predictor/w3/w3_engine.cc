@@ -2,13 +2,16 @@
 // access graph) and differ in bounds and in when candidates are traversed.
 #include "predictor/w3/w3_engine.h"
 
+#include <algorithm>
 #include <bit>
 #include <string>
-#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "predictor/common/flat_map.h"
 #include "predictor/common/race_collector.h"
 #include "predictor/common/sync_ops.h"
+#include "predictor/common/word_bytes.h"
 #include "predictor/w3/access_graph.h"
 #include "predictor/w3/pwr_state.h"
 
@@ -54,8 +57,10 @@ class NodeStore {
   std::vector<EventRef> refs_;
 };
 
+// The last write of some bytes of a cell.
 struct LastWrite {
-  bool present = false;
+  uint8_t bytes = 0;
+  bool atomic = false;
   EventRef ref;
   uint32_t tid = 0;
   ClockValue clock = 0;
@@ -63,23 +68,95 @@ struct LastWrite {
   VectorClock vc;
 };
 
+// The last writes of a cell's bytes, one per group of bytes last written by the
+// same access: usually one, kept inline.
+class LastWrites {
+ public:
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    if (first_.bytes != 0) fn(first_);
+    for (const LastWrite& w : more_) fn(w);
+  }
+  // Forgets `bytes` (overwritten or freed); entries left without bytes go.
+  void Clear(uint8_t bytes) {
+    first_.bytes &= static_cast<uint8_t>(~bytes);
+    for (LastWrite& w : more_) w.bytes &= static_cast<uint8_t>(~bytes);
+    std::erase_if(more_, [](const LastWrite& w) { return w.bytes == 0; });
+    if (first_.bytes == 0 && !more_.empty()) {
+      std::swap(first_, more_.back());  // the emptied entry's clock storage is reused later
+      more_.pop_back();
+    }
+  }
+  // An entry to fill for a new write, after Clear of its bytes.
+  LastWrite& Add() { return first_.bytes == 0 ? first_ : more_.emplace_back(); }
+
+ private:
+  LastWrite first_;
+  std::vector<LastWrite> more_;
+};
+
+// A variable of the TR is a group of bytes of one 8-byte word (a cell): a word's
+// cells are disjoint, each byte belongs to the cell created by the first access
+// that touched it, and an access is processed in every cell it shares a byte with
+// (as one node per cell, keeping the bytes it covers there). So two accesses that
+// share a byte always meet in that byte's cell, and conflict only on shared bytes:
+// overlapping accesses that start at different addresses (ranges, unaligned,
+// struct copies) are compared, adjacent bytes of one word are not (DESIGN.md,
+// event model), and bytes only ever accessed alone keep their own graph and edge
+// bound, as whole words accessed as such do.
 struct Variable {
   explicit Variable(uint64_t bound) : nodes(bound) {}
   NodeStore nodes;
-  std::vector<w3::NodeRef> rw;  // RW(x): mutually concurrent accesses
-  LastWrite last_write;
+  std::vector<w3::NodeRef> rw;        // RW(x): mutually concurrent accesses
+  LastWrites last_writes;
+  std::vector<size_t> open;            // exact: its pending_ entries not yet traversed
 };
 
-// What the exact variant's first pass found at access f, reported in the second
-// pass in trace order: a write-read pair (decided in the first pass, TR Alg. 1)
-// and the conc(x) pairs to traverse, with f's clock (the TR's evt).
+struct Cell {
+  uint8_t bytes = 0;
+  std::unique_ptr<Variable> var;
+};
+
+// The cells of one word (at most eight: their bytes are disjoint), inline: the
+// word's entry in the map leads straight to the variable.
+class Word {
+ public:
+  template <typename Fn>
+  void ForEach(Fn&& fn) {
+    for (uint8_t i = 0; i < count_; ++i) fn(cells_[i]);
+  }
+  const Cell& Add(Cell c) { return cells_[count_++] = std::move(c); }
+  // Removes the cells for which `drop(Cell&)` says so.
+  template <typename Fn>
+  void EraseIf(Fn&& drop) {
+    uint8_t kept = 0;
+    for (uint8_t i = 0; i < count_; ++i)
+      if (!drop(cells_[i])) cells_[kept++] = std::move(cells_[i]);
+    for (uint8_t i = kept; i < count_; ++i) cells_[i] = Cell();
+    count_ = kept;
+  }
+
+ private:
+  uint8_t count_ = 0;  // first: read with the first cell, in one cache line
+  Cell cells_[8];
+};
+
+// What the exact variant's first pass found at access f in one cell, reported in
+// the second pass in trace order: the write-read pairs (decided in the first pass,
+// TR Alg. 1; kept with the first cell of the access) and the conc(x) pairs to
+// traverse, with f's clock (the TR's evt). A free of part of the cell traverses
+// early (`resolved`), before it clears the freed bytes of the cell's accesses.
 struct Pending {
   Variable* var;
   uint64_t f;
   VectorClock v;
   std::vector<w3::NodeRef> partners;
-  bool write_read = false;
-  EventRef last_write;
+  std::vector<EventRef> write_reads;
+  uint64_t access = 0;      // the access's sequence number
+  bool first_part = true;   // the first (or only) cell of its access
+  bool many_parts = false;  // its access spans several cells: pairs are deduplicated
+  bool is_resolved = false;
+  std::vector<uint64_t> resolved;  // the reported accesses, when is_resolved
 };
 
 class W3Engine : public Engine {
@@ -97,9 +174,19 @@ class W3Engine : public Engine {
   Status Finish(Findings* findings) override {
     // Second pass (TR Def. 4.4): from each concurrent pair, follow edges backwards.
     for (Pending& p : pending_) {
-      AccessNode* f = p.var->nodes.Get(p.f);
-      if (p.write_read) AddRace(p.last_write, p.var->nodes.Ref(p.f));
-      ReportFrom(*p.var, *f, p.f, p.v, p.partners);
+      const EventRef f_ref = p.var->nodes.Ref(p.f);
+      if (p.access != reported_access_) {
+        if (!reported_.empty()) reported_.clear();
+        reported_access_ = p.access;
+      }
+      if (p.first_part)
+        for (const EventRef& w : p.write_reads) AddRace(w, f_ref);
+      dedupe_ = p.many_parts;
+      if (p.is_resolved) {
+        for (uint64_t g : p.resolved) Report(*p.var, g, p.f);
+      } else {
+        ReportFrom(*p.var, *p.var->nodes.Get(p.f), p.f, p.v, p.partners);
+      }
     }
     RaceResult result;
     collector_.Fill(name_, Guarantee::kComplete, &result);
@@ -108,6 +195,12 @@ class W3Engine : public Engine {
   }
 
  private:
+  // The part of an access that falls in one cell.
+  struct Part {
+    Variable* var;
+    uint8_t bytes;
+  };
+
   void Apply(const Event& e, const LoweredOp& op) {
     const uint32_t t = e.tid;
     switch (op.op) {
@@ -128,79 +221,169 @@ class W3Engine : public Engine {
     }
   }
 
-  Variable& Var(uint64_t address) {
-    auto it = vars_.find(address);
-    if (it == vars_.end()) it = vars_.emplace(address, std::make_unique<Variable>(exact_ ? 0 : edge_bound_)).first;
-    return *it->second;
+  // Appends the parts of the access of `bytes` of word `w` to parts_, creating a
+  // cell for bytes no access touched before.
+  void AddParts(uint64_t w, uint8_t bytes) {
+    Word& word = vars_[w];
+    uint8_t covered = 0;
+    word.ForEach([&](const Cell& c) {
+      if (const uint8_t shared = c.bytes & bytes) {
+        parts_.push_back({c.var.get(), shared});
+        covered |= shared;
+      }
+    });
+    if (const uint8_t fresh = bytes & ~covered) {
+      const Cell& c = word.Add({fresh, std::make_unique<Variable>(exact_ ? 0 : edge_bound_)});
+      parts_.push_back({c.var.get(), fresh});
+    }
   }
 
-  // A freed or re-allocated range starts new variables; the exact variant keeps
-  // the old ones alive for its second pass.
+  // A freed or re-allocated range starts new variables: cells inside it are
+  // dropped (the exact variant keeps them alive for its second pass), partly
+  // covered ones forget the freed bytes of their accesses.
   void Forget(uint64_t address, uint64_t size) {
-    auto retire = [&](auto it) {
-      if (exact_) retired_.push_back(std::move(it->second));
-      return vars_.erase(it);
+    const uint64_t last = address + size - 1;
+    const uint64_t first_word = address >> kWordShift, last_word = last >> kWordShift;
+    auto forget = [&](uint64_t w, Word& word) {
+      const uint8_t bytes = WordByteMask(w, address, last);
+      word.EraseIf([&](Cell& c) {
+        if ((c.bytes & ~bytes) == 0) {
+          if (exact_) retired_.push_back(std::move(c.var));
+          return true;
+        }
+        if (c.bytes & bytes) ForgetBytes(c.var.get(), bytes);
+        return false;
+      });
     };
-    if (size <= vars_.size()) {
-      for (uint64_t a = address; a < address + size; ++a) {
-        auto it = vars_.find(a);
-        if (it != vars_.end()) retire(it);
-      }
+    if (last_word - first_word < vars_.size()) {
+      for (uint64_t w = first_word; w <= last_word; ++w)
+        if (Word* word = vars_.Find(w)) forget(w, *word);
       return;
     }
-    for (auto it = vars_.begin(); it != vars_.end();)
-      it = it->first >= address && it->first - address < size ? retire(it) : std::next(it);
+    vars_.ForEach([&](uint64_t w, Word& word) {
+      if (w >= first_word && w <= last_word) forget(w, word);
+    });
+  }
+
+  void ForgetBytes(Variable* x, uint8_t bytes) {
+    // The exact variant's pending traversals of this cell must see the bytes as
+    // they were: do them now (the reached accesses do not depend on the time).
+    for (size_t i : x->open) {
+      Pending& p = pending_[i];
+      p.is_resolved = true;
+      w3::ReportReachable(
+          *x->nodes.Get(p.f), p.f, p.v, p.partners, pwr_.locksets(), [&](uint64_t id) { return x->nodes.Get(id); },
+          [&](uint64_t g) { p.resolved.push_back(g); }, &stack_);
+      p.partners.clear();
+    }
+    x->open.clear();
+    const uint64_t end = x->nodes.next_id();
+    for (uint64_t id = end; id-- > 0;) {
+      AccessNode* n = x->nodes.Get(id);
+      if (n == nullptr) break;  // older ones were forgotten by the bound
+      n->bytes &= static_cast<uint8_t>(~bytes);
+    }
+    x->last_writes.Clear(bytes);
   }
 
   void Access(const Event& e, const LoweredOp& op) {
     const uint32_t t = e.tid;
     const bool write = op.op == SyncOp::kWrite;
-    Variable& x = Var(op.object);
     const EventRef ref = EventRef::Of(e);
-    bool write_read = false;
+    const uint64_t last = op.object + std::max<uint64_t>(1, op.size) - 1;
+    parts_.clear();
+    for (uint64_t w = op.object >> kWordShift; w <= last >> kWordShift; ++w)
+      AddParts(w, WordByteMask(w, op.object, last));
+    const bool many_parts = parts_.size() > 1;
+    ++accesses_;
+
+    write_reads_.clear();
     if (!write) {
-      // Write-read pairs (TR Def. 3.3) are decided before the dependency is added.
-      const LastWrite& lw = x.last_write;
-      if (lw.present) {
-        write_read = lw.clock > pwr_.Clock(t).Get(lw.tid) && pwr_.locksets().Disjoint(lw.lockset, pwr_.Lockset(t));
-        if (write_read && !exact_) AddRace(lw.ref, ref);
-        pwr_.JoinClock(t, lw.vc);
+      // Write-read pairs (TR Def. 3.3) are decided before any dependency is added.
+      const uint32_t lockset = pwr_.Lockset(t);
+      for (const Part& part : parts_) {
+        part.var->last_writes.ForEach([&](const LastWrite& lw) {
+          if ((lw.bytes & part.bytes) == 0) return;
+          const bool racy = lw.clock > pwr_.Clock(t).Get(lw.tid) && !(lw.atomic && op.atomic) &&
+                            pwr_.locksets().Disjoint(lw.lockset, lockset);
+          if (racy && std::none_of(write_reads_.begin(), write_reads_.end(),
+                                   [&](const EventRef& r) { return r.index == lw.ref.index; }))
+            write_reads_.push_back(lw.ref);
+        });
       }
+      for (const Part& part : parts_)
+        part.var->last_writes.ForEach([&](const LastWrite& lw) {
+          if ((lw.bytes & part.bytes) != 0) pwr_.JoinClock(t, lw.vc);
+        });
+      if (!exact_)
+        for (const EventRef& w : write_reads_) AddRace(w, ref);
     }
     pwr_.W3(t);
     const VectorClock& v = pwr_.Clock(t);
-    const uint64_t id = x.nodes.next_id();
-    const w3::NodeRef f_ref{id, t, v.Get(t)};
-    preds_.clear();
-    partners_.clear();
-    w3::SplitConcurrent(&x.rw, v, f_ref, &preds_, &partners_);
-    AccessNode& f = x.nodes.Append(ref);
-    f.lockset = pwr_.Lockset(t);
-    f.write = write;
-    for (const w3::NodeRef& p : preds_) f.preds.push_back(p);
-    if (exact_) {
-      if (write_read || !partners_.empty())
-        pending_.push_back({&x, id, v, partners_, write_read, x.last_write.ref});
-    } else if (!partners_.empty()) {
-      ReportFrom(x, f, id, v, partners_);
-    }
-    if (write) {
-      LastWrite& lw = x.last_write;
-      lw.present = true;
-      lw.ref = ref;
-      lw.tid = t;
-      lw.clock = f_ref.clock;
-      lw.lockset = f.lockset;
-      lw.vc.CopyFrom(v);
+    const uint32_t lockset = pwr_.Lockset(t);
+    if (!reported_.empty()) reported_.clear();  // clear() of a grown set costs its buckets
+    dedupe_ = many_parts;
+    for (size_t i = 0; i < parts_.size(); ++i) {
+      Variable& x = *parts_[i].var;
+      const uint64_t id = x.nodes.next_id();
+      const w3::NodeRef f_ref{id, t, v.Get(t)};
+      preds_.clear();
+      partners_.clear();
+      w3::SplitConcurrent(&x.rw, v, f_ref, &preds_, &partners_);
+      AccessNode& f = x.nodes.Append(ref);
+      f.lockset = lockset;
+      f.write = write;
+      f.atomic = op.atomic;
+      f.bytes = parts_[i].bytes;
+      for (const w3::NodeRef& p : preds_) f.preds.push_back(p);
+      if (exact_) {
+        const bool first = i == 0;
+        if (!partners_.empty() || (first && !write_reads_.empty())) {
+          x.open.push_back(pending_.size());
+          Pending& p = pending_.emplace_back();
+          p.var = &x;
+          p.f = id;
+          p.v.CopyFrom(v);
+          p.partners = partners_;
+          if (first) p.write_reads = write_reads_;
+          p.access = accesses_;
+          p.first_part = first;
+          p.many_parts = many_parts;
+        }
+      } else if (!partners_.empty()) {
+        ReportFrom(x, f, id, v, partners_);
+      }
+      if (write) RecordWrite(&x, parts_[i].bytes, ref, t, f_ref.clock, lockset, op.atomic, v);
     }
     pwr_.Tick(t);
+  }
+
+  static void RecordWrite(Variable* x, uint8_t bytes, const EventRef& ref, uint32_t t, ClockValue clock,
+                          uint32_t lockset, bool atomic, const VectorClock& v) {
+    x->last_writes.Clear(bytes);
+    LastWrite& lw = x->last_writes.Add();
+    lw.bytes = bytes;
+    lw.atomic = atomic;
+    lw.ref = ref;
+    lw.tid = t;
+    lw.clock = clock;
+    lw.lockset = lockset;
+    lw.vc.CopyFrom(v);
   }
 
   void ReportFrom(Variable& x, const AccessNode& f, uint64_t f_id, const VectorClock& v,
                   const std::vector<w3::NodeRef>& partners) {
     w3::ReportReachable(
         f, f_id, v, partners, pwr_.locksets(), [&](uint64_t i) { return x.nodes.Get(i); },
-        [&](uint64_t g) { AddRace(x.nodes.Ref(g), x.nodes.Ref(f_id)); }, &stack_);
+        [&](uint64_t g) { Report(x, g, f_id); }, &stack_);
+  }
+
+  // Access g of cell x races with f. Accesses spanning several cells may meet in
+  // more than one: it is one pair.
+  void Report(Variable& x, uint64_t g, uint64_t f_id) {
+    const EventRef& first = x.nodes.Ref(g);
+    if (dedupe_ && !reported_.insert(first.index).second) return;
+    AddRace(first, x.nodes.Ref(f_id));
   }
 
   // `first` precedes `second`; calls come in non-decreasing order of `second`,
@@ -215,11 +398,19 @@ class W3Engine : public Engine {
   uint64_t edge_bound_;
   w3::PwrState pwr_;
   RaceCollector collector_;
-  std::unordered_map<uint64_t, std::unique_ptr<Variable>> vars_;
+  // By word (address >> 3); a freed word's entry stays, empty.
+  FlatMap64<Word> vars_;
   std::vector<std::unique_ptr<Variable>> retired_;
   std::vector<Pending> pending_;
   std::vector<w3::NodeRef> preds_, partners_;
   std::vector<uint64_t> stack_;
+  std::vector<Part> parts_;
+  std::vector<EventRef> write_reads_;
+  // Earlier accesses already paired with the current access, when it spans cells.
+  bool dedupe_ = false;
+  std::unordered_set<uint64_t> reported_;
+  uint64_t accesses_ = 0;         // Access calls so far
+  uint64_t reported_access_ = 0;  // the one reported_ is about (Finish)
 };
 
 }  // namespace

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
+#include <set>
 
 #include "tests/cli/cli_test_util.h"
 #include "tools/std/std_export.h"
@@ -135,20 +137,28 @@ TEST_F(StdFormatTest, SeerOnlyOpsImportAsTheirKinds) {
   ASSERT_TRUE(ImportFile(test::DataFile("seer_ops.std")).ok());
   std::vector<Event> ev;
   ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev).ok());
-  ASSERT_EQ(ev.size(), 26u);
+  ASSERT_EQ(ev.size(), 28u);
   EXPECT_EQ(ev[0].kind, EventKind::kThreadBegin);
   EXPECT_EQ(ev[3].kind, EventKind::kFuncEntry);
   EXPECT_EQ(ev[3].object, 4198400u);
   EXPECT_EQ(ev[4].kind, EventKind::kAtomicLoad);
+  EXPECT_EQ(ev[4].mode, static_cast<uint8_t>(MemoryOrder::kAcquire));  // order=acquire
+  EXPECT_EQ(ev[5].mode, static_cast<uint8_t>(MemoryOrder::kRelaxed));  // no order: relaxed
   EXPECT_EQ(ev[6].kind, EventKind::kAtomicRmw);
   EXPECT_EQ(ev[7].kind, EventKind::kAlloc);
+  EXPECT_EQ(ev[7].aux, 16u);  // size=16
+  EXPECT_EQ(ev[8].aux, 1u);
   EXPECT_EQ(ev[8].object, ev[7].object);  // w(buf) names the allocated variable
   EXPECT_EQ(ev[10].kind, EventKind::kSignal);
   EXPECT_EQ(ev[11].kind, EventKind::kWait);
   EXPECT_EQ(ev[11].object, ev[10].object);
-  EXPECT_EQ(ev[12].kind, EventKind::kCondWaitBegin);
-  EXPECT_EQ(ev[18].kind, EventKind::kBranch);
-  EXPECT_EQ(ev[19].kind, EventKind::kFuncExit);
+  EXPECT_EQ(ev[12].kind, EventKind::kAcquire);
+  EXPECT_EQ(ev[13].kind, EventKind::kCondWaitBegin);
+  EXPECT_EQ(ev[13].aux, ev[12].object);  // mutex=m
+  EXPECT_EQ(ev[14].kind, EventKind::kCondWaitEnd);
+  EXPECT_EQ(ev[14].aux, ev[12].object);
+  EXPECT_EQ(ev[20].kind, EventKind::kBranch);
+  EXPECT_EQ(ev[21].kind, EventKind::kFuncExit);
 }
 
 TEST_F(StdFormatTest, CrlfAndMissingFinalNewline) {
@@ -213,6 +223,128 @@ TEST_F(StdFormatTest, LockSemanticsViolationsNameTheLine) {
   EXPECT_TRUE(Import("T0|acq(l)|1\nT0|acq(l)|2\nT0|rel(l)|3\nT0|rel(l)|4\nT1|acq(l)|5\nT1|rel(l)|6\n").ok());
 }
 
+TEST_F(StdFormatTest, AttributeErrorsNameTheLine) {
+  EXPECT_NE(ImportError("T0|cond_wait_begin(c)|1\n", 1).find("needs the mutex it releases"), std::string::npos);
+  EXPECT_NE(ImportError("T0|cond_wait_begin(c mutex=m)|1\n", 1).find("releases lock `m`, which it does not hold"),
+            std::string::npos);
+  EXPECT_NE(ImportError("T0|acq(m)|1\nT0|cond_wait_begin(c mutex=m)|2\nT1|acq(m)|3\nT0|cond_wait_end(c mutex=m)|4\n", 4)
+                .find("thread `T0` acquires lock `m` held by thread `T1`"),
+            std::string::npos);
+  EXPECT_NE(ImportError("T0|r(x size=abc)|1\n", 1).find("bad value in attribute `size=abc` of `r`"), std::string::npos);
+  EXPECT_NE(ImportError("T0|r(x size)|1\n", 1).find("bad value in attribute `size`"), std::string::npos);
+  EXPECT_NE(ImportError("T0|acq(l size=4)|1\n", 1).find("attribute `size=4` does not apply to `acq`"),
+            std::string::npos);
+  EXPECT_NE(ImportError("T0|r(x order=seq_cst)|1\n", 1).find("does not apply to `r`"), std::string::npos);
+  EXPECT_NE(ImportError("T0|atomic_load(x order=strong)|1\n", 1).find("bad value"), std::string::npos);
+  EXPECT_NE(ImportError("T0|acq(l mode=weird)|1\n", 1).find("bad value"), std::string::npos);
+  EXPECT_NE(ImportError("T0|r(x at=5)|1\nT0|r(y at=5)|2\n", 2).find("the id of another variable"), std::string::npos);
+  EXPECT_NE(ImportError("T0|r(x)|1\nT0|r(y at=0)|2\n", 2).find("the id of another variable"), std::string::npos);
+  EXPECT_NE(ImportError("T0|r(x at=5)|1\nT0|r(x at=6)|2\n", 2).find("is at address 5, not 6"), std::string::npos);
+}
+
+TEST_F(StdFormatTest, SharedLockModes) {
+  EXPECT_TRUE(Import("T0|acq(l mode=shared)|1\nT1|acq(l mode=shared)|2\nT0|rel(l mode=shared)|3\n"
+                     "T1|rel(l)|4\nT2|acq(l)|5\n")
+                  .ok());
+  EXPECT_NE(ImportError("T0|acq(l mode=shared)|1\nT1|acq(l)|2\n", 2)
+                .find("thread `T1` acquires lock `l` held in read mode by thread `T0`"),
+            std::string::npos);
+  EXPECT_NE(ImportError("T0|acq(l)|1\nT1|acq(l mode=shared)|2\n", 2).find("held by thread `T0`"), std::string::npos);
+  // Plain lines that skip dense ids already given by `at=`.
+  ASSERT_TRUE(Import("T0|r(x at=1)|1\nT0|r(y)|2\nT0|r(z)|3\n").ok());
+  std::vector<Event> ev;
+  ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev).ok());
+  ASSERT_EQ(ev.size(), 3u);
+  EXPECT_EQ(ev[0].object, 1u);
+  EXPECT_EQ(ev[1].object, 0u);
+  EXPECT_EQ(ev[2].object, 2u);
+}
+
+// What the engines use of a recorded trace survives export and import: sizes
+// and addresses (which accesses overlap), lock modes, memory orders, and the
+// mutex of a cond wait. Lock and thread ids are renumbered consistently.
+TEST_F(StdFormatTest, AttributesRoundTripEveryFieldTheEnginesUse) {
+  std::vector<Event> in;
+  auto add = [&](uint32_t tid, EventKind kind, uint64_t object, uint64_t aux, uint8_t mode = 0) {
+    Event e;
+    e.index = in.size();
+    e.tid = tid;
+    e.kind = kind;
+    e.object = object;
+    e.aux = aux;
+    e.mode = mode;
+    e.pc = 100 + in.size();
+    in.push_back(e);
+  };
+  const uint8_t shared = static_cast<uint8_t>(LockMode::kShared);
+  add(0, EventKind::kFork, 1, 0);
+  add(1, EventKind::kAlloc, 0x1000, 64);
+  add(1, EventKind::kWrite, 0x1000, 8);
+  add(0, EventKind::kRead, 0x1004, 2);  // overlaps the write, starts elsewhere
+  add(0, EventKind::kRead, 0x1001, 1);
+  add(1, EventKind::kAtomicRmw, 0x1010, 4, static_cast<uint8_t>(MemoryOrder::kSeqCst));
+  add(1, EventKind::kAcquire, 0x2000, 0, shared);
+  add(0, EventKind::kAcquire, 0x2000, 0, shared);
+  add(1, EventKind::kRelease, 0x2000, 0, shared);
+  add(0, EventKind::kRelease, 0x2000, 0, shared);
+  add(1, EventKind::kAcquire, 0x3000, 0);
+  add(1, EventKind::kCondWaitBegin, 0x4000, 0x3000);
+  add(0, EventKind::kAcquire, 0x3000, 0);
+  add(0, EventKind::kSignal, 0x4000, 0);
+  add(0, EventKind::kRelease, 0x3000, 0);
+  add(1, EventKind::kCondWaitEnd, 0x4000, 0x3000);
+  add(1, EventKind::kRelease, 0x3000, 0);
+  add(1, EventKind::kFree, 0x1000, 0);
+  {
+    std::unique_ptr<TraceWriter> w;
+    ASSERT_TRUE(TraceWriter::Create(Path("r.seer"), {}, &w).ok());
+    for (const Event& e : in) ASSERT_TRUE(w->Append(e).ok());
+    ASSERT_TRUE(w->Close().ok());
+  }
+  ExportStats stats;
+  const std::string text = Export(Path("r.seer"), &stats);
+  EXPECT_EQ(stats.lossy_events, 0u);
+  ASSERT_TRUE(Import(text).ok()) << text;
+  std::vector<Event> out;
+  ASSERT_TRUE(ReadTrace(Path("t.seer"), &out).ok());
+  ASSERT_EQ(out.size(), in.size());
+  std::map<uint64_t, uint64_t> locks, threads;
+  for (size_t i = 0; i < in.size(); ++i) {
+    SCOPED_TRACE("event " + std::to_string(i) + ": " + text);
+    const Event &a = in[i], &b = out[i];
+    EXPECT_EQ(b.kind, a.kind);
+    EXPECT_EQ(b.pc, a.pc);
+    EXPECT_EQ(b.mode, a.mode);
+    auto [t, fresh_t] = threads.emplace(a.tid, b.tid);
+    EXPECT_EQ(t->second, b.tid);
+    if (IsMemoryEvent(a.kind)) {
+      EXPECT_EQ(b.object, a.object);  // addresses kept: overlaps are restored
+      EXPECT_EQ(b.aux, a.aux);
+    } else if (a.kind == EventKind::kFork) {
+      auto [c, fresh_c] = threads.emplace(a.object, b.object);
+      EXPECT_EQ(c->second, b.object);
+    } else {
+      auto [l, fresh_l] = locks.emplace(a.object, b.object);
+      EXPECT_EQ(l->second, b.object);
+      if (a.kind == EventKind::kCondWaitBegin || a.kind == EventKind::kCondWaitEnd) {
+        auto [m, fresh_m] = locks.emplace(a.aux, b.aux);
+        EXPECT_EQ(m->second, b.aux);
+      }
+    }
+  }
+  EXPECT_EQ(locks.size(), 3u);  // three distinct objects stay distinct
+  std::set<uint64_t> imported;
+  for (const auto& [from, to] : locks) imported.insert(to);
+  EXPECT_EQ(imported.size(), 3u);
+  // Exporting the imported trace gives the same text again.
+  EXPECT_EQ(Export(Path("t.seer")), text);
+  EXPECT_NE(text.find("T0|r(V4100 at=4100 size=2)|103"), std::string::npos) << text;
+  EXPECT_NE(text.find("cond_wait_begin(L16384 mutex=L12288)"), std::string::npos) << text;
+  EXPECT_NE(text.find("atomic_rmw(V4112 at=4112 size=4 order=seq_cst)"), std::string::npos) << text;
+  EXPECT_NE(text.find("acq(L8192 mode=shared)"), std::string::npos) << text;
+  EXPECT_NE(text.find("free(V4096 size=0)"), std::string::npos) << text;
+}
+
 TEST_F(StdFormatTest, MissingFileAndDirectory) {
   std::unique_ptr<TraceWriter> w;
   ASSERT_TRUE(TraceWriter::Create(Path("t.seer"), {}, &w).ok());
@@ -226,8 +358,9 @@ TEST_F(StdFormatTest, MissingFileAndDirectory) {
 }
 
 // Traces not imported from STD: objects without names get fallback names, and
-// what STD cannot hold is counted.
-TEST_F(StdFormatTest, ExportOfUnnamedTraceUsesFallbackNamesAndCountsLoss) {
+// what a plain line cannot hold is written as attributes (variables with their
+// address: the trace's pc_kind is not `location`).
+TEST_F(StdFormatTest, ExportOfUnnamedTraceUsesFallbackNamesAndAttributes) {
   std::unique_ptr<TraceWriter> w;
   ASSERT_TRUE(TraceWriter::Create(Path("r.seer"), {}, &w).ok());
   auto add = [&](uint32_t tid, EventKind kind, uint64_t object, uint64_t aux, uint8_t mode, uint64_t pc) {
@@ -241,19 +374,40 @@ TEST_F(StdFormatTest, ExportOfUnnamedTraceUsesFallbackNamesAndCountsLoss) {
     ASSERT_TRUE(w->Append(e).ok());
   };
   add(0, EventKind::kFork, 3, 0, 0, 10);
-  add(3, EventKind::kWrite, 0x1000, 8, 0, 11);                                           // size 8: lossy
-  add(3, EventKind::kAcquire, 0x2000, 0, static_cast<uint8_t>(LockMode::kShared), 12);  // shared: lossy
+  add(3, EventKind::kWrite, 0x1000, 8, 0, 11);
+  add(3, EventKind::kAcquire, 0x2000, 0, static_cast<uint8_t>(LockMode::kShared), 12);
   add(3, EventKind::kRelease, 0x2000, 0, 0, 13);
   add(0, EventKind::kRead, 0x1000, 1, 0, 14);
   add(0, EventKind::kAtomicLoad, 0x1000, 1, 0, 15);
   ASSERT_TRUE(w->Close().ok());
   ExportStats stats;
   EXPECT_EQ(Export(Path("r.seer"), &stats),
-            "T0|fork(T3)|10\nT3|w(V4096)|11\nT3|acq(L8192)|12\nT3|rel(L8192)|13\nT0|r(V4096)|14\n"
-            "T0|atomic_load(V4096)|15\n");
+            "T0|fork(T3)|10\nT3|w(V4096 at=4096 size=8)|11\nT3|acq(L8192 mode=shared)|12\nT3|rel(L8192)|13\n"
+            "T0|r(V4096)|14\nT0|atomic_load(V4096)|15\n");
   EXPECT_EQ(stats.events, 6u);
-  EXPECT_EQ(stats.lossy_events, 2u);
-  EXPECT_EQ(stats.non_rapid_events, 1u);
+  EXPECT_EQ(stats.lossy_events, 0u);
+  EXPECT_EQ(stats.non_rapid_events, 3u);  // two lines with attributes, one seer-only kind
+}
+
+// A generated trace gets no `at=` (its variable ids do not matter when every
+// variable is one byte); an access of another size is written with its size
+// and counted, since import will not restore its overlaps.
+TEST_F(StdFormatTest, ExportOfGeneratedTraceStaysPlainAndCountsSizes) {
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(Path("g.seer"), {}, &w).ok());
+  w->SetMeta(meta::kSource, "gen");
+  w->SetMeta(meta::kPcKind, "location");
+  Event e;
+  e.kind = EventKind::kWrite;
+  e.object = 7;
+  e.aux = 1;
+  ASSERT_TRUE(w->Append(e).ok());
+  e.aux = 4;
+  ASSERT_TRUE(w->Append(e).ok());
+  ASSERT_TRUE(w->Close().ok());
+  ExportStats stats;
+  EXPECT_EQ(Export(Path("g.seer"), &stats), "T0|w(V7)|0\nT0|w(V7 size=4)|0\n");
+  EXPECT_EQ(stats.lossy_events, 1u);
 }
 
 TEST_F(StdFormatTest, ExportNeverWritesTwoObjectsUnderOneName) {
@@ -272,7 +426,7 @@ TEST_F(StdFormatTest, ExportNeverWritesTwoObjectsUnderOneName) {
     ASSERT_TRUE(w->Append(e).ok());
   }
   ASSERT_TRUE(w->Close().ok());
-  EXPECT_EQ(Export(Path("r.seer")), "worker|r(V6)|0\nT1|r(V6_)|0\nT2|r(V6)|0\n");
+  EXPECT_EQ(Export(Path("r.seer")), "worker|r(V6 at=5)|0\nT1|r(V6_ at=6)|0\nT2|r(V6)|0\n");
 }
 
 }  // namespace

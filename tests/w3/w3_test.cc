@@ -4,21 +4,10 @@
 
 #include "predictor/w3/w3_engine.h"
 #include "tests/oracle/paper_traces.h"
-#include "tests/support/engine_runner.h"
-#include "tests/support/random_trace.h"
+#include "tests/w3/w3_support.h"
 
 namespace seer::test {
 namespace {
-
-using Pairs = std::set<std::pair<uint64_t, uint64_t>>;
-
-// Runs both variants; they must agree on these small traces.
-Pairs W3Pairs(const std::vector<Event>& events) {
-  Pairs exact = RacePcPairs(RunEngine("w3", events));
-  Pairs linear = RacePcPairs(RunEngine("w3-linear", events));
-  EXPECT_EQ(exact, linear) << "w3 and w3-linear disagree";
-  return exact;
-}
 
 TEST(W3, RegisteredWithTheCompleteGuarantee) {
   ASSERT_NE(FindEngine("w3"), nullptr);
@@ -182,23 +171,9 @@ TEST(W3, BoundedHistoryOnlyAddsPairs) {
 TEST(W3, ExactAndLinearAgreeOnRandomTraces) {
   uint64_t with_races = 0;
   for (uint64_t seed = 0; seed < 10'000; ++seed) {
-    RandomTraceOptions r;
-    r.threads = 2 + seed % 3;
-    r.events = 10 + seed % 40;
-    r.locks = 1 + seed % 3;
-    r.variables = 1 + seed % 4;
-    r.rwlocks = seed % 4 == 1;
-    r.atomics = seed % 5 == 2;
-    r.signals = seed % 7 == 3;
-    r.fork_join = seed % 2 == 0;
-    auto trace = RandomTrace(r, seed);
-    AnalysisOptions o;
-    o.w3_edges = 1'000;
-    auto exact = RunEngine("w3", trace, o);
-    auto linear = RunEngine("w3-linear", trace, o);
-    ASSERT_EQ(RacePcPairs(exact), RacePcPairs(linear)) << "seed " << seed;
-    ASSERT_EQ(exact.races[0].racy_events, linear.races[0].racy_events) << "seed " << seed;
-    with_races += !exact.races[0].pairs.empty();
+    bool racy;
+    ASSERT_EQ(ExactLinearDifference(RandomTrace(AgreementTraceOptions(seed), seed), &racy), "") << "seed " << seed;
+    with_races += racy;
   }
   EXPECT_GT(with_races, 1000u) << "the random traces hardly race: the agreement proves little";
 }

@@ -12,6 +12,11 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
                  const std::function<void(uint64_t)>& progress) {
   using std_format::Decor;
   StdTextWriter w(out);
+  // Recorded traces name variables by address, and imported ones may have kept
+  // addresses (`at=`): keep them, so that import restores which accesses overlap.
+  // Generated traces have one-byte variables and stay plain RAPID lines.
+  const TraceInfo& info = reader->info();
+  w.SetAddressed(info.Meta(meta::kPcKind) != "location" || info.Meta(meta::kSource) == "std-import");
   // The names a trace keeps are looked up once, at the first event that uses
   // each object; the writer needs them before that event.
   FlatSet64 seen_threads, seen_locks, seen_variables;
@@ -26,7 +31,6 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
       seen_threads.Insert(t.tid);
     }
   }
-  uint64_t non_rapid = 0;
   std::vector<Event> batch;
   while (true) {
     Status s = reader->Next(&batch);
@@ -36,11 +40,14 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
       name(Namespace::kThread, e.tid, seen_threads);
       switch (std_format::DecorOf(e.kind)) {
         case Decor::kThread: name(Namespace::kThread, e.object, seen_threads); break;
-        case Decor::kLock: name(Namespace::kLock, e.object, seen_locks); break;
+        case Decor::kLock:
+          name(Namespace::kLock, e.object, seen_locks);
+          if (e.kind == EventKind::kCondWaitBegin || e.kind == EventKind::kCondWaitEnd)
+            name(Namespace::kLock, e.aux, seen_locks);  // the mutex
+          break;
         case Decor::kVariable: name(Namespace::kVariable, e.object, seen_variables); break;
         default: break;
       }
-      if (!std_format::IsRapidKind(e.kind)) ++non_rapid;
       s = w.Append(e);
       if (!s.ok()) return s;
     }
@@ -51,7 +58,7 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
   if (stats) {
     stats->events = w.events_written();
     stats->lossy_events = w.lossy_events();
-    stats->non_rapid_events = non_rapid;
+    stats->non_rapid_events = w.non_rapid_lines();
   }
   return Status::Ok();
 }

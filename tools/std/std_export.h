@@ -1,5 +1,8 @@
 // Export of a seer trace as STD text. Traces imported from STD come back byte for
-// byte; kinds RAPID lacks are written with seer's own op names (docs/trace-format.md).
+// byte; kinds RAPID lacks are written with seer's own op names, and what a RAPID
+// line cannot hold (sizes, addresses, lock modes, memory orders, the mutex of a
+// cond wait) as attributes (docs/trace-format.md), so engines give the same
+// results on the exported and re-imported trace.
 #pragma once
 
 #include <cstdint>
@@ -13,8 +16,9 @@ namespace seer {
 
 struct ExportStats {
   uint64_t events = 0;
-  uint64_t lossy_events = 0;     // sizes, modes or mutexes STD cannot hold
-  uint64_t non_rapid_events = 0; // lines with seer-only ops, which RAPID cannot read
+  uint64_t lossy_events = 0;     // accesses of other than one byte in a trace without addresses:
+                                 // import does not restore their overlaps
+  uint64_t non_rapid_events = 0; // lines with seer-only ops or attributes, which RAPID cannot read
 };
 
 // Writes every event of `reader` to `out`. `progress`, if set, gets the number

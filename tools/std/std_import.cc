@@ -12,7 +12,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <optional>
 #include <string_view>
+#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "store/chunk_codec.h"
@@ -80,27 +83,24 @@ class IdMap {
   uint32_t Find(std::string_view name, bool* fresh) {
     const uint64_t head = Head(name);
     const uint64_t h = Hash(name, head);
-    const size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      Slot& slot = slots_[i];
-      if (slot.id == kEmpty) {
-        *fresh = true;
-        slot = {h, head, name.data(), static_cast<uint32_t>(name.size()), size_};
-        const uint32_t id = size_++;
-        if (size_ * 2 > slots_.size()) Grow();
-        return id;
-      }
-      if (slot.hash == h && slot.head == head && slot.len == name.size() &&
-          (name.size() <= 8 || std::memcmp(slot.data + 8, name.data() + 8, name.size() - 8) == 0)) {
-        *fresh = false;
-        return slot.id;
-      }
-    }
+    Slot& slot = slots_[Probe(name, head, h)];
+    *fresh = slot.id == kEmpty;
+    if (!*fresh) return slot.id;
+    slot = {h, head, name.data(), static_cast<uint32_t>(name.size()), size_};
+    const uint32_t id = size_++;
+    if (size_ * 2 > slots_.size()) Grow();
+    return id;
+  }
+  // The id of `name`, or kMissing when it has none yet.
+  static constexpr uint32_t kMissing = ~0u;
+  uint32_t Lookup(std::string_view name) const {
+    const uint64_t head = Head(name);
+    return slots_[Probe(name, head, Hash(name, head))].id;
   }
   size_t size() const { return size_; }
 
  private:
-  static constexpr uint32_t kEmpty = ~0u;
+  static constexpr uint32_t kEmpty = kMissing;
   struct Slot {
     uint64_t hash = 0;
     uint64_t head = 0;  // the first eight bytes, zero-padded
@@ -136,6 +136,18 @@ class IdMap {
     return h ^ (h >> 29);
   }
 
+  // The slot holding `name`, or the empty slot where it would go.
+  size_t Probe(std::string_view name, uint64_t head, uint64_t h) const {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& slot = slots_[i];
+      if (slot.id == kEmpty) return i;
+      if (slot.hash == h && slot.head == head && slot.len == name.size() &&
+          (name.size() <= 8 || std::memcmp(slot.data + 8, name.data() + 8, name.size() - 8) == 0))
+        return i;
+    }
+  }
+
   void Grow() {
     std::vector<Slot> old(slots_.size() * 2);
     old.swap(slots_);
@@ -153,10 +165,21 @@ class IdMap {
   uint32_t size_ = 0;
 };
 
-// Who holds a lock, and how many times over (re-acquisition by the holder is kept).
+// Who holds a lock, and how many times over (re-acquisition by the holder is
+// kept): one exclusive holder, or any number of read-mode (shared) holders.
 struct LockState {
   int64_t holder = -1;
   uint64_t depth = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> readers;  // (tid, depth)
+};
+
+// What the ` key=value` words after a name say (docs/trace-format.md, "Attributes").
+struct Attributes {
+  std::optional<uint64_t> at;     // memory events: the variable's byte address
+  std::optional<uint64_t> size;   // memory events: bytes (default 1)
+  std::optional<uint8_t> order;   // atomic accesses: MemoryOrder (default relaxed)
+  bool shared = false;            // acq / rel: `mode=shared`
+  std::string_view mutex;         // cond waits: the mutex's name
 };
 
 std::string Shown(std::string_view s) {
@@ -265,19 +288,124 @@ class StdImporter {
       if (!s.ok()) return s;
       e.object = child;
     } else {
-      bool fresh;
+      // Most lines name a known object and have no attributes (a known name has
+      // no space): one lookup, no Attributes built, and statuses constructed,
+      // not assigned (each showed in profiles).
+      static const Attributes kNone;
       IdMap& ids = d == Decor::kLock ? locks_ : variables_;
-      e.object = ids.Find(decor, &fresh);
-      if (fresh && !std_format::IsValidName(decor)) return BadName(decor);
-      if (fresh) w_->SetName(d == Decor::kLock ? Namespace::kLock : Namespace::kVariable, e.object, std::string(decor));
-      if (IsMemoryEvent(e.kind)) e.aux = 1;  // one byte per variable: distinct variables never overlap
+      if (const uint32_t known = ids.Lookup(decor); known != IdMap::kMissing) {
+        if (Status bad = Object(d, decor, known, false, kNone, &e); !bad.ok()) return bad;
+      } else {
+        const size_t space = std::min(decor.find(' '), decor.size());
+        const std::string_view name = decor.substr(0, space);
+        bool fresh;
+        const uint32_t index = ids.Find(name, &fresh);
+        if (fresh && !std_format::IsValidName(name)) return BadName(name);
+        Attributes a;
+        if (space < decor.size())
+          if (Status bad = ParseAttributes(e.kind, op, decor.substr(space + 1), &a); !bad.ok()) return bad;
+        if (Status bad = Object(d, name, index, fresh, a, &e); !bad.ok()) return bad;
+      }
     }
 
-    if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
-      s = CheckLock(e, decor);
-      if (!s.ok()) return s;
-    }
     return w_->Append(e);
+  }
+
+  static Status ParseAttributes(EventKind kind, std::string_view op, std::string_view text, Attributes* a) {
+    const bool lock_op = kind == EventKind::kAcquire || kind == EventKind::kRelease;
+    const bool cond_op = kind == EventKind::kCondWaitBegin || kind == EventKind::kCondWaitEnd;
+    while (!text.empty()) {
+      const size_t space = text.find(' ');
+      const std::string_view word = text.substr(0, space);
+      text = space == std::string_view::npos ? std::string_view() : text.substr(space + 1);
+      if (word.empty()) continue;
+      const size_t eq = word.find('=');
+      const std::string_view key = word.substr(0, eq);
+      const std::string_view value = eq == std::string_view::npos ? std::string_view() : word.substr(eq + 1);
+      bool ok = !value.empty();
+      if ((key == "at" || key == "size") && IsMemoryEvent(kind)) {
+        uint64_t v = 0;
+        auto [p, err] = std::from_chars(value.data(), value.data() + value.size(), v);
+        ok = ok && err == std::errc() && p == value.data() + value.size();
+        (key == "at" ? a->at : a->size) = v;
+      } else if (key == "order" && IsAtomicAccess(kind)) {
+        a->order = std_format::MemoryOrderFromName(value);
+        ok = ok && a->order.has_value();
+      } else if (key == "mode" && lock_op) {
+        ok = value == "shared" || value == "exclusive";
+        a->shared = value == "shared";
+      } else if (key == "mutex" && cond_op) {
+        if (!std_format::IsValidName(value)) return BadName(value);
+        a->mutex = value;
+      } else {
+        return Status::InvalidArgument("attribute `" + Shown(word) + "` does not apply to `" + Shown(op) + "`");
+      }
+      if (!ok) return Status::InvalidArgument("bad value in attribute `" + Shown(word) + "` of `" + Shown(op) + "`");
+    }
+    return Status::Ok();
+  }
+
+  // `name` has IdMap index `index` (`fresh`: given on this line, and valid).
+  Status Object(Decor d, std::string_view name, uint32_t index, bool fresh, const Attributes& a, Event* e) {
+    return d == Decor::kLock ? LockObject(name, index, fresh, a, e) : VariableObject(name, index, fresh, a, e);
+  }
+
+  // Locks (and other sync objects) get dense ids; lock semantics are checked.
+  Status LockObject(std::string_view name, uint32_t index, bool fresh, const Attributes& a, Event* e) {
+    e->object = index;
+    if (fresh) w_->SetName(Namespace::kLock, index, std::string(name));
+    Status s;
+    if (e->kind == EventKind::kAcquire || e->kind == EventKind::kRelease) {
+      e->mode = static_cast<uint8_t>(a.shared ? LockMode::kShared : LockMode::kExclusive);
+      return CheckLock(*e, e->object, e->kind == EventKind::kAcquire, a.shared, name);
+    }
+    if (e->kind == EventKind::kCondWaitBegin || e->kind == EventKind::kCondWaitEnd) {
+      const std::string op(std_format::OpName(e->kind));
+      if (a.mutex.empty())
+        return Status::InvalidArgument("`" + op + "` needs the mutex it releases: `" + op + "(" + Shown(name) +
+                                       " mutex=m)`");
+      s = LockId(a.mutex, &e->aux);
+      if (!s.ok()) return s;
+      // A cond wait's begin releases the mutex; its end re-acquires it.
+      return CheckLock(*e, e->aux, e->kind == EventKind::kCondWaitEnd, false, a.mutex);
+    }
+    return Status::Ok();
+  }
+
+  Status LockId(std::string_view name, uint64_t* id) {
+    bool fresh;
+    *id = locks_.Find(name, &fresh);
+    if (fresh && !std_format::IsValidName(name)) return BadName(name);
+    if (fresh) w_->SetName(Namespace::kLock, *id, std::string(name));
+    return Status::Ok();
+  }
+
+  // Variables get dense ids in order of first appearance, one byte each, unless
+  // `at=` gives the byte address (then distinct variables may overlap).
+  Status VariableObject(std::string_view name, uint32_t index, bool fresh, const Attributes& a, Event* e) {
+    if (fresh) {
+      uint64_t id;
+      if (a.at) {
+        id = *a.at;
+        // Every id below next_dense_id_ is taken, by a dense id or an address.
+        if (id < next_dense_id_ || addressed_ids_.count(id))
+          return Status::InvalidArgument("variable `" + Shown(name) + "` is at address " + std::to_string(id) +
+                                         ", the id of another variable");
+        addressed_ids_.insert(id);
+      } else {
+        while (addressed_ids_.count(next_dense_id_)) ++next_dense_id_;
+        id = next_dense_id_++;
+      }
+      variable_ids_.push_back(id);
+      w_->SetName(Namespace::kVariable, id, std::string(name));
+    }
+    e->object = variable_ids_[index];
+    if (a.at && *a.at != e->object)
+      return Status::InvalidArgument("variable `" + Shown(name) + "` is at address " + std::to_string(e->object) +
+                                     ", not " + std::to_string(*a.at));
+    e->aux = a.size.value_or(1);  // plain lines: one byte per variable, so distinct ones never overlap
+    if (IsAtomicAccess(e->kind)) e->mode = a.order.value_or(0);
+    return Status::Ok();
   }
 
   // The id of a thread named on this line; `forker` is the thread that forks it,
@@ -302,19 +430,40 @@ class StdImporter {
     return Status::InvalidArgument("bad name `" + Shown(name) + "`: names are non-empty, without `|`, `(`, `)` or spaces");
   }
 
-  Status CheckLock(const Event& e, std::string_view name) {
-    if (e.object >= lock_state_.size()) lock_state_.resize(e.object + 1);
-    LockState& l = lock_state_[e.object];
-    if (e.kind == EventKind::kAcquire) {
+  // `tid` acquires (or releases) `lock` in shared or exclusive mode.
+  Status CheckLock(const Event& e, uint64_t lock, bool acquire, bool shared, std::string_view name) {
+    if (lock >= lock_state_.size()) lock_state_.resize(lock + 1);
+    LockState& l = lock_state_[lock];
+    const std::string& who = threads_[e.tid].name;
+    auto reader = std::find_if(l.readers.begin(), l.readers.end(), [&](const auto& r) { return r.first == e.tid; });
+    if (acquire) {
       if (l.depth > 0 && l.holder != e.tid)
-        return Status::InvalidArgument("thread `" + threads_[e.tid].name + "` acquires lock `" + std::string(name) +
+        return Status::InvalidArgument("thread `" + who + "` acquires lock `" + std::string(name) +
                                        "` held by thread `" + threads_[l.holder].name + "`");
-      l.holder = e.tid;
-      ++l.depth;
+      if (!shared)
+        for (const auto& r : l.readers)
+          if (r.first != e.tid)
+            return Status::InvalidArgument("thread `" + who + "` acquires lock `" + std::string(name) +
+                                           "` held in read mode by thread `" + threads_[r.first].name + "`");
+      if (!shared) {
+        l.holder = e.tid;
+        ++l.depth;
+      } else if (reader != l.readers.end()) {
+        ++reader->second;
+      } else {
+        l.readers.push_back({e.tid, 1});
+      }
       return Status::Ok();
     }
-    if (l.depth == 0 || l.holder != e.tid)
-      return Status::InvalidArgument("thread `" + threads_[e.tid].name + "` releases lock `" + std::string(name) +
+    // A release names the mode it releases; a recorder that cannot tell may say
+    // exclusive for a read-mode holding, so either holding of the thread counts.
+    const bool holds_exclusive = l.depth > 0 && l.holder == e.tid;
+    if (reader != l.readers.end() && (shared || !holds_exclusive)) {
+      if (--reader->second == 0) l.readers.erase(reader);
+      return Status::Ok();
+    }
+    if (!holds_exclusive)
+      return Status::InvalidArgument("thread `" + who + "` releases lock `" + std::string(name) +
                                      "`, which it does not hold");
     if (--l.depth == 0) l.holder = -1;
     return Status::Ok();
@@ -328,6 +477,10 @@ class StdImporter {
   IdMap thread_ids_, locks_, variables_;
   std::vector<ThreadInfo> threads_;
   std::vector<LockState> lock_state_;
+  // Variable ids: by IdMap index; dense ids skip the addresses `at=` gave.
+  std::vector<uint64_t> variable_ids_;
+  std::unordered_set<uint64_t> addressed_ids_;
+  uint64_t next_dense_id_ = 0;
   // The thread of the previous line.
   static constexpr uint32_t kNoThread = ~0u;
   std::string_view last_thread_;

@@ -1,5 +1,7 @@
 #include "tools/std/std_ops.h"
 
+#include <iterator>
+
 namespace seer::std_format {
 
 bool IsRapidKind(EventKind kind) {
@@ -81,6 +83,20 @@ Decor DecorOf(EventKind kind) {
       return Decor::kNone;
   }
   return Decor::kNone;
+}
+
+namespace {
+constexpr std::string_view kOrderNames[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
+}  // namespace
+
+std::string_view MemoryOrderName(uint8_t order) {
+  return order < std::size(kOrderNames) ? kOrderNames[order] : "unknown";
+}
+
+std::optional<uint8_t> MemoryOrderFromName(std::string_view name) {
+  for (size_t i = 0; i < std::size(kOrderNames); ++i)
+    if (kOrderNames[i] == name) return static_cast<uint8_t>(i);
+  return std::nullopt;
 }
 
 bool IsValidName(std::string_view name) {

@@ -3,6 +3,7 @@
 // exporter so that the two can never disagree. docs/trace-format.md has the table.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string_view>
 
@@ -28,6 +29,11 @@ std::string_view OpName(EventKind kind);
 std::optional<EventKind> KindOfOp(std::string_view op);
 
 Decor DecorOf(EventKind kind);
+
+// The values of the `order=` attribute of atomic accesses (seer's MemoryOrder):
+// relaxed, consume, acquire, release, acq_rel, seq_cst.
+std::string_view MemoryOrderName(uint8_t order);
+std::optional<uint8_t> MemoryOrderFromName(std::string_view name);
 
 // Names of threads, locks and variables must be non-empty and free of `|`, `(`,
 // `)` and whitespace, or the line cannot be split back.

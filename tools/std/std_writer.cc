@@ -29,12 +29,14 @@ void StdTextWriter::SetName(Namespace ns, uint64_t id, const std::string& name) 
   }
 }
 
-const std::string& StdTextWriter::NameTable::Resolve(uint64_t id) {
+const std::string& StdTextWriter::NameTable::Resolve(uint64_t id, bool* fresh) {
+  if (fresh) *fresh = false;
   if (id < dense_.size() && !dense_[id].empty()) return dense_[id];
   if (id >= kDenseLimit) {
     auto it = sparse_.find(id);
     if (it != sparse_.end()) return it->second;
   }
+  if (fresh) *fresh = true;
   return Assign(id);
 }
 
@@ -58,21 +60,73 @@ Status StdTextWriter::Append(const Event& e) {
   buf_ += threads_.Resolve(e.tid);
   buf_ += '|';
   buf_ += std_format::OpName(e.kind);
+  size_t attributes_start = 0;  // where attributes begin; 0: none written
   switch (std_format::DecorOf(e.kind)) {
     case Decor::kNone: break;
     case Decor::kThread: buf_ += '('; buf_ += threads_.Resolve(e.object); buf_ += ')'; break;
-    case Decor::kLock: buf_ += '('; buf_ += locks_.Resolve(e.object); buf_ += ')'; break;
-    case Decor::kVariable: buf_ += '('; buf_ += variables_.Resolve(e.object); buf_ += ')'; break;
+    case Decor::kLock:
+      buf_ += '(';
+      buf_ += locks_.Resolve(e.object);
+      attributes_start = buf_.size();
+      AppendLockAttributes(e);
+      if (buf_.size() == attributes_start) attributes_start = 0;
+      buf_ += ')';
+      break;
+    case Decor::kVariable: {
+      bool fresh;
+      buf_ += '(';
+      buf_ += variables_.Resolve(e.object, &fresh);
+      attributes_start = buf_.size();
+      AppendVariableAttributes(e, fresh);
+      if (buf_.size() == attributes_start) attributes_start = 0;
+      buf_ += ')';
+      break;
+    }
     case Decor::kNumber: buf_ += '('; AppendNumber(&buf_, e.object); buf_ += ')'; break;
   }
+  if (attributes_start != 0 || !std_format::IsRapidKind(e.kind)) ++non_rapid_;
   buf_ += '|';
   AppendNumber(&buf_, e.pc);
   buf_ += '\n';
-  const uint64_t plain_aux = IsMemoryEvent(e.kind) ? 1 : 0;
-  if (e.aux != plain_aux || e.mode != 0) ++lossy_;
   ++events_;
   if (buf_.size() >= kFlushBytes) return Flush();
   return Status::Ok();
+}
+
+// docs/trace-format.md, "Attributes": what a plain RAPID line cannot say, as
+// ` key=value` words after the name (names never contain spaces).
+void StdTextWriter::AppendVariableAttributes(const Event& e, bool fresh) {
+  if (addressed_ && fresh) {
+    // Import gives a variable without `at=` the next dense id it has not given
+    // (skipping ids `at=` took): only a variable with another id needs `at=`.
+    while (at_ids_.count(next_dense_id_)) ++next_dense_id_;
+    if (e.object == next_dense_id_) {
+      ++next_dense_id_;
+    } else {
+      at_ids_.insert(e.object);
+      buf_ += " at=";
+      AppendNumber(&buf_, e.object);
+    }
+  }
+  if (e.aux != 1) {
+    buf_ += " size=";
+    AppendNumber(&buf_, e.aux);
+    if (!addressed_) ++lossy_;
+  }
+  if (IsAtomicAccess(e.kind) && e.mode != 0) {
+    buf_ += " order=";
+    buf_ += std_format::MemoryOrderName(e.mode);
+  }
+}
+
+void StdTextWriter::AppendLockAttributes(const Event& e) {
+  if ((e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) &&
+      e.mode == static_cast<uint8_t>(LockMode::kShared))
+    buf_ += " mode=shared";
+  if (e.kind == EventKind::kCondWaitBegin || e.kind == EventKind::kCondWaitEnd) {
+    buf_ += " mutex=";
+    buf_ += locks_.Resolve(e.aux);
+  }
 }
 
 Status StdTextWriter::Flush() {

@@ -24,6 +24,12 @@ class StdTextWriter final : public TraceWriter {
   // as T<tid>, L<id>, V<id>.
   void SetName(Namespace ns, uint64_t id, const std::string& name) override;
   void AddThread(const ThreadInfo& thread) override { SetName(Namespace::kThread, thread.tid, thread.name); }
+  // In an addressed trace (recorded: variable ids are byte addresses) a variable
+  // whose id import would not give it is written with its id at first use
+  // (`at=`), so that import restores which accesses overlap. Off by default:
+  // generated traces have one-byte variables whose ids do not matter, and plain
+  // RAPID lines keep them.
+  void SetAddressed(bool addressed) { addressed_ = addressed; }
   // STD text has no metadata, modules or loss records.
   void SetMeta(const std::string&, const std::string&) override {}
   void AddModule(const ModuleInfo&) override {}
@@ -34,9 +40,12 @@ class StdTextWriter final : public TraceWriter {
   Status Close() override { return Flush(); }
   uint64_t events_written() const override { return events_; }
 
-  // Events whose size, mode or mutex the STD line cannot hold (dropped).
+  // Accesses of other than one byte in a trace that is not addressed: the size is
+  // written, but import gives variables dense ids, so overlaps are not restored.
   uint64_t lossy_events() const { return lossy_; }
   uint64_t lost_events() const { return lost_; }
+  // Lines RAPID cannot read: seer-only kinds, or attributes after a name.
+  uint64_t non_rapid_lines() const { return non_rapid_; }
 
  private:
   // The name each id is written with, fixed at its first use.
@@ -44,7 +53,8 @@ class StdTextWriter final : public TraceWriter {
    public:
     explicit NameTable(char prefix) : prefix_(prefix) {}
     void Give(uint64_t id, const std::string& name) { given_[id] = name; }
-    const std::string& Resolve(uint64_t id);
+    // `fresh`, if set, says whether this is the id's first use.
+    const std::string& Resolve(uint64_t id, bool* fresh = nullptr);
 
    private:
     const std::string& Assign(uint64_t id);
@@ -56,11 +66,18 @@ class StdTextWriter final : public TraceWriter {
     std::unordered_set<std::string> used_;
   };
 
+  void AppendVariableAttributes(const Event& e, bool fresh);
+  void AppendLockAttributes(const Event& e);
+
   std::FILE* out_;
   std::string buf_;
   NameTable threads_{'T'}, locks_{'L'}, variables_{'V'};
+  bool addressed_ = false;
+  uint64_t next_dense_id_ = 0;           // as the importer counts
+  std::unordered_set<uint64_t> at_ids_;  // ids written with `at=`
   uint64_t events_ = 0;
   uint64_t lossy_ = 0;
+  uint64_t non_rapid_ = 0;
   uint64_t lost_ = 0;
 };
 

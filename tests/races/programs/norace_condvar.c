@@ -1,6 +1,5 @@
 /* Producer/consumer over a one-slot buffer with a mutex and two condition variables. */
 // seer-expect: none
-// seer-std: known-failure export drops the mutex of a cond wait, so the imported trace re-acquires a mutex the waiter still holds and import rejects it
 #include <pthread.h>
 #include <stdio.h>
 

@@ -1,6 +1,5 @@
 // std::condition_variable hand-off: the worker fills a result, main waits for it.
 // seer-expect: none
-// seer-std: known-failure export drops the mutex of a cond wait, so the imported trace re-acquires a mutex the waiter still holds and import rejects it
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>

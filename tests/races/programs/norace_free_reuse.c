@@ -4,7 +4,6 @@
    make glibc hand the block back (once the thread's
    own malloc state exists). Exits 3 if it did not. */
 // seer-expect: none
-// seer-std: lossy STD keeps no size: an exported free renews only its first byte, so the reused block races with its previous life
 #include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>

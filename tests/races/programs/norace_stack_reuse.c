@@ -3,7 +3,6 @@
    Nothing orders the two threads, but the first one's stack died with it.
    Exits 3 if the address was not reused. */
 // seer-expect: none
-// seer-std: lossy STD keeps no size: the exported end-of-thread free of the stack renews only its first byte, so the reused stack races with its previous life
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>

@@ -1,7 +1,6 @@
 // thread_local counters: each thread updates its own copy; the totals are combined
 // after the joins.
 // seer-expect: none
-// seer-std: lossy main may build the second std::thread in the block the first one freed; STD keeps no free size, so when that happens the reuse races
 #include <cstdio>
 #include <thread>
 

@@ -1,6 +1,5 @@
 // Two threads fill disjoint halves of a std::vector; main sums it after the joins.
 // seer-expect: none
-// seer-std: lossy main may build the second std::thread in the block the first one freed; STD keeps no free size, so when that happens the reuse races
 #include <cstdio>
 #include <numeric>
 #include <thread>

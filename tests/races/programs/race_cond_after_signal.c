@@ -1,6 +1,5 @@
 /* The producer publishes "ready" correctly under the mutex, but writes the data
    after unlocking: the consumer's read of the data races with it. */
-// seer-std: known-failure export drops the mutex of a cond wait, so the imported trace re-acquires a mutex the waiter still holds and import rejects it
 #include <pthread.h>
 #include <stdio.h>
 

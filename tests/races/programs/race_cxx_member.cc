@@ -1,5 +1,4 @@
 // Two std::threads call a member function that updates a data member without a lock.
-// seer-std: lossy main may build the second std::thread in the block the first one freed; STD keeps no free size, so when that happens the reuse races
 #include <cstdio>
 #include <thread>
 

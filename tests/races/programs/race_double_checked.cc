@@ -2,7 +2,6 @@
 // the locked store of the pointer, and the object's fields, read through that
 // pointer, race with the constructor that wrote them.
 // seer-after-race: b thread b reads `value` through the pointer it read from the write that follows the constructor
-// seer-std: lossy main may build the second std::thread in the block the first one freed; STD keeps no free size, so when that happens the reuse races
 #include <chrono>
 #include <cstdio>
 #include <mutex>

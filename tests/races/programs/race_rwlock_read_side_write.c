@@ -1,6 +1,5 @@
 /* Two threads update a counter while holding only the read side of an rwlock:
    read locks do not exclude each other. */
-// seer-std: lossy STD has no shared lock mode: export makes the read locks exclusive, which hides the race
 #include <pthread.h>
 #include <stdio.h>
 

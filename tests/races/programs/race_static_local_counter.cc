@@ -1,6 +1,5 @@
 // A function-local static counter (constant-initialised, so no guard) incremented
 // by two threads.
-// seer-std: lossy main may build the second std::thread in the block the first one freed; STD keeps no free size, so when that happens the reuse races
 #include <cstdio>
 #include <thread>
 

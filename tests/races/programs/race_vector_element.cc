@@ -1,6 +1,5 @@
 // Two threads write the same element of a std::vector; the elements each thread
 // writes alone do not race.
-// seer-std: lossy main may build the second std::thread in the block the first one freed; STD keeps no free size, so when that happens the reuse races
 #include <cstdio>
 #include <thread>
 #include <vector>
