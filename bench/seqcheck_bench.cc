@@ -138,6 +138,7 @@ void Report(benchmark::State& state, const SeqCheckStats& s, size_t findings, do
   state.counters["candidates"] = static_cast<double>(s.candidates);
   state.counters["us_per_candidate"] = s.candidates ? 1e6 * seconds / static_cast<double>(s.candidates) : 0;
   state.counters["filtered"] = static_cast<double>(s.filtered);
+  state.counters["forced"] = static_cast<double>(s.forced);
   state.counters["checks"] = static_cast<double>(s.checks);
   state.counters["us_per_check"] = s.checks ? 1e6 * s.check_seconds / static_cast<double>(s.checks) : 0;
   state.counters["window_per_check"] = s.checks ? static_cast<double>(s.window_events) / s.checks : 0;
