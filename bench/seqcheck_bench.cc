@@ -175,9 +175,66 @@ void BM_Atomicity(benchmark::State& state) {
   Report(state, stats, findings, seconds);
 }
 
+// A thread pool: main writes `vars` variables and forks 8 workers; each task is
+// taken after a wait (the queue's signal) and ends with a signal, and does 4
+// random accesses; main joins the workers and reads every variable. Hard orders
+// (signal/wait, fork/join) put most intruders between their pair's accesses.
+std::vector<Event> HandOffTrace(uint64_t events, uint32_t vars) {
+  std::vector<Event> out;
+  std::mt19937_64 rng(7);
+  auto emit = [&](uint32_t t, EventKind k, uint64_t object, uint64_t pc) {
+    Event e;
+    e.index = out.size();
+    e.tid = t;
+    e.kind = k;
+    e.object = object;
+    e.pc = pc;
+    e.aux = k == EventKind::kRead || k == EventKind::kWrite ? 8 : 0;
+    out.push_back(e);
+  };
+  for (uint32_t v = 0; v < vars; ++v) emit(0, EventKind::kWrite, 1000 + v, 1);
+  for (uint32_t t = 1; t <= 8; ++t) emit(0, EventKind::kFork, t, 2);
+  while (out.size() < events) {
+    const uint32_t t = 1 + rng() % 8;
+    emit(t, EventKind::kAcquire, 1, 10);
+    emit(t, EventKind::kWait, 5, 11);
+    emit(t, EventKind::kRelease, 1, 12);
+    for (int k = 0; k < 4; ++k) {
+      const uint64_t v = rng() % vars;
+      emit(t, rng() % 2 ? EventKind::kWrite : EventKind::kRead, 1000 + v, 20 + k + 10 * (v % 7));
+    }
+    emit(t, EventKind::kAcquire, 1, 13);
+    emit(t, EventKind::kSignal, 5, 14);
+    emit(t, EventKind::kRelease, 1, 15);
+  }
+  for (uint32_t t = 1; t <= 8; ++t) emit(0, EventKind::kJoin, t, 3);
+  for (uint32_t v = 0; v < vars; ++v) emit(0, EventKind::kRead, 1000 + v, 4);
+  return out;
+}
+
+// Args: events, drop_forced (0: check forced candidates with SeqCheck, as before the filter).
+void BM_AtomicityHandOff(benchmark::State& state) {
+  const std::vector<Event> trace = HandOffTrace(state.range(0), 200);
+  AtomicityOptions options;
+  options.drop_forced = state.range(1) != 0;
+  SeqCheckStats stats;
+  size_t findings = 0;
+  double seconds = 0;
+  for (auto _ : state) {
+    stats = {};
+    const auto start = std::chrono::steady_clock::now();
+    TraceModel model(trace);
+    findings = PredictAtomicityViolations(model, options, &stats).size();
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  }
+  Report(state, stats, findings, seconds);
+}
+
 BENCHMARK(BM_Deadlock)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)
     ->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Atomicity)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_AtomicityHandOff)->Args({100'000, 0})->Args({100'000, 1})->Args({1'000'000, 1})
     ->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

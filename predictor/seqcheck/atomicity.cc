@@ -136,7 +136,10 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
           ++stats->filtered;
           continue;
         }
-        if (forced.Forced(e)) {
+        if (options.drop_forced && forced.Forced(e)) {
+          // An instance decided, as an infeasible check is: it takes one of the
+          // key's tries, which bounds the scans of a hand-off repeated in a loop.
+          ++tried;
           ++stats->filtered;
           ++stats->forced;
           continue;
