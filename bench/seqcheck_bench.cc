@@ -1,6 +1,7 @@
 // SeqCheck speed: deadlock and atomicity prediction end to end (model build,
 // candidates, feasibility checks, witness validation) on generated traces of
-// 8 threads and 50 locks with nested locking, at 10k, 100k, 1M (and 10M) events.
+// 8 threads and 50 locks with nested locking, at 10k, 100k, 1M (and 10M) events,
+// and atomicity on a thread pool whose tasks are handed off by signal/wait.
 // Run: build/bench/seer_seqcheck_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
