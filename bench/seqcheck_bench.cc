@@ -33,6 +33,17 @@ void SkipTryLock(Plan* plan, size_t at) {
 // runs transactions that take 1-3 locks (in increasing order, except one in
 // 2000 transactions that takes two in decreasing order), access variables the
 // outermost lock protects, sometimes touch an unprotected counter, and release.
+void Append(std::vector<Event>* out, uint32_t t, EventKind k, uint64_t object, uint64_t pc, uint64_t aux) {
+  Event e;
+  e.index = out->size();
+  e.tid = t;
+  e.kind = k;
+  e.object = object;
+  e.pc = pc;
+  e.aux = aux;
+  out->push_back(e);
+}
+
 // A random scheduler interleaves the workers without breaking lock semantics.
 std::vector<Event> Generate(uint64_t target, uint64_t seed) {
   constexpr uint32_t kWorkers = 8, kLocks = 50, kVarsPerLock = 4, kRacyVars = 4;
@@ -40,14 +51,7 @@ std::vector<Event> Generate(uint64_t target, uint64_t seed) {
   std::vector<Event> out;
   out.reserve(target + 64);
   auto emit = [&](uint32_t t, EventKind k, uint64_t obj, uint64_t pc, uint64_t aux = 0) {
-    Event e;
-    e.index = out.size();
-    e.tid = t;
-    e.kind = k;
-    e.object = obj;
-    e.pc = pc;
-    e.aux = aux;
-    out.push_back(e);
+    Append(&out, t, k, obj, pc, aux);
   };
   // `optional`: a try-lock; when busy the thread skips it and its release (the
   // inverted acquisitions, so that the generated run itself never deadlocks).
@@ -161,8 +165,7 @@ void BM_Deadlock(benchmark::State& state) {
   Report(state, stats, findings, seconds);
 }
 
-void BM_Atomicity(benchmark::State& state) {
-  const std::vector<Event>& trace = Trace(state.range(0));
+void RunAtomicity(benchmark::State& state, const std::vector<Event>& trace, const AtomicityOptions& options) {
   SeqCheckStats stats;
   size_t findings = 0;
   double seconds = 0;
@@ -170,11 +173,13 @@ void BM_Atomicity(benchmark::State& state) {
     stats = {};
     const auto start = std::chrono::steady_clock::now();
     TraceModel model(trace);
-    findings = PredictAtomicityViolations(model, AtomicityOptions{}, &stats).size();
+    findings = PredictAtomicityViolations(model, options, &stats).size();
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   Report(state, stats, findings, seconds);
 }
+
+void BM_Atomicity(benchmark::State& state) { RunAtomicity(state, Trace(state.range(0)), AtomicityOptions{}); }
 
 // A thread pool: main writes `vars` variables and forks 8 workers; each task is
 // taken after a wait (the queue's signal) and ends with a signal, and does 4
@@ -184,14 +189,7 @@ std::vector<Event> HandOffTrace(uint64_t events, uint32_t vars) {
   std::vector<Event> out;
   std::mt19937_64 rng(7);
   auto emit = [&](uint32_t t, EventKind k, uint64_t object, uint64_t pc) {
-    Event e;
-    e.index = out.size();
-    e.tid = t;
-    e.kind = k;
-    e.object = object;
-    e.pc = pc;
-    e.aux = k == EventKind::kRead || k == EventKind::kWrite ? 8 : 0;
-    out.push_back(e);
+    Append(&out, t, k, object, pc, k == EventKind::kRead || k == EventKind::kWrite ? 8 : 0);
   };
   for (uint32_t v = 0; v < vars; ++v) emit(0, EventKind::kWrite, 1000 + v, 1);
   for (uint32_t t = 1; t <= 8; ++t) emit(0, EventKind::kFork, t, 2);
@@ -218,17 +216,7 @@ void BM_AtomicityHandOff(benchmark::State& state) {
   const std::vector<Event> trace = HandOffTrace(state.range(0), 200);
   AtomicityOptions options;
   options.drop_forced = state.range(1) != 0;
-  SeqCheckStats stats;
-  size_t findings = 0;
-  double seconds = 0;
-  for (auto _ : state) {
-    stats = {};
-    const auto start = std::chrono::steady_clock::now();
-    TraceModel model(trace);
-    findings = PredictAtomicityViolations(model, options, &stats).size();
-    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-  Report(state, stats, findings, seconds);
+  RunAtomicity(state, trace, options);
 }
 
 BENCHMARK(BM_Deadlock)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)
