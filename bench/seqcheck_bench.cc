@@ -1,6 +1,7 @@
 // SeqCheck speed: deadlock and atomicity prediction end to end (model build,
 // candidates, feasibility checks, witness validation) on generated traces of
-// 8 threads and 50 locks with nested locking, at 10k, 100k, 1M (and 10M) events.
+// 8 threads and 50 locks with nested locking, at 10k, 100k, 1M (and 10M) events,
+// and atomicity on a thread pool whose tasks are handed off by signal/wait.
 // Run: build/bench/seer_seqcheck_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
 
@@ -32,6 +33,17 @@ void SkipTryLock(Plan* plan, size_t at) {
 // runs transactions that take 1-3 locks (in increasing order, except one in
 // 2000 transactions that takes two in decreasing order), access variables the
 // outermost lock protects, sometimes touch an unprotected counter, and release.
+void Append(std::vector<Event>* out, uint32_t t, EventKind k, uint64_t object, uint64_t pc, uint64_t aux) {
+  Event e;
+  e.index = out->size();
+  e.tid = t;
+  e.kind = k;
+  e.object = object;
+  e.pc = pc;
+  e.aux = aux;
+  out->push_back(e);
+}
+
 // A random scheduler interleaves the workers without breaking lock semantics.
 std::vector<Event> Generate(uint64_t target, uint64_t seed) {
   constexpr uint32_t kWorkers = 8, kLocks = 50, kVarsPerLock = 4, kRacyVars = 4;
@@ -39,14 +51,7 @@ std::vector<Event> Generate(uint64_t target, uint64_t seed) {
   std::vector<Event> out;
   out.reserve(target + 64);
   auto emit = [&](uint32_t t, EventKind k, uint64_t obj, uint64_t pc, uint64_t aux = 0) {
-    Event e;
-    e.index = out.size();
-    e.tid = t;
-    e.kind = k;
-    e.object = obj;
-    e.pc = pc;
-    e.aux = aux;
-    out.push_back(e);
+    Append(&out, t, k, obj, pc, aux);
   };
   // `optional`: a try-lock; when busy the thread skips it and its release (the
   // inverted acquisitions, so that the generated run itself never deadlocks).
@@ -138,6 +143,7 @@ void Report(benchmark::State& state, const SeqCheckStats& s, size_t findings, do
   state.counters["candidates"] = static_cast<double>(s.candidates);
   state.counters["us_per_candidate"] = s.candidates ? 1e6 * seconds / static_cast<double>(s.candidates) : 0;
   state.counters["filtered"] = static_cast<double>(s.filtered);
+  state.counters["forced"] = static_cast<double>(s.forced);
   state.counters["checks"] = static_cast<double>(s.checks);
   state.counters["us_per_check"] = s.checks ? 1e6 * s.check_seconds / static_cast<double>(s.checks) : 0;
   state.counters["window_per_check"] = s.checks ? static_cast<double>(s.window_events) / s.checks : 0;
@@ -159,8 +165,7 @@ void BM_Deadlock(benchmark::State& state) {
   Report(state, stats, findings, seconds);
 }
 
-void BM_Atomicity(benchmark::State& state) {
-  const std::vector<Event>& trace = Trace(state.range(0));
+void RunAtomicity(benchmark::State& state, const std::vector<Event>& trace, const AtomicityOptions& options) {
   SeqCheckStats stats;
   size_t findings = 0;
   double seconds = 0;
@@ -168,15 +173,57 @@ void BM_Atomicity(benchmark::State& state) {
     stats = {};
     const auto start = std::chrono::steady_clock::now();
     TraceModel model(trace);
-    findings = PredictAtomicityViolations(model, AtomicityOptions{}, &stats).size();
+    findings = PredictAtomicityViolations(model, options, &stats).size();
     seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   }
   Report(state, stats, findings, seconds);
 }
 
+void BM_Atomicity(benchmark::State& state) { RunAtomicity(state, Trace(state.range(0)), AtomicityOptions{}); }
+
+// A thread pool: main writes `vars` variables and forks 8 workers; each task is
+// taken after a wait (the queue's signal) and ends with a signal, and does 4
+// random accesses; main joins the workers and reads every variable. Hard orders
+// (signal/wait, fork/join) put most intruders between their pair's accesses.
+std::vector<Event> HandOffTrace(uint64_t events, uint32_t vars) {
+  std::vector<Event> out;
+  std::mt19937_64 rng(7);
+  auto emit = [&](uint32_t t, EventKind k, uint64_t object, uint64_t pc) {
+    Append(&out, t, k, object, pc, k == EventKind::kRead || k == EventKind::kWrite ? 8 : 0);
+  };
+  for (uint32_t v = 0; v < vars; ++v) emit(0, EventKind::kWrite, 1000 + v, 1);
+  for (uint32_t t = 1; t <= 8; ++t) emit(0, EventKind::kFork, t, 2);
+  while (out.size() < events) {
+    const uint32_t t = 1 + rng() % 8;
+    emit(t, EventKind::kAcquire, 1, 10);
+    emit(t, EventKind::kWait, 5, 11);
+    emit(t, EventKind::kRelease, 1, 12);
+    for (int k = 0; k < 4; ++k) {
+      const uint64_t v = rng() % vars;
+      emit(t, rng() % 2 ? EventKind::kWrite : EventKind::kRead, 1000 + v, 20 + k + 10 * (v % 7));
+    }
+    emit(t, EventKind::kAcquire, 1, 13);
+    emit(t, EventKind::kSignal, 5, 14);
+    emit(t, EventKind::kRelease, 1, 15);
+  }
+  for (uint32_t t = 1; t <= 8; ++t) emit(0, EventKind::kJoin, t, 3);
+  for (uint32_t v = 0; v < vars; ++v) emit(0, EventKind::kRead, 1000 + v, 4);
+  return out;
+}
+
+// Args: events, drop_forced (0: check forced candidates with SeqCheck, as before the filter).
+void BM_AtomicityHandOff(benchmark::State& state) {
+  const std::vector<Event> trace = HandOffTrace(state.range(0), 200);
+  AtomicityOptions options;
+  options.drop_forced = state.range(1) != 0;
+  RunAtomicity(state, trace, options);
+}
+
 BENCHMARK(BM_Deadlock)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)
     ->Unit(benchmark::kMillisecond)->Iterations(1);
 BENCHMARK(BM_Atomicity)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_AtomicityHandOff)->Args({100'000, 0})->Args({100'000, 1})->Args({1'000'000, 1})
     ->Unit(benchmark::kMillisecond)->Iterations(1);
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "predictor/seqcheck/hard_order.h"
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
 
@@ -44,6 +45,45 @@ bool SharesProtectingLock(const TraceModel& m, uint32_t e1, uint32_t e2, uint32_
   return blocked;
 }
 
+// Decides, for the intruders of one pair (e1, e2) of thread t, whether hard
+// orders alone put the intruder between e1 and e2 (e1 -> e -> e2): then every
+// schedule interleaves them so, by the program's design (a fork/join or signal
+// hand-off), and no schedule runs the accesses without it; not a violation.
+// The scans over [e1, e2] run once per pair, and only when t has a hard edge
+// out in [e1, e2) and one in within (e1, e2], without which e1 reaches no
+// other thread that reaches back.
+class ForcedIntruders {
+ public:
+  explicit ForcedIntruders(const TraceModel& m) : m_(m), reach_(m) {}
+
+  // Starts a new pair; `out` / `in`: thread t's latest position before e2 with
+  // a hard edge out (fork, signal) / at or before e2 with one in (wait, join),
+  // or kNone.
+  void Reset(uint32_t e1, uint32_t e2, uint32_t out, uint32_t in) {
+    e1_ = e1;
+    e2_ = e2;
+    const uint32_t p1 = m_.node(e1).pos;
+    possible_ = out != kNone && out >= p1 && in != kNone && in > p1;
+    scanned_ = false;
+  }
+
+  bool Forced(uint32_t e) {
+    if (!possible_ || e <= e1_ || e >= e2_) return false;  // hard paths stay between their ends in the trace
+    if (!scanned_) {
+      reach_.ScanFrom(e1_, e2_);
+      reach_.ScanTo(e2_, e1_);
+      scanned_ = true;
+    }
+    return reach_.From(e) && reach_.To(e);
+  }
+
+ private:
+  const TraceModel& m_;
+  HardReach reach_;
+  uint32_t e1_ = kNone, e2_ = kNone;
+  bool possible_ = false, scanned_ = false;
+};
+
 }  // namespace
 
 std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, const AtomicityOptions& options,
@@ -63,16 +103,22 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   // (pattern, pc1, pc, pc2) -> checks tried; a reported key is not tried again.
   std::map<std::tuple<const char*, uint64_t, uint64_t, uint64_t>, uint32_t> tries;
 
+  ForcedIntruders forced(m);
   for (uint32_t t = 0; t < m.threads() && stats->checks < options.max_checks; ++t) {
     std::unordered_map<uint32_t, uint32_t> last;  // var -> previous access of this thread
+    uint32_t hard_out = kNone, hard_in = kNone;   // latest positions with hard edges out / in
     for (uint32_t e2 : m.thread_nodes(t)) {
       const Node& n2 = m.node(e2);
+      const uint32_t out_before = hard_out;
+      if (n2.flags & (kForks | kSignals)) hard_out = n2.pos;
+      if (n2.flags & (kWaits | kJoins)) hard_in = n2.pos;
       if (n2.var == kNone) continue;
       auto it = last.find(n2.var);
       const uint32_t e1 = it == last.end() ? kNone : it->second;
       last[n2.var] = e2;
       if (e1 == kNone || n2.pos - m.node(e1).pos - 1 > options.window) continue;
       const Node& n1 = m.node(e1);
+      forced.Reset(e1, e2, out_before, hard_in);
       const auto& pool = (IntruderIsWrite(n1, n2) ? writes : reads)[n2.var];
       const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
       const uint64_t to = e2 + distance;
@@ -88,6 +134,14 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
         ++stats->candidates;
         if (SharesProtectingLock(m, e1, e2, e)) {
           ++stats->filtered;
+          continue;
+        }
+        if (options.drop_forced && forced.Forced(e)) {
+          // An instance decided, as an infeasible check is: it takes one of the
+          // key's tries, which bounds the scans of a hand-off repeated in a loop.
+          ++tried;
+          ++stats->filtered;
+          ++stats->forced;
           continue;
         }
         ++tried;

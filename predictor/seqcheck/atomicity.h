@@ -3,7 +3,10 @@
 // another thread that makes e1 e e2 unserializable (read-write-read,
 // write-write-read, read-write-write, write-read-write). SeqCheck decides each
 // candidate as the sequence <e1, e, e2> with e1's thread stopping at e2 and e's
-// at e; each schedule found is re-checked by the witness checker.
+// at e; each schedule found is re-checked by the witness checker. A candidate
+// whose intruder hard orders (program order, fork/join, signal/wait) put between
+// e1 and e2 in every schedule is dropped first: that interleaving is the
+// program's design, not a violation (docs/seqcheck.md).
 #pragma once
 
 #include <cstdint>
@@ -21,6 +24,7 @@ struct AtomicityOptions {
   uint64_t intruder_distance = 0;   // max trace distance of e from [e1, e2]; 0: the window
   uint32_t max_tries = 4;           // SeqCheck checks per (pattern, pc1, pc, pc2)
   uint64_t max_checks = 1u << 20;   // over the whole trace
+  bool drop_forced = true;          // drop intruders hard orders force between e1 and e2
   FeasibilityOptions feasibility;
 };
 

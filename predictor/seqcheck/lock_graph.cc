@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
-#include <unordered_map>
 
-#include "predictor/common/vector_clock.h"
+#include "predictor/seqcheck/hard_order.h"
 
 namespace seer::seqcheck {
 
@@ -18,16 +17,10 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
   // Edges, grouped by (from, to, pc of held acquire, pc of request).
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, uint32_t> class_of;
   std::vector<std::vector<uint32_t>> held(threads);  // acquire nodes of open sections
-  std::vector<VectorClock> clock(threads, VectorClock(threads));
-  std::unordered_map<uint32_t, VectorClock> sync_clock;  // fork and signal nodes
+  HardClocks hard(m);
   for (uint32_t i = 0; i < m.size(); ++i) {
     const Node& n = m.node(i);
-    VectorClock& c = clock[n.tid];
-    if (n.pos == 0 && m.fork_of(n.tid) != kNone) c.Join(sync_clock[m.fork_of(n.tid)]);
-    if (n.flags & kWaits)
-      for (uint32_t s : m.signals_before(i)) c.Join(sync_clock[s]);
-    if ((n.flags & kJoins) && n.other != kNone) c.Join(clock[m.node(n.other).tid]);
-
+    const VectorClock& c = hard.Before(i);
     auto& h = held[n.tid];
     if ((n.flags & kAcquires) && !(n.flags & kWaits) && !h.empty()) {
       request_slot_[i] = static_cast<uint32_t>(request_clock_.size() / threads);
@@ -56,8 +49,6 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
       auto it = std::find(h.begin(), h.end(), n.match);
       if (it != h.end()) h.erase(it);
     }
-    c.Set(n.tid, n.pos + 1);
-    if (n.flags & (kForks | kSignals)) sync_clock[i] = c;
   }
 }
 

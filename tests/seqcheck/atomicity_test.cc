@@ -11,12 +11,10 @@
 namespace seer::seqcheck {
 namespace {
 
-std::vector<AtomicityViolation> Predict(const std::vector<std::string>& lines) {
-  std::vector<Event> trace = test::TraceBuilder().Std(lines).events();
+std::vector<AtomicityViolation> Predict(const std::vector<Event>& trace, SeqCheckStats* stats) {
   TraceModel m(trace);
-  SeqCheckStats stats;
-  auto found = PredictAtomicityViolations(m, AtomicityOptions{}, &stats);
-  EXPECT_EQ(stats.invalid_witnesses, 0u);
+  auto found = PredictAtomicityViolations(m, AtomicityOptions{}, stats);
+  EXPECT_EQ(stats->invalid_witnesses, 0u);
   WitnessChecker checker(trace);
   for (const AtomicityViolation& v : found) {
     EXPECT_TRUE(v.witness.validated);
@@ -24,6 +22,11 @@ std::vector<AtomicityViolation> Predict(const std::vector<std::string>& lines) {
     EXPECT_TRUE(s.ok()) << s.ToString();
   }
   return found;
+}
+
+std::vector<AtomicityViolation> Predict(const std::vector<std::string>& lines, SeqCheckStats* stats = nullptr) {
+  SeqCheckStats local;
+  return Predict(test::TraceBuilder().Std(lines).events(), stats ? stats : &local);
 }
 
 TEST(Atomicity, LostUpdateAcrossTwoCriticalSections) {
@@ -61,6 +64,76 @@ TEST(Atomicity, CheckThenActFixedInOneCriticalSection) {
 TEST(Atomicity, IntruderThatMustComeFirstIsNotReported) {
   // T1 reads what T2 wrote: T2's write cannot move between T1's accesses.
   EXPECT_TRUE(Predict({"T2|w(x)|1", "T1|r(x)|2", "T1|w(x)|3"}).empty());
+}
+
+TEST(Atomicity, ForkJoinHandOffIsNotReported) {
+  // main: total = 100; fork both workers; join them; read total. Each worker's
+  // update under the lock is ordered after main's write by the fork and before
+  // main's read by the join, in every schedule: the hand-off is the design.
+  SeqCheckStats stats;
+  auto found = Predict({"M|w(total)|1", "M|fork(A)|2", "M|fork(B)|3", "A|acq(l)|10", "A|r(total)|11",
+                        "A|w(total)|12", "A|rel(l)|13", "B|acq(l)|10", "B|r(total)|11", "B|w(total)|12",
+                        "B|rel(l)|13", "M|join(A)|4", "M|join(B)|5", "M|r(total)|6"},
+                       &stats);
+  EXPECT_TRUE(found.empty());
+  EXPECT_EQ(stats.forced, 2u);  // main's write and read around each worker's write
+  EXPECT_GE(stats.filtered, stats.forced);
+}
+
+// Two threads hand `x` over with semaphore-like signals, then with two
+// barrier rounds; either way T2's write runs after T1's write and before T1's
+// read in every schedule.
+TEST(Atomicity, SignalWaitHandOffIsNotReported) {
+  test::TraceBuilder b;
+  b.Write("T1", "x", 1).Add("T1", EventKind::kSignal, 100, 2);  // sem_post(s)
+  b.Add("T2", EventKind::kWait, 100, 10).Write("T2", "x", 11).Add("T2", EventKind::kSignal, 101, 12);
+  b.Add("T1", EventKind::kWait, 101, 3).Read("T1", "x", 4);
+  SeqCheckStats stats;
+  EXPECT_TRUE(Predict(b.events(), &stats).empty());
+  EXPECT_EQ(stats.forced, 1u);
+
+  test::TraceBuilder c;
+  c.Write("T1", "x", 1).Add("T1", EventKind::kBarrierArrive, 200, 2).Add("T2", EventKind::kBarrierArrive, 200, 10);
+  c.Add("T1", EventKind::kBarrierDepart, 200, 3).Add("T2", EventKind::kBarrierDepart, 200, 11).Write("T2", "x", 12);
+  c.Add("T2", EventKind::kBarrierArrive, 201, 13).Add("T1", EventKind::kBarrierArrive, 201, 4);
+  c.Add("T1", EventKind::kBarrierDepart, 201, 5).Read("T1", "x", 6).Add("T2", EventKind::kBarrierDepart, 201, 14);
+  SeqCheckStats barrier;
+  EXPECT_TRUE(Predict(c.events(), &barrier).empty());
+  EXPECT_EQ(barrier.forced, 1u);
+}
+
+TEST(Atomicity, ForcedOnOneSideOnlyIsStillChecked) {
+  // The fork orders the worker's write after main's write, but main reads
+  // before the join: the write may run after the read, and the recorded run
+  // put it between them.
+  SeqCheckStats before_join;
+  auto found = Predict({"M|w(x)|1", "M|fork(A)|2", "A|w(x)|10", "M|r(x)|3", "M|join(A)|4"}, &before_join);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "write-write-read");
+  EXPECT_EQ(found[0].remote.pc, 10u);
+  EXPECT_EQ(before_join.forced, 0u);
+  EXPECT_GT(before_join.checks, 0u);
+
+  // The join orders the worker's write before main's read, but main writes
+  // after the fork: the worker's write ran first here, and may run between.
+  SeqCheckStats after_fork;
+  found = Predict({"M|fork(A)|1", "A|w(x)|10", "M|w(x)|2", "M|join(A)|3", "M|r(x)|4"}, &after_fork);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "write-write-read");
+  EXPECT_EQ(found[0].remote.pc, 10u);
+  EXPECT_EQ(after_fork.forced, 0u);
+}
+
+TEST(Atomicity, LockOrderedIntruderIsStillReported) {
+  // The lock put T2's write between T1's accesses in this run; lock order is
+  // not hard (T2 may take the lock first), so this is not the design.
+  SeqCheckStats stats;
+  auto found = Predict({"T1|acq(l)|1", "T1|w(x)|2", "T1|rel(l)|3", "T2|acq(l)|10", "T2|w(x)|11", "T2|rel(l)|12",
+                        "T1|acq(l)|4", "T1|r(x)|5", "T1|rel(l)|6"},
+                       &stats);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "write-write-read");
+  EXPECT_EQ(stats.forced, 0u);
 }
 
 TEST(Atomicity, WindowBoundsTheDistance) {

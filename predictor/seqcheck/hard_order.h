@@ -1,0 +1,72 @@
+// Hard orders: the happens-before edges every feasible reordering keeps, as
+// opposed to lock order and observed writes, which a reordering may change.
+// The deadlock filter streams vector clocks of them over the whole trace; the
+// atomicity filter asks bounded reachability questions between nearby events.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "predictor/common/vector_clock.h"
+#include "predictor/seqcheck/trace_model.h"
+
+namespace seer::seqcheck {
+
+// Calls fn(source) for each hard edge source -> i from another thread: the fork
+// before a thread's first event, the child's last event before a join, and the
+// signals recorded before a wait (cond signal -> wait return, sem post -> wait,
+// futex wake -> wait, barrier arrivals -> departures; TraceModel::signals_before).
+// Program order is the remaining hard order. Every hard edge goes forward in the
+// trace, so a hard path between two events stays between them in the trace.
+template <typename Fn>
+void ForEachHardSource(const TraceModel& m, uint32_t i, Fn&& fn) {
+  const Node& n = m.node(i);
+  if (n.pos == 0 && m.fork_of(n.tid) != kNone) fn(m.fork_of(n.tid));
+  if (n.flags & kWaits)
+    for (uint32_t s : m.signals_before(i)) fn(s);
+  if ((n.flags & kJoins) && n.other != kNone) fn(n.other);
+}
+
+// Vector clocks of hard orders, computed in one pass over the trace in order:
+// Before(i) for i = 0, 1, 2, ... Memory: threads x threads, plus one clock per
+// signal node (a fork's clock is dropped once its child starts).
+class HardClocks {
+ public:
+  explicit HardClocks(const TraceModel& model);
+
+  // The clock of node i before it runs: per thread u, how many of u's events
+  // must precede i. Nodes must be passed in trace order, each once.
+  const VectorClock& Before(uint32_t i);
+
+ private:
+  const TraceModel& m_;
+  std::vector<VectorClock> clock_;                      // per thread, after its last node passed
+  std::unordered_map<uint32_t, VectorClock> sources_;  // fork and signal node -> clock after it
+  uint32_t last_ = kNone;
+};
+
+// Hard reachability between nodes near each other in the trace, by scans over
+// the stretch between them: O(stretch) time, O(threads) memory.
+class HardReach {
+ public:
+  explicit HardReach(const TraceModel& model);
+
+  // Forward scan of the nodes after `from` up to `to` (trace order): afterwards
+  // From(x) says whether `from` reaches x, for any x in [from, to].
+  void ScanFrom(uint32_t from, uint32_t to);
+  bool From(uint32_t x) const { return m_.node(x).pos >= first_[m_.node(x).tid]; }
+
+  // Backward scan of the nodes before `to` down to `from`: afterwards To(x) says
+  // whether x reaches `to`, for any x in [from, to].
+  void ScanTo(uint32_t to, uint32_t from);
+  bool To(uint32_t x) const { return m_.node(x).pos < end_[m_.node(x).tid]; }
+
+ private:
+  const TraceModel& m_;
+  std::vector<uint32_t> first_;  // per thread: earliest position `from` reaches; UINT32_MAX: none
+  std::vector<uint32_t> end_;    // per thread: latest position reaching `to`, plus one; 0: none
+  std::vector<uint32_t> touched_first_, touched_end_;
+};
+
+}  // namespace seer::seqcheck
