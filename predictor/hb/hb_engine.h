@@ -68,7 +68,7 @@ class HappensBeforeEngine : public Engine {
   RaceCollector collector_;
   ThreadIdCheck thread_ids_;
   VectorClock pending_;  // SHB: last-write clocks a read joins after its checks
-  EventRef current_;
+  const Event* current_ = nullptr;  // the event being processed
   bool racy_ = false;
 };
 

@@ -144,7 +144,7 @@ class WcpEngine : public Engine {
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;
   ThreadIdCheck thread_ids_;
-  EventRef current_;
+  const Event* current_ = nullptr;  // the event being processed
   bool racy_ = false;
   uint64_t sections_opened_ = 0;
   std::vector<std::vector<uint32_t>> spare_;  // emptied R/W lists, reused (no allocation per section)
