@@ -39,7 +39,9 @@ class VectorClock {
       c_ = other.c_;
       return;
     }
-    if (!c_.empty()) std::memcpy(c_.data(), other.c_.data(), c_.size() * sizeof(ClockValue));
+    ClockValue* a = c_.data();
+    const ClockValue* b = other.c_.data();
+    for (size_t i = 0; i < c_.size(); i += kLanes) Store(a + i, Load(b + i));  // inline: no memcpy call
   }
 
   // this <= other, pointwise.
