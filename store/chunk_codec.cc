@@ -144,6 +144,11 @@ Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, bool entropy_c
   // are stored raw unless the writer asks otherwise; zstd still finds repeats.
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode,
                          entropy_coding ? ZSTD_ps_enable : ZSTD_ps_disable);
+  // Matches of at least 6 bytes: zstd's default (5 at level 3) finds many short
+  // repeats in these few-byte events, and each match costs the reader a sequence
+  // to execute. Measured on a `seer gen` trace: decode (zstd included) takes a
+  // third fewer instructions for about 0.5 more bytes per event (2.8 -> 3.3).
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_minMatch, 6);
   size_t n = ZSTD_compress2(cctx, out->data() + kChunkHeaderSize, bound, raw_.data(), raw_.size());
   if (ZSTD_isError(n)) return Status::Internal(std::string("zstd compression failed: ") + ZSTD_getErrorName(n));
   out->resize(kChunkHeaderSize + n);

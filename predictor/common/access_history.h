@@ -26,8 +26,8 @@ struct AccessRecord {
   EventKind kind = EventKind::kRead;
   bool atomic = false;
 
-  static AccessRecord Of(const EventRef& e, ClockValue clock, bool atomic) {
-    return AccessRecord{e.index, e.pc, e.object, e.tid, clock, static_cast<uint32_t>(e.size), e.kind, atomic};
+  static AccessRecord Of(const Event& e, ClockValue clock, bool atomic) {
+    return AccessRecord{e.index, e.pc, e.object, e.tid, clock, static_cast<uint32_t>(e.aux), e.kind, atomic};
   }
   Epoch epoch() const { return Epoch{tid, clock}; }
   EventRef ref() const { return EventRef{index, tid, pc, kind, object, size}; }

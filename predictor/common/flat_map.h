@@ -24,31 +24,13 @@ class FlatMap64 {
   }
 
   // The value for `key`, default-constructed on first use. References stay valid
-  // until the next insertion.
+  // until the next insertion. Engines look up the same few keys on every event:
+  // a key found at its home slot is answered inline, the rest out of line.
   Value& operator[](uint64_t key) {
-    if (key == kEmpty) {
-      if (!has_empty_key_) {
-        has_empty_key_ = true;
-        empty_key_slot_ = static_cast<uint32_t>(values_.size());
-        values_.emplace_back();
-        owners_.push_back(key);
-      }
-      return values_[empty_key_slot_];
-    }
-    for (size_t i = Home(key);; i = (i + 1) & mask_) {
-      if (slots_[i].key == key) return values_[slots_[i].index];
-      if (slots_[i].key == kEmpty) {
-        if ((used_ + 1) * 4 > slots_.size() * 3) {
-          Rehash(slots_.size() * 2);
-          return (*this)[key];
-        }
-        slots_[i] = Slot{key, static_cast<uint32_t>(values_.size())};
-        ++used_;
-        values_.emplace_back();
-        owners_.push_back(key);
-        return values_.back();
-      }
-    }
+    const Slot& home = slots_[Home(key)];
+    if (home.key == key && key != kEmpty) [[likely]]
+      return values_[home.index];
+    return FindOrInsert(key);
   }
 
   // Values also have stable dense indices (insertion order), for callers that
@@ -69,6 +51,32 @@ class FlatMap64 {
 
  private:
   static constexpr uint64_t kEmpty = ~0ull;
+
+  [[gnu::noinline]] Value& FindOrInsert(uint64_t key) {
+    if (key == kEmpty) {
+      if (!has_empty_key_) {
+        has_empty_key_ = true;
+        empty_key_slot_ = static_cast<uint32_t>(values_.size());
+        values_.emplace_back();
+        owners_.push_back(key);
+      }
+      return values_[empty_key_slot_];
+    }
+    for (size_t i = Home(key);; i = (i + 1) & mask_) {
+      if (slots_[i].key == key) return values_[slots_[i].index];
+      if (slots_[i].key == kEmpty) {
+        if ((used_ + 1) * 4 > slots_.size() * 3) {
+          Rehash(slots_.size() * 2);
+          return FindOrInsert(key);
+        }
+        slots_[i] = Slot{key, static_cast<uint32_t>(values_.size())};
+        ++used_;
+        values_.emplace_back();
+        owners_.push_back(key);
+        return values_.back();
+      }
+    }
+  }
 
   size_t Home(uint64_t key) const { return static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> shift_); }
 

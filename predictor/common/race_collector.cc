@@ -20,7 +20,11 @@ void RaceCollector::AddPair(const EventRef& earlier, const EventRef& current) {
       return;
     }
     if (s.lo == lo && s.hi == hi) {
-      ++pairs_[s.pair].occurrences;
+      if (s.repeats == ~0u) {  // about to wrap: move the count into the pair
+        pairs_[s.pair].occurrences += s.repeats;
+        s.repeats = 0;
+      }
+      ++s.repeats;
       return;
     }
   }
@@ -42,7 +46,7 @@ void RaceCollector::AddRacyEvent(const EventRef& e) {
   if (e.index == last_racy_index_) return;
   last_racy_index_ = e.index;
   ++racy_events_;
-  locations_.insert(e.pc);
+  locations_[e.pc] = 1;
 }
 
 void RaceCollector::Fill(const std::string& engine, Guarantee guarantee, RaceResult* out) const {
@@ -51,6 +55,8 @@ void RaceCollector::Fill(const std::string& engine, Guarantee guarantee, RaceRes
   out->racy_events = racy_events_;
   out->racy_locations = locations_.size();
   out->pairs = pairs_;
+  for (const Slot& s : slots_)
+    if (s.pair != kNoPair) out->pairs[s.pair].occurrences += s.repeats;
   // Reports read best in trace order of the second event, then the first.
   std::sort(out->pairs.begin(), out->pairs.end(), [](const RacePair& a, const RacePair& b) {
     if (a.second.index != b.second.index) return a.second.index < b.second.index;

@@ -6,9 +6,9 @@
 
 #include <cstdint>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
+#include "predictor/common/flat_map.h"
 #include "predictor/findings.h"
 
 namespace seer {
@@ -27,17 +27,20 @@ class RaceCollector {
 
  private:
   // Open addressing over (lo pc, hi pc): racy traces call AddPair for most
-  // accesses, so this lookup is on the hot path.
+  // accesses, so this lookup is on the hot path. A repeat only counts in its
+  // slot: the RacePair (cold, 150 bytes) is written once, which keeps the
+  // memory touched per race small when several engines run in one pass.
   struct Slot {
     uint64_t lo = 0, hi = 0;
     uint32_t pair = kNoPair;  // index in pairs_
+    uint32_t repeats = 0;     // occurrences not yet added to pairs_[pair]
   };
   static constexpr uint32_t kNoPair = ~0u;
   void Grow();
 
   uint64_t racy_events_ = 0;
   uint64_t last_racy_index_ = ~0ull;
-  std::unordered_set<uint64_t> locations_;
+  FlatMap64<uint8_t> locations_;  // pcs of racy events (the keys are what counts)
   std::vector<Slot> slots_ = std::vector<Slot>(1024);
   std::vector<RacePair> pairs_;
 };

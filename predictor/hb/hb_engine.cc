@@ -23,7 +23,7 @@ void HappensBeforeEngine<kSchedulable>::Process(const Event* events, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const Event& e = events[i];
     if (!thread_ids_.Accept(e)) continue;
-    current_ = EventRef::Of(e);
+    current_ = &e;
     racy_ = false;
     if (IsPlainAccessEvent(e)) {
       EnsureThread(e.tid);
@@ -40,7 +40,7 @@ void HappensBeforeEngine<kSchedulable>::Process(const Event* events, size_t n) {
     } else {
       LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
     }
-    if (racy_) collector_.AddRacyEvent(current_);
+    if (racy_) collector_.AddRacyEvent(EventRef::Of(e));
   }
 }
 
@@ -118,9 +118,9 @@ template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Visit(Cell& cell, uint32_t tid, bool write, bool atomic,
                                                 bool* join_pending) {
   const VectorClock& c = clocks_[tid];
-  const AccessRecord record = AccessRecord::Of(current_, c.Get(tid), atomic);
+  const AccessRecord record = AccessRecord::Of(*current_, c.Get(tid), atomic);
   auto known = [&c](const Epoch& ep) { return ep.clock <= c.Get(ep.tid); };
-  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
   racy_ |= CheckAndRecord(&cell.reads, &cell.writes, record, write, known, on_race);
   if constexpr (kSchedulable) {
     if (write) {

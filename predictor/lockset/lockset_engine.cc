@@ -38,6 +38,18 @@ void Intersect(std::vector<uint64_t>* set, const std::vector<uint64_t>& held) {
   set->resize(out);
 }
 
+// A thread holds a handful of locks: insertion sort, without std::sort's setup
+// (this runs on every outermost acquire and release).
+void SortFew(std::vector<uint64_t>* v) {
+  uint64_t* a = v->data();
+  for (size_t i = 1; i < v->size(); ++i) {
+    const uint64_t x = a[i];
+    size_t j = i;
+    for (; j > 0 && a[j - 1] > x; --j) a[j] = a[j - 1];
+    a[j] = x;
+  }
+}
+
 class LocksetEngine : public Engine {
  public:
   explicit LocksetEngine(bool rapid) : rapid_(rapid) {}
@@ -48,7 +60,11 @@ class LocksetEngine : public Engine {
       if (!thread_ids_.Accept(e)) continue;
       current_ = EventRef::Of(e);
       racy_ = false;
-      LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+      if (IsPlainAccessEvent(e)) {
+        Apply(e.tid, PlainAccessOp(e));  // most events: no lowering dispatch
+      } else {
+        LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+      }
       if (racy_) collector_.AddRacyEvent(current_);
     }
   }
@@ -87,8 +103,8 @@ class LocksetEngine : public Engine {
       h.for_read.push_back(ThreadLockOf(tid));
       h.for_write.push_back(ThreadLockOf(tid));
     }
-    std::sort(h.for_read.begin(), h.for_read.end());
-    std::sort(h.for_write.begin(), h.for_write.end());
+    SortFew(&h.for_read);
+    SortFew(&h.for_write);
   }
 
   void Apply(uint32_t tid, const LoweredOp& op) {

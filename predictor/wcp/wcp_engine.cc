@@ -32,7 +32,7 @@ void WcpEngine::Process(const Event* events, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const Event& e = events[i];
     if (!thread_ids_.Accept(e)) continue;
-    current_ = EventRef::Of(e);
+    current_ = &e;
     racy_ = false;
     EnsureThread(e.tid);
     if (e.kind == EventKind::kThreadEnd) threads_[e.tid].finished = true;
@@ -41,7 +41,7 @@ void WcpEngine::Process(const Event* events, size_t n) {
     } else {
       LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
     }
-    if (racy_) collector_.AddRacyEvent(current_);
+    if (racy_) collector_.AddRacyEvent(EventRef::Of(e));
   }
 }
 
@@ -169,16 +169,13 @@ void WcpEngine::ApplyRuleB(uint32_t tid, LockState* l) {
   ThreadState& t = threads_[tid];
   uint64_t& next = l->cursor[tid];
   next = std::max(next, l->queue_base);
-  while (next < l->open) {
-    const Section& s = l->queue[next - l->queue_base];
-    if (s.tid == tid && !rapid_compatible_) {
-      ++next;
-      continue;
-    }
+  // An iterator, not queue[i]: deque indexing costs a division per step.
+  for (auto it = l->queue.begin() + static_cast<ptrdiff_t>(next - l->queue_base); next < l->open; ++it, ++next) {
+    const Section& s = *it;
+    if (s.tid == tid && !rapid_compatible_) continue;
     // The thread's own earlier acquire is always known to it (C_t only grows).
     if (s.tid != tid && !KnownTo(s.acquire, tid)) break;
     t.p.Join(s.release);
-    ++next;
   }
 }
 
@@ -243,6 +240,7 @@ void WcpEngine::Trim(LockState* l) {
     if (threads_[u].finished) continue;
     const uint64_t c = u < l->cursor.size() ? l->cursor[u] : l->queue_base;
     lowest = std::min(lowest, std::max(c, l->queue_base));
+    if (lowest == l->queue_base) return;  // nothing to drop: the usual case
   }
   while (l->queue_base < lowest && !l->queue.empty()) {
     if (spare_sections_.size() < 64) spare_sections_.push_back(std::move(l->queue.front()));
@@ -281,9 +279,9 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
   }
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
-  const AccessRecord record = AccessRecord::Of(current_, t.n, op.atomic);
+  const AccessRecord record = AccessRecord::Of(*current_, t.n, op.atomic);
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
-  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), current_); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
   if (Cell* cell = shadow_.Exact(op.object, op.size)) {
     racy_ |= CheckAndRecord(&cell->reads, &cell->writes, record, write, known, on_race);
   } else {

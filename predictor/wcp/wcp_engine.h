@@ -122,7 +122,7 @@ class WcpEngine : public Engine {
   }
   void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
-  void Access(uint32_t tid, const LoweredOp& op);
+  [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op);  // inlined: runs per access
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
   void Tick(uint32_t tid);
@@ -144,7 +144,7 @@ class WcpEngine : public Engine {
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;
   ThreadIdCheck thread_ids_;
-  EventRef current_;
+  const Event* current_ = nullptr;  // the event being processed
   bool racy_ = false;
   uint64_t sections_opened_ = 0;
   std::vector<std::vector<uint32_t>> spare_;  // emptied R/W lists, reused (no allocation per section)
