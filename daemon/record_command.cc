@@ -88,6 +88,9 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
       const bool inproc =
           args->sync == "inproc" || (args->sync == "auto" && o.pid <= 0 && CarriesRuntime(o.command[0]));
       if (inproc) return RunInproc(o, args->spool_mb);
+      // A launched binary that carries the runtime: its accesses come from the
+      // rings, its sync events from the probes.
+      o.runtime = o.pid <= 0 && CarriesRuntime(o.command[0]);
       daemon::RecordResult result;
       Status st = daemon::Record(o, &result);
       if (!st.ok()) {
@@ -95,9 +98,10 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
         return kExitError;
       }
       if (!o.quiet)
-        fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads -> %s\n",
+        fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads%s -> %s\n",
                 static_cast<unsigned long long>(result.events), static_cast<unsigned long long>(result.lost),
-                static_cast<unsigned long long>(result.threads), o.output.c_str());
+                static_cast<unsigned long long>(result.threads),
+                result.runtime_seen ? " (ebpf sync + runtime accesses)" : "", o.output.c_str());
       return o.pid > 0 ? kExitOk : result.exit_status;
     };
   });

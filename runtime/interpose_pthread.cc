@@ -3,7 +3,8 @@
 // number (in its lock's domain, or the global one) at the point where it takes
 // effect: after acquiring, before releasing, before signalling, after the wait
 // returned.
-// Without inproc mode every wrapper just forwards (the eBPF recorder sees the calls).
+// Without inproc mode every wrapper just forwards (the eBPF recorder sees the
+// calls and stamps them with the thread's record count; see SyncThread).
 #include <pthread.h>
 #include <semaphore.h>
 
@@ -50,8 +51,14 @@ RealFunction<LockFn> real_sem_trywait("sem_trywait");
 RealFunction<TimedFn> real_sem_timedwait("sem_timedwait");
 
 // The thread to record, or null when synchronisation is not recorded in-process.
+// In ebpf mode the thread is still attached here, before the libc call the
+// probes see: attaching registers its record counter, so the event is placed
+// exactly among the thread's records even when it precedes its first access.
 SEER_RT_INLINE ThreadState* SyncThread() {
-  if (!g_rt.sync_inproc) return nullptr;
+  if (!g_rt.sync_inproc) {
+    if (g_rt.active) CurrentThread();
+    return nullptr;
+  }
   return CurrentThread();
 }
 

@@ -1,0 +1,148 @@
+#include "daemon/access_joiner.h"
+
+#include <algorithm>
+
+#include "bpf/sync_event.h"
+
+namespace seer::daemon {
+namespace {
+
+constexpr uint64_t kAll = UINT64_MAX;
+
+}  // namespace
+
+pid_t AccessJoiner::OsTidOf(uint32_t ring) const {
+  return static_cast<pid_t>(rt::RingDescs(shm_)[ring].os_tid);
+}
+
+int32_t AccessJoiner::RingOf(pid_t os_tid) {
+  Thread& t = threads_[os_tid];
+  if (t.ring >= 0) return t.ring;
+  // The newest ring of this tid: kernel tids are reused once a thread is gone.
+  const uint32_t n = std::min(shm_->next_ring.load(std::memory_order_acquire), shm_->max_rings);
+  rt::RingDesc* descs = rt::RingDescs(shm_);
+  for (uint32_t r = n; r-- > 0;)
+    if (descs[r].os_tid == os_tid) return t.ring = static_cast<int32_t>(r);
+  return -1;
+}
+
+void AccessJoiner::AddSync(const Event& e, pid_t os_tid, uint64_t stamp) {
+  Thread& t = threads_[os_tid];
+  if (e.kind == EventKind::kThreadBegin) t.ring = -1;  // a reused tid: find its new ring
+  // A thread's end follows all its records; an unstamped event (no counter
+  // registered yet) follows none: the thread had no records then.
+  if (e.kind == EventKind::kThreadEnd) stamp = kAll;
+  else if (stamp == SEER_STAMP_NONE) stamp = 0;
+  t.received = std::max(t.received, stamp);
+  t.pending.push_back(stamp);
+  sync_.push_back({e, os_tid, stamp});
+}
+
+void AccessJoiner::AddRuntime(const Event& e, uint32_t ring, uint64_t word) {
+  // Synchronisation comes from the probes; a runtime built for inproc mode
+  // would repeat it.
+  if (e.kind == EventKind::kThreadBegin || e.kind == EventKind::kThreadEnd || e.kind == EventKind::kFork ||
+      e.kind == EventKind::kJoin || IsLockEvent(e.kind))
+    return;
+  if (ring >= queued_.size()) queued_.resize(ring + 1, 0);
+  ++queued_[ring];
+  runtime_.push_back({e, ring, word});
+}
+
+bool AccessJoiner::Ready(const SyncItem& s) {
+  if (s.stamp == 0) return true;
+  const int32_t ring = RingOf(s.os_tid);
+  if (ring < 0) return true;  // the thread never had a ring: no records to wait for
+  if (s.stamp != kAll) return rings_->Delivered(static_cast<uint32_t>(ring)) >= s.stamp;
+  // The end: once the thread closed its ring and every word of it was delivered.
+  const rt::RingDesc& d = rt::RingDescs(shm_)[ring];
+  return d.state.load(std::memory_order_acquire) == rt::kRingEnded &&
+         rings_->Delivered(static_cast<uint32_t>(ring)) >= d.head.load(std::memory_order_acquire);
+}
+
+// A record may go once its thread has begun, every sync event of its thread
+// stamped at or below it has been emitted, and the one after it is known.
+bool AccessJoiner::Free(const RuntimeItem& r) {
+  auto it = threads_.find(OsTidOf(r.ring));
+  if (it == threads_.end()) return false;
+  const Thread& t = it->second;
+  return t.tid >= 0 && !t.ended && t.received > r.word && (t.pending.empty() || t.pending.front() > r.word);
+}
+
+Status AccessJoiner::EmitRuntime(RuntimeItem& r) {
+  r.done = true;
+  --queued_[r.ring];
+  auto it = threads_.find(OsTidOf(r.ring));
+  if (it == threads_.end() || it->second.tid < 0 || it->second.ended) {
+    ++stats_.orphaned;
+    return Status::Ok();
+  }
+  Event e = r.e;
+  e.tid = static_cast<uint32_t>(it->second.tid);
+  return sink_(e);
+}
+
+Status AccessJoiner::EmitSync(const SyncItem& s) {
+  const int32_t ring = RingOf(s.os_tid);
+  if (ring >= 0 && s.stamp > 0 && static_cast<size_t>(ring) < queued_.size()) {
+    // The thread's records below the stamp go first, with whatever records of
+    // other threads precede them in the ring merger's order and may go now.
+    bool skipped = false;
+    for (RuntimeItem& r : runtime_) {
+      if (queued_[ring] == 0) break;
+      if (r.done) continue;
+      if (r.ring == static_cast<uint32_t>(ring)) {
+        if (r.word >= s.stamp) break;
+        if (skipped) ++stats_.reordered;
+      } else if (!Free(r)) {
+        skipped = true;
+        continue;
+      }
+      Status st = EmitRuntime(r);
+      if (!st.ok()) return st;
+    }
+  }
+  Thread& t = threads_[s.os_tid];
+  if (!t.pending.empty()) t.pending.pop_front();
+  if (s.e.kind == EventKind::kThreadBegin) t.tid = s.e.tid;
+  if (s.e.kind == EventKind::kThreadEnd) t.ended = true;
+  return sink_(s.e);
+}
+
+void AccessJoiner::Compact() {
+  while (!runtime_.empty() && runtime_.front().done) runtime_.pop_front();
+}
+
+Status AccessJoiner::Pump(bool final) {
+  for (;;) {
+    bool progress = false;
+    while (!sync_.empty() && (final || Ready(sync_.front()))) {
+      const SyncItem s = sync_.front();
+      sync_.pop_front();
+      Status st = EmitSync(s);
+      if (!st.ok()) return st;
+      progress = true;
+    }
+    Compact();
+    // Records whose place is settled go now, in the ring merger's order.
+    while (!runtime_.empty() && Free(runtime_.front())) {
+      Status st = EmitRuntime(runtime_.front());
+      if (!st.ok()) return st;
+      Compact();
+      progress = true;
+    }
+    if (!progress) break;
+  }
+  if (final) {
+    // Records after a thread's last sync event (a thread that never ended).
+    for (RuntimeItem& r : runtime_) {
+      if (r.done) continue;
+      Status st = EmitRuntime(r);
+      if (!st.ok()) return st;
+    }
+    runtime_.clear();
+  }
+  return Status::Ok();
+}
+
+}  // namespace seer::daemon

@@ -1,0 +1,90 @@
+// Joins the two streams of `seer record --sync=ebpf` on a binary built with
+// seer's runtime: the eBPF merger's sync events (their total order is kept) and
+// the runtime's ring records (accesses, atomics, alloc/free, calls). Each sync
+// event carries a stamp, its thread's ring head when it happened, so a thread's
+// records with a lower ring position go before it and the others after: each
+// thread's program order is exact. Across threads, records keep the ring
+// merger's order where that does not contradict the sync order; otherwise a
+// thread's records are placed just before its next sync event.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/drain/ring_merger.h"
+#include "runtime/ring_layout.h"
+#include "seer/event.h"
+#include "seer/status.h"
+
+namespace seer::daemon {
+
+struct JoinStats {
+  uint64_t reordered = 0;  // runtime records placed ahead of the ring merger's order
+  uint64_t orphaned = 0;   // runtime records of a thread the probes never saw begin (dropped)
+};
+
+class AccessJoiner {
+ public:
+  using Sink = std::function<Status(const Event&)>;
+
+  // `shm` (the rings' descriptors) and `rings` (for how far each ring has been
+  // delivered) must outlive the joiner.
+  AccessJoiner(rt::ShmHeader* shm, const RingMerger* rings, Sink sink)
+      : shm_(shm), rings_(rings), sink_(std::move(sink)) {}
+
+  // A sync event from the eBPF merger, in its order (EventMerger::origin()).
+  void AddSync(const Event& e, pid_t os_tid, uint64_t stamp);
+  // A runtime record from the ring merger, in its order (RingMerger::origin()).
+  void AddRuntime(const Event& e, uint32_t ring, uint64_t word);
+
+  // Emits everything that can be placed now: a sync event once its thread's
+  // records below its stamp have been delivered. `final`: both sources are
+  // exhausted; everything left is emitted.
+  Status Pump(bool final);
+
+  const JoinStats& stats() const { return stats_; }
+
+ private:
+  struct SyncItem {
+    Event e;
+    pid_t os_tid;
+    uint64_t stamp;  // records below it go first; UINT64_MAX: all of them (thread end)
+  };
+  struct RuntimeItem {
+    Event e;
+    uint32_t ring;
+    uint64_t word;
+    bool done = false;
+  };
+  struct Thread {
+    int64_t tid = -1;       // seer tid, once the thread's begin is emitted
+    bool ended = false;
+    uint64_t received = 0;  // highest stamp received: no record below it has a sync event still to come
+    std::deque<uint64_t> pending;  // stamps of received, unemitted sync events
+    int32_t ring = -1;      // -1: not looked up yet (or no ring)
+  };
+
+  int32_t RingOf(pid_t os_tid);
+  pid_t OsTidOf(uint32_t ring) const;
+  bool Ready(const SyncItem& s);
+  bool Free(const RuntimeItem& r);
+  Status EmitRuntime(RuntimeItem& r);
+  Status EmitSync(const SyncItem& s);
+  void Compact();
+
+  rt::ShmHeader* shm_;
+  const RingMerger* rings_;
+  Sink sink_;
+  std::deque<SyncItem> sync_;
+  std::deque<RuntimeItem> runtime_;
+  std::vector<uint64_t> queued_;  // per ring: runtime records not emitted yet
+  std::unordered_map<pid_t, Thread> threads_;
+  JoinStats stats_;
+};
+
+}  // namespace seer::daemon
