@@ -8,6 +8,10 @@ namespace seer::daemon {
 namespace {
 
 constexpr uint64_t kAll = UINT64_MAX;
+// How far a sync event looks through the ring merger's order for records of
+// other threads to emit with its own: bounds the work per event when a thread
+// that has not synchronised for long holds the front.
+constexpr size_t kMaxScan = 4096;
 
 }  // namespace
 
@@ -31,11 +35,16 @@ void AccessJoiner::AddSync(const Event& e, pid_t os_tid, uint64_t stamp) {
   if (e.kind == EventKind::kThreadBegin) t.ring = -1;  // a reused tid: find its new ring
   // A thread's end follows all its records; an unstamped event (no counter
   // registered yet) follows none: the thread had no records then.
-  if (e.kind == EventKind::kThreadEnd) stamp = kAll;
-  else if (stamp == SEER_STAMP_NONE) stamp = 0;
+  uint64_t complete_at = kAll;
+  if (e.kind == EventKind::kThreadEnd) {
+    if (stamp != SEER_STAMP_NONE) complete_at = stamp;
+    stamp = kAll;
+  } else if (stamp == SEER_STAMP_NONE) {
+    stamp = 0;
+  }
   t.received = std::max(t.received, stamp);
   t.pending.push_back(stamp);
-  sync_.push_back({e, os_tid, stamp});
+  sync_.push_back({e, os_tid, stamp, complete_at});
 }
 
 void AccessJoiner::AddRuntime(const Event& e, uint32_t ring, uint64_t word) {
@@ -44,9 +53,9 @@ void AccessJoiner::AddRuntime(const Event& e, uint32_t ring, uint64_t word) {
   if (e.kind == EventKind::kThreadBegin || e.kind == EventKind::kThreadEnd || e.kind == EventKind::kFork ||
       e.kind == EventKind::kJoin || IsLockEvent(e.kind))
     return;
-  if (ring >= queued_.size()) queued_.resize(ring + 1, 0);
-  ++queued_[ring];
+  if (ring >= queued_.size()) queued_.resize(ring + 1);
   runtime_.push_back({e, ring, word});
+  queued_[ring].push_back(&runtime_.back());  // deque elements stay put at push_back/pop_front
 }
 
 bool AccessJoiner::Ready(const SyncItem& s) {
@@ -54,7 +63,9 @@ bool AccessJoiner::Ready(const SyncItem& s) {
   const int32_t ring = RingOf(s.os_tid);
   if (ring < 0) return true;  // the thread never had a ring: no records to wait for
   if (s.stamp != kAll) return rings_->Delivered(static_cast<uint32_t>(ring)) >= s.stamp;
-  // The end: once the thread closed its ring and every word of it was delivered.
+  // The end: once every word of the ring was delivered, as far as the exit
+  // probe read it or, when it could not, until the thread closed its ring.
+  if (s.complete_at != kAll) return rings_->Delivered(static_cast<uint32_t>(ring)) >= s.complete_at;
   const rt::RingDesc& d = rt::RingDescs(shm_)[ring];
   return d.state.load(std::memory_order_acquire) == rt::kRingEnded &&
          rings_->Delivered(static_cast<uint32_t>(ring)) >= d.head.load(std::memory_order_acquire);
@@ -71,7 +82,7 @@ bool AccessJoiner::Free(const RuntimeItem& r) {
 
 Status AccessJoiner::EmitRuntime(RuntimeItem& r) {
   r.done = true;
-  --queued_[r.ring];
+  queued_[r.ring].pop_front();  // a ring's records are emitted in order: r is its first
   auto it = threads_.find(OsTidOf(r.ring));
   if (it == threads_.end() || it->second.tid < 0 || it->second.ended) {
     ++stats_.orphaned;
@@ -85,20 +96,27 @@ Status AccessJoiner::EmitRuntime(RuntimeItem& r) {
 Status AccessJoiner::EmitSync(const SyncItem& s) {
   const int32_t ring = RingOf(s.os_tid);
   if (ring >= 0 && s.stamp > 0 && static_cast<size_t>(ring) < queued_.size()) {
+    std::deque<RuntimeItem*>& mine = queued_[ring];
+    auto pending = [&] { return !mine.empty() && mine.front()->word < s.stamp; };
     // The thread's records below the stamp go first, with whatever records of
     // other threads precede them in the ring merger's order and may go now.
     bool skipped = false;
+    size_t scanned = 0;
     for (RuntimeItem& r : runtime_) {
-      if (queued_[ring] == 0) break;
+      if (!pending() || ++scanned > kMaxScan) break;
       if (r.done) continue;
-      if (r.ring == static_cast<uint32_t>(ring)) {
-        if (r.word >= s.stamp) break;
-        if (skipped) ++stats_.reordered;
-      } else if (!Free(r)) {
+      if (r.ring != static_cast<uint32_t>(ring) && !Free(r)) {
         skipped = true;
         continue;
       }
+      if (r.ring == static_cast<uint32_t>(ring) && skipped) ++stats_.reordered;
       Status st = EmitRuntime(r);
+      if (!st.ok()) return st;
+    }
+    // The rest of them (beyond the scan), ahead of the merger's order.
+    while (pending()) {
+      ++stats_.reordered;
+      Status st = EmitRuntime(*mine.front());
       if (!st.ok()) return st;
     }
   }

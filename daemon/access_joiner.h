@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -54,6 +55,9 @@ class AccessJoiner {
     Event e;
     pid_t os_tid;
     uint64_t stamp;  // records below it go first; UINT64_MAX: all of them (thread end)
+    // A thread end's own stamp: once delivered up to it, the ring is complete
+    // (the thread writes nothing after its exit). UINT64_MAX: unknown.
+    uint64_t complete_at = UINT64_MAX;
   };
   struct RuntimeItem {
     Event e;
@@ -81,8 +85,8 @@ class AccessJoiner {
   const RingMerger* rings_;
   Sink sink_;
   std::deque<SyncItem> sync_;
-  std::deque<RuntimeItem> runtime_;
-  std::vector<uint64_t> queued_;  // per ring: runtime records not emitted yet
+  std::deque<RuntimeItem> runtime_;  // in the ring merger's order; done ones until the front is
+  std::vector<std::deque<RuntimeItem*>> queued_;  // per ring: its records not emitted yet, in order
   std::unordered_map<pid_t, Thread> threads_;
   JoinStats stats_;
 };

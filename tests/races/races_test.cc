@@ -168,13 +168,13 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     return false;
   }
 
+  // The report of T.seer names exactly the races the source marks.
+  void CheckReport();
+
   std::string source_, program_;
   Expectations expect_;
   fs::path dir_;
 };
-
-  // The report of T.seer names exactly the races the source marks.
-  void CheckReport();
 
 void RaceSuiteTest::CheckReport() {
   json report;
