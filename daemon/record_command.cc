@@ -50,8 +50,9 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
       "record", "Record one run of a program (or a running process) with eBPF probes into a trace file");
   sub->add_option("-o,--output", args->options.output, "Trace file to write")->capture_default_str();
   sub->add_option("--sync", args->sync,
-                  "How to record synchronisation: ebpf (uprobes and tracepoints), inproc (the seer runtime "
-                  "linked by seer-cc/seer-c++), auto (inproc when the program carries the runtime)")
+                  "How to record synchronisation: ebpf (uprobes and tracepoints; a program built with "
+                  "seer-cc/seer-c++ adds its accesses from the runtime), inproc (the seer runtime linked by "
+                  "seer-cc/seer-c++), auto (inproc when the program carries the runtime)")
       ->check(CLI::IsMember({"ebpf", "inproc", "auto"}))
       ->capture_default_str();
   sub->add_option("--ringbuf-size", args->options.ringbuf_bytes,
