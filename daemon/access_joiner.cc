@@ -47,14 +47,14 @@ void AccessJoiner::AddSync(const Event& e, pid_t os_tid, uint64_t stamp) {
   sync_.push_back({e, os_tid, stamp, complete_at});
 }
 
-void AccessJoiner::AddRuntime(const Event& e, uint32_t ring, uint64_t word) {
+void AccessJoiner::AddRuntime(const Event& e, uint32_t ring, uint64_t word, uint64_t collected_ns) {
   // Synchronisation comes from the probes; a runtime built for inproc mode
   // would repeat it.
   if (e.kind == EventKind::kThreadBegin || e.kind == EventKind::kThreadEnd || e.kind == EventKind::kFork ||
       e.kind == EventKind::kJoin || IsLockEvent(e.kind))
     return;
   if (ring >= queued_.size()) queued_.resize(ring + 1);
-  runtime_.push_back({e, ring, word});
+  runtime_.push_back({e, ring, word, collected_ns});
   queued_[ring].push_back(&runtime_.back());  // deque elements stay put at push_back/pop_front
 }
 
@@ -72,12 +72,17 @@ bool AccessJoiner::Ready(const SyncItem& s) {
 }
 
 // A record may go once its thread has begun, every sync event of its thread
-// stamped at or below it has been emitted, and the one after it is known.
-bool AccessJoiner::Free(const RuntimeItem& r) {
-  auto it = threads_.find(OsTidOf(r.ring));
-  if (it == threads_.end()) return false;
+// stamped at or below it has been emitted, and no later-arriving one can be
+// (one stamped above it has arrived, or the watermark passed its collection).
+AccessJoiner::Place AccessJoiner::PlaceOf(const RuntimeItem& r) {
+  const pid_t os = OsTidOf(r.ring);
+  auto it = threads_.find(os);
+  const bool settled = watermark_ >= r.collected_ns || (it != threads_.end() && it->second.received > r.word);
+  if (it == threads_.end()) return settled ? Place::kGated : Place::kUnknown;
   const Thread& t = it->second;
-  return t.tid >= 0 && !t.ended && t.received > r.word && (t.pending.empty() || t.pending.front() > r.word);
+  if (t.ended || (!t.pending.empty() && t.pending.front() <= r.word) || held_(os)) return Place::kGated;
+  if (!settled) return Place::kUnknown;
+  return t.tid >= 0 ? Place::kFree : Place::kGated;
 }
 
 Status AccessJoiner::EmitRuntime(RuntimeItem& r) {
@@ -93,7 +98,8 @@ Status AccessJoiner::EmitRuntime(RuntimeItem& r) {
   return sink_(e);
 }
 
-Status AccessJoiner::EmitSync(const SyncItem& s) {
+Status AccessJoiner::EmitSync(const SyncItem& s, bool final, bool* emitted) {
+  *emitted = false;
   const int32_t ring = RingOf(s.os_tid);
   if (ring >= 0 && s.stamp > 0 && static_cast<size_t>(ring) < queued_.size()) {
     std::deque<RuntimeItem*>& mine = queued_[ring];
@@ -105,11 +111,16 @@ Status AccessJoiner::EmitSync(const SyncItem& s) {
     for (RuntimeItem& r : runtime_) {
       if (!pending() || ++scanned > kMaxScan) break;
       if (r.done) continue;
-      if (r.ring != static_cast<uint32_t>(ring) && !Free(r)) {
-        skipped = true;
-        continue;
+      if (r.ring != static_cast<uint32_t>(ring)) {
+        const Place place = PlaceOf(r);
+        if (place == Place::kUnknown && !final) return Status::Ok();  // wait for the watermark
+        if (place != Place::kFree) {
+          skipped = true;
+          continue;
+        }
+      } else if (skipped) {
+        ++stats_.reordered;
       }
-      if (r.ring == static_cast<uint32_t>(ring) && skipped) ++stats_.reordered;
       Status st = EmitRuntime(r);
       if (!st.ok()) return st;
     }
@@ -120,6 +131,7 @@ Status AccessJoiner::EmitSync(const SyncItem& s) {
       if (!st.ok()) return st;
     }
   }
+  *emitted = true;
   Thread& t = threads_[s.os_tid];
   if (!t.pending.empty()) t.pending.pop_front();
   if (s.e.kind == EventKind::kThreadBegin) t.tid = s.e.tid;
@@ -135,15 +147,16 @@ Status AccessJoiner::Pump(bool final) {
   for (;;) {
     bool progress = false;
     while (!sync_.empty() && (final || Ready(sync_.front()))) {
-      const SyncItem s = sync_.front();
-      sync_.pop_front();
-      Status st = EmitSync(s);
+      bool emitted = false;
+      Status st = EmitSync(sync_.front(), final, &emitted);
       if (!st.ok()) return st;
+      if (!emitted) break;
+      sync_.pop_front();
       progress = true;
     }
     Compact();
     // Records whose place is settled go now, in the ring merger's order.
-    while (!runtime_.empty() && Free(runtime_.front())) {
+    while (!runtime_.empty() && PlaceOf(runtime_.front()) == Place::kFree) {
       Status st = EmitRuntime(runtime_.front());
       if (!st.ok()) return st;
       Compact();

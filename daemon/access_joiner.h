@@ -33,15 +33,24 @@ class AccessJoiner {
  public:
   using Sink = std::function<Status(const Event&)>;
 
+  // True while the eBPF merger holds sync events of an OS thread back (behind
+  // a closed gate): they were stamped but have not reached the joiner.
+  using HeldFn = std::function<bool(pid_t os_tid)>;
+
   // `shm` (the rings' descriptors) and `rings` (for how far each ring has been
   // delivered) must outlive the joiner.
-  AccessJoiner(rt::ShmHeader* shm, const RingMerger* rings, Sink sink)
-      : shm_(shm), rings_(rings), sink_(std::move(sink)) {}
+  AccessJoiner(rt::ShmHeader* shm, const RingMerger* rings, HeldFn held, Sink sink)
+      : shm_(shm), rings_(rings), held_(std::move(held)), sink_(std::move(sink)) {}
 
   // A sync event from the eBPF merger, in its order (EventMerger::origin()).
   void AddSync(const Event& e, pid_t os_tid, uint64_t stamp);
-  // A runtime record from the ring merger, in its order (RingMerger::origin()).
-  void AddRuntime(const Event& e, uint32_t ring, uint64_t word);
+  // A runtime record from the ring merger, in its order (RingMerger::origin()),
+  // copied out of its ring before `collected_ns` (CLOCK_MONOTONIC).
+  void AddRuntime(const Event& e, uint32_t ring, uint64_t word, uint64_t collected_ns);
+  // Every sync event that happened before `ns` has reached the joiner or is
+  // held (HeldFn): a record collected before it needs no later sync event of
+  // its thread to know its place.
+  void SetWatermark(uint64_t ns) { watermark_ = ns; }
 
   // Emits everything that can be placed now: a sync event once its thread's
   // records below its stamp have been delivered. `final`: both sources are
@@ -63,6 +72,7 @@ class AccessJoiner {
     Event e;
     uint32_t ring;
     uint64_t word;
+    uint64_t collected_ns;
     bool done = false;
   };
   struct Thread {
@@ -76,14 +86,22 @@ class AccessJoiner {
   int32_t RingOf(pid_t os_tid);
   pid_t OsTidOf(uint32_t ring) const;
   bool Ready(const SyncItem& s);
-  bool Free(const RuntimeItem& r);
+  // Where a record stands: it may go now; it may not go before its thread's
+  // pending sync events (emitting it first would break the sync order); or it
+  // is too early to tell.
+  enum class Place { kFree, kGated, kUnknown };
+  Place PlaceOf(const RuntimeItem& r);
   Status EmitRuntime(RuntimeItem& r);
-  Status EmitSync(const SyncItem& s);
+  // Emits `s` after its thread's records below its stamp; *emitted false when
+  // a record before those in the ring merger's order cannot be placed yet.
+  Status EmitSync(const SyncItem& s, bool final, bool* emitted);
   void Compact();
 
   rt::ShmHeader* shm_;
   const RingMerger* rings_;
+  HeldFn held_;
   Sink sink_;
+  uint64_t watermark_ = 0;
   std::deque<SyncItem> sync_;
   std::deque<RuntimeItem> runtime_;  // in the ring merger's order; done ones until the front is
   std::vector<std::deque<RuntimeItem*>> queued_;  // per ring: its records not emitted yet, in order

@@ -61,6 +61,9 @@ class EventMerger {
   };
   const Origin& origin() const { return origin_; }
 
+  // True while records of `os_tid` wait behind a closed gate (not emitted yet).
+  bool Holds(pid_t os_tid) const { return blocked_.count(os_tid) > 0; }
+
   const MergeStats& stats() const { return stats_; }
   // The thread table so far (names from thread exit, or set by SetThreadName).
   std::vector<ThreadInfo> Threads() const;

@@ -216,8 +216,10 @@ Status Session::Drain() {
     merger_->Add(e);
   }
   uint64_t now = MonotonicNs();
-  st = merger_->Advance(now > options_.reorder_window_ns ? now - options_.reorder_window_ns : 0);
+  const uint64_t watermark = now > options_.reorder_window_ns ? now - options_.reorder_window_ns : 0;
+  st = merger_->Advance(watermark);
   if (!st.ok() || !joiner_) return st;
+  joiner_->SetWatermark(watermark);
   return CollectRings(/*final=*/false);
 }
 
@@ -229,8 +231,9 @@ Status Session::OpenRings() {
   area_->header()->modules_read.store(1, std::memory_order_release);
   collector_ = std::make_unique<RingCollector>(area_->header());
   ring_merger_ = std::make_unique<RingMerger>(area_->header());
-  joiner_ = std::make_unique<AccessJoiner>(area_->header(), ring_merger_.get(),
-                                           [this](const Event& e) { return writer_->Append(e); });
+  joiner_ = std::make_unique<AccessJoiner>(
+      area_->header(), ring_merger_.get(), [this](pid_t os_tid) { return merger_->Holds(os_tid); },
+      [this](const Event& e) { return writer_->Append(e); });
   return Status::Ok();
 }
 
@@ -239,9 +242,11 @@ Status Session::OpenRings() {
 Status Session::CollectRings(bool final) {
   RingBatch batch;
   if (collector_->Collect(final, &batch)) {
-    Status st = ring_merger_->Add(&batch, [this](const Event& e) {
+    // Every record copied was written before now.
+    const uint64_t collected = MonotonicNs();
+    Status st = ring_merger_->Add(&batch, [this, collected](const Event& e) {
       const RingMerger::Origin& o = ring_merger_->origin();
-      joiner_->AddRuntime(e, o.ring, o.word);
+      joiner_->AddRuntime(e, o.ring, o.word, collected);
       return Status::Ok();
     });
     if (!st.ok()) return st;
@@ -414,6 +419,7 @@ Status Session::Finish() {
   if (!st.ok()) return st;
   if (joiner_) {
     // The target is gone: the last ring contents, then everything left.
+    joiner_->SetWatermark(UINT64_MAX);
     st = CollectRings(/*final=*/true);
     if (!st.ok()) return st;
     const std::vector<uint64_t> lost = ring_merger_->LostByKind();

@@ -135,6 +135,10 @@ int32_t RingOfThread(pthread_t th) {
   return -1;
 }
 
+// pthread_once is recorded by the runtime in both modes: the eBPF probes do not
+// see it (its edges reach the trace through the runtime's stream).
+SEER_RT_INLINE ThreadState* OnceThread() { return g_rt.active ? CurrentThread() : nullptr; }
+
 thread_local void (*once_routine)() = nullptr;
 thread_local pthread_once_t* once_control = nullptr;
 
@@ -143,7 +147,7 @@ void OnceTrampoline() {
   pthread_once_t* control = once_control;
   fn();
   // The initialisation happens before every return from pthread_once on this control.
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(control), 0, reinterpret_cast<uint64_t>(fn));
+  if (ThreadState* ts = OnceThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(control), 0, reinterpret_cast<uint64_t>(fn));
 }
 
 }  // namespace
@@ -314,7 +318,7 @@ int pthread_barrier_wait(pthread_barrier_t* b) noexcept {
 }
 
 int pthread_once(pthread_once_t* control, void (*init)()) {
-  if (SyncThread() == nullptr) return real_once.get()(control, init);
+  if (OnceThread() == nullptr) return real_once.get()(control, init);
   void (*saved_routine)() = once_routine;
   pthread_once_t* saved_control = once_control;
   once_routine = init;
@@ -322,7 +326,7 @@ int pthread_once(pthread_once_t* control, void (*init)()) {
   const int rc = real_once.get()(control, OnceTrampoline);
   once_routine = saved_routine;
   once_control = saved_control;
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(control), 0, SEER_RT_CALLER_PC());
+  if (ThreadState* ts = OnceThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(control), 0, SEER_RT_CALLER_PC());
   return rc;
 }
 

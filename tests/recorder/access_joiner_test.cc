@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,15 +52,18 @@ Event Sync(EventKind kind, uint32_t tid, uint64_t object = 0) {
 class AccessJoinerTest : public ::testing::Test {
  protected:
   AccessJoinerTest()
-      : rings_(area_.shm), joiner_(area_.shm, &rings_, [this](const Event& e) {
-          out_.push_back(e);
-          return Status::Ok();
-        }) {}
+      : rings_(area_.shm),
+        joiner_(
+            area_.shm, &rings_, [this](pid_t os_tid) { return held_.count(os_tid) > 0; },
+            [this](const Event& e) {
+              out_.push_back(e);
+              return Status::Ok();
+            }) {}
 
-  // Hands `batch` to the ring merger and its events to the joiner.
-  void Deliver(RingBatch* batch) {
-    ASSERT_TRUE(rings_.Add(batch, [this](const Event& e) {
-                        joiner_.AddRuntime(e, rings_.origin().ring, rings_.origin().word);
+  // Hands `batch`, copied out at time `collected`, to the ring merger and its events to the joiner.
+  void Deliver(RingBatch* batch, uint64_t collected = 1000) {
+    ASSERT_TRUE(rings_.Add(batch, [&](const Event& e) {
+                        joiner_.AddRuntime(e, rings_.origin().ring, rings_.origin().word, collected);
                         return Status::Ok();
                       }).ok());
   }
@@ -73,6 +77,7 @@ class AccessJoinerTest : public ::testing::Test {
   }
 
   Area area_;
+  std::set<pid_t> held_;  // threads the eBPF merger holds sync events of
   RingMerger rings_;
   std::vector<Event> out_;
   AccessJoiner joiner_;
@@ -108,10 +113,62 @@ TEST_F(AccessJoinerTest, SyncEventWaitsUntilItsThreadsRecordsAreDelivered) {
   Read(&c.words[0], 3);
   Deliver(&c);
   ASSERT_TRUE(joiner_.Pump(false).ok());
-  // Read 3 (word 4) is after the acquire; no later sync event yet, so it waits.
+  // Read 3 (word 4) is after the acquire; no later sync event yet, and the
+  // watermark has not passed its collection: a sync event could still come.
   EXPECT_EQ(Out(), (std::vector<std::string>{"0:thread_begin:0", "0:read:1", "0:read:2", "0:acquire:80"}));
-  ASSERT_TRUE(joiner_.Pump(true).ok());
+  joiner_.SetWatermark(1000);
+  ASSERT_TRUE(joiner_.Pump(false).ok());
   EXPECT_EQ(Out().back(), "0:read:3");
+}
+
+// The atomics of message passing: the child's store precedes main's load in
+// the ring merger's order (their address's domain). Main's acquire must not
+// overtake the child's store just because the child's next sync event is not
+// known yet: it waits for the watermark, then both keep the merger's order.
+TEST_F(AccessJoinerTest, RingMergerOrderIsKeptWhileItsPlaceIsUnknown) {
+  joiner_.AddSync(Sync(EventKind::kThreadBegin, 0), kMainOs, 0);
+  joiner_.AddSync(Sync(EventKind::kFork, 0, 1), kMainOs, 0);
+  joiner_.AddSync(Sync(EventKind::kThreadBegin, 1), kChildOs, 0);
+  RingBatch b;
+  b.words.resize(2);
+  Read(&b.words[1], 10);  // the child's "store": first in the merger's order
+  Read(&b.words[0], 1);   // main's "load"
+  // (Plain records come out ring by ring; put the child's first.)
+  std::swap(b.words[0], b.words[1]);
+  rt::RingDescs(area_.shm)[0].os_tid = kChildOs;
+  rt::RingDescs(area_.shm)[1].os_tid = kMainOs;
+  Deliver(&b, 5000);
+  joiner_.AddSync(Sync(EventKind::kAcquire, 0, 0x50), kMainOs, 2);
+  ASSERT_TRUE(joiner_.Pump(false).ok());
+  EXPECT_EQ(Out(), (std::vector<std::string>{"0:thread_begin:0", "0:fork:1", "1:thread_begin:0"}));
+  joiner_.SetWatermark(5000);
+  ASSERT_TRUE(joiner_.Pump(false).ok());
+  EXPECT_EQ(Out(), (std::vector<std::string>{"0:thread_begin:0", "0:fork:1", "1:thread_begin:0", "1:read:10",
+                                             "0:read:1", "0:acquire:80"}));
+  EXPECT_EQ(joiner_.stats().reordered, 0u);
+}
+
+// A record of a thread whose earlier sync event the eBPF merger still holds
+// cannot go first: the sync event goes without it (counted as a reordering).
+TEST_F(AccessJoinerTest, HeldSyncEventsMakeOtherThreadsRecordsWait) {
+  joiner_.AddSync(Sync(EventKind::kThreadBegin, 0), kMainOs, 0);
+  joiner_.AddSync(Sync(EventKind::kFork, 0, 1), kMainOs, 0);
+  joiner_.AddSync(Sync(EventKind::kThreadBegin, 1), kChildOs, 0);
+  RingBatch b;
+  b.words.resize(2);
+  Read(&b.words[1], 10);
+  Read(&b.words[0], 1);
+  std::swap(b.words[0], b.words[1]);
+  rt::RingDescs(area_.shm)[0].os_tid = kChildOs;
+  rt::RingDescs(area_.shm)[1].os_tid = kMainOs;
+  Deliver(&b);
+  held_.insert(kChildOs);
+  joiner_.SetWatermark(1000);
+  joiner_.AddSync(Sync(EventKind::kAcquire, 0, 0x50), kMainOs, 2);
+  ASSERT_TRUE(joiner_.Pump(false).ok());
+  EXPECT_EQ(Out(), (std::vector<std::string>{"0:thread_begin:0", "0:fork:1", "1:thread_begin:0", "0:read:1",
+                                             "0:acquire:80"}));
+  EXPECT_EQ(joiner_.stats().reordered, 1u);
 }
 
 TEST_F(AccessJoinerTest, OtherThreadsRecordsKeepTheirPlaceBetweenTheirOwnSyncEvents) {
