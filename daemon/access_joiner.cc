@@ -8,10 +8,6 @@ namespace seer::daemon {
 namespace {
 
 constexpr uint64_t kAll = UINT64_MAX;
-// How far a sync event looks through the ring merger's order for records of
-// other threads to emit with its own: bounds the work per event when a thread
-// that has not synchronised for long holds the front.
-constexpr size_t kMaxScan = 4096;
 
 }  // namespace
 
@@ -54,8 +50,7 @@ void AccessJoiner::AddRuntime(const Event& e, uint32_t ring, uint64_t word, uint
       e.kind == EventKind::kJoin || IsLockEvent(e.kind))
     return;
   if (ring >= queued_.size()) queued_.resize(ring + 1);
-  runtime_.push_back({e, ring, word, collected_ns});
-  queued_[ring].push_back(&runtime_.back());  // deque elements stay put at push_back/pop_front
+  queued_[ring].push_back({e, ring, word, collected_ns, next_seq_++});
 }
 
 bool AccessJoiner::Ready(const SyncItem& s) {
@@ -85,10 +80,18 @@ AccessJoiner::Place AccessJoiner::PlaceOf(const RuntimeItem& r) {
   return t.tid >= 0 ? Place::kFree : Place::kGated;
 }
 
-Status AccessJoiner::EmitRuntime(RuntimeItem& r) {
-  r.done = true;
-  queued_[r.ring].pop_front();  // a ring's records are emitted in order: r is its first
-  auto it = threads_.find(OsTidOf(r.ring));
+int32_t AccessJoiner::EarliestRing(const std::vector<bool>& excluded) const {
+  int32_t best = -1;
+  for (uint32_t r = 0; r < queued_.size(); ++r)
+    if (!queued_[r].empty() && !excluded[r] && (best < 0 || queued_[r].front().seq < queued_[best].front().seq))
+      best = static_cast<int32_t>(r);
+  return best;
+}
+
+Status AccessJoiner::EmitRuntime(uint32_t ring) {
+  const RuntimeItem r = queued_[ring].front();
+  queued_[ring].pop_front();
+  auto it = threads_.find(OsTidOf(ring));
   if (it == threads_.end() || it->second.tid < 0 || it->second.ended) {
     ++stats_.orphaned;
     return Status::Ok();
@@ -102,32 +105,27 @@ Status AccessJoiner::EmitSync(const SyncItem& s, bool final, bool* emitted) {
   *emitted = false;
   const int32_t ring = RingOf(s.os_tid);
   if (ring >= 0 && s.stamp > 0 && static_cast<size_t>(ring) < queued_.size()) {
-    std::deque<RuntimeItem*>& mine = queued_[ring];
-    auto pending = [&] { return !mine.empty() && mine.front()->word < s.stamp; };
+    const std::deque<RuntimeItem>& mine = queued_[ring];
     // The thread's records below the stamp go first, with whatever records of
-    // other threads precede them in the ring merger's order and may go now.
+    // other threads precede them in the ring merger's order and may go now. A
+    // ring whose first record may not go before this event drops out: its
+    // later records cannot go either (program order).
+    std::vector<bool> excluded(queued_.size(), false);
     bool skipped = false;
-    size_t scanned = 0;
-    for (RuntimeItem& r : runtime_) {
-      if (!pending() || ++scanned > kMaxScan) break;
-      if (r.done) continue;
-      if (r.ring != static_cast<uint32_t>(ring)) {
-        const Place place = PlaceOf(r);
+    while (!mine.empty() && mine.front().word < s.stamp) {
+      const int32_t r = EarliestRing(excluded);
+      if (r != ring) {
+        const Place place = PlaceOf(queued_[r].front());
         if (place == Place::kUnknown && !final) return Status::Ok();  // wait for the watermark
         if (place != Place::kFree) {
+          excluded[r] = true;
           skipped = true;
           continue;
         }
       } else if (skipped) {
         ++stats_.reordered;
       }
-      Status st = EmitRuntime(r);
-      if (!st.ok()) return st;
-    }
-    // The rest of them (beyond the scan), ahead of the merger's order.
-    while (pending()) {
-      ++stats_.reordered;
-      Status st = EmitRuntime(*mine.front());
+      Status st = EmitRuntime(static_cast<uint32_t>(r));
       if (!st.ok()) return st;
     }
   }
@@ -139,11 +137,8 @@ Status AccessJoiner::EmitSync(const SyncItem& s, bool final, bool* emitted) {
   return sink_(s.e);
 }
 
-void AccessJoiner::Compact() {
-  while (!runtime_.empty() && runtime_.front().done) runtime_.pop_front();
-}
-
 Status AccessJoiner::Pump(bool final) {
+  const std::vector<bool> none(queued_.size(), false);
   for (;;) {
     bool progress = false;
     while (!sync_.empty() && (final || Ready(sync_.front()))) {
@@ -154,24 +149,20 @@ Status AccessJoiner::Pump(bool final) {
       sync_.pop_front();
       progress = true;
     }
-    Compact();
     // Records whose place is settled go now, in the ring merger's order.
-    while (!runtime_.empty() && PlaceOf(runtime_.front()) == Place::kFree) {
-      Status st = EmitRuntime(runtime_.front());
+    for (int32_t r; (r = EarliestRing(none)) >= 0 && PlaceOf(queued_[r].front()) == Place::kFree;) {
+      Status st = EmitRuntime(static_cast<uint32_t>(r));
       if (!st.ok()) return st;
-      Compact();
       progress = true;
     }
     if (!progress) break;
   }
   if (final) {
     // Records after a thread's last sync event (a thread that never ended).
-    for (RuntimeItem& r : runtime_) {
-      if (r.done) continue;
-      Status st = EmitRuntime(r);
+    for (int32_t r; (r = EarliestRing(none)) >= 0;) {
+      Status st = EmitRuntime(static_cast<uint32_t>(r));
       if (!st.ok()) return st;
     }
-    runtime_.clear();
   }
   return Status::Ok();
 }

@@ -73,7 +73,7 @@ class AccessJoiner {
     uint32_t ring;
     uint64_t word;
     uint64_t collected_ns;
-    bool done = false;
+    uint64_t seq;  // position in the ring merger's order
   };
   struct Thread {
     int64_t tid = -1;       // seer tid, once the thread's begin is emitted
@@ -91,11 +91,14 @@ class AccessJoiner {
   // is too early to tell.
   enum class Place { kFree, kGated, kUnknown };
   Place PlaceOf(const RuntimeItem& r);
-  Status EmitRuntime(RuntimeItem& r);
+  // The ring whose first waiting record comes first in the ring merger's
+  // order, among rings not in `excluded`; -1 if none has records waiting.
+  int32_t EarliestRing(const std::vector<bool>& excluded) const;
+  // Emits ring `ring`'s first waiting record.
+  Status EmitRuntime(uint32_t ring);
   // Emits `s` after its thread's records below its stamp; *emitted false when
   // a record before those in the ring merger's order cannot be placed yet.
   Status EmitSync(const SyncItem& s, bool final, bool* emitted);
-  void Compact();
 
   rt::ShmHeader* shm_;
   const RingMerger* rings_;
@@ -103,8 +106,8 @@ class AccessJoiner {
   Sink sink_;
   uint64_t watermark_ = 0;
   std::deque<SyncItem> sync_;
-  std::deque<RuntimeItem> runtime_;  // in the ring merger's order; done ones until the front is
-  std::vector<std::deque<RuntimeItem*>> queued_;  // per ring: its records not emitted yet, in order
+  std::vector<std::deque<RuntimeItem>> queued_;  // per ring: its records not emitted yet, in order
+  uint64_t next_seq_ = 0;
   std::unordered_map<pid_t, Thread> threads_;
   JoinStats stats_;
 };
