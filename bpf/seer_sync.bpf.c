@@ -56,6 +56,25 @@ struct {
 	__type(value, struct pending_futex);
 } futex_waits SEC(".maps");
 
+/* Threads of a target built with seer's runtime: tid -> user address of the
+ * thread's record counter (its ring head), from __seer_register_access_counter. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u64);
+} access_counters SEC(".maps");
+
+/* The thread's record count now: where its event goes among its accesses. */
+static __always_inline __u64 access_stamp(__u32 tid)
+{
+	__u64 *addr = bpf_map_lookup_elem(&access_counters, &tid);
+	__u64 count = 0;
+	if (!addr || bpf_probe_read_user(&count, sizeof(count), (void *)*addr) != 0)
+		return SEER_STAMP_NONE;
+	return count;
+}
+
 static __always_inline bool in_target(__u64 pid_tgid)
 {
 	return (__u32)(pid_tgid >> 32) == targ_tgid;
@@ -80,6 +99,7 @@ static __always_inline void emit(__u32 tid, __u8 kind, __u64 object, __u64 aux, 
 	e->kind = kind;
 	e->mode = mode;
 	e->pad = 0;
+	e->stamp = access_stamp(tid);
 	__u64 flags = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
 			      BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 	bpf_ringbuf_submit(e, flags);
@@ -290,6 +310,20 @@ int BPF_PROG(on_exit, struct task_struct *task)
 	__u32 tid = (__u32)id;
 	bpf_map_delete_elem(&pending, &tid);
 	bpf_map_delete_elem(&futex_waits, &tid);
+	bpf_map_delete_elem(&access_counters, &tid);
+	return 0;
+}
+
+/* __seer_register_access_counter(const __u64 *counter) in an instrumented target. */
+SEC("uprobe")
+int register_counter(struct pt_regs *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!in_target(id))
+		return 0;
+	__u32 tid = (__u32)id;
+	__u64 addr = PT_REGS_PARM1(ctx);
+	bpf_map_update_elem(&access_counters, &tid, &addr, BPF_ANY);
 	return 0;
 }
 

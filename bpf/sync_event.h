@@ -75,6 +75,10 @@ struct sync_event {
 	__u8 kind;     /* enum seer_sync_kind */
 	__u8 mode;
 	__u16 pad;
+	/* Instrumented targets: the thread's runtime ring head (words written) when
+	 * the event happened; SEER_STAMP_NONE when the thread registered no counter. */
+	__u64 stamp;
 };
+#define SEER_STAMP_NONE (~0ULL)
 
 #endif /* SEER_BPF_SYNC_EVENT_H */

@@ -50,6 +50,7 @@ Status EventMerger::Put(uint32_t tid, EventKind kind, uint64_t object, uint64_t 
   ev.aux = aux;
   ev.pc = pc;
   ev.mode = mode;
+  origin_ = {by_tid_[tid], kind == EventKind::kThreadBegin ? 0 : stamp_};
   return sink_(ev);
 }
 
@@ -165,6 +166,7 @@ bool EventMerger::CanEmit(const Thread& t, const sync_event& e) const {
 }
 
 Status EventMerger::Emit(Thread& t, const sync_event& e) {
+  stamp_ = e.stamp;
   if (!t.begun) {
     // A thread we never saw created (attached late, or its clone record was lost).
     AssignTid(t);

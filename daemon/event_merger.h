@@ -52,6 +52,18 @@ class EventMerger {
   // is emitted anyway and counted in stats().forced.
   Status Finish();
 
+  // The thread and stamp of the event being delivered to the sink, valid during
+  // the sink call: its OS tid and its record's stamp (sync_event.stamp; 0 for a
+  // thread's begin, which precedes everything the thread did).
+  struct Origin {
+    pid_t os_tid = 0;
+    uint64_t stamp = SEER_STAMP_NONE;
+  };
+  const Origin& origin() const { return origin_; }
+
+  // True while records of `os_tid` wait behind a closed gate (not emitted yet).
+  bool Holds(pid_t os_tid) const { return blocked_.count(os_tid) > 0; }
+
   const MergeStats& stats() const { return stats_; }
   // The thread table so far (names from thread exit, or set by SetThreadName).
   std::vector<ThreadInfo> Threads() const;
@@ -111,6 +123,8 @@ class EventMerger {
   std::unordered_map<uint64_t, Barrier> barriers_;     // barriers whose init we saw
   std::unordered_map<uint64_t, pid_t> handles_;        // pthread_t -> os tid
   MergeStats stats_;
+  uint64_t stamp_ = SEER_STAMP_NONE;  // of the record being emitted
+  Origin origin_;
 };
 
 }  // namespace seer::daemon

@@ -50,8 +50,9 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
       "record", "Record one run of a program (or a running process) with eBPF probes into a trace file");
   sub->add_option("-o,--output", args->options.output, "Trace file to write")->capture_default_str();
   sub->add_option("--sync", args->sync,
-                  "How to record synchronisation: ebpf (uprobes and tracepoints), inproc (the seer runtime "
-                  "linked by seer-cc/seer-c++), auto (inproc when the program carries the runtime)")
+                  "How to record synchronisation: ebpf (uprobes and tracepoints; a program built with "
+                  "seer-cc/seer-c++ adds its accesses from the runtime), inproc (the seer runtime linked by "
+                  "seer-cc/seer-c++), auto (inproc when the program carries the runtime)")
       ->check(CLI::IsMember({"ebpf", "inproc", "auto"}))
       ->capture_default_str();
   sub->add_option("--ringbuf-size", args->options.ringbuf_bytes,
@@ -88,6 +89,9 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
       const bool inproc =
           args->sync == "inproc" || (args->sync == "auto" && o.pid <= 0 && CarriesRuntime(o.command[0]));
       if (inproc) return RunInproc(o, args->spool_mb);
+      // A launched binary that carries the runtime: its accesses come from the
+      // rings, its sync events from the probes.
+      o.runtime = o.pid <= 0 && CarriesRuntime(o.command[0]);
       daemon::RecordResult result;
       Status st = daemon::Record(o, &result);
       if (!st.ok()) {
@@ -95,9 +99,10 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
         return kExitError;
       }
       if (!o.quiet)
-        fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads -> %s\n",
+        fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads%s -> %s\n",
                 static_cast<unsigned long long>(result.events), static_cast<unsigned long long>(result.lost),
-                static_cast<unsigned long long>(result.threads), o.output.c_str());
+                static_cast<unsigned long long>(result.threads),
+                result.runtime_seen ? " (ebpf sync + runtime accesses)" : "", o.output.c_str());
       return o.pid > 0 ? kExitOk : result.exit_status;
     };
   });

@@ -18,12 +18,16 @@
 #include <memory>
 #include <sstream>
 
+#include "daemon/access_joiner.h"
 #include "daemon/call_site_filter.h"
 #include "daemon/elf_file.h"
 #include "daemon/entry_stop.h"
 #include "daemon/event_merger.h"
 #include "daemon/proc_maps.h"
 #include "daemon/sync_probes.h"
+#include "runtime/drain/ring_collector.h"
+#include "runtime/drain/ring_merger.h"
+#include "runtime/drain/shared_area.h"
 #include "seer/trace.h"
 
 namespace seer::daemon {
@@ -145,6 +149,8 @@ class Session {
   void OnRecord(const sync_event& e);
   void RefreshModules();
   Status Checkpoint();
+  Status OpenRings();
+  Status CollectRings(bool final);
   Status Finish();
   bool TargetGone();
 
@@ -152,6 +158,11 @@ class Session {
   RecordResult* result_;
   std::unique_ptr<TraceWriter> writer_;
   std::unique_ptr<EventMerger> merger_;
+  // options_.runtime: the runtime's rings, drained and joined with the sync events.
+  std::unique_ptr<SharedArea> area_;
+  std::unique_ptr<RingCollector> collector_;
+  std::unique_ptr<RingMerger> ring_merger_;
+  std::unique_ptr<AccessJoiner> joiner_;
   SyncProbes probes_;
   CallSiteFilter filter_;
   std::string binary_;      // the file the uprobes are in
@@ -205,7 +216,42 @@ Status Session::Drain() {
     merger_->Add(e);
   }
   uint64_t now = MonotonicNs();
-  return merger_->Advance(now > options_.reorder_window_ns ? now - options_.reorder_window_ns : 0);
+  const uint64_t watermark = now > options_.reorder_window_ns ? now - options_.reorder_window_ns : 0;
+  st = merger_->Advance(watermark);
+  if (!st.ok() || !joiner_) return st;
+  joiner_->SetWatermark(watermark);
+  return CollectRings(/*final=*/false);
+}
+
+Status Session::OpenRings() {
+  area_ = std::make_unique<SharedArea>();
+  Status st = area_->Create(SharedAreaOptions());
+  if (!st.ok()) return st.WithContext("creating the runtime's rings");
+  // The module map is taken at the entry stop; the runtime need not wait for it.
+  area_->header()->modules_read.store(1, std::memory_order_release);
+  collector_ = std::make_unique<RingCollector>(area_->header());
+  ring_merger_ = std::make_unique<RingMerger>(area_->header());
+  joiner_ = std::make_unique<AccessJoiner>(
+      area_->header(), ring_merger_.get(), [this](pid_t os_tid) { return merger_->Holds(os_tid); },
+      [this](const Event& e) { return writer_->Append(e); });
+  return Status::Ok();
+}
+
+// Copies what the runtime's threads wrote, orders it and lets the joiner place
+// it among the sync events delivered so far.
+Status Session::CollectRings(bool final) {
+  RingBatch batch;
+  if (collector_->Collect(final, &batch)) {
+    // Every record copied was written before now.
+    const uint64_t collected = MonotonicNs();
+    Status st = ring_merger_->Add(&batch, [this, collected](const Event& e) {
+      const RingMerger::Origin& o = ring_merger_->origin();
+      joiner_->AddRuntime(e, o.ring, o.word, collected);
+      return Status::Ok();
+    });
+    if (!st.ok()) return st;
+  }
+  return joiner_->Pump(final);
 }
 
 Status Session::Checkpoint() {
@@ -292,6 +338,7 @@ Status Session::Launch() {
   if (child < 0) return Status::IOError(std::string("fork: ") + strerror(errno));
   if (child == 0) {
     // Held here until the probes are attached; a closed pipe means seer gave up.
+    if (area_) area_->ExportToChild(/*sync_inproc=*/false);
     close(go[1]);
     close(exec_err[0]);
     char c;
@@ -310,7 +357,7 @@ Status Session::Launch() {
   pid_ = child;
   launched_ = true;
 
-  st = probes_.Open(child, binary_, options_.ringbuf_bytes);
+  st = probes_.Open(child, binary_, options_.ringbuf_bytes, area_ ? exe : "");
   if (st.ok()) st = merger_->BeginThread(child, -1, Basename(exe));
   if (!st.ok()) {
     close(go[1]);
@@ -370,6 +417,22 @@ Status Session::Attach() {
 Status Session::Finish() {
   Status st = merger_->Finish();
   if (!st.ok()) return st;
+  if (joiner_) {
+    // The target is gone: the last ring contents, then everything left.
+    joiner_->SetWatermark(UINT64_MAX);
+    st = CollectRings(/*final=*/true);
+    if (!st.ok()) return st;
+    const std::vector<uint64_t> lost = ring_merger_->LostByKind();
+    for (int k = 0; k < kNumEventKinds; ++k)
+      if (lost[k] > 0) writer_->AddLost("runtime-ring", static_cast<EventKind>(k), lost[k]);
+    if (const uint64_t n = ring_merger_->ThreadsWithoutRing(); n > 0)
+      writer_->AddLost("runtime-no-ring", EventKind::kThreadBegin, n);
+    for (uint64_t n : lost) result_->lost += n;
+    writer_->SetMeta("record.runtime_order_gaps", std::to_string(ring_merger_->order_gaps()));
+    writer_->SetMeta("record.runtime_reordered", std::to_string(joiner_->stats().reordered));
+    writer_->SetMeta("record.runtime_orphaned", std::to_string(joiner_->stats().orphaned));
+    result_->runtime_seen = area_->header()->owner_pid.load() != 0;
+  }
   // Threads still running at detach have no thread end; give them their names now.
   for (pid_t tid : merger_->LiveThreads()) merger_->SetThreadName(tid, ThreadName(pid_, tid));
   if (result_->target_exited) writer_->SetMeta("record.exit_status", std::to_string(result_->exit_status));
@@ -390,7 +453,17 @@ Status Session::Run() {
   TraceWriterOptions wopts;
   st = TraceWriter::Create(options_.output, wopts, &writer_);
   if (!st.ok()) return st;
-  merger_ = std::make_unique<EventMerger>([this](const Event& e) { return writer_->Append(e); });
+  const bool runtime = options_.runtime && options_.pid <= 0;
+  if (runtime) {
+    st = OpenRings();
+    if (!st.ok()) return st;
+    merger_ = std::make_unique<EventMerger>([this](const Event& e) {
+      joiner_->AddSync(e, merger_->origin().os_tid, merger_->origin().stamp);
+      return Status::Ok();
+    });
+  } else {
+    merger_ = std::make_unique<EventMerger>([this](const Event& e) { return writer_->Append(e); });
+  }
 
   utsname u;
   uname(&u);
@@ -403,6 +476,14 @@ Status Session::Run() {
   writer_->SetMeta(meta::kClock, "bpf_ktime_get_ns, ordered by timestamp");
   writer_->SetMeta(meta::kPcKind, "address");
   writer_->SetMeta("record.sync", "ebpf");
+  if (runtime) {
+    writer_->SetMeta("sync", "ebpf");
+    writer_->SetMeta("record.runtime", "accesses from the seer runtime's rings, placed by the probes' stamps");
+    writer_->SetMeta(meta::kClock,
+                     "sync events: bpf_ktime_get_ns, ordered by timestamp; runtime records: exact in program "
+                     "order among their thread's sync events (stamps), across threads in the runtime's order "
+                     "where it agrees, else just before their thread's next sync event");
+  }
 
   struct sigaction sa = {};
   sa.sa_handler = OnStopSignal;

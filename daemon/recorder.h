@@ -24,6 +24,10 @@ struct RecordOptions {
   // stamped before they are reserved, on several CPUs).
   uint64_t reorder_window_ns = 20'000'000;
   bool quiet = false;  // no summary line on stderr
+  // Launch mode, a target built with seer's runtime: also drain its rings
+  // (accesses, atomics, alloc/free, calls) and place them among the sync events
+  // by the stamps the probes read from each thread's ring head.
+  bool runtime = false;
 };
 
 struct RecordResult {
@@ -32,6 +36,7 @@ struct RecordResult {
   uint64_t events = 0;
   uint64_t lost = 0;
   uint64_t threads = 0;
+  bool runtime_seen = false;  // options.runtime: the target attached to the rings
 };
 
 Status Record(const RecordOptions& options, RecordResult* result);

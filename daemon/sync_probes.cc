@@ -108,7 +108,8 @@ void SyncProbes::Close() {
   skel_ = nullptr;
 }
 
-Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes) {
+Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes,
+                        const std::string& runtime_binary) {
   libbpf_set_print(QuietPrint);
   std::vector<std::string> names;
   for (const auto& s : SyncProbeSpecs()) names.push_back(s.symbol);
@@ -166,6 +167,23 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
       links_.push_back(link);
     }
     attached_.push_back(spec.symbol);
+  }
+  if (!runtime_binary.empty()) {
+    // Attached before the target runs, like the others: the main thread
+    // registers from the runtime's constructor.
+    const std::string name = "__seer_register_access_counter";
+    std::map<std::string, FunctionLocation> reg;
+    st = ResolveFunctions(runtime_binary, {name}, &reg);
+    if (!st.ok()) return st.WithContext("reading symbols of " + runtime_binary);
+    if (!reg.count(name))
+      return Status::NotFound(runtime_binary + " carries the seer runtime but not " + name +
+                              " (rebuild it with this version of seer-cc / seer-c++)");
+    LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = false);
+    bpf_link* link = bpf_program__attach_uprobe_opts(skel_->progs.register_counter, tgid, runtime_binary.c_str(),
+                                                     reg[name].file_offset, &opts);
+    if (!link) return AttachError("uprobe on " + name, errno);
+    links_.push_back(link);
+    attached_.push_back(name);
   }
   for (bpf_program* prog : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.on_fork,
                             skel_->progs.on_exit}) {

@@ -43,8 +43,12 @@ class SyncProbes {
 
   // Loads the programs for process `tgid` with a ring buffer of at least
   // `ringbuf_bytes` (rounded up to a power of two), then attaches the uprobes in
-  // `binary` (only for `tgid`'s address space) and the tracepoints.
-  Status Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes);
+  // `binary` (only for `tgid`'s address space) and the tracepoints. `runtime_binary`:
+  // the target's executable when it carries seer's runtime; its counter
+  // registration is probed too, so every record is stamped with its thread's
+  // record count.
+  Status Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes,
+              const std::string& runtime_binary = "");
 
   // Waits up to `timeout_ms` for a wakeup, then hands every waiting record to `fn`.
   Status Poll(int timeout_ms, const std::function<void(const sync_event&)>& fn);

@@ -3,7 +3,8 @@
 // number (in its lock's domain, or the global one) at the point where it takes
 // effect: after acquiring, before releasing, before signalling, after the wait
 // returned.
-// Without inproc mode every wrapper just forwards (the eBPF recorder sees the calls).
+// Without inproc mode every wrapper just forwards (the eBPF recorder sees the
+// calls and stamps them with the thread's record count; see SyncThread).
 #include <pthread.h>
 #include <semaphore.h>
 
@@ -49,9 +50,21 @@ RealFunction<LockFn> real_sem_wait("sem_wait");
 RealFunction<LockFn> real_sem_trywait("sem_trywait");
 RealFunction<TimedFn> real_sem_timedwait("sem_timedwait");
 
+// True in ebpf mode (the probes record synchronisation), after attaching the
+// thread: attaching registers its record counter, before the libc call the
+// probes see, so the event is placed exactly among the thread's records even
+// when it precedes its first access. The wrappers then forward at once as a
+// tail call, so that the probed libc function sees the program's own call site
+// as its return address, as it would without the runtime.
+SEER_RT_INLINE bool ProbesRecordSync() {
+  if (__builtin_expect(g_rt.sync_inproc, 1)) return false;
+  if (g_rt.active) CurrentThread();
+  return true;
+}
+
 // The thread to record, or null when synchronisation is not recorded in-process.
 SEER_RT_INLINE ThreadState* SyncThread() {
-  if (!g_rt.sync_inproc) return nullptr;
+  if (ProbesRecordSync()) return nullptr;
   return CurrentThread();
 }
 
@@ -122,6 +135,10 @@ int32_t RingOfThread(pthread_t th) {
   return -1;
 }
 
+// pthread_once is recorded by the runtime in both modes: the eBPF probes do not
+// see it (its edges reach the trace through the runtime's stream).
+SEER_RT_INLINE ThreadState* OnceThread() { return g_rt.active ? CurrentThread() : nullptr; }
+
 thread_local void (*once_routine)() = nullptr;
 thread_local pthread_once_t* once_control = nullptr;
 
@@ -130,7 +147,7 @@ void OnceTrampoline() {
   pthread_once_t* control = once_control;
   fn();
   // The initialisation happens before every return from pthread_once on this control.
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(control), 0, reinterpret_cast<uint64_t>(fn));
+  if (ThreadState* ts = OnceThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(control), 0, reinterpret_cast<uint64_t>(fn));
 }
 
 }  // namespace
@@ -176,56 +193,67 @@ int pthread_join(pthread_t th, void** ret) {
 }
 
 int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
+  if (ProbesRecordSync()) return real_mutex_lock.get()(m);
   const int rc = real_mutex_lock.get()(m);
   if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
+  if (ProbesRecordSync()) return real_mutex_trylock.get()(m);
   const int rc = real_mutex_trylock.get()(m);
   if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) noexcept {
+  if (ProbesRecordSync()) return real_mutex_timedlock.get()(m, t);
   const int rc = real_mutex_timedlock.get()(m, t);
   if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
+  if (ProbesRecordSync()) return real_mutex_unlock.get()(m);
   if (!NestedRecursive(m, 1)) Releasing(m, kExclusive, SEER_RT_CALLER_PC());
   return real_mutex_unlock.get()(m);
 }
 
 int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
+  if (ProbesRecordSync()) return real_rdlock.get()(l);
   const int rc = real_rdlock.get()(l);
   if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
+  if (ProbesRecordSync()) return real_tryrdlock.get()(l);
   const int rc = real_tryrdlock.get()(l);
   if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
+  if (ProbesRecordSync()) return real_timedrdlock.get()(l, t);
   const int rc = real_timedrdlock.get()(l, t);
   if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
+  if (ProbesRecordSync()) return real_wrlock.get()(l);
   const int rc = real_wrlock.get()(l);
   if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
+  if (ProbesRecordSync()) return real_trywrlock.get()(l);
   const int rc = real_trywrlock.get()(l);
   if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
+  if (ProbesRecordSync()) return real_timedwrlock.get()(l, t);
   const int rc = real_timedwrlock.get()(l, t);
   if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
+  if (ProbesRecordSync()) return real_rwlock_unlock.get()(l);
   if (ThreadState* ts = SyncThread()) {
     // glibc records the writer's kernel tid in the lock: that tells which mode we hold.
     const uint8_t mode = l->__data.__cur_writer == ts->os_tid ? kExclusive : kShared;
@@ -235,29 +263,35 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
 }
 
 int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
+  if (ProbesRecordSync()) return real_spin_lock.get()(const_cast<int*>(l));
   const int rc = real_spin_lock.get()(const_cast<int*>(l));
   if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {
+  if (ProbesRecordSync()) return real_spin_trylock.get()(const_cast<int*>(l));
   const int rc = real_spin_trylock.get()(const_cast<int*>(l));
   if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
+  if (ProbesRecordSync()) return real_spin_unlock.get()(const_cast<int*>(l));
   Releasing(l, kExclusive, SEER_RT_CALLER_PC());
   return real_spin_unlock.get()(const_cast<int*>(l));
 }
 
 int pthread_cond_signal(pthread_cond_t* c) noexcept {
+  if (ProbesRecordSync()) return real_cond_signal.get()(c);
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, SEER_RT_CALLER_PC());
   return real_cond_signal.get()(c);
 }
 int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
+  if (ProbesRecordSync()) return real_cond_broadcast.get()(c);
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, SEER_RT_CALLER_PC());
   return real_cond_broadcast.get()(c);
 }
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
+  if (ProbesRecordSync()) return real_cond_wait.get()(c, m);
   const uint64_t pc = SEER_RT_CALLER_PC();
   CondWaitBegins(c, m, pc);
   const int rc = real_cond_wait.get()(c, m);
@@ -265,6 +299,7 @@ int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   return rc;
 }
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
+  if (ProbesRecordSync()) return real_cond_timedwait.get()(c, m, t);
   const uint64_t pc = SEER_RT_CALLER_PC();
   CondWaitBegins(c, m, pc);
   const int rc = real_cond_timedwait.get()(c, m, t);
@@ -274,6 +309,7 @@ int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct t
 }
 
 int pthread_barrier_wait(pthread_barrier_t* b) noexcept {
+  if (ProbesRecordSync()) return real_barrier_wait.get()(b);
   const uint64_t pc = SEER_RT_CALLER_PC();
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kBarrierArrive, 0, Addr(b), 0, pc);
   const int rc = real_barrier_wait.get()(b);
@@ -282,7 +318,7 @@ int pthread_barrier_wait(pthread_barrier_t* b) noexcept {
 }
 
 int pthread_once(pthread_once_t* control, void (*init)()) {
-  if (SyncThread() == nullptr) return real_once.get()(control, init);
+  if (OnceThread() == nullptr) return real_once.get()(control, init);
   void (*saved_routine)() = once_routine;
   pthread_once_t* saved_control = once_control;
   once_routine = init;
@@ -290,27 +326,31 @@ int pthread_once(pthread_once_t* control, void (*init)()) {
   const int rc = real_once.get()(control, OnceTrampoline);
   once_routine = saved_routine;
   once_control = saved_control;
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(control), 0, SEER_RT_CALLER_PC());
+  if (ThreadState* ts = OnceThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(control), 0, SEER_RT_CALLER_PC());
   return rc;
 }
 
 int sem_post(sem_t* s) noexcept {
+  if (ProbesRecordSync()) return real_sem_post.get()(s);
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(s), 0, SEER_RT_CALLER_PC());
   return real_sem_post.get()(s);
 }
 int sem_wait(sem_t* s) {
+  if (ProbesRecordSync()) return real_sem_wait.get()(s);
   const int rc = real_sem_wait.get()(s);
   if (rc == 0)
     if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
   return rc;
 }
 int sem_trywait(sem_t* s) noexcept {
+  if (ProbesRecordSync()) return real_sem_trywait.get()(s);
   const int rc = real_sem_trywait.get()(s);
   if (rc == 0)
     if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
   return rc;
 }
 int sem_timedwait(sem_t* s, const struct timespec* t) {
+  if (ProbesRecordSync()) return real_sem_timedwait.get()(s, t);
   const int rc = real_sem_timedwait.get()(s, t);
   if (rc == 0)
     if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());

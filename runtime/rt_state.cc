@@ -178,6 +178,9 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   d->pthread_handle = static_cast<uint64_t>(pthread_self());
   d->state.store(kRingRunning, std::memory_order_release);
   tls_state = ts;
+  // The eBPF probes stamp each of this thread's sync events with the ring's
+  // head: how many words the thread had written when the event happened.
+  if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(&d->head));
   if (g_rt.sync_inproc)
     PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
   pthread_setspecific(thread_end_key, reinterpret_cast<void*>(1));
@@ -247,6 +250,12 @@ __attribute__((destructor(101))) static void OnProcessExit() {
 __attribute__((constructor(101))) static void OnProcessStart() { Initialize(); }
 
 }  // namespace seer::rt
+
+// Empty on purpose: `seer record --sync=ebpf` puts a uprobe here that maps the
+// calling thread to `counter`. The asm keeps the call and its argument.
+SEER_RT_EXPORT __attribute__((noinline, used)) void __seer_register_access_counter(const uint64_t* counter) {
+  asm volatile("" : : "r"(counter) : "memory");
+}
 
 // Its presence in an ELF file tells `seer record --sync=auto` that the binary
 // carries the runtime.

@@ -15,6 +15,11 @@
 #define SEER_RT_NOINLINE __attribute__((noinline))
 #define SEER_RT_EXPORT extern "C" __attribute__((visibility("default")))
 
+// The registration point of the eBPF recorder (rt_state.cc): `counter` is the
+// calling thread's ring head, which every sync probe reads to place its event
+// among the thread's records.
+SEER_RT_EXPORT void __seer_register_access_counter(const uint64_t* counter);
+
 namespace seer::rt {
 
 struct ThreadState {

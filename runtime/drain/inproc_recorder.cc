@@ -25,6 +25,7 @@
 #include "runtime/drain/module_map.h"
 #include "runtime/drain/ring_collector.h"
 #include "runtime/drain/ring_merger.h"
+#include "runtime/drain/shared_area.h"
 #include "runtime/ring_layout.h"
 #include "tools/common/async_writer.h"
 
@@ -58,51 +59,6 @@ std::string JoinArgs(const std::vector<std::string>& argv) {
   return s;
 }
 
-// The shared area: a memfd the target inherits, mapped here too.
-class SharedArea {
- public:
-  ~SharedArea() {
-    if (base_ != nullptr) munmap(base_, bytes_);
-    if (fd_ >= 0) close(fd_);
-  }
-
-  Status Create(const InprocOptions& o) {
-    if (o.ring_words < 64 || (o.ring_words & (o.ring_words - 1)) != 0)
-      return Status::InvalidArgument("ring size must be a power of two of at least 64 words, not " +
-                                     std::to_string(o.ring_words));
-    if (o.max_rings == 0) return Status::InvalidArgument("at least one ring is needed");
-    bytes_ = rt::ShmBytes(o.max_rings, o.ring_words);
-    // Not close-on-exec: the target inherits it. Pages exist only once touched.
-    fd_ = memfd_create("seer-rt", 0);
-    if (fd_ < 0) return Status::IOError(std::string("memfd_create: ") + std::strerror(errno));
-    if (ftruncate(fd_, static_cast<off_t>(bytes_)) != 0)
-      return Status::IOError(std::string("sizing the runtime's shared rings: ") + std::strerror(errno));
-    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
-    if (p == MAP_FAILED) return Status::IOError(std::string("mapping the runtime's rings: ") + std::strerror(errno));
-    base_ = p;
-    auto* h = new (p) rt::ShmHeader();
-    h->magic = rt::kShmMagic;
-    h->version = rt::kShmVersion;
-    h->max_rings = o.max_rings;
-    h->ring_words = o.ring_words;
-    h->wait_ns = o.wait_ns;
-    h->ring_offset = rt::RingOffset(o.max_rings);
-    for (uint32_t i = 0; i < o.max_rings; ++i) {
-      auto* d = new (&rt::RingDescs(h)[i]) rt::RingDesc();
-      d->parent = -1;
-    }
-    return Status::Ok();
-  }
-
-  int fd() const { return fd_; }
-  rt::ShmHeader* header() const { return static_cast<rt::ShmHeader*>(base_); }
-
- private:
-  int fd_ = -1;
-  void* base_ = nullptr;
-  size_t bytes_ = 0;
-};
-
 // Starts argv with the ring descriptor in its environment. Exec failures come
 // back through a close-on-exec pipe, so "no such program" is an error here.
 Status Launch(const std::vector<std::string>& argv, const SharedArea& area, bool sync_inproc, pid_t* pid) {
@@ -111,13 +67,11 @@ Status Launch(const std::vector<std::string>& argv, const SharedArea& area, bool
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const std::string fd_text = std::to_string(area.fd());
   const pid_t child = fork();
   if (child < 0) return Status::IOError(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
     close(pipefd[0]);
-    setenv(rt::kShmFdEnv, fd_text.c_str(), 1);
-    setenv(rt::kSyncEnv, sync_inproc ? "inproc" : "ebpf", 1);
+    area.ExportToChild(sync_inproc);
     execvp(args[0], args.data());
     const int err = errno;
     ssize_t ignored = write(pipefd[1], &err, sizeof err);
@@ -220,7 +174,7 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
   *result = InprocResult();
   if (argv.empty()) return Status::InvalidArgument("no program to record");
   SharedArea area;
-  Status s = area.Create(options);
+  Status s = area.Create({options.max_rings, options.ring_words, options.wait_ns});
   if (!s.ok()) return s;
   std::unique_ptr<TraceWriter> writer;
   s = TraceWriter::Create(out_path, options.writer, &writer);

@@ -70,6 +70,7 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
     const uint8_t kind = rt::RecordKind(w0);
     if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
     e.kind = static_cast<EventKind>(kind);
+    origin_ = {ring, p.base + p.pos};
     if (rt::IsLong(w0)) {
       // A long plain record: a range too big for a short one.
       e.mode = rt::LongMode(w0);
@@ -118,6 +119,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
     e.object = TidOf(static_cast<uint32_t>(e.object));  // rings_ already holds it: p stays valid
   }
   const uint32_t domain = rt::OrderDomain(w[4]);
+  origin_ = {ring, p.base + p.pos};
   p.pos += static_cast<size_t>(rt::RecordWords(w[0]));
   p.scan = p.pos;
   p.wait = Wait::kNone;
@@ -172,10 +174,12 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
     std::vector<uint64_t>& in = batch->words[r];
     if (in.empty()) continue;
     if (p.pos == p.words.size()) {
+      p.base += p.words.size();
       p.words.swap(in);
       p.pos = 0;
       p.scan = 0;
     } else {
+      p.base += p.pos;
       p.words.erase(p.words.begin(), p.words.begin() + static_cast<std::ptrdiff_t>(p.pos));
       p.scan -= p.pos;
       p.pos = 0;

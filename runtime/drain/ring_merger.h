@@ -33,6 +33,20 @@ class RingMerger {
   // number and publishing its record), and skipped.
   uint64_t order_gaps() const { return order_gaps_; }
 
+  // Where the event being delivered to the sink comes from: its ring and the
+  // ring-absolute word index of its record. Valid during the sink call.
+  struct Origin {
+    uint32_t ring = 0;
+    uint64_t word = 0;
+  };
+  const Origin& origin() const { return origin_; }
+
+  // Ring-absolute index of ring `ring`'s first word not delivered yet: every
+  // record the ring's thread wrote below it has reached the sink.
+  uint64_t Delivered(uint32_t ring) const {
+    return ring < rings_.size() ? rings_[ring].base + rings_[ring].pos : 0;
+  }
+
   // The thread table: one entry per thread that appeared in the stream.
   std::vector<ThreadInfo> Threads() const;
 
@@ -45,6 +59,7 @@ class RingMerger {
   enum class Wait { kNone, kReady, kBlocked };
   struct Pending {
     std::vector<uint64_t> words;  // copied, not yet delivered
+    uint64_t base = 0;            // ring-absolute index of words[0]
     size_t pos = 0;               // next word to deliver
     size_t scan = 0;              // words before this (from pos) are plain records
     int64_t tid = -1;             // dense seer thread id, -1 until the thread appears
@@ -72,6 +87,7 @@ class RingMerger {
   uint32_t next_tid_ = 0;
   uint64_t delivered_ = 0;
   uint64_t order_gaps_ = 0;
+  Origin origin_;
 };
 
 }  // namespace seer

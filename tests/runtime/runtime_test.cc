@@ -55,7 +55,8 @@ std::string TempPath(const std::string& stem) {
 
 // Records `program` (a name under the programs folder) with its manifest file as
 // the first argument, then reads the whole trace and the manifest back. With
-// `ebpf`, the recorder's BPF probes record it instead of the runtime.
+// `ebpf`, the recorder's BPF probes record its synchronisation instead of the
+// runtime, and the runtime its accesses (`seer record --sync=ebpf`).
 Recording Record(const std::string& program, std::vector<std::string> args = {},
                  InprocOptions options = InprocOptions(), bool ebpf = false) {
   Recording rec;
@@ -70,6 +71,7 @@ Recording Record(const std::string& program, std::vector<std::string> args = {},
     o.command = argv;
     o.output = trace;
     o.quiet = true;
+    o.runtime = true;
     daemon::RecordResult r;
     s = daemon::Record(o, &r);
     rec.result.exit_code = r.exit_status;
@@ -414,6 +416,76 @@ TEST(RecordModesTest, InprocAndEbpfGiveTheSameSyncEvents) {
     for (EventKind k : {EventKind::kFork, EventKind::kJoin, EventKind::kThreadBegin, EventKind::kThreadEnd})
       EXPECT_EQ(in.Count(k), bpf.Count(k)) << mode << ": " << EventKindName(k);
   }
+}
+
+// Per thread (in creation order), the sync events and accesses in program
+// order, each as "kind object" with objects renamed by first appearance in the
+// thread (the cross-thread interleaving may differ between runs): what two recordings of a deterministic program must agree on. Sync
+// events count only on the program's own objects (its manifest): the probes
+// also see libc's internal locks (dlsym's, when the runtime looks up a libc
+// function on first use), which the runtime's interposition cannot see.
+std::vector<std::vector<std::string>> SyncAndAccessSequences(const Recording& rec) {
+  std::set<uint64_t> program_objects;
+  for (const auto& [name, addr] : rec.addr) program_objects.insert(addr);
+  std::map<uint32_t, std::map<uint64_t, std::string>> names;  // per thread
+  std::map<uint32_t, std::vector<std::string>> by_tid;
+  for (const Event& e : rec.events) {
+    const bool access = IsAccess(e.kind) || IsAtomicAccess(e.kind);
+    const bool sync = IsLockEvent(e.kind) || IsThreadEvent(e.kind) || e.kind == EventKind::kSignal ||
+                      e.kind == EventKind::kWait || e.kind == EventKind::kBarrierArrive ||
+                      e.kind == EventKind::kBarrierDepart || e.kind == EventKind::kThreadBegin ||
+                      e.kind == EventKind::kThreadEnd;
+    if (!access && !sync) continue;
+    if (sync && (IsLockEvent(e.kind) || e.kind == EventKind::kSignal || e.kind == EventKind::kWait) &&
+        !program_objects.count(e.object))
+      continue;
+    std::string item(EventKindName(e.kind));
+    if (!IsThreadEvent(e.kind) && e.kind != EventKind::kThreadBegin && e.kind != EventKind::kThreadEnd) {
+      auto it = names[e.tid].emplace(e.object, "o" + std::to_string(names[e.tid].size())).first;
+      item += " " + it->second;
+    }
+    by_tid[e.tid].push_back(item);
+  }
+  std::vector<std::vector<std::string>> out;
+  for (auto& [tid, seq] : by_tid) out.push_back(std::move(seq));
+  return out;
+}
+
+std::string Join(const std::vector<std::string>& v, size_t from, size_t n) {
+  std::string s;
+  for (size_t i = from; i < v.size() && i < from + n; ++i) s += "  " + v[i] + "\n";
+  return s;
+}
+
+// The point of stamping: with --sync=ebpf each thread's accesses sit exactly
+// where the runtime puts them itself (inproc), between the same sync events.
+// stamped.c makes the same calls per thread whatever the schedule, so the two
+// recordings agree event for event.
+TEST(RecordModesTest, EbpfPlacesAccessesExactlyAmongSyncEvents) {
+  if (!daemon::CheckRecordPrivileges().ok()) GTEST_SKIP() << "SKIPPED LOUDLY: eBPF recording needs root";
+  const Recording in = Record("stamped_gcc");
+  const Recording bpf = Record("stamped_gcc", {}, InprocOptions(), /*ebpf=*/true);
+  ASSERT_EQ(in.result.exit_code, 0);
+  ASSERT_EQ(bpf.result.exit_code, 0);
+  EXPECT_EQ(in.info.counters.TotalLost(), 0u);
+  EXPECT_EQ(bpf.info.counters.TotalLost(), 0u);
+  const auto a = SyncAndAccessSequences(in), b = SyncAndAccessSequences(bpf);
+  ASSERT_EQ(a.size(), 3u);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t t = 0; t < a.size(); ++t) {
+    size_t i = 0;
+    while (i < a[t].size() && i < b[t].size() && a[t][i] == b[t][i]) ++i;
+    EXPECT_TRUE(i == a[t].size() && i == b[t].size())
+        << "thread " << t << " differs at its event " << i << " (inproc " << a[t].size() << " events, ebpf "
+        << b[t].size() << ")\ninproc:\n" << Join(a[t], i > 3 ? i - 3 : 0, 8) << "ebpf:\n"
+        << Join(b[t], i > 3 ? i - 3 : 0, 8);
+  }
+  // And the accesses really are there: 20 increments of total by the counter thread.
+  int total_writes = 0;
+  for (const Event& e : bpf.events) total_writes += e.kind == EventKind::kWrite && e.tid != 0;
+  EXPECT_GT(total_writes, 20);
+  ExpectLockSemantics(bpf);
+  ExpectThreadOrder(bpf);
 }
 
 TEST(RecordInprocTest, ProgramWithoutTheRuntimeRunsAndRecordsNothing) {
