@@ -126,6 +126,7 @@ EventKind LostKind(uint32_t raw) {
     case SEER_EV_SEM_INIT: return EventKind::kSignal;
     case SEER_EV_BARRIER_INIT: return EventKind::kBarrierArrive;
     case SEER_EV_COND_TIMEOUT: return EventKind::kAcquire;
+    case SEER_EV_EXEC: return EventKind::kThreadEnd;
     default: return EventKind::kFork;  // clone, pthread_create return, process fork
   }
 }
@@ -147,6 +148,8 @@ class Session {
   Status Checkpoint();
   Status Finish();
   bool TargetGone();
+  bool AfterExec(const sync_event& e);
+  void LeaveAfterExec();
 
   const RecordOptions& options_;
   RecordResult* result_;
@@ -168,6 +171,11 @@ class Session {
   // before the last probe was attached are dropped (and counted) for that reason.
   uint64_t record_from_ns_ = 0;
   uint64_t dropped_during_attach_ = 0;
+  // exec in the target: records from the new program are not recorded. A launch's
+  // own exec of the target happens before exec_from_ns_; exec_ts_ marks the one
+  // that ends the trace.
+  uint64_t exec_from_ns_ = 0;
+  uint64_t exec_ts_ = 0;
 };
 
 void Session::OnRecord(const sync_event& e) {
@@ -190,6 +198,7 @@ Status Session::Drain() {
   if (!st.ok()) return st;
   if (!modules_done_ && have_records_) RefreshModules();
   for (const auto& e : batch_) {
+    if (AfterExec(e)) continue;
     const bool lifecycle = e.kind == SEER_EV_JOIN || e.kind == SEER_EV_THREAD_EXIT || e.kind == SEER_EV_CLONE ||
                            e.kind == SEER_EV_CREATE_RET || e.kind == SEER_EV_SEM_INIT ||
                            e.kind == SEER_EV_BARRIER_INIT || e.kind == SEER_EV_PROCESS_FORK;
@@ -206,6 +215,36 @@ Status Session::Drain() {
   }
   uint64_t now = MonotonicNs();
   return merger_->Advance(now > options_.reorder_window_ns ? now - options_.reorder_window_ns : 0);
+}
+
+// True for a record the merger must not see because of an exec: the launch's exec
+// of the target itself, the exec that ends the trace (handed to the merger as the
+// end of the thread that called it), and every record stamped after that one.
+bool Session::AfterExec(const sync_event& e) {
+  if (exec_ts_ != 0) return e.ts >= exec_ts_;
+  if (e.kind != SEER_EV_EXEC) return false;
+  if (e.ts < exec_from_ns_) return true;
+  exec_ts_ = e.ts;
+  result_->exec_not_followed = true;
+  char exe[PATH_MAX];
+  ssize_t n = readlink(("/proc/" + std::to_string(pid_) + "/exe").c_str(), exe, sizeof(exe) - 1);
+  if (n > 0) result_->exec_program.assign(exe, static_cast<size_t>(n));
+  merger_->Add(e);
+  return true;
+}
+
+// After an exec the target runs a program the trace does not describe: remove the
+// probes, and in launch mode wait for its end (seer's exit code is the target's).
+void Session::LeaveAfterExec() {
+  probes_.Close();
+  if (!launched_ || result_->target_exited) return;
+  while (!TargetGone()) {
+    if (g_stop_signal == SIGTERM) {
+      kill(pid_, SIGTERM);
+      g_stop_signal = 0;
+    }
+    usleep(10000);
+  }
 }
 
 Status Session::Checkpoint() {
@@ -254,6 +293,7 @@ Status Session::Loop() {
     Status st = Drain();
     if (!st.ok()) return st;
     if (TargetGone()) break;
+    if (exec_ts_ != 0) break;
     if (!launched_ && g_stop_signal) break;
     if (launched_ && g_stop_signal == SIGTERM) {
       kill(pid_, SIGTERM);  // pass it on; the target decides how to end
@@ -331,6 +371,7 @@ Status Session::Launch() {
   EntryStop stop;
   int wait_status = 0;
   st = stop.RunToEntry(child, &wait_status);
+  exec_from_ns_ = MonotonicNs();
   int err = 0;
   ssize_t n = read(exec_err[0], &err, sizeof(err));
   close(exec_err[0]);
@@ -372,7 +413,10 @@ Status Session::Finish() {
   if (!st.ok()) return st;
   // Threads still running at detach have no thread end; give them their names now.
   for (pid_t tid : merger_->LiveThreads()) merger_->SetThreadName(tid, ThreadName(pid_, tid));
-  if (result_->target_exited) writer_->SetMeta("record.exit_status", std::to_string(result_->exit_status));
+  // After an exec, the exit status would be the new program's, not the traced one's.
+  if (result_->target_exited && exec_ts_ == 0)
+    writer_->SetMeta("record.exit_status", std::to_string(result_->exit_status));
+  writer_->SetMeta("record.exec_not_followed", exec_ts_ != 0 ? "1" : "0");
   writer_->SetMeta(meta::kEndTime, IsoTimeNow());
   st = Checkpoint();
   if (!st.ok()) return st;
@@ -423,6 +467,7 @@ Status Session::Run() {
 
   st = Loop();
   if (st.ok()) st = Finish();
+  if (st.ok() && exec_ts_ != 0) LeaveAfterExec();
   if (!st.ok() && launched_ && !result_->target_exited) {
     // The trace failed (disk full, ...): stop tracing and let the target finish.
     probes_.Close();

@@ -245,6 +245,48 @@ TEST_F(RecordTest, CustomFutexLock) {
   }
 }
 
+TEST_F(RecordTest, FutexWaitvReturnsTheWordThatWokeIt) {
+  ASSERT_EQ(Record("futex_waitv"), 0) << "the program checks which word woke each wait; " << Stderr();
+  LoadAndCheck();
+  ASSERT_EQ(InfoThreads(), 2u);
+  EXPECT_EQ(Kinds(0), Lifecycle({{"fork", 1}, {"join", 1}, {"signal", 3}}));
+  EXPECT_EQ(Kinds(1), Lifecycle({{"wait", 3}})) << "futex_waitv wait-returns missing";
+  // Rounds wake word 1, word 0, word 1: each wait-return names the word just woken,
+  // after its wake.
+  std::vector<uint64_t> waits;
+  uint64_t last_wake = 0;
+  for (const auto& e : trace_.events) {
+    if (e.kind == EventKind::kSignal) last_wake = e.object;
+    if (e.kind == EventKind::kWait) {
+      EXPECT_EQ(e.object, last_wake) << "wait-return at " << e.index << " is not on the word woken before it";
+      waits.push_back(e.object);
+    }
+  }
+  ASSERT_EQ(waits.size(), 3u);
+  EXPECT_NE(waits[0], waits[1]);
+  EXPECT_EQ(waits[0], waits[2]);
+  EXPECT_EQ(waits[0] - waits[1], 4u) << "words[1] and words[0] are 4 bytes apart";
+}
+
+TEST_F(RecordTest, ExecEndsTheTrace) {
+  // The target runs two threads, then execs lock_inversion (same libc, so its lock
+  // calls would hit the same uprobes): none of those may enter the trace.
+  ASSERT_EQ(Record("exec_after_threads", {}, {kPrograms + "/lock_inversion"}), 0) << Stderr();
+  LoadAndCheck();
+  EXPECT_EQ(info_["complete"], true);
+  ASSERT_EQ(InfoThreads(), 3u) << "threads of the exec'ed program were recorded: " << info_.dump();
+  EXPECT_EQ(Kinds(0), Lifecycle({{"fork", 2}, {"join", 2}})) << "main ends at its exec";
+  EXPECT_EQ(Kinds(1), Lifecycle({{"acquire", 10}, {"release", 10}}));
+  EXPECT_EQ(Kinds(2), Lifecycle({{"acquire", 10}, {"release", 10}}));
+  EXPECT_EQ(InfoMeta("record.exec_not_followed"), "1");
+  EXPECT_EQ(InfoMeta("record.exit_status"), "") << "the exit status is the new program's";
+  const std::string err = Stderr();
+  EXPECT_NE(err.find("exec is not followed, the trace ends there"), std::string::npos) << err;
+  size_t lines = 0;
+  for (char c : err) lines += c == '\n';
+  EXPECT_EQ(lines, 1u) << err;
+}
+
 TEST_F(RecordTest, StdMutexConditionVariableThread) {
   ASSERT_EQ(Record("cxx_threads"), 0) << Stderr();
   LoadAndCheck();
