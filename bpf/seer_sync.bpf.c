@@ -372,4 +372,27 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
+/* An executable file mapping made after the start (dlopen): the recorder re-reads
+ * /proc/PID/maps when it sees one, so the module map holds the library. ld.so maps
+ * a library's code with PROT_EXEC from its file descriptor. */
+#define SEER_NR_MMAP 9 /* x86-64 */
+#define SEER_PROT_EXEC 4
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid))
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != SEER_NR_MMAP)
+		return 0;
+	if (ret < 0 && ret > -4096) /* an error, not an address */
+		return 0;
+	if (!(BPF_CORE_READ(regs, dx) & SEER_PROT_EXEC) || (int)BPF_CORE_READ(regs, r8) < 0)
+		return 0;
+	emit((__u32)pid_tgid, SEER_EV_MODULE_MAPPED, (__u64)ret, BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, ip), 0,
+	     bpf_ktime_get_ns());
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

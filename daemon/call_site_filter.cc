@@ -11,12 +11,14 @@ void CallSiteFilter::Reset(const std::string& libc, const std::vector<Mapping>& 
   libc_text_.clear();
   syscall_fn_.clear();
   loader_text_.clear();
+  loader_data_.clear();
   const Mapping* loader = FindMappedFile(maps, "ld-linux");
   std::map<std::string, FunctionLocation> where;
   if (!ResolveFunctions(libc, {"syscall"}, &where).ok()) where.clear();
   auto fn = where.find("syscall");
   for (const auto& m : maps) {
     if (loader && m.executable && m.path == loader->path) loader_text_.push_back({m.start, m.end});
+    if (loader && !m.executable && m.path == loader->path) loader_data_.push_back({m.start, m.end});
     if (!m.executable || m.path != libc) continue;
     libc_text_.push_back({m.start, m.end});
     if (fn == where.end()) continue;
@@ -44,6 +46,16 @@ namespace seer::daemon {
 bool CallSiteFilter::IsLoaderCall(uint64_t pc) const {
   for (const auto& r : loader_text_)
     if (pc >= r.start && pc < r.end) return true;
+  return false;
+}
+
+}  // namespace seer::daemon
+
+namespace seer::daemon {
+
+bool CallSiteFilter::IsLoaderLock(uint64_t object) const {
+  for (const auto& r : loader_data_)
+    if (object >= r.start && object < r.end) return true;
   return false;
 }
 

@@ -25,6 +25,10 @@ class CallSiteFilter {
   // True when a probed pthread call was made from the dynamic loader.
   bool IsLoaderCall(uint64_t pc) const;
 
+  // True when a lock lives in the dynamic loader's data (its load lock, which
+  // libc's dlopen and dl_iterate_phdr take too): the loader's, whoever calls.
+  bool IsLoaderLock(uint64_t object) const;
+
   bool ready() const { return ready_; }
 
  private:
@@ -35,6 +39,7 @@ class CallSiteFilter {
   std::vector<Range> libc_text_;
   std::vector<Range> syscall_fn_;
   std::vector<Range> loader_text_;  // libc's syscall(): the program's own futex calls
+  std::vector<Range> loader_data_;
 };
 
 }  // namespace seer::daemon

@@ -16,7 +16,9 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "daemon/call_site_filter.h"
 #include "daemon/elf_file.h"
@@ -176,6 +178,10 @@ class Session {
   // that ends the trace.
   uint64_t exec_from_ns_ = 0;
   uint64_t exec_ts_ = 0;
+  // The module map: (path, load address) of every mapping stored, and whether the
+  // target has mapped executable code since the last look.
+  std::set<std::pair<std::string, uint64_t>> modules_added_;
+  bool modules_stale_ = false;
 };
 
 void Session::OnRecord(const sync_event& e) {
@@ -184,12 +190,18 @@ void Session::OnRecord(const sync_event& e) {
 }
 
 void Session::RefreshModules() {
+  if (exec_ts_ != 0) return;  // the maps are the new program's now
   std::vector<Mapping> maps;
   if (!ReadProcMaps(pid_, &maps).ok()) return;
   filter_.Reset(binary_, maps);
   if (!filter_.ready()) return;  // ld.so has not mapped libc yet
-  for (const auto& m : ModulesFromMaps(maps)) writer_->AddModule(m);
+  // Each refresh adds only the mappings not stored yet (libraries dlopen'ed since).
+  std::vector<Mapping> added;
+  for (const auto& m : maps)
+    if (m.executable && !m.path.empty() && modules_added_.insert({m.path, m.start}).second) added.push_back(m);
+  for (const auto& m : ModulesFromMaps(added)) writer_->AddModule(m);
   modules_done_ = true;
+  modules_stale_ = false;
 }
 
 Status Session::Drain() {
@@ -199,6 +211,10 @@ Status Session::Drain() {
   if (!modules_done_ && have_records_) RefreshModules();
   for (const auto& e : batch_) {
     if (AfterExec(e)) continue;
+    if (e.kind == SEER_EV_MODULE_MAPPED) {
+      modules_stale_ = true;
+      continue;
+    }
     const bool lifecycle = e.kind == SEER_EV_JOIN || e.kind == SEER_EV_THREAD_EXIT || e.kind == SEER_EV_CLONE ||
                            e.kind == SEER_EV_CREATE_RET || e.kind == SEER_EV_SEM_INIT ||
                            e.kind == SEER_EV_BARRIER_INIT || e.kind == SEER_EV_PROCESS_FORK;
@@ -211,8 +227,14 @@ Status Session::Drain() {
       ++internal_dropped_;
       continue;
     }
+    const bool lock_call = e.kind == SEER_EV_ACQUIRE || e.kind == SEER_EV_RELEASE;
+    if (lock_call && filter_.ready() && filter_.IsLoaderLock(e.object)) {
+      ++internal_dropped_;
+      continue;
+    }
     merger_->Add(e);
   }
+  if (modules_stale_ && modules_done_) RefreshModules();
   uint64_t now = MonotonicNs();
   return merger_->Advance(now > options_.reorder_window_ns ? now - options_.reorder_window_ns : 0);
 }
@@ -302,6 +324,7 @@ Status Session::Loop() {
     uint64_t now = MonotonicNs();
     if (options_.duration_s > 0 && now - start >= static_cast<uint64_t>(options_.duration_s * 1e9)) break;
     if (now - last_checkpoint >= 1'000'000'000ull) {
+      RefreshModules();  // in case a mapping's record was lost
       st = Checkpoint();
       if (!st.ok()) return st;
       last_checkpoint = now;
@@ -409,6 +432,7 @@ Status Session::Attach() {
 }
 
 Status Session::Finish() {
+  RefreshModules();  // attach mode: the target is still there to look at
   Status st = merger_->Finish();
   if (!st.ok()) return st;
   // Threads still running at detach have no thread end; give them their names now.

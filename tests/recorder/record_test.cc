@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -285,6 +286,26 @@ TEST_F(RecordTest, ExecEndsTheTrace) {
   size_t lines = 0;
   for (char c : err) lines += c == '\n';
   EXPECT_EQ(lines, 1u) << err;
+}
+
+TEST_F(RecordTest, LibraryLoadedAfterTheStartIsInTheModuleMap) {
+  ASSERT_EQ(Record("dlopen_lock"), 0) << Stderr();
+  LoadAndCheck();
+  ASSERT_EQ(InfoThreads(), 1u);
+  EXPECT_EQ(Kinds(0), Lifecycle({{"acquire", 5}, {"release", 5}})) << "the loader's own locking leaked?";
+  const ModuleInfo* plugin = nullptr;
+  std::set<std::pair<std::string, uint64_t>> stored;
+  for (const auto& m : trace_.info.modules) {
+    EXPECT_TRUE(stored.insert({m.path, m.base}).second) << "module stored twice: " << m.path;
+    if (m.path.find("libdlopen_plugin.so") != std::string::npos) plugin = &m;
+  }
+  ASSERT_NE(plugin, nullptr) << "the dlopen'ed library is missing from the module map";
+  EXPECT_FALSE(plugin->build_id.empty());
+  // The module map places the library's lock calls in it.
+  for (const auto& e : trace_.events) {
+    if (e.kind != EventKind::kAcquire) continue;
+    EXPECT_TRUE(e.pc >= plugin->base && e.pc < plugin->base + plugin->size) << std::hex << e.pc;
+  }
 }
 
 TEST_F(RecordTest, StdMutexConditionVariableThread) {
