@@ -34,29 +34,21 @@ void CallSiteFilter::Reset(const std::string& libc, const std::vector<Mapping>& 
 bool CallSiteFilter::IsLibcInternalFutex(uint64_t ip) const {
   for (const auto& r : syscall_fn_)
     if (ip >= r.start && ip <= r.end) return false;  // ip is after the syscall insn: allow the end
-  for (const auto& r : libc_text_)
-    if (ip >= r.start && ip < r.end) return true;
-  return false;
+  return Contains(libc_text_, ip);
 }
 
 }  // namespace seer::daemon
 
 namespace seer::daemon {
 
-bool CallSiteFilter::IsLoaderCall(uint64_t pc) const {
-  for (const auto& r : loader_text_)
-    if (pc >= r.start && pc < r.end) return true;
+bool CallSiteFilter::Contains(const std::vector<Range>& ranges, uint64_t addr) {
+  for (const auto& r : ranges)
+    if (addr >= r.start && addr < r.end) return true;
   return false;
 }
 
-}  // namespace seer::daemon
+bool CallSiteFilter::IsLoaderCall(uint64_t pc) const { return Contains(loader_text_, pc); }
 
-namespace seer::daemon {
-
-bool CallSiteFilter::IsLoaderLock(uint64_t object) const {
-  for (const auto& r : loader_data_)
-    if (object >= r.start && object < r.end) return true;
-  return false;
-}
+bool CallSiteFilter::IsLoaderLock(uint64_t object) const { return Contains(loader_data_, object); }
 
 }  // namespace seer::daemon

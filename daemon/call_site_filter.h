@@ -35,6 +35,8 @@ class CallSiteFilter {
   struct Range {
     uint64_t start, end;
   };
+  static bool Contains(const std::vector<Range>& ranges, uint64_t addr);
+
   bool ready_ = false;
   std::vector<Range> libc_text_;
   std::vector<Range> syscall_fn_;

@@ -190,7 +190,8 @@ void Session::OnRecord(const sync_event& e) {
 }
 
 void Session::RefreshModules() {
-  if (exec_ts_ != 0) return;  // the maps are the new program's now
+  // After an exec the maps are the new program's; after the end, the pid may be another's.
+  if (exec_ts_ != 0 || result_->target_exited) return;
   std::vector<Mapping> maps;
   if (!ReadProcMaps(pid_, &maps).ok()) return;
   filter_.Reset(binary_, maps);
@@ -432,7 +433,7 @@ Status Session::Attach() {
 }
 
 Status Session::Finish() {
-  RefreshModules();  // attach mode: the target is still there to look at
+  RefreshModules();  // when the target is still there (attach mode): libraries it loaded late
   Status st = merger_->Finish();
   if (!st.ok()) return st;
   // Threads still running at detach have no thread end; give them their names now.
