@@ -288,6 +288,21 @@ TEST_F(RecordTest, ExecEndsTheTrace) {
   EXPECT_EQ(lines, 1u) << err;
 }
 
+TEST_F(RecordTest, ExecFromAThreadEndsTheTrace) {
+  // A third thread execs while main waits to join it: the kernel ends main and the
+  // workers are gone already; the exec'ing thread (which takes the process's pid)
+  // ends at the exec.
+  ASSERT_EQ(Record("exec_after_threads", {}, {"--from-thread", kPrograms + "/lock_inversion"}), 0) << Stderr();
+  LoadAndCheck();
+  ASSERT_EQ(InfoThreads(), 4u) << "threads of the exec'ed program were recorded: " << info_.dump();
+  EXPECT_EQ(Kinds(0), Lifecycle({{"fork", 3}, {"join", 2}}));
+  EXPECT_EQ(Kinds(1), Lifecycle({{"acquire", 10}, {"release", 10}}));
+  EXPECT_EQ(Kinds(2), Lifecycle({{"acquire", 10}, {"release", 10}}));
+  EXPECT_EQ(Kinds(3), Lifecycle({}));
+  EXPECT_EQ(InfoMeta("record.exec_not_followed"), "1");
+  EXPECT_NE(Stderr().find("exec is not followed"), std::string::npos) << Stderr();
+}
+
 TEST_F(RecordTest, LibraryLoadedAfterTheStartIsInTheModuleMap) {
   ASSERT_EQ(Record("dlopen_lock"), 0) << Stderr();
   LoadAndCheck();
