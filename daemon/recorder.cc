@@ -273,6 +273,7 @@ void Session::LeaveAfterExec() {
 Status Session::Checkpoint() {
   auto lost = probes_.Lost();
   for (uint32_t k = 0; k < SEER_EV_KIND_SLOTS; ++k) {
+    if (k == SEER_EV_MODULE_MAPPED) continue;  // a notice, not an event: the periodic refresh stands in
     if (lost[k] > lost_reported_[k]) writer_->AddLost("bpf-ringbuf", LostKind(k), lost[k] - lost_reported_[k]);
     lost_reported_[k] = lost[k];
   }
