@@ -327,4 +327,106 @@ int register_counter(struct pt_regs *ctx)
 	return 0;
 }
 
+/* futex_waitv(2) waits on up to 128 futex words at once and returns the index of
+ * the one whose wake ended the wait: a wait-return edge on that word, like a
+ * FUTEX_WAIT that returned 0. Its own sys_enter/sys_exit pair keeps the programs
+ * above as they are (one more compare per system call for other processes). */
+#define SEER_NR_FUTEX_WAITV 449 /* x86-64 */
+#define SEER_FUTEX_WAITV_MAX 128
+
+struct pending_waitv {
+	__u64 waiters; /* user address of the struct futex_waitv array */
+	__u64 ip;
+	__u32 nr;
+};
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, struct pending_waitv);
+} waitv_calls SEC(".maps");
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(futex_waitv_enter, struct pt_regs *regs, long id)
+{
+	if (id != SEER_NR_FUTEX_WAITV)
+		return 0;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid))
+		return 0;
+	__u32 tid = (__u32)pid_tgid;
+	struct pending_waitv w = {
+		.waiters = BPF_CORE_READ(regs, di),
+		.ip = BPF_CORE_READ(regs, ip),
+		.nr = (__u32)BPF_CORE_READ(regs, si),
+	};
+	bpf_map_update_elem(&waitv_calls, &tid, &w, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(futex_waitv_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid))
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != SEER_NR_FUTEX_WAITV)
+		return 0;
+	__u64 ts = bpf_ktime_get_ns();
+	__u32 tid = (__u32)pid_tgid;
+	struct pending_waitv *w = bpf_map_lookup_elem(&waitv_calls, &tid);
+	if (!w)
+		return 0;
+	__u64 waiters = w->waiters, ip = w->ip;
+	__u32 nr = w->nr;
+	bpf_map_delete_elem(&waitv_calls, &tid);
+	/* EAGAIN (a word had changed), timeouts and signals are not edges. */
+	if (ret < 0 || ret >= nr || ret >= SEER_FUTEX_WAITV_MAX)
+		return 0;
+	__u64 uaddr = 0;
+	if (bpf_probe_read_user(&uaddr, sizeof(uaddr),
+				(void *)(waiters + ret * sizeof(struct futex_waitv) +
+					 __builtin_offsetof(struct futex_waitv, uaddr))) != 0)
+		return 0;
+	emit(tid, SEER_EV_WAIT, uaddr, 0, ip, SEER_MODE_FUTEX, ts);
+	return 0;
+}
+
+/* exec in the target replaces its program; the uprobes (set by inode and offset)
+ * would go on firing in the new image, whose code the trace's module map does not
+ * describe. The recorder ends the trace here. Runs after the other threads are gone,
+ * in the thread that called exec, which now has the process's pid. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	if (!in_target(id))
+		return 0;
+	emit((__u32)old_pid, SEER_EV_EXEC, (__u32)id, 0, 0, 0, bpf_ktime_get_ns());
+	return 0;
+}
+
+/* An executable file mapping made after the start (dlopen): the recorder re-reads
+ * /proc/PID/maps when it sees one, so the module map holds the library. ld.so maps
+ * a library's code with PROT_EXEC from its file descriptor. */
+#define SEER_NR_MMAP 9 /* x86-64 */
+#define SEER_PROT_EXEC 4
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid))
+		return 0;
+	if (BPF_CORE_READ(regs, orig_ax) != SEER_NR_MMAP)
+		return 0;
+	if (ret < 0 && ret > -4096) /* an error, not an address */
+		return 0;
+	if (!(BPF_CORE_READ(regs, dx) & SEER_PROT_EXEC) || (int)BPF_CORE_READ(regs, r8) < 0)
+		return 0;
+	emit((__u32)pid_tgid, SEER_EV_MODULE_MAPPED, (__u64)ret, BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, ip), 0,
+	     bpf_ktime_get_ns());
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -27,6 +27,10 @@ enum seer_sync_kind {
 	SEER_EV_BARRIER_INIT = 35,  /* object = barrier, aux = count */
 	SEER_EV_PROCESS_FORK = 36,  /* object = child process pid: not followed */
 	SEER_EV_COND_TIMEOUT = 37,  /* object = cond, aux = mutex: timed out, mutex re-held */
+	SEER_EV_EXEC = 38,          /* tid = the thread that called exec (its tid before),
+	                             * object = its tid after: the traced program ends */
+	SEER_EV_MODULE_MAPPED = 39, /* object = address, aux = length of a new executable
+	                             * file mapping (dlopen): the module map needs a refresh */
 };
 /* sync_event.mode of a SIGNAL or WAIT that comes from a futex syscall (pc = user ip). */
 #define SEER_MODE_FUTEX 1

@@ -30,6 +30,7 @@ struct InfoOptions {
 struct Decoded {
   std::array<uint64_t, kNumEventKinds> by_kind{};
   std::vector<uint64_t> per_thread;
+  std::vector<std::array<uint64_t, kNumEventKinds>> per_thread_kind;  // by tid, then kind
 };
 
 Status DecodeAll(TraceReader* reader, Decoded* d) {
@@ -42,8 +43,12 @@ Status DecodeAll(TraceReader* reader, Decoded* d) {
     if (batch.empty()) break;
     for (const Event& e : batch) {
       ++d->by_kind[static_cast<int>(e.kind)];
-      if (e.tid >= d->per_thread.size()) d->per_thread.resize(e.tid + 1);
+      if (e.tid >= d->per_thread.size()) {
+        d->per_thread.resize(e.tid + 1);
+        d->per_thread_kind.resize(e.tid + 1);
+      }
       ++d->per_thread[e.tid];
+      ++d->per_thread_kind[e.tid][static_cast<int>(e.kind)];
     }
     done += batch.size();
     progress.Update(done);
@@ -69,6 +74,7 @@ struct ThreadRow {
   int64_t os_tid = -1;
   int64_t parent = -1;
   uint64_t events = 0;
+  std::array<uint64_t, kNumEventKinds> by_kind{};
 };
 
 // Threads of the table and threads that have events, by tid.
@@ -87,6 +93,7 @@ std::vector<ThreadRow> Threads(const TraceInfo& info, const ReportNames& names, 
       row.parent = table[tid]->parent;
     }
     row.events = events;
+    if (tid < d.per_thread_kind.size()) row.by_kind = d.per_thread_kind[tid];
     rows.push_back(std::move(row));
   }
   return rows;
@@ -133,8 +140,12 @@ std::string Json(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
   const TraceCounters& c = info.counters;
   json thread_list = json::array();
   for (const ThreadRow& t : threads)
-    thread_list.push_back(
-        {{"tid", t.tid}, {"name", t.name}, {"os_tid", t.os_tid}, {"parent", t.parent}, {"events", t.events}});
+    thread_list.push_back({{"tid", t.tid},
+                           {"name", t.name},
+                           {"os_tid", t.os_tid},
+                           {"parent", t.parent},
+                           {"events", t.events},
+                           {"by_kind", KindCountsJson(t.by_kind, false)}});
   json j = {{"path", info.path},
             {"format_version", info.format_version},
             {"source", info.Meta(meta::kSource)},

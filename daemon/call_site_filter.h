@@ -25,16 +25,23 @@ class CallSiteFilter {
   // True when a probed pthread call was made from the dynamic loader.
   bool IsLoaderCall(uint64_t pc) const;
 
+  // True when a lock lives in the dynamic loader's data (its load lock, which
+  // libc's dlopen and dl_iterate_phdr take too): the loader's, whoever calls.
+  bool IsLoaderLock(uint64_t object) const;
+
   bool ready() const { return ready_; }
 
  private:
   struct Range {
     uint64_t start, end;
   };
+  static bool Contains(const std::vector<Range>& ranges, uint64_t addr);
+
   bool ready_ = false;
   std::vector<Range> libc_text_;
   std::vector<Range> syscall_fn_;
   std::vector<Range> loader_text_;  // libc's syscall(): the program's own futex calls
+  std::vector<Range> loader_data_;
 };
 
 }  // namespace seer::daemon

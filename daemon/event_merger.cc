@@ -283,6 +283,11 @@ Status EventMerger::Emit(Thread& t, const sync_event& e) {
     case SEER_EV_PROCESS_FORK:
       ++stats_.process_forks;
       return Status::Ok();
+    case SEER_EV_EXEC:
+      // The thread's program ends here (the recorder stops at an exec); it keeps its name.
+      if (t.ended) return Status::Ok();
+      t.ended = true;
+      return Put(t.tid, EventKind::kThreadEnd, 0, 0, 0);
     default:
       return Status::Internal("unknown BPF record kind " + std::to_string(e.kind));
   }

@@ -98,6 +98,9 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
         fprintf(stderr, "seer record: %s\n", st.ToString().c_str());
         return kExitError;
       }
+      if (result.exec_not_followed)
+        fprintf(stderr, "seer record: the target executed %s; exec is not followed, the trace ends there\n",
+                result.exec_program.empty() ? "another program" : result.exec_program.c_str());
       if (!o.quiet)
         fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads%s -> %s\n",
                 static_cast<unsigned long long>(result.events), static_cast<unsigned long long>(result.lost),

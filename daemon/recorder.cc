@@ -16,7 +16,9 @@
 #include <cstring>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <sstream>
+#include <utility>
 
 #include "daemon/access_joiner.h"
 #include "daemon/call_site_filter.h"
@@ -130,6 +132,7 @@ EventKind LostKind(uint32_t raw) {
     case SEER_EV_SEM_INIT: return EventKind::kSignal;
     case SEER_EV_BARRIER_INIT: return EventKind::kBarrierArrive;
     case SEER_EV_COND_TIMEOUT: return EventKind::kAcquire;
+    case SEER_EV_EXEC: return EventKind::kThreadEnd;
     default: return EventKind::kFork;  // clone, pthread_create return, process fork
   }
 }
@@ -153,6 +156,8 @@ class Session {
   Status CollectRings(bool final);
   Status Finish();
   bool TargetGone();
+  bool AfterExec(const sync_event& e);
+  void LeaveAfterExec();
 
   const RecordOptions& options_;
   RecordResult* result_;
@@ -179,6 +184,15 @@ class Session {
   // before the last probe was attached are dropped (and counted) for that reason.
   uint64_t record_from_ns_ = 0;
   uint64_t dropped_during_attach_ = 0;
+  // exec in the target: records from the new program are not recorded. A launch's
+  // own exec of the target happens before exec_from_ns_; exec_ts_ marks the one
+  // that ends the trace.
+  uint64_t exec_from_ns_ = 0;
+  uint64_t exec_ts_ = 0;
+  // The module map: (path, load address) of every mapping stored, and whether the
+  // target has mapped executable code since the last look.
+  std::set<std::pair<std::string, uint64_t>> modules_added_;
+  bool modules_stale_ = false;
 };
 
 void Session::OnRecord(const sync_event& e) {
@@ -187,12 +201,19 @@ void Session::OnRecord(const sync_event& e) {
 }
 
 void Session::RefreshModules() {
+  // After an exec the maps are the new program's; after the end, the pid may be another's.
+  if (exec_ts_ != 0 || result_->target_exited) return;
   std::vector<Mapping> maps;
   if (!ReadProcMaps(pid_, &maps).ok()) return;
   filter_.Reset(binary_, maps);
   if (!filter_.ready()) return;  // ld.so has not mapped libc yet
-  for (const auto& m : ModulesFromMaps(maps)) writer_->AddModule(m);
+  // Each refresh adds only the mappings not stored yet (libraries dlopen'ed since).
+  std::vector<Mapping> added;
+  for (const auto& m : maps)
+    if (m.executable && !m.path.empty() && modules_added_.insert({m.path, m.start}).second) added.push_back(m);
+  for (const auto& m : ModulesFromMaps(added)) writer_->AddModule(m);
   modules_done_ = true;
+  modules_stale_ = false;
 }
 
 Status Session::Drain() {
@@ -201,6 +222,11 @@ Status Session::Drain() {
   if (!st.ok()) return st;
   if (!modules_done_ && have_records_) RefreshModules();
   for (const auto& e : batch_) {
+    if (AfterExec(e)) continue;
+    if (e.kind == SEER_EV_MODULE_MAPPED) {
+      modules_stale_ = true;
+      continue;
+    }
     const bool lifecycle = e.kind == SEER_EV_JOIN || e.kind == SEER_EV_THREAD_EXIT || e.kind == SEER_EV_CLONE ||
                            e.kind == SEER_EV_CREATE_RET || e.kind == SEER_EV_SEM_INIT ||
                            e.kind == SEER_EV_BARRIER_INIT || e.kind == SEER_EV_PROCESS_FORK;
@@ -213,8 +239,14 @@ Status Session::Drain() {
       ++internal_dropped_;
       continue;
     }
+    const bool lock_call = e.kind == SEER_EV_ACQUIRE || e.kind == SEER_EV_RELEASE;
+    if (lock_call && filter_.ready() && filter_.IsLoaderLock(e.object)) {
+      ++internal_dropped_;
+      continue;
+    }
     merger_->Add(e);
   }
+  if (modules_stale_ && modules_done_) RefreshModules();
   uint64_t now = MonotonicNs();
   const uint64_t watermark = now > options_.reorder_window_ns ? now - options_.reorder_window_ns : 0;
   st = merger_->Advance(watermark);
@@ -254,9 +286,40 @@ Status Session::CollectRings(bool final) {
   return joiner_->Pump(final);
 }
 
+// True for a record the merger must not see because of an exec: the launch's exec
+// of the target itself, the exec that ends the trace (handed to the merger as the
+// end of the thread that called it), and every record stamped after that one.
+bool Session::AfterExec(const sync_event& e) {
+  if (exec_ts_ != 0) return e.ts >= exec_ts_;
+  if (e.kind != SEER_EV_EXEC) return false;
+  if (e.ts < exec_from_ns_) return true;
+  exec_ts_ = e.ts;
+  result_->exec_not_followed = true;
+  char exe[PATH_MAX];
+  ssize_t n = readlink(("/proc/" + std::to_string(pid_) + "/exe").c_str(), exe, sizeof(exe) - 1);
+  if (n > 0) result_->exec_program.assign(exe, static_cast<size_t>(n));
+  merger_->Add(e);
+  return true;
+}
+
+// After an exec the target runs a program the trace does not describe: remove the
+// probes, and in launch mode wait for its end (seer's exit code is the target's).
+void Session::LeaveAfterExec() {
+  probes_.Close();
+  if (!launched_ || result_->target_exited) return;
+  while (!TargetGone()) {
+    if (g_stop_signal == SIGTERM) {
+      kill(pid_, SIGTERM);
+      g_stop_signal = 0;
+    }
+    usleep(10000);
+  }
+}
+
 Status Session::Checkpoint() {
   auto lost = probes_.Lost();
   for (uint32_t k = 0; k < SEER_EV_KIND_SLOTS; ++k) {
+    if (k == SEER_EV_MODULE_MAPPED) continue;  // a notice, not an event: the periodic refresh stands in
     if (lost[k] > lost_reported_[k]) writer_->AddLost("bpf-ringbuf", LostKind(k), lost[k] - lost_reported_[k]);
     lost_reported_[k] = lost[k];
   }
@@ -300,6 +363,7 @@ Status Session::Loop() {
     Status st = Drain();
     if (!st.ok()) return st;
     if (TargetGone()) break;
+    if (exec_ts_ != 0) break;
     if (!launched_ && g_stop_signal) break;
     if (launched_ && g_stop_signal == SIGTERM) {
       kill(pid_, SIGTERM);  // pass it on; the target decides how to end
@@ -308,6 +372,7 @@ Status Session::Loop() {
     uint64_t now = MonotonicNs();
     if (options_.duration_s > 0 && now - start >= static_cast<uint64_t>(options_.duration_s * 1e9)) break;
     if (now - last_checkpoint >= 1'000'000'000ull) {
+      RefreshModules();  // in case a mapping's record was lost
       st = Checkpoint();
       if (!st.ok()) return st;
       last_checkpoint = now;
@@ -378,6 +443,7 @@ Status Session::Launch() {
   EntryStop stop;
   int wait_status = 0;
   st = stop.RunToEntry(child, &wait_status);
+  exec_from_ns_ = MonotonicNs();
   int err = 0;
   ssize_t n = read(exec_err[0], &err, sizeof(err));
   close(exec_err[0]);
@@ -415,6 +481,7 @@ Status Session::Attach() {
 }
 
 Status Session::Finish() {
+  RefreshModules();  // when the target is still there (attach mode): libraries it loaded late
   Status st = merger_->Finish();
   if (!st.ok()) return st;
   if (joiner_) {
@@ -435,7 +502,10 @@ Status Session::Finish() {
   }
   // Threads still running at detach have no thread end; give them their names now.
   for (pid_t tid : merger_->LiveThreads()) merger_->SetThreadName(tid, ThreadName(pid_, tid));
-  if (result_->target_exited) writer_->SetMeta("record.exit_status", std::to_string(result_->exit_status));
+  // After an exec, the exit status would be the new program's, not the traced one's.
+  if (result_->target_exited && exec_ts_ == 0)
+    writer_->SetMeta("record.exit_status", std::to_string(result_->exit_status));
+  writer_->SetMeta("record.exec_not_followed", exec_ts_ != 0 ? "1" : "0");
   writer_->SetMeta(meta::kEndTime, IsoTimeNow());
   st = Checkpoint();
   if (!st.ok()) return st;
@@ -504,6 +574,7 @@ Status Session::Run() {
 
   st = Loop();
   if (st.ok()) st = Finish();
+  if (st.ok() && exec_ts_ != 0) LeaveAfterExec();
   if (!st.ok() && launched_ && !result_->target_exited) {
     // The trace failed (disk full, ...): stop tracing and let the target finish.
     probes_.Close();

@@ -37,6 +37,9 @@ struct RecordResult {
   uint64_t lost = 0;
   uint64_t threads = 0;
   bool runtime_seen = false;  // options.runtime: the target attached to the rings
+  // The target called exec: the trace ends there (the new program is not recorded).
+  bool exec_not_followed = false;
+  std::string exec_program;  // what it executed, when /proc still told
 };
 
 Status Record(const RecordOptions& options, RecordResult* result);

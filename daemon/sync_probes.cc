@@ -186,7 +186,8 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
     attached_.push_back(name);
   }
   for (bpf_program* prog : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.on_fork,
-                            skel_->progs.on_exit}) {
+                            skel_->progs.on_exit, skel_->progs.futex_waitv_enter, skel_->progs.futex_waitv_exit,
+                            skel_->progs.on_exec, skel_->progs.on_mmap_exit}) {
     bpf_link* link = bpf_program__attach(prog);
     if (!link) return AttachError(std::string("tracepoint ") + bpf_program__name(prog), errno);
     links_.push_back(link);

@@ -110,6 +110,11 @@ TEST_F(CliTest, InfoJsonCountsAreExact) {
   EXPECT_EQ(j["thread_list"][0]["events"], 8);
   EXPECT_EQ(j["thread_list"][1]["events"], 4);
   EXPECT_EQ(j["thread_list"][1]["parent"], 0);
+  // Per thread, the kinds it has: T1 holds acq, r, rel, w; T0 the rest.
+  EXPECT_EQ(j["thread_list"][1]["by_kind"], json::parse(R"({"acquire":1,"read":1,"release":1,"write":1})"));
+  EXPECT_EQ(j["thread_list"][0]["by_kind"]["fork"], 1);
+  EXPECT_EQ(j["thread_list"][0]["by_kind"]["acquire"], 1);
+  EXPECT_EQ(j["thread_list"][0]["by_kind"].size(), 8u);
 }
 
 TEST_F(CliTest, InfoText) {

@@ -145,6 +145,17 @@ TEST_F(MergerTest, ChildProcessesAreCountedNotFollowed) {
   EXPECT_EQ(merger_.stats().process_forks, 1u);
 }
 
+TEST_F(MergerTest, ExecEndsTheThreadThatCalledItAndKeepsItsName) {
+  ASSERT_TRUE(merger_.BeginThread(100, -1, "prog").ok());
+  merger_.Add(Rec(10, 100, SEER_EV_SIGNAL, 3));
+  merger_.Add(Rec(20, 100, SEER_EV_EXEC, 100));
+  merger_.Add(Rec(30, 100, SEER_EV_EXEC, 100));  // a second one changes nothing
+  ASSERT_TRUE(merger_.Finish().ok());
+  EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "0:signal:3", "0:thread_end:0"}));
+  EXPECT_TRUE(merger_.LiveThreads().empty());
+  EXPECT_EQ(merger_.Threads()[0].name, "prog");
+}
+
 TEST_F(MergerTest, SinkErrorStopsTheMerge) {
   EventMerger failing([](const Event&) { return Status::IOError("disk full"); });
   Status st = failing.BeginThread(1, -1, "x");
