@@ -29,7 +29,7 @@ bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h) {
     const ClockValue seen = s.clock.Get(j);
     const Section* newest = nullptr;
     while (cur < list.end) {
-      const Section& sec = list.at(cur, history_bound_);
+      const Section& sec = list.at(cur, ring_mask_);
       if (sec.acquired > seen) break;  // acquire not ordered before t's event
       // Two read-mode sections do not exclude each other: no order between them.
       if (!(h.shared && sec.shared)) newest = &sec;
@@ -92,7 +92,7 @@ void PwrState::Release(uint32_t t, uint64_t lock) {
   if (hist.by_thread.size() <= t) hist.by_thread.resize(t + 1);
   SectionList& list = hist.by_thread[t];
   if (history_bound_ != 0 && list.end >= history_bound_) ++dropped_;
-  Section& sec = list.Append(history_bound_);
+  Section& sec = list.Append(ring_mask_);
   sec.acquired = it->acquired;
   sec.shared = it->shared;
   sec.released.CopyFrom(s.clock);

@@ -5,6 +5,7 @@
 // share it; the history is bounded for w3-linear and unbounded for the exact w3.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <unordered_map>
 #include <vector>
@@ -18,7 +19,8 @@ namespace seer::w3 {
 class PwrState {
  public:
   // `history_bound`: critical sections kept per (lock, thread); 0 = all of them.
-  explicit PwrState(uint64_t history_bound) : history_bound_(history_bound) {}
+  explicit PwrState(uint64_t history_bound)
+      : history_bound_(history_bound), ring_mask_(history_bound == 0 ? ~0ull : std::bit_ceil(history_bound) - 1) {}
 
   // The clock of thread t; its own entry is the timestamp of t's next event.
   const VectorClock& Clock(uint32_t t) { return Thread(t).clock; }
@@ -77,15 +79,17 @@ class PwrState {
   // its clocks once the bound is reached. Release clocks grow along the list, so
   // joining the newest section whose acquire is ordered before an event covers all
   // earlier ones: each reader keeps cursors and joins once.
+  // The ring holds a power of two of sections (no division), at least the bound.
   struct SectionList {
     std::vector<Section> ring;
     uint64_t end = 0;  // absolute number of sections ever added
     uint64_t first(uint64_t bound) const { return bound == 0 || end < bound ? 0 : end - bound; }
-    const Section& at(uint64_t n, uint64_t bound) const { return ring[bound == 0 ? n : n % bound]; }
-    Section& Append(uint64_t bound) {
+    // `mask`: the ring's capacity - 1, or all ones when unbounded.
+    const Section& at(uint64_t n, uint64_t mask) const { return ring[n & mask]; }
+    Section& Append(uint64_t mask) {
       const uint64_t n = end++;
-      if (bound == 0 || ring.size() < bound) return ring.emplace_back();
-      return ring[n % bound];
+      if (n <= mask && ring.size() <= n) return ring.emplace_back();
+      return ring[n & mask];
     }
   };
   struct Cursor {
@@ -106,6 +110,7 @@ class PwrState {
   bool JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h);
 
   uint64_t history_bound_;
+  uint64_t ring_mask_;
   uint64_t dropped_ = 0;
   std::vector<ThreadState> threads_;
   std::unordered_map<uint64_t, LockHistory> history_;

@@ -21,40 +21,48 @@ namespace {
 using w3::AccessNode;
 
 // A variable's accesses, by id (0, 1, ... in trace order). With a bound, only the
-// last `bound` are kept (the edges of older ones are forgotten).
+// last `bound` are kept (the edges of older ones are forgotten). Every access
+// writes a slot last used long ago (a cache miss): a node, its event and its
+// traversal stamp share one 128-byte slot, a pair of cache lines fetched together.
 class NodeStore {
  public:
   explicit NodeStore(uint64_t bound) : bound_(bound), capacity_(std::bit_ceil(bound)) {}
   uint64_t next_id() const { return next_; }
   AccessNode* Get(uint64_t id) {
     if (id >= next_ || (bound_ != 0 && id + bound_ < next_)) return nullptr;
-    return &slots_[Slot(id)];
+    return &slots_[Slot(id)].node;
   }
-  // The event of a node that Get() returns.
-  const EventRef& Ref(uint64_t id) const { return refs_[Slot(id)]; }
+  // The event and the traversal stamp of a node that Get() returns.
+  const EventRef& Ref(uint64_t id) const { return slots_[Slot(id)].ref; }
+  uint64_t& Mark(uint64_t id) { return slots_[Slot(id)].mark; }
   // Appends a node for `ref`; returns it for filling (its slot may be a reused one).
   AccessNode& Append(const EventRef& ref) {
     const uint64_t id = next_++;
     if (bound_ == 0 || slots_.size() < capacity_) {
-      refs_.push_back(ref);
-      return slots_.emplace_back();
+      NodeSlot& s = slots_.emplace_back();
+      s.ref = ref;
+      return s.node;
     }
-    refs_[Slot(id)] = ref;
-    AccessNode& n = slots_[Slot(id)];
-    n.preds.clear();
-    n.mark = 0;
-    return n;
+    NodeSlot& s = slots_[Slot(id)];
+    s.ref = ref;
+    s.mark = 0;
+    s.node.preds.clear();
+    return s.node;
   }
 
  private:
+  struct alignas(128) NodeSlot {
+    AccessNode node;
+    EventRef ref;
+    uint64_t mark = 0;
+  };
   // The ring holds a power of two of slots (no division), at least `bound_`.
   size_t Slot(uint64_t id) const { return bound_ != 0 ? id & (capacity_ - 1) : id; }
 
   uint64_t bound_;
   uint64_t capacity_;
   uint64_t next_ = 0;
-  std::vector<AccessNode> slots_;
-  std::vector<EventRef> refs_;
+  std::vector<NodeSlot> slots_;
 };
 
 // The last write of some bytes of a cell.
@@ -272,7 +280,7 @@ class W3Engine : public Engine {
       Pending& p = pending_[i];
       p.is_resolved = true;
       w3::ReportReachable(
-          *x->nodes.Get(p.f), p.f, p.v, p.partners, pwr_.locksets(), [&](uint64_t id) { return x->nodes.Get(id); },
+          *x->nodes.Get(p.f), p.f, p.v, p.partners, pwr_.locksets(), x->nodes,
           [&](uint64_t g) { p.resolved.push_back(g); }, &stack_);
       p.partners.clear();
     }
@@ -331,11 +339,13 @@ class W3Engine : public Engine {
       partners_.clear();
       w3::SplitConcurrent(&x.rw, v, f_ref, &preds_, &partners_);
       AccessNode& f = x.nodes.Append(ref);
+      f.tid = t;
+      f.clock = f_ref.clock;
       f.lockset = lockset;
       f.write = write;
       f.atomic = op.atomic;
       f.bytes = parts_[i].bytes;
-      for (const w3::NodeRef& p : preds_) f.preds.push_back(p);
+      for (const w3::NodeRef& p : preds_) f.preds.push_back(p.id);
       if (exact_) {
         const bool first = i == 0;
         if (!partners_.empty() || (first && !write_reads_.empty())) {
@@ -374,8 +384,7 @@ class W3Engine : public Engine {
   void ReportFrom(Variable& x, const AccessNode& f, uint64_t f_id, const VectorClock& v,
                   const std::vector<w3::NodeRef>& partners) {
     w3::ReportReachable(
-        f, f_id, v, partners, pwr_.locksets(), [&](uint64_t i) { return x.nodes.Get(i); },
-        [&](uint64_t g) { Report(x, g, f_id); }, &stack_);
+        f, f_id, v, partners, pwr_.locksets(), x.nodes, [&](uint64_t g) { Report(x, g, f_id); }, &stack_);
   }
 
   // Access g of cell x races with f. Accesses spanning several cells may meet in
