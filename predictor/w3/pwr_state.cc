@@ -70,9 +70,17 @@ void PwrState::Acquire(uint32_t t, uint64_t lock, bool shared) {
       Tick(t);
       return;
     }
-  LockHistory* history = &history_[lock];
-  s.held.push_back({lock, shared, 1, s.clock.Get(t), history, history->sections - 1});
-  s.lockset = locksets_.With(s.lockset, lock, shared);
+  std::unique_ptr<LockHistory>& slot = history_[lock];
+  if (!slot) slot = std::make_unique<LockHistory>();
+  LockHistory* history = slot.get();
+  const uint32_t before = s.lockset;
+  s.held.push_back({lock, shared, 1, s.clock.Get(t), history, history->sections - 1, before});
+  if (history->with_from != before || history->with_shared != shared) {
+    history->with_from = before;
+    history->with_shared = shared;
+    history->with_to = locksets_.With(before, lock, shared);
+  }
+  s.lockset = history->with_to;
   Tick(t);
 }
 
@@ -97,8 +105,13 @@ void PwrState::Release(uint32_t t, uint64_t lock) {
   sec.shared = it->shared;
   sec.released.CopyFrom(s.clock);
   ++hist.sections;
+  if (it + 1 == s.held.end() && it->lockset_before != kUnknownLockset) {
+    s.lockset = it->lockset_before;
+  } else {
+    for (auto later = it + 1; later != s.held.end(); ++later) later->lockset_before = kUnknownLockset;
+    s.lockset = locksets_.Without(s.lockset, lock);
+  }
   s.held.erase(it);
-  s.lockset = locksets_.Without(s.lockset, lock);
   Tick(t);
 }
 

@@ -7,9 +7,11 @@
 
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "predictor/common/flat_map.h"
 #include "predictor/common/sync_ops.h"
 #include "predictor/common/vector_clock.h"
 #include "predictor/w3/lockset_table.h"
@@ -59,9 +61,13 @@ class PwrState {
     bool shared;
     uint32_t depth;         // recursive acquisitions; only the outermost pair counts
     ClockValue acquired;    // timestamp of the outermost acquire
-    LockHistory* history;   // the lock's history (stable: unordered_map nodes do not move)
+    LockHistory* history;   // the lock's history (stable: owned by a unique_ptr)
     uint64_t seen;          // history->sections when W3 last ran for this holder
+    // The lockset before the acquire: the one after the release when no lock
+    // taken earlier was released meanwhile (kUnknownLockset then).
+    uint32_t lockset_before;
   };
+  static constexpr uint32_t kUnknownLockset = ~0u;
   struct ThreadState {
     VectorClock clock;
     std::vector<Held> held;
@@ -100,6 +106,10 @@ class PwrState {
     std::vector<SectionList> by_thread;        // by the thread that ran the sections
     std::vector<std::vector<Cursor>> cursors;  // [reader][writer]
     uint64_t sections = 0;                     // sections ever added, by any thread
+    // The last lockset transition by an acquire of this lock (most repeat).
+    uint32_t with_from = kUnknownLockset;
+    bool with_shared = false;
+    uint32_t with_to = 0;
   };
 
   ThreadState& Thread(uint32_t t) {
@@ -113,7 +123,7 @@ class PwrState {
   uint64_t ring_mask_;
   uint64_t dropped_ = 0;
   std::vector<ThreadState> threads_;
-  std::unordered_map<uint64_t, LockHistory> history_;
+  FlatMap64<std::unique_ptr<LockHistory>> history_;
   std::unordered_map<uint64_t, VectorClock> signals_;
   LocksetTable locksets_;
 };
