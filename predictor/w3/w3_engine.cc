@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -131,14 +132,23 @@ struct Cell {
 };
 
 // The cells of one word (at most eight: their bytes are disjoint), inline: the
-// word's entry in the map leads straight to the variable.
+// word's entry in the map leads straight to the variable. Each byte knows its
+// cell, so the common access (exactly the bytes of one cell) needs no scan.
 class Word {
  public:
   template <typename Fn>
   void ForEach(Fn&& fn) {
     for (uint8_t i = 0; i < count_; ++i) fn(cells_[i]);
   }
-  const Cell& Add(Cell c) { return cells_[count_++] = std::move(c); }
+  // The cell whose bytes are exactly `bytes` (not 0), or null.
+  const Cell* Exact(uint8_t bytes) const {
+    const uint8_t i = cell_of_[std::countr_zero(bytes)];
+    return i != kNone && cells_[i].bytes == bytes ? &cells_[i] : nullptr;
+  }
+  const Cell& Add(Cell c) {
+    Index(c.bytes, count_);
+    return cells_[count_++] = std::move(c);
+  }
   // Removes the cells for which `drop(Cell&)` says so.
   template <typename Fn>
   void EraseIf(Fn&& drop) {
@@ -147,10 +157,19 @@ class Word {
       if (!drop(cells_[i])) cells_[kept++] = std::move(cells_[i]);
     for (uint8_t i = kept; i < count_; ++i) cells_[i] = Cell();
     count_ = kept;
+    std::fill(std::begin(cell_of_), std::end(cell_of_), kNone);
+    for (uint8_t i = 0; i < count_; ++i) Index(cells_[i].bytes, i);
   }
 
  private:
+  static constexpr uint8_t kNone = 0xff;
+  void Index(uint8_t bytes, uint8_t cell) {
+    for (unsigned b = 0; b < 8; ++b)
+      if (bytes & (1u << b)) cell_of_[b] = cell;
+  }
+
   uint8_t count_ = 0;  // first: read with the first cell, in one cache line
+  uint8_t cell_of_[8] = {kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
   Cell cells_[8];
 };
 
@@ -238,6 +257,10 @@ class W3Engine : public Engine {
   // cell for bytes no access touched before.
   void AddParts(uint64_t w, uint8_t bytes) {
     Word& word = vars_[w];
+    if (const Cell* c = word.Exact(bytes)) {
+      parts_.push_back({c->var.get(), bytes});
+      return;
+    }
     uint8_t covered = 0;
     word.ForEach([&](const Cell& c) {
       if (const uint8_t shared = c.bytes & bytes) {
