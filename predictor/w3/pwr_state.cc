@@ -46,13 +46,13 @@ bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h) {
 void PwrState::W3(uint32_t t) {
   ThreadState& s = Thread(t);
   if (s.held.empty()) return;
-  // Nothing to do unless t's clock grew from outside or a held lock's history did
-  // (own ticks do not order other threads' acquires before t).
-  bool stale = s.dirty;
-  for (const Held& h : s.held) stale |= h.seen != h.history->sections;
-  if (!stale) return;
+  // A held lock needs a look only if t's clock grew from outside or the lock's
+  // history did (own ticks do not order other threads' acquires before t);
+  // otherwise the last look left its cursors where this one would.
+  bool grew = false;
+  for (const Held& h : s.held)
+    if (s.dirty || h.seen != h.history->sections) grew |= JoinOrderedSections(t, s, h);
   // A joined release clock may order further acquires before t: repeat to a fixpoint.
-  bool grew = true;
   while (grew) {
     grew = false;
     for (const Held& h : s.held) grew |= JoinOrderedSections(t, s, h);
