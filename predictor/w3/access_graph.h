@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "predictor/common/vector_clock.h"
@@ -25,40 +26,50 @@ struct NodeRef {
   bool Before(const VectorClock& v) const { return clock <= v.Get(tid); }
 };
 
-// The edge predecessors of an access: at most one per other thread in practice
-// (RW(x) holds mutually concurrent accesses), so a few are kept inline.
+// The edge predecessors of an access, by id: at most one per other thread in
+// practice (RW(x) holds mutually concurrent accesses), so a few are kept inline.
 class PredList {
  public:
+  // Keeps the overflow storage: a reused node slot does not allocate again.
   void clear() {
     size_ = 0;
-    more_.clear();
+    if (more_) more_->clear();
   }
-  void push_back(const NodeRef& r) {
-    if (size_ < kInline) inline_[size_] = r;
-    else more_.push_back(r);
+  void push_back(uint64_t id) {
+    if (size_ < kInline) {
+      inline_[size_] = id;
+    } else {
+      if (!more_) more_ = std::make_unique<std::vector<uint64_t>>();
+      more_->push_back(id);
+    }
     ++size_;
   }
   uint32_t size() const { return size_; }
-  const NodeRef& operator[](uint32_t i) const { return i < kInline ? inline_[i] : more_[i - kInline]; }
+  uint64_t operator[](uint32_t i) const { return i < kInline ? inline_[i] : (*more_)[i - kInline]; }
 
  private:
   static constexpr uint32_t kInline = 4;
-  NodeRef inline_[kInline];
   uint32_t size_ = 0;
-  std::vector<NodeRef> more_;
+  uint64_t inline_[kInline];
+  std::unique_ptr<std::vector<uint64_t>> more_;
 };
 
-// One read or write of one 8-byte word as the graph remembers it: lockset, kind,
-// the bytes of the word it touched, and edge predecessors. Its epoch travels in
-// the NodeRefs that point to it; the event to report is kept apart (cold data).
-struct AccessNode {
+// One read or write of one 8-byte word as the graph remembers it: epoch,
+// lockset, kind, the bytes of the word it touched, and edge predecessors, in one
+// cache line; the event to report and the traversal stamp are kept by the store.
+struct alignas(64) AccessNode {
+  uint32_t tid = 0;
+  ClockValue clock = 0;
   uint32_t lockset = 0;
   bool write = false;
   bool atomic = false;  // two atomic accesses never race
   uint8_t bytes = 0;    // bytes of the word; a free clears them
-  uint64_t mark = 0;  // traversal stamp (the id of the last f that visited it, + 1)
-  PredList preds;     // edges g ≺ this
+  PredList preds;       // edges g ≺ this
+
+  // The access is PWR-ordered before the event whose clock is `v`.
+  bool Before(const VectorClock& v) const { return clock <= v.Get(tid); }
 };
+static_assert(sizeof(AccessNode) == 64);
 
 // Splits RW(x) for a new access `f` with clock `v`: ordered entries become f's
 // predecessors (edges), concurrent ones its candidate partners (conc); RW(x)
@@ -84,28 +95,33 @@ inline void SplitConcurrent(std::vector<NodeRef>* rw, const VectorClock& v, cons
 // lock with it (TR Def. 4.4 and Lemma 4.7). Accesses of other bytes of the word
 // are walked through like any other: reachability only follows the order. A reached g ordered
 // before f is not expanded: everything before g is before f too (TR App. G.3).
-// `node(id)` returns the access, or null when a bounded store forgot it.
-template <typename NodeFn, typename ReportFn>
+// `nodes.Get(id)` returns the access, or null when a bounded store forgot it;
+// `nodes.Mark(id)` is its traversal stamp (the id of the last f that visited it, + 1).
+template <typename NodeStore, typename ReportFn>
 void ReportReachable(const AccessNode& f, uint64_t f_id, const VectorClock& v, const std::vector<NodeRef>& partners,
-                     const LocksetTable& locksets, NodeFn&& node, ReportFn&& report, std::vector<uint64_t>* stack) {
+                     const LocksetTable& locksets, NodeStore& nodes, ReportFn&& report, std::vector<uint64_t>* stack) {
   stack->clear();
   const uint64_t stamp = f_id + 1;
-  auto visit = [&](const NodeRef& r) {
-    if (r.Before(v)) return;
-    AccessNode* n = node(r.id);
-    if (n == nullptr || n->mark == stamp) return;
-    n->mark = stamp;
-    stack->push_back(r.id);
+  auto visit = [&](uint64_t id) {
+    uint64_t& mark = nodes.Mark(id);
+    if (mark == stamp) return;
+    mark = stamp;
+    stack->push_back(id);
   };
-  for (const NodeRef& r : partners) visit(r);
+  for (const NodeRef& r : partners)
+    if (!r.Before(v) && nodes.Get(r.id) != nullptr) visit(r.id);
   while (!stack->empty()) {
     const uint64_t g_id = stack->back();
     stack->pop_back();
-    const AccessNode* g = node(g_id);
+    const AccessNode* g = nodes.Get(g_id);
     if ((g->bytes & f.bytes) != 0 && (g->write || f.write) && !(g->atomic && f.atomic) &&
         locksets.Disjoint(g->lockset, f.lockset))
       report(g_id);
-    for (uint32_t i = 0; i < g->preds.size(); ++i) visit(g->preds[i]);
+    for (uint32_t i = 0; i < g->preds.size(); ++i) {
+      const uint64_t id = g->preds[i];
+      const AccessNode* n = nodes.Get(id);
+      if (n != nullptr && !n->Before(v)) visit(id);
+    }
   }
 }
 

@@ -29,7 +29,7 @@ bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h) {
     const ClockValue seen = s.clock.Get(j);
     const Section* newest = nullptr;
     while (cur < list.end) {
-      const Section& sec = list.at(cur, history_bound_);
+      const Section& sec = list.at(cur, ring_mask_);
       if (sec.acquired > seen) break;  // acquire not ordered before t's event
       // Two read-mode sections do not exclude each other: no order between them.
       if (!(h.shared && sec.shared)) newest = &sec;
@@ -46,13 +46,13 @@ bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h) {
 void PwrState::W3(uint32_t t) {
   ThreadState& s = Thread(t);
   if (s.held.empty()) return;
-  // Nothing to do unless t's clock grew from outside or a held lock's history did
-  // (own ticks do not order other threads' acquires before t).
-  bool stale = s.dirty;
-  for (const Held& h : s.held) stale |= h.seen != h.history->sections;
-  if (!stale) return;
+  // A held lock needs a look only if t's clock grew from outside or the lock's
+  // history did (own ticks do not order other threads' acquires before t);
+  // otherwise the last look left its cursors where this one would.
+  bool grew = false;
+  for (const Held& h : s.held)
+    if (s.dirty || h.seen != h.history->sections) grew |= JoinOrderedSections(t, s, h);
   // A joined release clock may order further acquires before t: repeat to a fixpoint.
-  bool grew = true;
   while (grew) {
     grew = false;
     for (const Held& h : s.held) grew |= JoinOrderedSections(t, s, h);
@@ -70,9 +70,17 @@ void PwrState::Acquire(uint32_t t, uint64_t lock, bool shared) {
       Tick(t);
       return;
     }
-  LockHistory* history = &history_[lock];
-  s.held.push_back({lock, shared, 1, s.clock.Get(t), history, history->sections - 1});
-  s.lockset = locksets_.With(s.lockset, lock, shared);
+  std::unique_ptr<LockHistory>& slot = history_[lock];
+  if (!slot) slot = std::make_unique<LockHistory>();
+  LockHistory* history = slot.get();
+  const uint32_t before = s.lockset;
+  s.held.push_back({lock, shared, 1, s.clock.Get(t), history, history->sections - 1, before});
+  if (history->with_from != before || history->with_shared != shared) {
+    history->with_from = before;
+    history->with_shared = shared;
+    history->with_to = locksets_.With(before, lock, shared);
+  }
+  s.lockset = history->with_to;
   Tick(t);
 }
 
@@ -92,13 +100,18 @@ void PwrState::Release(uint32_t t, uint64_t lock) {
   if (hist.by_thread.size() <= t) hist.by_thread.resize(t + 1);
   SectionList& list = hist.by_thread[t];
   if (history_bound_ != 0 && list.end >= history_bound_) ++dropped_;
-  Section& sec = list.Append(history_bound_);
+  Section& sec = list.Append(ring_mask_);
   sec.acquired = it->acquired;
   sec.shared = it->shared;
   sec.released.CopyFrom(s.clock);
   ++hist.sections;
+  if (it + 1 == s.held.end() && it->lockset_before != kUnknownLockset) {
+    s.lockset = it->lockset_before;
+  } else {
+    for (auto later = it + 1; later != s.held.end(); ++later) later->lockset_before = kUnknownLockset;
+    s.lockset = locksets_.Without(s.lockset, lock);
+  }
   s.held.erase(it);
-  s.lockset = locksets_.Without(s.lockset, lock);
   Tick(t);
 }
 

@@ -5,10 +5,13 @@
 // share it; the history is bounded for w3-linear and unbounded for the exact w3.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
+#include "predictor/common/flat_map.h"
 #include "predictor/common/sync_ops.h"
 #include "predictor/common/vector_clock.h"
 #include "predictor/w3/lockset_table.h"
@@ -18,7 +21,8 @@ namespace seer::w3 {
 class PwrState {
  public:
   // `history_bound`: critical sections kept per (lock, thread); 0 = all of them.
-  explicit PwrState(uint64_t history_bound) : history_bound_(history_bound) {}
+  explicit PwrState(uint64_t history_bound)
+      : history_bound_(history_bound), ring_mask_(history_bound == 0 ? ~0ull : std::bit_ceil(history_bound) - 1) {}
 
   // The clock of thread t; its own entry is the timestamp of t's next event.
   const VectorClock& Clock(uint32_t t) { return Thread(t).clock; }
@@ -57,9 +61,13 @@ class PwrState {
     bool shared;
     uint32_t depth;         // recursive acquisitions; only the outermost pair counts
     ClockValue acquired;    // timestamp of the outermost acquire
-    LockHistory* history;   // the lock's history (stable: unordered_map nodes do not move)
+    LockHistory* history;   // the lock's history (stable: owned by a unique_ptr)
     uint64_t seen;          // history->sections when W3 last ran for this holder
+    // The lockset before the acquire: the one after the release when no lock
+    // taken earlier was released meanwhile (kUnknownLockset then).
+    uint32_t lockset_before;
   };
+  static constexpr uint32_t kUnknownLockset = ~0u;
   struct ThreadState {
     VectorClock clock;
     std::vector<Held> held;
@@ -77,15 +85,17 @@ class PwrState {
   // its clocks once the bound is reached. Release clocks grow along the list, so
   // joining the newest section whose acquire is ordered before an event covers all
   // earlier ones: each reader keeps cursors and joins once.
+  // The ring holds a power of two of sections (no division), at least the bound.
   struct SectionList {
     std::vector<Section> ring;
     uint64_t end = 0;  // absolute number of sections ever added
     uint64_t first(uint64_t bound) const { return bound == 0 || end < bound ? 0 : end - bound; }
-    const Section& at(uint64_t n, uint64_t bound) const { return ring[bound == 0 ? n : n % bound]; }
-    Section& Append(uint64_t bound) {
+    // `mask`: the ring's capacity - 1, or all ones when unbounded.
+    const Section& at(uint64_t n, uint64_t mask) const { return ring[n & mask]; }
+    Section& Append(uint64_t mask) {
       const uint64_t n = end++;
-      if (bound == 0 || ring.size() < bound) return ring.emplace_back();
-      return ring[n % bound];
+      if (n <= mask && ring.size() <= n) return ring.emplace_back();
+      return ring[n & mask];
     }
   };
   struct Cursor {
@@ -96,6 +106,10 @@ class PwrState {
     std::vector<SectionList> by_thread;        // by the thread that ran the sections
     std::vector<std::vector<Cursor>> cursors;  // [reader][writer]
     uint64_t sections = 0;                     // sections ever added, by any thread
+    // The last lockset transition by an acquire of this lock (most repeat).
+    uint32_t with_from = kUnknownLockset;
+    bool with_shared = false;
+    uint32_t with_to = 0;
   };
 
   ThreadState& Thread(uint32_t t) {
@@ -106,9 +120,10 @@ class PwrState {
   bool JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h);
 
   uint64_t history_bound_;
+  uint64_t ring_mask_;
   uint64_t dropped_ = 0;
   std::vector<ThreadState> threads_;
-  std::unordered_map<uint64_t, LockHistory> history_;
+  FlatMap64<std::unique_ptr<LockHistory>> history_;
   std::unordered_map<uint64_t, VectorClock> signals_;
   LocksetTable locksets_;
 };

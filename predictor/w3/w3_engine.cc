@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <iterator>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -21,40 +22,53 @@ namespace {
 using w3::AccessNode;
 
 // A variable's accesses, by id (0, 1, ... in trace order). With a bound, only the
-// last `bound` are kept (the edges of older ones are forgotten).
+// last `bound` are kept (the edges of older ones are forgotten). Every access
+// writes a slot last used long ago (a cache miss): a node, its event and its
+// traversal stamp share one 128-byte slot, a pair of cache lines fetched together.
 class NodeStore {
  public:
   explicit NodeStore(uint64_t bound) : bound_(bound), capacity_(std::bit_ceil(bound)) {}
   uint64_t next_id() const { return next_; }
   AccessNode* Get(uint64_t id) {
     if (id >= next_ || (bound_ != 0 && id + bound_ < next_)) return nullptr;
-    return &slots_[Slot(id)];
+    return &slots_[Slot(id)].node;
   }
-  // The event of a node that Get() returns.
-  const EventRef& Ref(uint64_t id) const { return refs_[Slot(id)]; }
+  // The event and the traversal stamp of a node that Get() returns.
+  const EventRef& Ref(uint64_t id) const { return slots_[Slot(id)].ref; }
+  uint64_t& Mark(uint64_t id) { return slots_[Slot(id)].mark; }
   // Appends a node for `ref`; returns it for filling (its slot may be a reused one).
   AccessNode& Append(const EventRef& ref) {
     const uint64_t id = next_++;
     if (bound_ == 0 || slots_.size() < capacity_) {
-      refs_.push_back(ref);
-      return slots_.emplace_back();
+      NodeSlot& s = slots_.emplace_back();
+      s.ref = ref;
+      return s.node;
     }
-    refs_[Slot(id)] = ref;
-    AccessNode& n = slots_[Slot(id)];
-    n.preds.clear();
-    n.mark = 0;
-    return n;
+    // The next access to this variable reuses the next slot, last used `capacity_`
+    // accesses ago: ask for it now, so that it waits in cache instead of memory.
+    const NodeSlot* next = &slots_[Slot(id + 1)];
+    __builtin_prefetch(next, 1, 2);
+    __builtin_prefetch(reinterpret_cast<const char*>(next) + 64, 1, 2);
+    NodeSlot& s = slots_[Slot(id)];
+    s.ref = ref;
+    s.mark = 0;
+    s.node.preds.clear();
+    return s.node;
   }
 
  private:
+  struct alignas(128) NodeSlot {
+    AccessNode node;
+    EventRef ref;
+    uint64_t mark = 0;
+  };
   // The ring holds a power of two of slots (no division), at least `bound_`.
   size_t Slot(uint64_t id) const { return bound_ != 0 ? id & (capacity_ - 1) : id; }
 
   uint64_t bound_;
   uint64_t capacity_;
   uint64_t next_ = 0;
-  std::vector<AccessNode> slots_;
-  std::vector<EventRef> refs_;
+  std::vector<NodeSlot> slots_;
 };
 
 // The last write of some bytes of a cell.
@@ -118,14 +132,23 @@ struct Cell {
 };
 
 // The cells of one word (at most eight: their bytes are disjoint), inline: the
-// word's entry in the map leads straight to the variable.
+// word's entry in the map leads straight to the variable. Each byte knows its
+// cell, so the common access (exactly the bytes of one cell) needs no scan.
 class Word {
  public:
   template <typename Fn>
   void ForEach(Fn&& fn) {
     for (uint8_t i = 0; i < count_; ++i) fn(cells_[i]);
   }
-  const Cell& Add(Cell c) { return cells_[count_++] = std::move(c); }
+  // The cell whose bytes are exactly `bytes` (not 0), or null.
+  const Cell* Exact(uint8_t bytes) const {
+    const uint8_t i = cell_of_[std::countr_zero(bytes)];
+    return i != kNone && cells_[i].bytes == bytes ? &cells_[i] : nullptr;
+  }
+  const Cell& Add(Cell c) {
+    Index(c.bytes, count_);
+    return cells_[count_++] = std::move(c);
+  }
   // Removes the cells for which `drop(Cell&)` says so.
   template <typename Fn>
   void EraseIf(Fn&& drop) {
@@ -134,10 +157,19 @@ class Word {
       if (!drop(cells_[i])) cells_[kept++] = std::move(cells_[i]);
     for (uint8_t i = kept; i < count_; ++i) cells_[i] = Cell();
     count_ = kept;
+    std::fill(std::begin(cell_of_), std::end(cell_of_), kNone);
+    for (uint8_t i = 0; i < count_; ++i) Index(cells_[i].bytes, i);
   }
 
  private:
+  static constexpr uint8_t kNone = 0xff;
+  void Index(uint8_t bytes, uint8_t cell) {
+    for (unsigned b = 0; b < 8; ++b)
+      if (bytes & (1u << b)) cell_of_[b] = cell;
+  }
+
   uint8_t count_ = 0;  // first: read with the first cell, in one cache line
+  uint8_t cell_of_[8] = {kNone, kNone, kNone, kNone, kNone, kNone, kNone, kNone};
   Cell cells_[8];
 };
 
@@ -225,6 +257,10 @@ class W3Engine : public Engine {
   // cell for bytes no access touched before.
   void AddParts(uint64_t w, uint8_t bytes) {
     Word& word = vars_[w];
+    if (const Cell* c = word.Exact(bytes)) {
+      parts_.push_back({c->var.get(), bytes});
+      return;
+    }
     uint8_t covered = 0;
     word.ForEach([&](const Cell& c) {
       if (const uint8_t shared = c.bytes & bytes) {
@@ -272,7 +308,7 @@ class W3Engine : public Engine {
       Pending& p = pending_[i];
       p.is_resolved = true;
       w3::ReportReachable(
-          *x->nodes.Get(p.f), p.f, p.v, p.partners, pwr_.locksets(), [&](uint64_t id) { return x->nodes.Get(id); },
+          *x->nodes.Get(p.f), p.f, p.v, p.partners, pwr_.locksets(), x->nodes,
           [&](uint64_t g) { p.resolved.push_back(g); }, &stack_);
       p.partners.clear();
     }
@@ -331,11 +367,13 @@ class W3Engine : public Engine {
       partners_.clear();
       w3::SplitConcurrent(&x.rw, v, f_ref, &preds_, &partners_);
       AccessNode& f = x.nodes.Append(ref);
+      f.tid = t;
+      f.clock = f_ref.clock;
       f.lockset = lockset;
       f.write = write;
       f.atomic = op.atomic;
       f.bytes = parts_[i].bytes;
-      for (const w3::NodeRef& p : preds_) f.preds.push_back(p);
+      for (const w3::NodeRef& p : preds_) f.preds.push_back(p.id);
       if (exact_) {
         const bool first = i == 0;
         if (!partners_.empty() || (first && !write_reads_.empty())) {
@@ -374,8 +412,7 @@ class W3Engine : public Engine {
   void ReportFrom(Variable& x, const AccessNode& f, uint64_t f_id, const VectorClock& v,
                   const std::vector<w3::NodeRef>& partners) {
     w3::ReportReachable(
-        f, f_id, v, partners, pwr_.locksets(), [&](uint64_t i) { return x.nodes.Get(i); },
-        [&](uint64_t g) { Report(x, g, f_id); }, &stack_);
+        f, f_id, v, partners, pwr_.locksets(), x.nodes, [&](uint64_t g) { Report(x, g, f_id); }, &stack_);
   }
 
   // Access g of cell x races with f. Accesses spanning several cells may meet in

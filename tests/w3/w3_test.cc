@@ -88,6 +88,17 @@ TEST(W3, CountsRacyEventsLocationsAndPairs) {
   EXPECT_EQ(f.races[0].racy_locations, 2u);
 }
 
+// The lockset after a release: the one before the matching acquire when locks
+// are released in reverse order, recomputed when an earlier lock went first.
+TEST(W3, LocksetsAfterReleasesInAnyOrder) {
+  auto out_of_order = MakePaperTrace({"T1|acq(a)", "T1|acq(b)", "T1|rel(a)", "T1|rel(b)", "T1|w(x)", "T2|acq(a)",
+                                      "T2|w(x)", "T2|rel(a)"});
+  EXPECT_EQ(W3Pairs(out_of_order.events()), (Pairs{{5, 7}}));
+  auto nested = MakePaperTrace({"T1|acq(a)", "T1|acq(b)", "T1|rel(b)", "T1|w(x)", "T1|rel(a)", "T2|acq(a)",
+                                "T2|w(x)", "T2|rel(a)", "T1|w(x)"});
+  EXPECT_EQ(W3Pairs(nested.events()), (Pairs{{7, 9}}));
+}
+
 TEST(W3, SharedSectionsDoNotProtect) {
   TraceBuilder b;
   b.Acquire("T1", "l", 1, LockMode::kShared).Write("T1", "x", 2).Release("T1", "l", 3, LockMode::kShared);
