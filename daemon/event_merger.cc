@@ -1,6 +1,7 @@
 // The merger: reorder window, per-thread queues behind closed gates, lock state.
 #include "daemon/event_merger.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace seer::daemon {
@@ -63,10 +64,30 @@ Status EventMerger::BeginThread(pid_t os_tid, int64_t parent, const std::string&
   return Put(t.tid, EventKind::kThreadBegin, 0, 0, 0);
 }
 
-void EventMerger::Add(const sync_event& e) { window_.push(Record{e, next_seq_++}); }
+// An acquire is recorded when its thread enters the lock call, but the thread
+// may get the lock much later: two threads that enter while it is taken are
+// ordered by who got it, not by who asked first. Nothing of the thread happens
+// between getting the lock and its next record, so the acquire is placed just
+// before that record, after every release that other threads made before it
+// (a lock has one holder at a time). Without this, a waiter that asked first
+// would be shown acquiring before the thread that really held the lock, and the
+// accesses both made under it would look unordered.
+void EventMerger::Add(const sync_event& e) {
+  const pid_t os = static_cast<pid_t>(e.tid);
+  auto waiting = placing_.find(os);
+  if (waiting != placing_.end()) {
+    Record a = waiting->second;
+    placing_.erase(waiting);
+    a.key = std::max(a.e.ts, e.ts > 0 ? e.ts - 1 : 0);
+    window_.push(a);
+  }
+  Record r{e, next_seq_++, e.ts};
+  if (e.kind == SEER_EV_ACQUIRE) placing_.emplace(os, r);
+  else window_.push(r);
+}
 
 Status EventMerger::Advance(uint64_t watermark_ns) {
-  while (!window_.empty() && window_.top().e.ts <= watermark_ns) {
+  while (!window_.empty() && window_.top().key <= watermark_ns) {
     Record r = window_.top();
     window_.pop();
     Status st = Dispatch(r);
@@ -76,14 +97,21 @@ Status EventMerger::Advance(uint64_t watermark_ns) {
 }
 
 Status EventMerger::Finish() {
+  // Acquires whose thread never moved on (it ended in the lock, or its next
+  // record was lost) keep the time they were recorded at.
+  for (auto& [os, a] : placing_) window_.push(a);
+  placing_.clear();
   Status st = Advance(UINT64_MAX);
   if (!st.ok()) return st;
   return Retry(/*force=*/true);
 }
 
 Status EventMerger::Dispatch(const Record& r) {
-  if (r.e.ts < last_released_ts_) ++stats_.late;
-  else last_released_ts_ = r.e.ts;
+  // An acquire placed at its thread's next record may fall behind the window
+  // on purpose (the thread held the lock a long time); only records that
+  // arrived late count as late.
+  if (r.key < last_released_ts_) stats_.late += r.key == r.e.ts;
+  else last_released_ts_ = r.key;
   if (r.e.kind == SEER_EV_CLONE) announced_.insert(static_cast<pid_t>(r.e.object));
   Thread& t = ThreadFor(static_cast<pid_t>(r.e.tid));
   if (!t.queue.empty() || !CanEmit(t, r.e)) {

@@ -61,8 +61,9 @@ class EventMerger {
   };
   const Origin& origin() const { return origin_; }
 
-  // True while records of `os_tid` wait behind a closed gate (not emitted yet).
-  bool Holds(pid_t os_tid) const { return blocked_.count(os_tid) > 0; }
+  // True while records of `os_tid` wait behind a closed gate or an acquire waits
+  // for its thread's next record (not emitted yet).
+  bool Holds(pid_t os_tid) const { return blocked_.count(os_tid) > 0 || placing_.count(os_tid) > 0; }
 
   const MergeStats& stats() const { return stats_; }
   // The thread table so far (names from thread exit, or set by SetThreadName).
@@ -75,7 +76,8 @@ class EventMerger {
   struct Record {
     sync_event e;
     uint64_t seq;
-    bool operator>(const Record& o) const { return e.ts != o.e.ts ? e.ts > o.e.ts : seq > o.seq; }
+    uint64_t key;  // sort time: e.ts, or for an acquire the time its thread moved on
+    bool operator>(const Record& o) const { return key != o.key ? key > o.key : seq > o.seq; }
   };
 
   struct Thread {
@@ -114,6 +116,8 @@ class EventMerger {
   uint64_t next_seq_ = 0;
   uint64_t last_released_ts_ = 0;
   std::priority_queue<Record, std::vector<Record>, std::greater<Record>> window_;
+  // Per thread, an acquire whose place waits for the thread's next record (see Add).
+  std::unordered_map<pid_t, Record> placing_;
   std::unordered_map<pid_t, Thread> threads_;
   std::vector<pid_t> by_tid_;            // seer tid -> os tid
   std::set<pid_t> blocked_;              // threads with a non-empty queue

@@ -44,13 +44,36 @@ TEST_F(MergerTest, AcquireStampedBeforeTheHoldersReleaseWaitsForIt) {
   merger_.Add(Rec(10, 100, SEER_EV_CLONE, 101));
   merger_.Add(Rec(20, 100, SEER_EV_ACQUIRE, 7));
   merger_.Add(Rec(30, 101, SEER_EV_ACQUIRE, 7));  // entered lock while main holds it
-  merger_.Add(Rec(35, 101, SEER_EV_SIGNAL, 9));   // after its acquire in program order
   merger_.Add(Rec(40, 100, SEER_EV_RELEASE, 7));
+  merger_.Add(Rec(45, 101, SEER_EV_SIGNAL, 9));   // after its acquire in program order
   merger_.Add(Rec(50, 101, SEER_EV_RELEASE, 7));
   ASSERT_TRUE(merger_.Finish().ok());
   EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "0:fork:1", "1:thread_begin:0", "0:acquire:7",
                                                "0:release:7", "1:acquire:7", "1:signal:9", "1:release:7"}));
   EXPECT_EQ(merger_.stats().forced, 0u);
+}
+
+// The lock is free when main enters pthread_mutex_lock (t1 is inside a cond
+// wait), but t1 wakes first and takes it back: main's next record (its release)
+// comes after t1's release, so main's acquire goes after it. Placed at its entry
+// time instead, main's acquire would precede t1's hold and the accesses both
+// made under the lock would look unordered (a false race).
+TEST_F(MergerTest, AcquireIsPlacedWhereItsThreadMovedOn) {
+  ASSERT_TRUE(merger_.BeginThread(100, -1, "main").ok());
+  ASSERT_TRUE(merger_.BeginThread(101, -1, "t1").ok());
+  merger_.Add(Rec(10, 101, SEER_EV_ACQUIRE, 7));
+  merger_.Add(Rec(12, 101, SEER_EV_COND_WAIT_BEGIN, 5, 7));  // releases 7
+  merger_.Add(Rec(20, 100, SEER_EV_SIGNAL, 5));
+  merger_.Add(Rec(25, 100, SEER_EV_ACQUIRE, 7));             // enters the lock call
+  merger_.Add(Rec(30, 101, SEER_EV_COND_WAIT_END, 5, 7));    // returned holding 7
+  merger_.Add(Rec(40, 101, SEER_EV_RELEASE, 7));
+  merger_.Add(Rec(50, 100, SEER_EV_RELEASE, 7));
+  ASSERT_TRUE(merger_.Finish().ok());
+  EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "1:thread_begin:0", "1:acquire:7",
+                                               "1:cond_wait_begin:5", "0:signal:5", "1:cond_wait_end:5",
+                                               "1:release:7", "0:acquire:7", "0:release:7"}));
+  EXPECT_EQ(merger_.stats().forced, 0u);
+  EXPECT_EQ(merger_.stats().late, 0u);
 }
 
 TEST_F(MergerTest, ReorderWindowSortsByTimestamp) {
@@ -79,15 +102,16 @@ TEST_F(MergerTest, RecursiveMutexCountsOnlyTheOutermostPair) {
 TEST_F(MergerTest, SharedHoldersExcludeOnlyWriters) {
   ASSERT_TRUE(merger_.BeginThread(100, -1, "a").ok());
   ASSERT_TRUE(merger_.BeginThread(101, -1, "b").ok());
-  merger_.Add(Rec(1, 100, SEER_EV_ACQUIRE, 7, 0, 1));
-  merger_.Add(Rec(2, 101, SEER_EV_ACQUIRE, 7, 0, 1));  // second reader: not blocked
-  merger_.Add(Rec(3, 101, SEER_EV_RELEASE, 7));
-  merger_.Add(Rec(4, 101, SEER_EV_ACQUIRE, 7, 0, 0));  // writer waits for reader a
-  merger_.Add(Rec(5, 100, SEER_EV_RELEASE, 7));
+  merger_.Add(Rec(10, 100, SEER_EV_ACQUIRE, 7, 0, 1));
+  merger_.Add(Rec(15, 100, SEER_EV_SIGNAL, 9));            // reader a holds it from here
+  merger_.Add(Rec(20, 101, SEER_EV_ACQUIRE, 7, 0, 1));     // second reader: not blocked
+  merger_.Add(Rec(30, 101, SEER_EV_RELEASE, 7));
+  merger_.Add(Rec(40, 101, SEER_EV_ACQUIRE, 7, 0, 0));     // writer waits for reader a
+  merger_.Add(Rec(50, 100, SEER_EV_RELEASE, 7));
   ASSERT_TRUE(merger_.Finish().ok());
-  EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "1:thread_begin:0", "0:acquire:7", "1:acquire:7",
-                                               "1:release:7", "0:release:7", "1:acquire:7"}));
-  EXPECT_EQ(out_[4].mode, static_cast<uint8_t>(LockMode::kShared));
+  EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "1:thread_begin:0", "0:acquire:7", "0:signal:9",
+                                               "1:acquire:7", "1:release:7", "0:release:7", "1:acquire:7"}));
+  EXPECT_EQ(out_[5].mode, static_cast<uint8_t>(LockMode::kShared));
   EXPECT_EQ(out_.back().mode, static_cast<uint8_t>(LockMode::kExclusive));
 }
 
