@@ -56,10 +56,7 @@ RealFunction<TimedFn> real_sem_timedwait("sem_timedwait");
 // when it precedes its first access. The wrappers then forward at once as a
 // tail call, so that the probed libc function sees the program's own call site
 // as its return address, as it would without the runtime.
-// Every wrapper first publishes the thread's records: a thread that blocks here
-// (or whose call the probes stamp) has its accesses visible to the drainer.
 SEER_RT_INLINE bool ProbesRecordSync() {
-  if (ThreadState* ts = tls_state) Publish(ts);
   if (__builtin_expect(g_rt.sync_inproc, 1)) return false;
   if (g_rt.active) CurrentThread();
   return true;

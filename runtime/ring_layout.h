@@ -11,7 +11,7 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 3;
+inline constexpr uint32_t kShmVersion = 2;
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`).
@@ -44,10 +44,9 @@ struct alignas(64) ShmHeader {
 
 enum RingState : uint32_t { kRingFree = 0, kRingClaimed = 1, kRingRunning = 2, kRingEnded = 3 };
 
-// One per thread. The producer owns `head`, `lost` and `producer`; the drainer
-// owns `tail`.
+// One per thread. The producer owns `head` and `lost`; the drainer owns `tail`.
 struct alignas(64) RingDesc {
-  std::atomic<uint64_t> head;  // words published by the producer (all written, lazily)
+  std::atomic<uint64_t> head;  // words written and published by the producer
   std::atomic<uint32_t> state;
   int32_t parent;              // ring of the creating thread, -1 if none
   int64_t os_tid;              // kernel thread id, written by the thread itself
@@ -56,17 +55,7 @@ struct alignas(64) RingDesc {
   uint32_t pad_;
   std::atomic<uint64_t> lost[kLostKinds];  // records dropped on overflow, by kind
   alignas(64) std::atomic<uint64_t> tail;  // words consumed by the drainer
-  // The producing thread's own state (the runtime's ThreadState), on a line of
-  // its own. Its first word counts the words written, published or not: the
-  // runtime publishes `head` at its ordered records, at every pthread call, at
-  // thread end and at least every quarter ring rather than per access, and the
-  // drainer reads the count here only once the target is gone.
-  alignas(64) uint64_t producer[8];
 };
-
-// Words the producer wrote, published or not. Only meaningful to the drainer
-// once the producing process is gone.
-inline uint64_t WrittenWords(const RingDesc& d) { return d.producer[0]; }
 
 inline size_t ShmBytes(uint32_t max_rings, uint64_t ring_words) {
   return sizeof(ShmHeader) + sizeof(RingDesc) * max_rings + max_rings * ring_words * 8;

@@ -10,9 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdlib>
-#include <new>
 
 namespace seer::rt {
 
@@ -22,17 +20,10 @@ __thread ThreadState* tls_state __attribute__((tls_model("initial-exec"))) = nul
 
 namespace {
 
+__thread ThreadState tls_storage __attribute__((tls_model("initial-exec")));
 // Set once the thread's kThreadEnd is written (or it found no ring): no more records.
 __thread bool tls_finished __attribute__((tls_model("initial-exec"))) = false;
 __thread bool tls_attaching __attribute__((tls_model("initial-exec"))) = false;
-
-// The next limit of a thread's head: the drainer's free space, but at most a
-// quarter ring past the head, so that records are published (MakeRoom) at
-// least that often even by a thread that makes no pthread call.
-uint64_t NextLimit(const ThreadState* ts, uint64_t tail, uint64_t words) {
-  const uint64_t capacity = ts->mask + 1;
-  return std::min(tail + capacity, ts->head + words + capacity / 4);
-}
 
 std::atomic<int> init_state{0};  // 0 not started, 1 running, 2 done
 pthread_key_t thread_end_key;
@@ -92,7 +83,6 @@ void FinishThread(bool free_stack) {
     }
   }
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadEnd, 0, 0, 0, pc);
-  Publish(ts);
   ts->desc->state.store(kRingEnded, std::memory_order_release);
   tls_state = nullptr;
   tls_finished = true;
@@ -175,12 +165,12 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   (void)parent;
   ShmHeader* h = g_rt.shm;
   RingDesc* d = &RingDescs(h)[ring];
-  ThreadState* ts = new (d->producer) ThreadState();
+  ThreadState* ts = &tls_storage;
   ts->data = RingData(h, ring);
   ts->mask = h->ring_words - 1;
   ts->head = d->head.load(std::memory_order_relaxed);
+  ts->limit = d->tail.load(std::memory_order_acquire) + h->ring_words;
   ts->desc = d;
-  ts->limit = NextLimit(ts, d->tail.load(std::memory_order_acquire), 0);
   ts->ring = ring;
   ts->os_tid = static_cast<int32_t>(syscall(SYS_gettid));
   ts->stalled = false;
@@ -188,10 +178,9 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   d->pthread_handle = static_cast<uint64_t>(pthread_self());
   d->state.store(kRingRunning, std::memory_order_release);
   tls_state = ts;
-  // The eBPF probes stamp each of this thread's sync events with its head (the
-  // private one, exact even between publications): how many words the thread
-  // had written when the event happened.
-  if (!g_rt.sync_inproc) __seer_register_access_counter(&ts->head);
+  // The eBPF probes stamp each of this thread's sync events with the ring's
+  // head: how many words the thread had written when the event happened.
+  if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(&d->head));
   if (g_rt.sync_inproc)
     PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
   pthread_setspecific(thread_end_key, reinterpret_cast<void*>(1));
@@ -216,11 +205,10 @@ void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
 }
 
 bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
-  Publish(ts);  // the drainer can only make room from what it sees
   const uint64_t capacity = ts->mask + 1;
   uint64_t tail = ts->desc->tail.load(std::memory_order_acquire);
   if (ts->head + words <= tail + capacity) {
-    ts->limit = NextLimit(ts, tail, words);
+    ts->limit = tail + capacity;
     ts->stalled = false;
     return true;
   }
@@ -232,7 +220,7 @@ bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
     for (;;) {
       tail = ts->desc->tail.load(std::memory_order_acquire);
       if (ts->head + words <= tail + capacity) {
-        ts->limit = NextLimit(ts, tail, words);
+        ts->limit = tail + capacity;
         return true;
       }
       if (NowNs() >= deadline) break;

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <atomic>
-#include <cstddef>
 #include <cstdint>
 
 #include "runtime/ring_layout.h"
@@ -23,21 +22,16 @@ SEER_RT_EXPORT void __seer_register_access_counter(const uint64_t* counter);
 
 namespace seer::rt {
 
-// Lives in the ring's descriptor (RingDesc::producer), so that the drainer can
-// collect what a thread wrote but had not yet published once the target is gone.
 struct ThreadState {
-  uint64_t head;     // next word to write; desc->head is its published copy
   uint64_t* data;    // the ring's words, in shared memory
   uint64_t mask;     // ring capacity - 1
+  uint64_t head;     // next word to write (a copy of desc->head, which is published)
   uint64_t limit;    // head may grow to this without looking at the drainer's tail
-                     // (nor publishing: at most a quarter ring ahead of desc->head)
   RingDesc* desc;
   uint32_t ring;
   int32_t os_tid;
   bool stalled;      // the drainer made no room within wait_ns last time: drop at once
 };
-static_assert(offsetof(ThreadState, head) == 0 && sizeof(ThreadState) <= sizeof(RingDesc::producer),
-              "WrittenWords (ring_layout.h) reads the head as the descriptor's producer word 0");
 
 struct Globals {
   ShmHeader* shm = nullptr;
@@ -82,12 +76,7 @@ SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
   return __builtin_expect(ts->head + words <= ts->limit, 1) || MakeRoom(ts, words, kind);
 }
 
-// Makes every record written so far visible to the drainer. Plain accesses do
-// not publish (a store to a line the drainer polls, per access); every ordered
-// record, pthread call, ring refill and thread end does.
-SEER_RT_INLINE void Publish(ThreadState* ts) { ts->desc->head.store(ts->head, std::memory_order_release); }
-
-// Writes a long record into space already reserved, and publishes.
+// Writes a long record into space already reserved.
 SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
                               uint64_t pc, uint64_t order, uint64_t after = 0) {
   // A long record may straddle the ring's end (short ones never do).
@@ -111,9 +100,11 @@ SEER_RT_INLINE bool TryShort(ThreadState* ts, uint8_t kind, uint64_t size, uint6
   if (__builtin_expect(h + kShortWords > ts->limit, 0)) return false;
   // Read every field before the first store: the stores could alias them.
   uint64_t* d = ts->data + (h & ts->mask);
+  RingDesc* desc = ts->desc;
   d[0] = ShortHead(kind, size, object);
   d[1] = pc;
   ts->head = h + kShortWords;
+  desc->head.store(h + kShortWords, std::memory_order_release);
   return true;
 }
 
@@ -125,8 +116,8 @@ SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint6
   TryShort(ts, kind, size, object, pc);
 }
 
-// The per-access hook body: the thread's state, a room check and three stores
-// (the record and the head, none to a line the drainer reads); everything else (first event of a thread, full ring) is a
+// The per-access hook body: the thread's state, a room check, two stores and a
+// release store; everything else (first event of a thread, full ring) is a
 // tail call, so the fast path saves no registers.
 SEER_RT_INLINE void PutShortFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = tls_state;

@@ -15,11 +15,7 @@ bool RingCollector::Collect(bool final, RingBatch* out) {
   out->words.assign(rings, {});
   rt::RingDesc* descs = rt::RingDescs(shm_);
   std::vector<uint64_t> heads(rings);
-  // Once the target is gone, also what its threads wrote but had not published.
-  for (uint32_t r = 0; r < rings; ++r) {
-    heads[r] = descs[r].head.load(std::memory_order_acquire);
-    if (final) heads[r] = std::max(heads[r], rt::WrittenWords(descs[r]));
-  }
+  for (uint32_t r = 0; r < rings; ++r) heads[r] = descs[r].head.load(std::memory_order_acquire);
   const uint64_t capacity = shm_->ring_words;
   bool copied = false;
   for (uint32_t r = 0; r < rings; ++r) {
