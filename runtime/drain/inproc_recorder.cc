@@ -1,5 +1,6 @@
 #include "runtime/drain/inproc_recorder.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -14,6 +15,7 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <memory>
@@ -151,6 +153,24 @@ class SpoolQueue {
   bool failed_ = false;
 };
 
+// The target is gone: the threads that ran below normal priority while it ran
+// (the merger and the writer it started, which inherited its nice value) no
+// longer compete with it and get their full share back, so the trace closes
+// sooner on a busy machine. Best effort: raising a priority needs CAP_SYS_NICE
+// or an RLIMIT_NICE allowance, and without either they finish at `nice`.
+void RestorePriority(int nice) {
+  if (nice <= 0) return;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return;
+  while (const dirent* entry = readdir(dir)) {
+    const id_t tid = static_cast<id_t>(std::strtol(entry->d_name, nullptr, 10));
+    if (tid == 0) continue;
+    errno = 0;
+    if (getpriority(PRIO_PROCESS, tid) == nice && errno == 0) setpriority(PRIO_PROCESS, tid, 0);
+  }
+  closedir(dir);
+}
+
 }  // namespace
 
 bool CarriesRuntime(const std::string& path) {
@@ -270,6 +290,7 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
     if (target_alive && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
   }
   const auto exited = Clock::now();
+  RestorePriority(options.merge_nice);
   queue.Close();
   merge_thread.join();
   if (!merge_status.ok()) return merge_status;

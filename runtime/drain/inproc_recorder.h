@@ -25,7 +25,8 @@ struct InprocOptions {
   // then runs at the recorder's speed; nothing is dropped unless the recorder
   // makes no room for wait_ns). 16 bytes per access: 1 GiB holds 64M accesses.
   uint64_t max_spool_bytes = 1ull << 30;
-  // Nice value of the merging/encoding thread while the target runs.
+  // Nice value of the merging and encoding threads while the target runs;
+  // back to 0 once it has exited (when the recorder may raise priorities).
   int merge_nice = 10;
   TraceWriterOptions writer;
 };
