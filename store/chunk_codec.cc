@@ -162,6 +162,11 @@ Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, bool entropy_c
 ChunkDecoder::ChunkDecoder() : sites_(std::make_unique<SiteTable>()), dctx_(ZSTD_createDCtx()) {}
 ChunkDecoder::~ChunkDecoder() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(dctx_)); }
 
+namespace {
+// The longest encoding of one event: head, tid, mode, aux, object, pc.
+constexpr ptrdiff_t kMaxEventBytes = 1 + 10 + 1 + 10 + 10 + 10;
+}  // namespace
+
 Status ChunkDecoder::Load(std::string_view value) {
   pos_ = end_ = nullptr;
   event_count_ = decoded_ = 0;
@@ -185,6 +190,11 @@ Status ChunkDecoder::Load(std::string_view value) {
   // Each event takes at least two bytes; a count beyond that is damage, and
   // checking it here bounds the work of a fuzzed header.
   if (count > raw_size / 2 + 1) return Status::Corruption("chunk event count exceeds its size");
+  // And each takes at most kMaxEventBytes: a damaged header that claims a huge
+  // payload for few events must not make us allocate it.
+  if (raw_size > uint64_t{count} * static_cast<uint64_t>(kMaxEventBytes))
+    return Status::Corruption("chunk size " + std::to_string(raw_size) + " exceeds what " + std::to_string(count) +
+                              " events can take");
   raw_.resize(raw_size);
   size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), raw_.data(), raw_.size(), frame, frame_size);
   if (ZSTD_isError(n)) return Status::Corruption(std::string("zstd: ") + ZSTD_getErrorName(n));
@@ -196,9 +206,6 @@ Status ChunkDecoder::Load(std::string_view value) {
 }
 
 namespace {
-
-// The longest encoding of one event: head, tid, mode, aux, object, pc.
-constexpr ptrdiff_t kMaxEventBytes = 1 + 10 + 1 + 10 + 10 + 10;
 
 // Varint read without a bounds check; the caller guarantees kMaxEventBytes.
 inline const uint8_t* GetVarintUnchecked(const uint8_t* p, uint64_t* v) {

@@ -130,5 +130,17 @@ TEST(ChunkCodec, GarbageIsCorruptionNotACrash) {
   }
 }
 
+// Found by the fuzzer: a header and zstd frame header that both claim a 4 GB
+// payload for 7,302 events made Load allocate it before decompressing.
+TEST(ChunkCodec, HugeClaimedSizeIsCorruptionWithoutAllocating) {
+  const unsigned char input[] = {0x00, 0x00, 0x00, 0x2c, 0xff, 0xff, 0xfb, 0xff, 0x86, 0x1c, 0x00, 0x00, 0x8a, 0xfd,
+                                 0xff, 0xfb, 0x28, 0xb5, 0x2f, 0xfd, 0x86, 0x1c, 0x00, 0x00, 0x8a, 0xfd, 0xff, 0xfb,
+                                 0x23};
+  ChunkDecoder dec;
+  Status s = dec.Load(std::string_view(reinterpret_cast<const char*>(input), sizeof(input)));
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
+  EXPECT_NE(s.ToString().find("exceeds what 7302 events can take"), std::string::npos) << s.ToString();
+}
+
 }  // namespace
 }  // namespace seer
