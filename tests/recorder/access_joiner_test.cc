@@ -11,6 +11,7 @@
 
 #include "bpf/sync_event.h"
 #include "runtime/ring_record.h"
+#include "tests/support/shm_area.h"
 
 namespace seer::daemon {
 namespace {
@@ -20,16 +21,8 @@ constexpr uint64_t kRingWords = 64;
 constexpr pid_t kMainOs = 100, kChildOs = 101;
 
 // The shared area as the runtime leaves it: ring 0 is the main thread's, ring 1 the child's.
-struct Area {
-  std::unique_ptr<char[]> bytes{new char[rt::ShmBytes(kRings, kRingWords) + 64]};
-  rt::ShmHeader* shm;
-  Area() {
-    void* p = bytes.get() + (64 - reinterpret_cast<uintptr_t>(bytes.get()) % 64) % 64;
-    shm = new (p) rt::ShmHeader();
-    shm->max_rings = kRings;
-    shm->ring_words = kRingWords;
-    shm->next_ring.store(kRings);
-    for (uint32_t i = 0; i < kRings; ++i) new (&rt::RingDescs(shm)[i]) rt::RingDesc();
+struct Area : seer::test::ShmArea {
+  Area() : ShmArea(kRings, kRingWords) {
     rt::RingDescs(shm)[0].os_tid = kMainOs;
     rt::RingDescs(shm)[1].os_tid = kChildOs;
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/ring_record.h"
+#include "tests/support/shm_area.h"
 
 namespace seer {
 namespace {
@@ -18,17 +19,9 @@ namespace {
 constexpr uint32_t kRings = 4;
 constexpr uint64_t kRingWords = 64;
 
-struct Area {
-  std::unique_ptr<char[]> bytes{new char[rt::ShmBytes(kRings, kRingWords) + 64]};
-  rt::ShmHeader* shm;
-  Area() {
-    void* p = bytes.get() + (64 - reinterpret_cast<uintptr_t>(bytes.get()) % 64) % 64;
-    shm = new (p) rt::ShmHeader();
-    shm->max_rings = kRings;
-    shm->ring_words = kRingWords;
-    shm->next_ring.store(kRings);
-    for (uint32_t i = 0; i < kRings; ++i) new (&rt::RingDescs(shm)[i]) rt::RingDesc();
-  }
+// The shared area with kRings rings of kRingWords words.
+struct Area : seer::test::ShmArea {
+  Area() : ShmArea(kRings, kRingWords) {}
 };
 
 void Plain(std::vector<uint64_t>* w, EventKind kind, uint64_t addr) {
