@@ -110,7 +110,8 @@ Status AccessJoiner::EmitSync(const SyncItem& s, bool final, bool* emitted) {
     // other threads precede them in the ring merger's order and may go now. A
     // ring whose first record may not go before this event drops out: its
     // later records cannot go either (program order).
-    std::vector<bool> excluded(queued_.size(), false);
+    std::vector<bool>& excluded = excluded_;
+    excluded.assign(queued_.size(), false);
     bool skipped = false;
     while (!mine.empty() && mine.front().word < s.stamp) {
       const int32_t r = EarliestRing(excluded);

@@ -107,6 +107,7 @@ class AccessJoiner {
   uint64_t watermark_ = 0;
   std::deque<SyncItem> sync_;
   std::vector<std::deque<RuntimeItem>> queued_;  // per ring: its records not emitted yet, in order
+  std::vector<bool> excluded_;  // EmitSync's scratch, kept to avoid an allocation per sync event
   uint64_t next_seq_ = 0;
   std::unordered_map<pid_t, Thread> threads_;
   JoinStats stats_;
