@@ -1,5 +1,7 @@
 #include "predictor/seqcheck/trace_model.h"
 
+#include <algorithm>
+#include <set>
 #include <utility>
 
 #include "predictor/common/sync_ops.h"
@@ -32,6 +34,11 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
   open_.resize(nthreads);
 
   std::unordered_map<uint64_t, uint32_t> var_ids, lock_ids, signal_ids;
+  // A variable is an address until an alloc or free covers it: a reused block is
+  // a new variable (as in the race engines), so accesses to a freed block and to
+  // the block allocated in its place never form a pattern. The live addresses,
+  // ordered, let a block's variables be retired together.
+  std::set<uint64_t> live_addresses;
   std::vector<uint32_t> last_write;
   std::vector<std::vector<uint32_t>> last_signal;  // [signal object][thread]
   // Per thread: lock -> (depth, acquire node) of the outermost held section.
@@ -45,12 +52,13 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
     nd.pos = static_cast<uint32_t>(thread_nodes_[e.tid].size());
     thread_nodes_[e.tid].push_back(i);
     auto var_of = [&](uint64_t address) {
-      uint32_t v = Dense(&var_ids, address);
-      if (v >= writes_.size()) {
+      auto [it, inserted] = var_ids.try_emplace(address, static_cast<uint32_t>(writes_.size()));
+      if (inserted) {
         writes_.emplace_back(nthreads);
         last_write.push_back(kNone);
+        live_addresses.insert(address);
       }
-      return v;
+      return it->second;
     };
     auto lock_of = [&](uint64_t object) {
       uint32_t l = Dense(&lock_ids, object);
@@ -130,7 +138,14 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
             if (sig != kNone) req.push_back(sig);
           return;
         }
-        case SyncOp::kFresh: return;  // see docs/seqcheck.md: variables are addresses
+        case SyncOp::kFresh: {
+          const uint64_t end = op.object + std::max<uint64_t>(op.size, 1);
+          auto first = live_addresses.lower_bound(op.object);
+          auto last = end < op.object ? live_addresses.end() : live_addresses.lower_bound(end);
+          for (auto it = first; it != last; ++it) var_ids.erase(*it);
+          live_addresses.erase(first, last);
+          return;
+        }
       }
     });
     if (e.kind == EventKind::kBranch) {

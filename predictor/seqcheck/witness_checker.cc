@@ -44,8 +44,11 @@ struct WitnessChecker::Replay {
 
 WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) {
   std::unordered_map<uint32_t, uint32_t> count;
-  std::unordered_map<uint64_t, int64_t> last_write;
-  std::unordered_map<uint64_t, uint32_t> var_ids;
+  // A variable is an address between two allocation events covering it: alloc
+  // and free give the bytes a new identity, so a reused block is a new variable.
+  // Ordered by address, so that a block's addresses can be retired together.
+  std::map<uint64_t, uint32_t> live_slot;   // address -> variable slot
+  std::vector<int64_t> last_write;          // per variable slot
   thread_pos_.resize(trace.size());
   var_slot_.assign(trace.size(), 0);
   thread_slot_.assign(trace.size(), 0);
@@ -56,18 +59,22 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) 
     thread_pos_[i] = count[e.tid]++;
     thread_slot_[i] = slot_of_thread_.emplace(e.tid, static_cast<uint32_t>(slot_of_thread_.size())).first->second;
     thread_events_[e.tid].push_back(i);
-    if (Reads(e.kind) || Writes(e.kind))
-      var_slot_[i] = var_ids.emplace(e.object, static_cast<uint32_t>(var_ids.size())).first->second;
-    if (Reads(e.kind)) {
-      auto it = last_write.find(e.object);
-      recorded_write_[i] = it == last_write.end() ? -1 : it->second;
+    if (e.kind == EventKind::kAlloc || e.kind == EventKind::kFree) {
+      const uint64_t end = e.object + std::max<uint64_t>(e.aux, 1);
+      live_slot.erase(live_slot.lower_bound(e.object), end < e.object ? live_slot.end() : live_slot.lower_bound(end));
     }
-    if (Writes(e.kind)) last_write[e.object] = static_cast<int64_t>(e.index);
+    if (Reads(e.kind) || Writes(e.kind)) {
+      auto [it, fresh] = live_slot.emplace(e.object, static_cast<uint32_t>(last_write.size()));
+      if (fresh) last_write.push_back(-1);
+      var_slot_[i] = it->second;
+    }
+    if (Reads(e.kind)) recorded_write_[i] = last_write[var_slot_[i]];
+    if (Writes(e.kind)) last_write[var_slot_[i]] = static_cast<int64_t>(e.index);
     if (e.kind == EventKind::kBranch) has_branches_ = true;
     if (Signals(e.kind)) signals_[e.object][e.tid].push_back(i);
     if (e.kind == EventKind::kFork) fork_of_.emplace(static_cast<uint32_t>(e.object), i);
   }
-  variables_ = var_ids.size();
+  variables_ = last_write.size();
   if (!dense_)
     for (size_t i = 0; i < trace.size(); ++i) where_[trace[i].index] = i;
 }
@@ -249,7 +256,8 @@ Status WitnessChecker::CheckAtomicity(const AtomicityViolation& v) const {
     return Status::Internal("atomicity witness: an event is not in the trace");
   const Event &e1 = trace_[a], &e = trace_[b], &e2 = trace_[c];
   if (e1.tid != e2.tid || e.tid == e1.tid) return Status::Internal("atomicity witness: wrong threads");
-  if (e1.object != e.object || e2.object != e.object) return Status::Internal("atomicity witness: not one variable");
+  if (var_slot_[a] != var_slot_[b] || var_slot_[c] != var_slot_[b] || !(Reads(e.kind) || Writes(e.kind)))
+    return Status::Internal("atomicity witness: not one variable");
   auto kind = [](const Event& x) { return Writes(x.kind) ? "write" : (Reads(x.kind) ? "read" : "other"); };
   const std::string pattern = std::string(kind(e1)) + "-" + kind(e) + "-" + kind(e2);
   if (pattern != v.pattern) return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
@@ -269,7 +277,9 @@ Status WitnessChecker::CheckRace(const std::vector<uint64_t>& schedule, const Ev
   const Event &ea = trace_[x], &eb = trace_[y];
   const bool atomic_pair = (ea.kind >= EventKind::kAtomicLoad && ea.kind <= EventKind::kAtomicRmw) &&
                            (eb.kind >= EventKind::kAtomicLoad && eb.kind <= EventKind::kAtomicRmw);
-  if (ea.tid == eb.tid || ea.object != eb.object || !(Writes(ea.kind) || Writes(eb.kind)) || atomic_pair)
+  const bool one_variable = (Reads(ea.kind) || Writes(ea.kind)) && (Reads(eb.kind) || Writes(eb.kind)) &&
+                            var_slot_[x] == var_slot_[y];
+  if (ea.tid == eb.tid || !one_variable || !(Writes(ea.kind) || Writes(eb.kind)) || atomic_pair)
     return Status::Internal("race witness: the events do not conflict");
   return Status::Ok();
 }

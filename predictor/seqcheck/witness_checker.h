@@ -46,8 +46,8 @@ class WitnessChecker {
   std::unordered_map<uint64_t, size_t> where_;    // index -> position when not dense
   std::vector<uint32_t> thread_pos_;              // position of each event in its thread
   std::unordered_map<uint32_t, std::vector<size_t>> thread_events_;
-  std::vector<int64_t> recorded_write_;           // reads: last write to the address before it, -1 none
-  std::vector<uint32_t> var_slot_;                // accesses: a dense number for the address
+  std::vector<int64_t> recorded_write_;           // reads: last write to the variable before it, -1 none
+  std::vector<uint32_t> var_slot_;                // accesses: the variable (address, until alloc/free)
   std::vector<uint32_t> thread_slot_;             // a dense number for the event's thread
   std::unordered_map<uint32_t, uint32_t> slot_of_thread_;
   size_t variables_ = 0;
