@@ -42,7 +42,7 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
   struct Args {
     daemon::RecordOptions options;
     std::string sync = "auto";
-    uint64_t spool_mb = InprocOptions().max_spool_bytes >> 20;
+    uint64_t spool_mb = 0;  // 0: DefaultSpoolBytes()
     std::vector<std::string> command;
   };
   auto args = std::make_shared<Args>();
@@ -64,9 +64,9 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--spool-mb", args->spool_mb,
                   "inproc: memory for records copied out of the program but not yet encoded; when full, "
-                  "the program waits for the recorder")
-      ->check(CLI::Range(uint64_t{16}, uint64_t{1} << 20))
-      ->capture_default_str();
+                  "the program waits for the recorder (default: a quarter of the available memory, "
+                  "256 MiB to 4 GiB)")
+      ->check(CLI::Range(uint64_t{16}, uint64_t{1} << 20));
   sub->add_flag("-q,--quiet", args->options.quiet, "No summary line");
   sub->add_option("command", args->command, "The command to run and its arguments (after --)");
   sub->positionals_at_end();

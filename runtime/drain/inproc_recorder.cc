@@ -7,10 +7,12 @@
 #include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -153,25 +155,46 @@ class SpoolQueue {
   bool failed_ = false;
 };
 
-// The target is gone: the threads that ran below normal priority while it ran
-// (the merger and the writer it started, which inherited its nice value) no
-// longer compete with it and get their full share back, so the trace closes
-// sooner on a busy machine. Best effort: raising a priority needs CAP_SYS_NICE
-// or an RLIMIT_NICE allowance, and without either they finish at `nice`.
-void RestorePriority(int nice) {
-  if (nice <= 0) return;
-  DIR* dir = opendir("/proc/self/task");
-  if (dir == nullptr) return;
-  while (const dirent* entry = readdir(dir)) {
-    const id_t tid = static_cast<id_t>(std::strtol(entry->d_name, nullptr, 10));
-    if (tid == 0) continue;
-    errno = 0;
-    if (getpriority(PRIO_PROCESS, tid) == nice && errno == 0) setpriority(PRIO_PROCESS, tid, 0);
+// The threads of this process now, by kernel tid.
+std::set<pid_t> Tasks() {
+  std::set<pid_t> tids;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (const dirent* entry = readdir(dir))
+      if (const long tid = std::strtol(entry->d_name, nullptr, 10); tid > 0) tids.insert(static_cast<pid_t>(tid));
+    closedir(dir);
   }
-  closedir(dir);
+  return tids;
+}
+
+// Puts the threads RecordInproc started (every thread but the calling one and
+// those in `others`: the merger and the writer it started) under SCHED_IDLE, or
+// back to SCHED_OTHER at nice 0. Best effort: leaving SCHED_IDLE needs
+// CAP_SYS_NICE or an RLIMIT_NICE allowance (root has both); without, they stay
+// idle threads, slower on a busy machine but never wrong.
+void SetDrainPriority(bool idle, const std::set<pid_t>& others) {
+  const pid_t self = gettid();
+  for (const pid_t tid : Tasks()) {
+    if (tid == self || others.count(tid) != 0) continue;
+    sched_param param = {};
+    sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &param);
+    if (!idle) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 0);
+  }
 }
 
 }  // namespace
+
+uint64_t DefaultSpoolBytes() {
+  constexpr uint64_t kMin = 256ull << 20, kMax = 4ull << 30;
+  uint64_t available_kb = 0;
+  if (FILE* f = fopen("/proc/meminfo", "r")) {
+    char line[128];
+    while (fgets(line, sizeof line, f) != nullptr)
+      if (sscanf(line, "MemAvailable: %lu kB", &available_kb) == 1) break;
+    fclose(f);
+  }
+  if (available_kb == 0) return 1ull << 30;
+  return std::clamp<uint64_t>(available_kb * 1024 / 4, kMin, kMax);
+}
 
 bool CarriesRuntime(const std::string& path) {
   if (path.find('/') != std::string::npos) return HasDefinedSymbol(path, rt::kRuntimeMarkerSymbol);
@@ -229,8 +252,14 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
   // The merge thread creates it, so that it inherits the lower priority.
   Status merge_status;
   std::unique_ptr<AsyncTraceWriter> async;
-  std::thread merge_thread([&] {
-    setpriority(PRIO_PROCESS, static_cast<id_t>(gettid()), options.merge_nice);
+  const uint64_t max_spool = options.max_spool_bytes != 0 ? options.max_spool_bytes : DefaultSpoolBytes();
+  const std::set<pid_t> callers_threads = Tasks();
+  bool drain_idle = options.merge_when_idle;
+  std::thread merge_thread([&, start_idle = drain_idle] {
+    if (start_idle) {
+      sched_param param = {};
+      sched_setscheduler(0, SCHED_IDLE, &param);  // the writer thread started below inherits it
+    }
     async = std::make_unique<AsyncTraceWriter>(writer.get());
     auto sink = [&](const Event& e) { return async->Append(e); };
     SpoolItem item;
@@ -279,8 +308,15 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
       last_modules = Clock::now();
       shm->modules_read.store(1, std::memory_order_release);
     }
+    // A filling spool: the merger gets normal priority until it has caught up.
+    const uint64_t spooled = queue.bytes();
+    const bool want_idle = spooled < (drain_idle ? max_spool / 4 * 3 : max_spool / 4);
+    if (options.merge_when_idle && target_alive && want_idle != drain_idle) {
+      drain_idle = want_idle;
+      SetDrainPriority(drain_idle, callers_threads);
+    }
     // Over the spool limit: stop copying; the rings fill and the target waits.
-    if (target_alive && queue.bytes() > options.max_spool_bytes) {
+    if (target_alive && spooled > max_spool) {
       std::this_thread::sleep_for(std::chrono::microseconds(500));
       continue;
     }
@@ -290,7 +326,7 @@ Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& o
     if (target_alive && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
   }
   const auto exited = Clock::now();
-  RestorePriority(options.merge_nice);
+  if (drain_idle) SetDrainPriority(false, callers_threads);  // the target is gone: close the trace at full speed
   queue.Close();
   merge_thread.join();
   if (!merge_status.ok()) return merge_status;

@@ -24,10 +24,14 @@ struct InprocOptions {
   // bound; beyond it the collector pauses and the target waits for room (it
   // then runs at the recorder's speed; nothing is dropped unless the recorder
   // makes no room for wait_ns). 16 bytes per access: 1 GiB holds 64M accesses.
-  uint64_t max_spool_bytes = 1ull << 30;
-  // Nice value of the merging and encoding threads while the target runs;
-  // back to 0 once it has exited (when the recorder may raise priorities).
-  int merge_nice = 10;
+  // 0: DefaultSpoolBytes().
+  uint64_t max_spool_bytes = 0;
+  // While the target runs, merging and encoding run under SCHED_IDLE: on CPU
+  // time no one else wants, so that a target using every core is not slowed by
+  // them; the spool absorbs the difference. When the spool passes 3/4 of its
+  // bound they run at normal priority until it is back under 1/4, and from the
+  // target's exit on. False: normal priority throughout.
+  bool merge_when_idle = true;
   TraceWriterOptions writer;
 };
 
@@ -49,6 +53,10 @@ struct InprocResult {
 // Errors: the program cannot be run, the trace cannot be written, a ring is damaged.
 Status RecordInproc(const std::vector<std::string>& argv, const InprocOptions& options,
                     const std::string& out_path, InprocResult* result);
+
+// The spool bound when none is given: a quarter of the memory available now
+// (MemAvailable), between 256 MiB and 4 GiB.
+uint64_t DefaultSpoolBytes();
 
 // True when the ELF file at `path` carries the runtime (the marker symbol).
 // A name without a slash is looked up in PATH, as exec would.

@@ -25,7 +25,7 @@ bool RingCollector::Collect(bool final, RingBatch* out) {
     const uint64_t from = heads[r] - tail > capacity ? heads[r] - capacity : tail;
     const uint64_t n = heads[r] - from;
     if (n == 0) continue;
-    std::vector<uint64_t>& dst = out->words[r];
+    RingWords& dst = out->words[r];
     dst.reserve(n);  // copied straight in, without zero-filling first
     const uint64_t* data = rt::RingData(shm_, r);
     const uint64_t start = from & (capacity - 1);

@@ -7,14 +7,18 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/drain/spool_arena.h"
 #include "runtime/ring_layout.h"
 
 namespace seer {
 
+// Copied ring words live in the spool arena (huge pages, reused first in, first out).
+using RingWords = std::vector<uint64_t, SpoolAllocator<uint64_t>>;
+
 // One round's copy of every ring's newly published records.
 struct RingBatch {
   bool final = false;  // the target is gone: nothing more will come
-  std::vector<std::vector<uint64_t>> words;  // per ring, whole records
+  std::vector<RingWords> words;  // per ring, whole records
   uint64_t bytes() const;
 };
 

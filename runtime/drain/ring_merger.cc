@@ -171,7 +171,7 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
   if (rings_.size() < batch->words.size()) rings_.resize(batch->words.size());
   for (uint32_t r = 0; r < batch->words.size(); ++r) {
     Pending& p = rings_[r];
-    std::vector<uint64_t>& in = batch->words[r];
+    RingWords& in = batch->words[r];
     if (in.empty()) continue;
     if (p.pos == p.words.size()) {
       p.base += p.words.size();

@@ -58,7 +58,7 @@ class RingMerger {
  private:
   enum class Wait { kNone, kReady, kBlocked };
   struct Pending {
-    std::vector<uint64_t> words;  // copied, not yet delivered
+    RingWords words;              // copied, not yet delivered
     uint64_t base = 0;            // ring-absolute index of words[0]
     size_t pos = 0;               // next word to deliver
     size_t scan = 0;              // words before this (from pos) are plain records

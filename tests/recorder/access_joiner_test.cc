@@ -29,7 +29,7 @@ struct Area : seer::test::ShmArea {
 };
 
 // A read of `addr`: one short record, two words.
-void Read(std::vector<uint64_t>* w, uint64_t addr) {
+void Read(RingWords* w, uint64_t addr) {
   w->push_back(rt::ShortHead(static_cast<uint8_t>(EventKind::kRead), 4, addr));
   w->push_back(0x1000);
 }

@@ -24,16 +24,16 @@ struct Area : seer::test::ShmArea {
   Area() : ShmArea(kRings, kRingWords) {}
 };
 
-void Plain(std::vector<uint64_t>* w, EventKind kind, uint64_t addr) {
+void Plain(RingWords* w, EventKind kind, uint64_t addr) {
   w->push_back(rt::ShortHead(static_cast<uint8_t>(kind), 4, addr));
   w->push_back(0x1000);
 }
-void Ordered(std::vector<uint64_t>* w, EventKind kind, uint64_t object, uint32_t domain, uint64_t number) {
+void Ordered(RingWords* w, EventKind kind, uint64_t object, uint32_t domain, uint64_t number) {
   for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(kind), 0), object, uint64_t{0}, uint64_t{0x2000},
                      rt::OrderWord(domain, number), uint64_t{0}})
     w->push_back(x);
 }
-void Lock(std::vector<uint64_t>* w, EventKind kind, uint64_t lock, uint64_t number) {
+void Lock(RingWords* w, EventKind kind, uint64_t lock, uint64_t number) {
   Ordered(w, kind, lock, rt::LockDomain(lock), number);
 }
 

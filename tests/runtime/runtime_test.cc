@@ -3,14 +3,20 @@
 // traces checked: exact counts, program order, lock semantics, nothing lost at
 // exit or crash, overflow counted, gcc and clang giving the same events.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "daemon/recorder.h"
@@ -507,6 +513,57 @@ TEST(RecordInprocTest, MissingProgramIsAClearError) {
   bad.ring_words = 1000;
   s = RecordInproc({"/bin/true"}, bad, TempPath("bad.seer"), &result);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
+}
+
+// The policies of this process's threads but the caller's, sampled while
+// RecordInproc runs `sleep 0.5`: how many were SCHED_IDLE at most at once, and
+// whether the caller's threads (this one and the watcher) ever left SCHED_OTHER.
+struct PolicySamples {
+  int most_idle = 0;
+  bool caller_changed = false;
+  bool idle_after = false;
+};
+PolicySamples SamplePolicies(const InprocOptions& options) {
+  PolicySamples out;
+  std::atomic<bool> done{false};
+  const pid_t caller = gettid();
+  std::thread watcher([&] {
+    const pid_t me = gettid();
+    while (!done.load()) {
+      int idle = 0;
+      for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
+        const pid_t tid = static_cast<pid_t>(std::stol(entry.path().filename().string()));
+        const int policy = sched_getscheduler(tid);
+        if (tid == me || tid == caller) out.caller_changed |= policy != SCHED_OTHER;
+        else idle += policy == SCHED_IDLE;
+      }
+      out.most_idle = std::max(out.most_idle, idle);
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  InprocResult result;
+  Status s = RecordInproc({"/bin/sleep", "0.5"}, options, TempPath("policy.seer"), &result);
+  done.store(true);
+  watcher.join();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task"))
+    out.idle_after |= sched_getscheduler(static_cast<pid_t>(std::stol(entry.path().filename().string()))) == SCHED_IDLE;
+  std::remove(TempPath("policy.seer").c_str());
+  return out;
+}
+
+TEST(RecordInprocTest, MergingAndEncodingRunAsIdleThreadsWhileTheTargetRuns) {
+  // The merger and the writer it starts: idle while the target runs, so that a
+  // target using every core is not slowed by them; the caller's threads untouched.
+  PolicySamples idle = SamplePolicies(InprocOptions());
+  EXPECT_EQ(idle.most_idle, 2);
+  EXPECT_FALSE(idle.caller_changed);
+  EXPECT_FALSE(idle.idle_after);
+  InprocOptions normal;
+  normal.merge_when_idle = false;
+  PolicySamples busy = SamplePolicies(normal);
+  EXPECT_EQ(busy.most_idle, 0);
+  EXPECT_FALSE(busy.caller_changed);
 }
 
 TEST(RecordInprocTest, TraceCarriesMetadataThreadsAndModules) {
