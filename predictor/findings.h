@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "seer/event.h"
@@ -89,10 +90,19 @@ struct AtomicityViolation {
   Witness witness;
 };
 
+// Counters an analysis reports about its own work (candidates built, checks
+// run, ...), in the order it lists them: reports show them so a user can tell
+// "nothing found" from "nothing tried".
+struct AnalysisStats {
+  std::string analysis;  // engine name, as in --analysis
+  std::vector<std::pair<std::string, double>> counters;
+};
+
 struct Findings {
   std::vector<RaceResult> races;
   std::vector<Deadlock> deadlocks;
   std::vector<AtomicityViolation> atomicity;
+  std::vector<AnalysisStats> stats;
 };
 
 }  // namespace seer

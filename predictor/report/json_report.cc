@@ -179,6 +179,13 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                          {"witness", WitnessJson(a.witness)}});
   }
   out["atomicity"] = atomicity;
+  json stats = json::object();
+  for (const AnalysisStats& st : findings.stats) {
+    json counters = json::object();
+    for (const auto& [name, value] : st.counters) counters[name] = value;
+    stats[st.analysis] = counters;
+  }
+  out["stats"] = stats;
   json warnings = json::array();
   if (details != nullptr)
     for (const std::string& w : details->symbolizer->warnings()) warnings.push_back(w);

@@ -192,6 +192,15 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
       }
     }
   }
+  if (!findings.stats.empty()) body += "\nanalysis work:\n";
+  for (const AnalysisStats& st : findings.stats) {
+    std::string counters;
+    for (const auto& [name, value] : st.counters)
+      counters += fmt::format("{}{} {}", counters.empty() ? "" : ", ", name,
+                              value == static_cast<double>(static_cast<uint64_t>(value)) ? fmt::format("{:.0f}", value)
+                                                                                         : fmt::format("{:.3f}", value));
+    body += fmt::format("  {}: {}\n", st.analysis, counters);
+  }
   if (details != nullptr)
     for (const std::string& w : details->symbolizer->warnings()) out += "seer: warning: " + w + "\n";
   return out + body;

@@ -10,6 +10,17 @@
 namespace seer::seqcheck {
 namespace {
 
+AnalysisStats StatsOf(const char* analysis, const SeqCheckStats& s) {
+  return {analysis,
+          {{"candidates", static_cast<double>(s.candidates)},
+           {"filtered", static_cast<double>(s.filtered)},
+           {"forced", static_cast<double>(s.forced)},
+           {"checks", static_cast<double>(s.checks)},
+           {"feasible", static_cast<double>(s.feasible)},
+           {"invalid_witnesses", static_cast<double>(s.invalid_witnesses)},
+           {"check_seconds", s.check_seconds}}};
+}
+
 class StoringEngine : public Engine {
  public:
   void Process(const Event* events, size_t n) override { events_.insert(events_.end(), events, events + n); }
@@ -28,6 +39,7 @@ class DeadlockEngine : public StoringEngine {
     TraceModel model(std::move(events_));
     SeqCheckStats stats;
     for (Deadlock& d : PredictDeadlocks(model, options_, &stats)) findings->deadlocks.push_back(std::move(d));
+    findings->stats.push_back(StatsOf("deadlock", stats));
     return Status::Ok();
   }
 
@@ -43,6 +55,7 @@ class AtomicityEngine : public StoringEngine {
     SeqCheckStats stats;
     for (AtomicityViolation& v : PredictAtomicityViolations(model, options_, &stats))
       findings->atomicity.push_back(std::move(v));
+    findings->stats.push_back(StatsOf("atomicity", stats));
     return Status::Ok();
   }
 

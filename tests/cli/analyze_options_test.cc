@@ -117,6 +117,16 @@ TEST_F(AnalyzeOptionsTest, DeadlockMaxCycleReachesTheEngine) {
   EXPECT_EQ(Json(t + " --analysis deadlock --deadlock-max-cycle 2")["deadlocks"].size(), 0u);
   EXPECT_EQ(Json(t + " --analysis deadlock --deadlock-max-checks 0")["deadlocks"].size(), 0u);
   EXPECT_EQ(Seer("analyze " + t + " --deadlock-max-cycle 1").code, 2);
+
+  // The work done is reported, so that "no deadlock" after no check is visible.
+  const json& work = j["stats"]["deadlock"];
+  EXPECT_EQ(work["checks"], 1) << j["stats"].dump();
+  EXPECT_EQ(work["feasible"], 1);
+  EXPECT_EQ(work["invalid_witnesses"], 0);
+  EXPECT_EQ(Json(t + " --analysis deadlock --deadlock-max-checks 0")["stats"]["deadlock"]["checks"], 0);
+  auto text = Seer("analyze " + t + " --analysis deadlock,atomicity");
+  EXPECT_NE(text.out.find("analysis work:\n  deadlock: candidates "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("\n  atomicity: candidates 0,"), std::string::npos) << text.out;
 }
 
 TEST_F(AnalyzeOptionsTest, AtomicityWindowAndJsonShape) {
