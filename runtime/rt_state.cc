@@ -43,8 +43,10 @@ struct StaticTls {
 constexpr int kMaxStaticTls = 32;
 StaticTls static_tls[kMaxStaticTls];
 int static_tls_count = 0;
+uint64_t static_tls_tp = 0;  // the thread pointer of the thread that read them
 
 int NoteStaticTls(dl_phdr_info* info, size_t, void*) {
+  static_tls_tp = reinterpret_cast<uint64_t>(__builtin_thread_pointer());
   if (info->dlpi_tls_data == nullptr) return 0;  // no TLS, or not allocated in this thread
   for (int i = 0; i < info->dlpi_phnum && static_tls_count < kMaxStaticTls; ++i) {
     const ElfW(Phdr)& ph = info->dlpi_phdr[i];
@@ -238,9 +240,16 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   if (have_stack)
     PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kStack), stack_addr, stack_size, pc);
   const uint64_t tp = reinterpret_cast<uint64_t>(__builtin_thread_pointer());
-  for (int i = 0; i < static_tls_count; ++i)
-    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kTls), tp + static_tls[i].offset,
-               static_tls[i].size, static_tls[i].image);
+  for (int i = 0; i < static_tls_count; ++i) {
+    const uint64_t block = tp + static_tls[i].offset, size = static_tls[i].size;
+    // In another thread a block must lie in the stack block, where glibc keeps
+    // static TLS: a module given dynamic TLS (dlopen'ed before start-up) has no
+    // fixed offset, and a wrong range would make live memory fresh.
+    const bool in_stack =
+        have_stack && size <= stack_size && block >= stack_addr && block - stack_addr <= stack_size - size;
+    if (tp != static_tls_tp && !in_stack) continue;
+    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kTls), block, size, static_tls[i].image);
+  }
   pthread_setspecific(thread_end_key, reinterpret_cast<void*>(1));
   return ts;
 }
