@@ -32,9 +32,8 @@ pthread_key_t thread_end_key;
 // The static TLS blocks of the modules loaded at start-up, as offsets from the
 // thread pointer: glibc lays out every thread's static TLS alike, so a starting
 // thread finds its blocks without calling into the loader (dl_iterate_phdr
-// takes a loader lock through pthread_mutex_lock, which the eBPF recorder's
-// probes would see as the program's). Modules loaded later by dlopen get
-// dynamic TLS and are not described.
+// takes the loader's lock, at a point where the thread may hold others).
+// Modules loaded later by dlopen get dynamic TLS and are not described.
 struct StaticTls {
   intptr_t offset;  // block address - thread pointer
   uint64_t size;    // PT_TLS p_memsz
