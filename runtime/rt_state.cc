@@ -2,6 +2,7 @@
 // behind rt_state.h. Nothing here runs per access.
 #include "runtime/rt_state.h"
 
+#include <link.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -27,6 +28,59 @@ __thread bool tls_attaching __attribute__((tls_model("initial-exec"))) = false;
 
 std::atomic<int> init_state{0};  // 0 not started, 1 running, 2 done
 pthread_key_t thread_end_key;
+
+// The static TLS blocks of the modules loaded at start-up, as offsets from the
+// thread pointer: glibc lays out every thread's static TLS alike, so a starting
+// thread finds its blocks without calling into the loader (dl_iterate_phdr
+// takes the loader's lock, at a point where the thread may hold others).
+// Modules loaded later by dlopen get dynamic TLS and are not described.
+struct StaticTls {
+  intptr_t offset;  // block address - thread pointer
+  uint64_t size;    // PT_TLS p_memsz
+  uint64_t image;   // run-time address of the module's TLS image: names the module
+};
+constexpr int kMaxStaticTls = 32;
+StaticTls static_tls[kMaxStaticTls];
+int static_tls_count = 0;
+uint64_t static_tls_tp = 0;  // the thread pointer of the thread that read them
+
+int NoteStaticTls(dl_phdr_info* info, size_t, void*) {
+  static_tls_tp = reinterpret_cast<uint64_t>(__builtin_thread_pointer());
+  if (info->dlpi_tls_data == nullptr) return 0;  // no TLS, or not allocated in this thread
+  for (int i = 0; i < info->dlpi_phnum && static_tls_count < kMaxStaticTls; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_TLS || ph.p_memsz == 0) continue;
+    static_tls[static_tls_count++] = {
+        static_cast<char*>(info->dlpi_tls_data) - static_cast<char*>(__builtin_thread_pointer()), ph.p_memsz,
+        info->dlpi_addr + ph.p_vaddr};
+  }
+  return 0;
+}
+
+// The calling thread's stack (for non-main threads, glibc's whole stack block,
+// static TLS included). The query allocates (glibc's pthread_getattr_np
+// reallocs a cpu set, and reads /proc/self/maps through stdio for the main
+// thread): those blocks are the runtime's, so the interposers must not record
+// them. They find no thread state, and the attaching flag stops them claiming one.
+bool ThreadStack(uint64_t* addr, uint64_t* size) {
+  ThreadState* const saved_state = tls_state;
+  const bool saved_attaching = tls_attaching;
+  tls_state = nullptr;
+  tls_attaching = true;
+  bool ok = false;
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* a = nullptr;
+    size_t n = 0;
+    ok = pthread_attr_getstack(&attr, &a, &n) == 0 && n > 0;
+    *addr = reinterpret_cast<uint64_t>(a);
+    *size = n;
+    pthread_attr_destroy(&attr);
+  }
+  tls_state = saved_state;
+  tls_attaching = saved_attaching;
+  return ok;
+}
 
 const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
 
@@ -70,18 +124,10 @@ void FinishThread(bool free_stack) {
   ThreadState* ts = tls_state;
   if (ts == nullptr) return;
   const uint64_t pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
-  if (free_stack) {
-    // The thread's stack (and the static TLS glibc keeps at its top) becomes
-    // memory that a later thread may reuse: a fresh identity from here on.
-    pthread_attr_t attr;
-    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-      void* addr = nullptr;
-      size_t size = 0;
-      if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size > 0)
-        PutOrdered(ts, EventKind::kFree, 0, reinterpret_cast<uint64_t>(addr), size, pc);
-      pthread_attr_destroy(&attr);
-    }
-  }
+  uint64_t addr, size;
+  // The thread's stack (and the static TLS glibc keeps at its top) becomes
+  // memory that a later thread may reuse: a fresh identity from here on.
+  if (free_stack && ThreadStack(&addr, &size)) PutOrdered(ts, EventKind::kFree, 0, addr, size, pc);
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadEnd, 0, 0, 0, pc);
   ts->desc->state.store(kRingEnded, std::memory_order_release);
   tls_state = nullptr;
@@ -139,6 +185,7 @@ void Initialize() {
       timespec pause = {0, 50000};
       nanosleep(&pause, nullptr);
     }
+    dl_iterate_phdr(NoteStaticTls, nullptr);
     pthread_key_create(&thread_end_key, OnThreadExit);
     pthread_atfork(nullptr, nullptr, OnForkChild);
     InstallSignalHandlers();
@@ -163,6 +210,9 @@ int32_t ClaimRing(int32_t parent) {
 
 ThreadState* StartThread(uint32_t ring, int32_t parent) {
   (void)parent;
+  const uint64_t pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  uint64_t stack_addr = 0, stack_size = 0;
+  const bool have_stack = ThreadStack(&stack_addr, &stack_size);  // before tls_state: see ThreadStack
   ShmHeader* h = g_rt.shm;
   RingDesc* d = &RingDescs(h)[ring];
   ThreadState* ts = &tls_storage;
@@ -181,8 +231,24 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   // The eBPF probes stamp each of this thread's sync events with the ring's
   // head: how many words the thread had written when the event happened.
   if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(&d->head));
-  if (g_rt.sync_inproc)
-    PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+  if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, pc);
+  // The thread's own memory, for reports ("Location is stack of thread T1"):
+  // a fresh identity too, like any allocation. The TLS blocks come after the
+  // stack, which holds them in non-main threads: the later, smaller block is
+  // the one that describes an address in both.
+  if (have_stack)
+    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kStack), stack_addr, stack_size, pc);
+  const uint64_t tp = reinterpret_cast<uint64_t>(__builtin_thread_pointer());
+  for (int i = 0; i < static_tls_count; ++i) {
+    const uint64_t block = tp + static_tls[i].offset, size = static_tls[i].size;
+    // In another thread a block must lie in the stack block, where glibc keeps
+    // static TLS: a module given dynamic TLS (dlopen'ed before start-up) has no
+    // fixed offset, and a wrong range would make live memory fresh.
+    const bool in_stack =
+        have_stack && size <= stack_size && block >= stack_addr && block - stack_addr <= stack_size - size;
+    if (tp != static_tls_tp && !in_stack) continue;
+    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kTls), block, size, static_tls[i].image);
+  }
   pthread_setspecific(thread_end_key, reinterpret_cast<void*>(1));
   return ts;
 }

@@ -27,7 +27,7 @@ enum class EventKind : uint8_t {
   kJoin = 14,           // object = joined thread id
   kThreadBegin = 15,    // first event of a thread
   kThreadEnd = 16,      // last event of a thread
-  kAlloc = 17,          // object = address, aux = byte count: a fresh variable identity
+  kAlloc = 17,          // object = address, aux = byte count, mode = AllocRegion: a fresh variable identity
   kFree = 18,           // object = address, aux = byte count (0 when unknown)
   kFuncEntry = 19,      // object = entered function's address, pc = call site
   kFuncExit = 20,       // pc = return site
@@ -40,6 +40,13 @@ inline constexpr int kNumEventKinds = 24;
 // Lock modes of kAcquire / kRelease. Shared (read-mode) sections of one rwlock do
 // not exclude each other.
 enum class LockMode : uint8_t { kExclusive = 0, kShared = 1 };
+
+// What a kAlloc's range is, for reports ("Location is stack of thread T1").
+// The runtime emits a thread's stack and its static TLS blocks when the thread
+// starts (docs/runtime.md); for kTls, pc is the address of the module's TLS
+// initialisation image (PT_TLS p_vaddr at run time), which names the module
+// whose TLS symbols describe the block.
+enum class AllocRegion : uint8_t { kHeap = 0, kStack = 1, kTls = 2 };
 
 // C11 memory orders, as the __tsan_atomic* hooks pass them (masked with 0x7fff).
 enum class MemoryOrder : uint8_t {
@@ -57,7 +64,7 @@ struct Event {
   uint64_t pc = 0;      // program counter, or location id in traces without addresses
   uint32_t tid = 0;     // dense seer thread id (see the trace's thread table)
   EventKind kind = EventKind::kRead;
-  uint8_t mode = 0;     // LockMode or MemoryOrder, by kind
+  uint8_t mode = 0;     // LockMode, MemoryOrder or AllocRegion, by kind
 };
 
 // Stable lower-case names ("read", "atomic_rmw", ...), used in JSON and docs.

@@ -1,6 +1,7 @@
 #include "predictor/report/context.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 
 #include "seer/trace.h"
@@ -65,7 +66,7 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
   if (!s.ok()) return s;
   std::unordered_map<uint32_t, std::vector<uint64_t>> call_sites;
   std::unordered_map<uint32_t, std::vector<HeldLock>> locks;
-  std::unordered_map<uint64_t, std::vector<size_t>> targets_by_block;
+  std::map<uint64_t, std::vector<size_t>> targets_by_block;  // by block address
   size_t next = 0;
   std::vector<Event> batch;
   // Every allocation that matters precedes its target, itself a wanted event.
@@ -103,24 +104,37 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
           locks[e.tid].push_back({e.aux, false});
           break;
         case EventKind::kAlloc: {
+          const uint64_t size = std::max<uint64_t>(e.aux, 1);
           auto it = std::lower_bound(out->targets_.begin(), out->targets_.end(), e.object,
                                      [](const Target& t, uint64_t a) { return t.address < a; });
-          for (; it != out->targets_.end() && it->address - e.object < std::max<uint64_t>(e.aux, 1); ++it) {
+          for (; it != out->targets_.end() && it->address - e.object < size; ++it) {
             if (it->index <= e.index) continue;
+            // A live block inside this one is the more specific description (a
+            // thread's TLS inside its stack, whichever came first).
+            const MemoryBlock& old = it->block;
+            if (it->found && old.address >= e.object && old.address - e.object + old.size <= size &&
+                old.size < size)
+              continue;
             it->found = true;
-            it->block = {e.object, e.aux, e.index, e.tid, StackOf(e, call_sites[e.tid])};
+            it->block = {e.object, e.aux, static_cast<AllocRegion>(e.mode), e.index, e.pc, e.tid,
+                         StackOf(e, call_sites[e.tid])};
             targets_by_block[e.object].push_back(static_cast<size_t>(it - out->targets_.begin()));
           }
           break;
         }
         case EventKind::kFree: {
-          auto it = targets_by_block.find(e.object);
-          if (it == targets_by_block.end()) break;
-          for (size_t i : it->second) {
-            Target& t = out->targets_[i];
-            if (t.found && t.block.address == e.object && t.index > e.index) t.found = false;
+          // Every block inside the freed range dies with it (a thread's TLS with
+          // its stack). An unknown size (0) frees the block at the address.
+          const uint64_t end = e.object + std::max<uint64_t>(e.aux, 1);
+          const auto first = targets_by_block.lower_bound(e.object);
+          const auto last = end < e.object ? targets_by_block.end() : targets_by_block.lower_bound(end);
+          for (auto it = first; it != last; ++it) {
+            for (size_t i : it->second) {
+              Target& t = out->targets_[i];
+              if (t.found && t.block.address == it->first && t.index > e.index) t.found = false;
+            }
           }
-          targets_by_block.erase(it);
+          targets_by_block.erase(first, last);
           break;
         }
         default:
@@ -136,7 +150,7 @@ const EventContext* ReportContext::At(uint64_t index) const {
   return it == events_.end() ? nullptr : &it->second;
 }
 
-const HeapBlock* ReportContext::Block(uint64_t address, uint64_t index) const {
+const MemoryBlock* ReportContext::Block(uint64_t address, uint64_t index) const {
   auto it = std::lower_bound(targets_.begin(), targets_.end(), address,
                              [](const Target& t, uint64_t a) { return t.address < a; });
   for (; it != targets_.end() && it->address == address; ++it)

@@ -1,6 +1,6 @@
 // What the reports add to the events findings name: the thread's call stack and
-// held locks at each, and the heap block (with its allocation stack) containing
-// each raced address. Collected by one more pass over the trace after the engines
+// held locks at each, and the allocated block (heap block with its allocation
+// stack, or a thread's stack or TLS block) containing each raced address. Collected by one more pass over the trace after the engines
 // finish; memory grows with the number of reported events, not the trace.
 #pragma once
 
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "predictor/findings.h"
+#include "seer/event.h"
 #include "seer/status.h"
 
 namespace seer {
@@ -26,25 +27,29 @@ struct EventContext {
   std::vector<HeldLock> locks;  // in acquisition order
 };
 
-struct HeapBlock {
+// The range of a kAlloc: a heap block, or a thread's stack or TLS block.
+struct MemoryBlock {
   uint64_t address = 0;
   uint64_t size = 0;
+  AllocRegion region = AllocRegion::kHeap;
   uint64_t alloc_index = 0;  // the kAlloc event
-  uint32_t tid = 0;
+  uint64_t pc = 0;           // the kAlloc's pc; for kTls the module's TLS image (seer/event.h)
+  uint32_t tid = 0;          // the allocating thread: for stack and TLS, the owner
   std::vector<uint64_t> stack;  // at the allocation, innermost first
 };
 
 class ReportContext {
  public:
   // Reads the trace at `path` once and collects the context of every event
-  // `findings` name, and the heap blocks of the raced addresses.
+  // `findings` name, and the blocks of the raced addresses.
   static Status Collect(const std::string& path, const Findings& findings, ReportContext* out);
 
   // The context of the event at `index`, or nullptr if it was not collected.
   const EventContext* At(uint64_t index) const;
-  // The heap block live at `index` that contains `address` (as collected for a
-  // raced address at the first access of its pair), or nullptr.
-  const HeapBlock* Block(uint64_t address, uint64_t index) const;
+  // The innermost block live at `index` that contains `address` (as collected
+  // for a raced address at the first access of its pair), or nullptr. Blocks
+  // nest: glibc keeps a thread's static TLS inside its stack block.
+  const MemoryBlock* Block(uint64_t address, uint64_t index) const;
 
   // Frames kept per stack; deeper stacks are cut (the innermost frames are kept).
   static constexpr size_t kMaxFrames = 64;
@@ -55,7 +60,7 @@ class ReportContext {
     uint64_t address;
     uint64_t index;
     bool found;
-    HeapBlock block;
+    MemoryBlock block;
   };
   std::vector<Target> targets_;  // sorted by address, then index
 };

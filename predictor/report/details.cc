@@ -71,11 +71,22 @@ VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair) {
     v.name = v.global.name;
     v.address = v.global.address;
     v.size = v.global.size;
-  } else if (const HeapBlock* b = details.context.Block(pair.first.object, pair.first.index)) {
-    v.kind = "heap";
+  } else if (const MemoryBlock* b = details.context.Block(pair.first.object, pair.first.index)) {
     v.block = b;
     v.address = b->address;
     v.size = b->size;
+    switch (b->region) {
+      case AllocRegion::kStack: v.kind = "stack"; break;
+      case AllocRegion::kTls: v.kind = "tls"; break;
+      default: v.kind = "heap"; break;
+    }
+    if (b->region == AllocRegion::kTls &&
+        details.symbolizer->FindTls(b->pc, pair.first.object - b->address, &v.global)) {
+      v.global.address += b->address;  // this thread's copy
+      v.name = v.global.name;
+      v.address = v.global.address;
+      v.size = v.global.size;
+    }
   }
   return v;
 }

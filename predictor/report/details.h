@@ -1,5 +1,6 @@
 // The source-level details both report writers show for recorded traces: stacks
-// of symbolised frames, the raced variable (global or heap block), and the race
+// of symbolised frames, the raced variable (global, heap block, a thread's stack
+// or TLS variable), and the race
 // pairs of all engines grouped by their pair of program counters.
 #pragma once
 
@@ -53,12 +54,12 @@ std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_
 std::string GlobalName(ReportDetails& details, uint64_t address);
 
 struct VariableInfo {
-  std::string kind = "unknown";  // "global", "heap" or "unknown"
-  std::string name;              // global's name, "" otherwise
-  uint64_t address = 0;          // start of the global or the block; the raced address if unknown
+  std::string kind = "unknown";  // "global", "heap", "stack", "tls" or "unknown"
+  std::string name;              // global's or TLS variable's name, "" otherwise
+  uint64_t address = 0;          // start of the variable or the block; the raced address if unknown
   uint64_t size = 0;
-  DataSymbol global;             // kind == "global"
-  const HeapBlock* block = nullptr;  // kind == "heap"
+  DataSymbol global;             // kind == "global", or "tls" with a name (address: this thread's copy)
+  const MemoryBlock* block = nullptr;  // kind "heap", "stack" or "tls": the owner is block->tid
 };
 VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair);
 

@@ -92,8 +92,12 @@ json VariableJson(ReportDetails* details, const RacePair& p) {
     j["module"] = v.global.module;
     j["offset"] = v.global.offset;
   }
+  if (v.kind == "tls" && !v.name.empty()) j["module"] = v.global.module;
   if (v.block != nullptr) {
-    j["alloc_stack"] = FramesJson(StackFrames(*details, v.block->stack));
+    // A stack or TLS block is allocated by the runtime as its thread starts:
+    // no program stack to show, and its thread is the owner.
+    if (v.kind == "heap") j["alloc_stack"] = FramesJson(StackFrames(*details, v.block->stack));
+    if (v.kind != "heap") j["thread"] = v.block->tid;
     j["alloc_thread"] = v.block->tid;
     j["alloc_index"] = v.block->alloc_index;
   }

@@ -110,8 +110,20 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
     out += fmt::format("  Location is heap block of size {} at {:#x} allocated by thread {} (event {}):\n", v.size,
                        v.address, names.Thread(v.block->tid), v.block->alloc_index);
     out += FramesText(StackFrames(details, v.block->stack), "    ");
+  } else if (v.kind == "stack") {
+    out += fmt::format("  Location is stack of thread {} (block of size {} at {:#x}, {} bytes in)\n",
+                       names.Thread(v.block->tid), v.size, v.address, p.first.object - v.address);
+  } else if (v.kind == "tls" && !v.name.empty()) {
+    out += fmt::format("  Location is TLS variable '{}' of size {} at {:#x} of thread {} ({}){}\n", v.name, v.size,
+                       v.address, names.Thread(v.block->tid),
+                       std::filesystem::path(v.global.module).filename().string(),
+                       p.first.object == v.address ? ""
+                                                   : fmt::format(", {} bytes in", p.first.object - v.address));
+  } else if (v.kind == "tls") {
+    out += fmt::format("  Location is TLS of thread {} (block of size {} at {:#x}, {} bytes in)\n",
+                       names.Thread(v.block->tid), v.size, v.address, p.first.object - v.address);
   } else {
-    out += fmt::format("  Location is {:#x} (not a global nor a live heap block: stack, TLS or unrecorded)\n",
+    out += fmt::format("  Location is {:#x} (not a global nor a live heap, stack or TLS block: unrecorded)\n",
                        p.first.object);
   }
   if (p.occurrences > 1) out += fmt::format("  Seen {} times by {}\n", p.occurrences, g.engines.front()->engine);

@@ -8,6 +8,7 @@
 #include <gelf.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 
@@ -328,6 +329,31 @@ bool Symbolizer::FindGlobal(uint64_t address, DataSymbol* out) {
     out->module = m->path;
     out->offset = out->address - m->bias;
     return true;
+  }
+  return false;
+}
+
+bool Symbolizer::FindTls(uint64_t image, uint64_t offset, DataSymbol* out) {
+  for (auto& m : modules_) {
+    if (!Load(m.get()) || image < m->low || image >= m->high) continue;
+    // STT_TLS values are offsets in the module's TLS block, not addresses: no
+    // address look-up finds them, so scan the symbol table (TLS races are rare).
+    const int count = dwfl_module_getsymtab(m->dwfl_module);
+    for (int i = 1; i < count; ++i) {
+      GElf_Sym sym;
+      GElf_Addr addr = 0;
+      const char* name = dwfl_module_getsym_info(m->dwfl_module, i, &sym, &addr, nullptr, nullptr, nullptr);
+      if (name == nullptr || GELF_ST_TYPE(sym.st_info) != STT_TLS || sym.st_shndx == SHN_UNDEF) continue;
+      // sym.st_value is unadjusted: the offset.
+      if (offset < sym.st_value || offset - sym.st_value >= std::max<uint64_t>(sym.st_size, 1)) continue;
+      out->name = Demangle(name);
+      out->address = sym.st_value;
+      out->size = sym.st_size;
+      out->module = m->path;
+      out->offset = sym.st_value;
+      return true;
+    }
+    return false;
   }
   return false;
 }

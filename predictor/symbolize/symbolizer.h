@@ -59,6 +59,12 @@ class Symbolizer {
   // The global or static variable containing `address`, if a module defines one.
   bool FindGlobal(uint64_t address, DataSymbol* out);
 
+  // The thread-local variable at byte `offset` of a TLS block of the module
+  // whose TLS image is at run-time address `image` (the pc of a TLS kAlloc).
+  // out->address and out->offset are the symbol's offset in the block (the
+  // caller adds the block's address); out->module names the module.
+  bool FindTls(uint64_t image, uint64_t offset, DataSymbol* out);
+
   // One line per module that could not be used ("...: changed since recording
   // (build-id differs); its frames are not symbolised"), in the order met.
   const std::vector<std::string>& warnings() const { return warnings_; }

@@ -242,6 +242,25 @@ TEST_F(StdFormatTest, AttributeErrorsNameTheLine) {
   EXPECT_NE(ImportError("T0|r(x at=5)|1\nT0|r(x at=6)|2\n", 2).find("is at address 5, not 6"), std::string::npos);
 }
 
+// `region=` keeps what a recorded kAlloc says it allocates (a thread's stack or
+// TLS block): import sets the mode, export writes it back, heap is the default.
+TEST_F(StdFormatTest, AllocRegionsRoundTrip) {
+  const std::string text =
+      "T0|alloc(s at=4096 size=64 region=stack)|1\nT0|alloc(t at=8192 size=8 region=tls)|2\n"
+      "T0|alloc(h at=12288 size=4)|3\nT0|w(s)|4\n";
+  ASSERT_TRUE(Import(text).ok());
+  std::vector<Event> ev;
+  ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev).ok());
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].mode, static_cast<uint8_t>(AllocRegion::kStack));
+  EXPECT_EQ(ev[1].mode, static_cast<uint8_t>(AllocRegion::kTls));
+  EXPECT_EQ(ev[2].mode, static_cast<uint8_t>(AllocRegion::kHeap));
+  EXPECT_EQ(Export(Path("t.seer")), text);
+  EXPECT_NE(ImportError("T0|alloc(x region=heap2)|1\n", 1).find("bad value in attribute `region=heap2`"),
+            std::string::npos);
+  EXPECT_NE(ImportError("T0|w(x region=stack)|1\n", 1).find("does not apply to `w`"), std::string::npos);
+}
+
 TEST_F(StdFormatTest, SharedLockModes) {
   EXPECT_TRUE(Import("T0|acq(l mode=shared)|1\nT1|acq(l mode=shared)|2\nT0|rel(l mode=shared)|3\n"
                      "T1|rel(l)|4\nT2|acq(l)|5\n")

@@ -1,6 +1,7 @@
 // ReportContext on a hand-built trace: shadow call stacks from function entry and
-// exit, held locks through read mode and condition waits, and the heap block live
-// at an access when a block's address is freed and reused.
+// exit, held locks through read mode and condition waits, the heap block live
+// at an access when a block's address is freed and reused, and the innermost of
+// nested blocks (a thread's TLS inside its stack).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -89,14 +90,65 @@ TEST_F(ContextTest, StacksLocksAndTheLiveBlock) {
   EXPECT_TRUE(t0->locks.empty());
   EXPECT_EQ(c.At(realloc), nullptr);  // not named by a finding
 
-  const HeapBlock* block = c.Block(0x9008, in_wait);
+  const MemoryBlock* block = c.Block(0x9008, in_wait);
   ASSERT_NE(block, nullptr);
   EXPECT_EQ(block->address, 0x9000u);
   EXPECT_EQ(block->size, 32u);  // the reused block, not the freed one
   EXPECT_EQ(block->alloc_index, realloc);
   EXPECT_EQ(block->tid, b.events()[realloc].tid);
+  EXPECT_EQ(block->region, AllocRegion::kHeap);
   EXPECT_EQ(block->stack, (std::vector<uint64_t>{0x630, 0x710, 0x700}));
   EXPECT_EQ(c.Block(0x9004, after_free), nullptr);  // freed, not yet reused
+}
+
+// Like glibc's threads: T1's stack block holds its static TLS block. An access
+// in the TLS block is described by it, in whichever order the two were
+// allocated; one elsewhere in the stack by the stack; and freeing the stack
+// ends both.
+TEST_F(ContextTest, InnermostBlockDescribesAnAddress) {
+  const uint8_t kStack = static_cast<uint8_t>(AllocRegion::kStack), kTls = static_cast<uint8_t>(AllocRegion::kTls);
+  TraceBuilder b;
+  const auto at = [&] { return b.events().size(); };
+  const uint64_t stack = at();
+  b.Add("T1", EventKind::kAlloc, 0x100000, 0x10, 0x10000, kStack);
+  const uint64_t tls = at();
+  b.Add("T1", EventKind::kAlloc, 0x10f000, 0x20, 0x100, kTls);
+  const uint64_t in_tls = at();
+  b.Add("T1", EventKind::kWrite, 0x10f010, 0x30, 4);
+  const uint64_t in_stack = at();
+  b.Add("T1", EventKind::kWrite, 0x108000, 0x40, 4);
+  // T2's blocks the other way round: TLS first, then the stack around it.
+  const uint64_t tls2 = at();
+  b.Add("T2", EventKind::kAlloc, 0x20f000, 0x20, 0x100, kTls);
+  b.Add("T2", EventKind::kAlloc, 0x200000, 0x10, 0x10000, kStack);
+  const uint64_t in_tls2 = at();
+  b.Add("T2", EventKind::kWrite, 0x20f008, 0x50, 4);
+  b.Add("T1", EventKind::kFree, 0x100000, 0x60, 0x10000);
+  const uint64_t after_free = at();
+  b.Add("T2", EventKind::kWrite, 0x10f010, 0x70, 4);
+
+  Findings findings;
+  RaceResult r;
+  r.engine = "hb";
+  for (uint64_t i : {in_tls, in_stack, in_tls2, after_free}) r.pairs.push_back({Ref(b, i), Ref(b, i), 1});
+  findings.races.push_back(r);
+  ReportContext c;
+  ASSERT_TRUE(ReportContext::Collect(Write(b), findings, &c).ok());
+
+  const MemoryBlock* t = c.Block(0x10f010, in_tls);
+  ASSERT_NE(t, nullptr);
+  EXPECT_EQ(t->region, AllocRegion::kTls);
+  EXPECT_EQ(t->alloc_index, tls);
+  EXPECT_EQ(t->pc, 0x20u);
+  EXPECT_EQ(t->tid, b.events()[tls].tid);
+  const MemoryBlock* s = c.Block(0x108000, in_stack);
+  ASSERT_NE(s, nullptr);
+  EXPECT_EQ(s->region, AllocRegion::kStack);
+  EXPECT_EQ(s->alloc_index, stack);
+  const MemoryBlock* t2 = c.Block(0x20f008, in_tls2);
+  ASSERT_NE(t2, nullptr);
+  EXPECT_EQ(t2->alloc_index, tls2);
+  EXPECT_EQ(c.Block(0x10f010, after_free), nullptr);  // the stack's free ended the TLS block in it
 }
 
 TEST_F(ContextTest, NoFindingsReadsNothing) {

@@ -178,6 +178,7 @@ struct Attributes {
   std::optional<uint64_t> at;     // memory events: the variable's byte address
   std::optional<uint64_t> size;   // memory events: bytes (default 1)
   std::optional<uint8_t> order;   // atomic accesses: MemoryOrder (default relaxed)
+  std::optional<uint8_t> region;  // alloc: AllocRegion (default heap)
   bool shared = false;            // acq / rel: `mode=shared`
   std::string_view mutex;         // cond waits: the mutex's name
 };
@@ -331,6 +332,9 @@ class StdImporter {
       } else if (key == "order" && IsAtomicAccess(kind)) {
         a->order = std_format::MemoryOrderFromName(value);
         ok = ok && a->order.has_value();
+      } else if (key == "region" && kind == EventKind::kAlloc) {
+        a->region = std_format::AllocRegionFromName(value);
+        ok = ok && a->region.has_value();
       } else if (key == "mode" && lock_op) {
         ok = value == "shared" || value == "exclusive";
         a->shared = value == "shared";
@@ -405,6 +409,7 @@ class StdImporter {
                                      ", not " + std::to_string(*a.at));
     e->aux = a.size.value_or(1);  // plain lines: one byte per variable, so distinct ones never overlap
     if (IsAtomicAccess(e->kind)) e->mode = a.order.value_or(0);
+    if (e->kind == EventKind::kAlloc) e->mode = a.region.value_or(0);
     return Status::Ok();
   }
 

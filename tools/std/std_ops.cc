@@ -87,17 +87,27 @@ Decor DecorOf(EventKind kind) {
 
 namespace {
 constexpr std::string_view kOrderNames[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
+constexpr std::string_view kRegionNames[] = {"heap", "stack", "tls"};  // by AllocRegion
+
+template <size_t N>
+std::optional<uint8_t> IndexOf(const std::string_view (&names)[N], std::string_view name) {
+  for (size_t i = 0; i < N; ++i)
+    if (names[i] == name) return static_cast<uint8_t>(i);
+  return std::nullopt;
+}
 }  // namespace
 
 std::string_view MemoryOrderName(uint8_t order) {
   return order < std::size(kOrderNames) ? kOrderNames[order] : "unknown";
 }
 
-std::optional<uint8_t> MemoryOrderFromName(std::string_view name) {
-  for (size_t i = 0; i < std::size(kOrderNames); ++i)
-    if (kOrderNames[i] == name) return static_cast<uint8_t>(i);
-  return std::nullopt;
+std::optional<uint8_t> MemoryOrderFromName(std::string_view name) { return IndexOf(kOrderNames, name); }
+
+std::string_view AllocRegionName(uint8_t region) {
+  return region < std::size(kRegionNames) ? kRegionNames[region] : "unknown";
 }
+
+std::optional<uint8_t> AllocRegionFromName(std::string_view name) { return IndexOf(kRegionNames, name); }
 
 bool IsValidName(std::string_view name) {
   if (name.empty()) return false;

@@ -35,6 +35,11 @@ Decor DecorOf(EventKind kind);
 std::string_view MemoryOrderName(uint8_t order);
 std::optional<uint8_t> MemoryOrderFromName(std::string_view name);
 
+// The values of the `region=` attribute of `alloc` (seer's AllocRegion): heap
+// (the default), stack, tls.
+std::string_view AllocRegionName(uint8_t region);
+std::optional<uint8_t> AllocRegionFromName(std::string_view name);
+
 // Names of threads, locks and variables must be non-empty and free of `|`, `(`,
 // `)` and whitespace, or the line cannot be split back.
 bool IsValidName(std::string_view name);

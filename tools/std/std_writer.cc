@@ -117,6 +117,10 @@ void StdTextWriter::AppendVariableAttributes(const Event& e, bool fresh) {
     buf_ += " order=";
     buf_ += std_format::MemoryOrderName(e.mode);
   }
+  if (e.kind == EventKind::kAlloc && e.mode != 0) {
+    buf_ += " region=";
+    buf_ += std_format::AllocRegionName(e.mode);
+  }
 }
 
 void StdTextWriter::AppendLockAttributes(const Event& e) {
