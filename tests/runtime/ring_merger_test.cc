@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/ring_record.h"
+#include "runtime/rt_state.h"
 #include "tests/support/shm_area.h"
 
 namespace seer {
@@ -186,6 +187,135 @@ TEST(RingMergerTest, DamagedRingsAreReported) {
     EXPECT_FALSE(s.ok());
     EXPECT_NE(s.ToString().find("out of range"), std::string::npos) << s.ToString();
   }
+}
+
+
+// Compact records: the pc rule's bounds, every size, and what has no compact form.
+TEST(CompactRecordTest, PackAndUnpackAtTheDeltaBounds) {
+  const uint8_t R = static_cast<uint8_t>(EventKind::kRead), W = static_cast<uint8_t>(EventKind::kWrite);
+  const uint64_t last = 0x55d3877f9000, object = 0x7ffd12345678;
+  for (int64_t delta : {rt::kCompactMinDelta, int64_t{-1}, int64_t{0}, int64_t{1}, rt::kCompactMaxDelta}) {
+    const uint64_t pc = last + static_cast<uint64_t>(delta);
+    const uint64_t offset = rt::CompactOffset(pc, last);
+    ASSERT_TRUE(rt::CompactFits(offset)) << delta;
+    for (uint64_t size : {1, 2, 4, 8, 16}) {
+      for (uint8_t kind : {R, W}) {
+        const uint64_t w0 = rt::CompactHead(rt::CompactTag(kind, size), offset, object);
+        EXPECT_TRUE(rt::IsCompact(w0));
+        EXPECT_FALSE(rt::IsLong(w0));
+        EXPECT_EQ(rt::RecordWords(w0), 1);
+        EXPECT_EQ(rt::CompactKind(w0), kind);
+        EXPECT_EQ(rt::CompactSize(w0), size);
+        EXPECT_EQ(rt::ShortObject(w0), object);
+        EXPECT_EQ(rt::CompactPc(w0, last), pc) << delta;
+      }
+    }
+  }
+  EXPECT_EQ(rt::kCompactMinDelta, -512);
+  EXPECT_EQ(rt::kCompactMaxDelta, 511);
+  EXPECT_FALSE(rt::CompactFits(rt::CompactOffset(last + 512, last)));
+  EXPECT_FALSE(rt::CompactFits(rt::CompactOffset(last - 513, last)));
+  EXPECT_FALSE(rt::CompactFits(rt::CompactOffset(last + (1ull << 40), last)));
+  EXPECT_FALSE(rt::CompactFits(rt::CompactOffset(0x400000, 0)));  // a ring's first access: no last pc yet
+  // The object keeps 48 bits and cannot reach the tag.
+  EXPECT_EQ(rt::ShortObject(rt::CompactHead(rt::CompactTag(W, 8), 0, ~0ull)), rt::kObjectMask);
+  EXPECT_EQ(rt::CompactKind(rt::CompactHead(rt::CompactTag(R, 8), 1023, ~0ull)), R);
+  // Sizes without a compact form, and kinds other than plain reads and writes.
+  for (uint64_t size : {0, 3, 5, 32, 255}) EXPECT_EQ(rt::CompactTag(W, size), 0u) << size;
+  EXPECT_EQ(rt::CompactTag(static_cast<uint8_t>(EventKind::kFuncEntry), 8), 0u);
+  EXPECT_EQ(rt::CompactTag(static_cast<uint8_t>(EventKind::kAtomicLoad), 8), 0u);
+  // Short records of every kind keep bit 62 clear.
+  for (int k = 0; k < kNumEventKinds; ++k) {
+    const uint64_t w0 = rt::ShortHead(static_cast<uint8_t>(k), 255, ~0ull);
+    EXPECT_FALSE(rt::IsCompact(w0)) << k;
+    EXPECT_EQ(rt::RecordWords(w0), 2) << k;
+  }
+}
+
+// The runtime's own writer (rt_state.h) on ring `ring` of a test area, its
+// head and tail set to `start`.
+struct RingWriter {
+  rt::ThreadState ts{};
+  RingWriter(rt::ShmHeader* shm, uint32_t ring, uint64_t start) {
+    ts.data = rt::RingData(shm, ring);
+    ts.mask = shm->ring_words - 1;
+    ts.head = start;
+    ts.limit = start + shm->ring_words;
+    ts.desc = &rt::RingDescs(shm)[ring];
+    ts.desc->head.store(start);
+    ts.desc->tail.store(start);
+  }
+  // A plain access as PutAccessFast/PutAccessSlow write it; true if compact.
+  bool Access(EventKind kind, uint64_t size, uint64_t addr, uint64_t pc) {
+    const uint8_t k = static_cast<uint8_t>(kind);
+    if (rt::TryCompact(&ts, rt::CompactTag(k, size), addr, pc)) return true;
+    EXPECT_TRUE(rt::TryShort(&ts, k, size, addr, pc));
+    return false;
+  }
+};
+
+TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
+  Area a;
+  // Start three words before the end: the second record (short) takes the
+  // last word and the first, a later long one straddles the end again.
+  RingWriter w(a.shm, 1, 3 * kRingWords - 3);
+  const uint64_t p0 = 0x401000, p1 = p0 + 0x300, p2 = p1 + 511, p3 = p2 - 512, p4 = p3 + 3;
+  std::vector<Event> expected;
+  auto access = [&](EventKind kind, uint64_t size, uint64_t addr, uint64_t pc, bool compact) {
+    EXPECT_EQ(w.Access(kind, size, addr, pc), compact) << std::hex << pc;
+    Event e;
+    e.kind = kind;
+    e.object = addr;
+    e.aux = size;
+    e.pc = pc;
+    expected.push_back(e);
+  };
+  access(EventKind::kRead, 4, 0x1000, p0, false);     // words 61, 62: no last pc yet
+  access(EventKind::kWrite, 8, 0x1008, p1, false);    // 63 and 0: 768 bytes on
+  EXPECT_EQ(w.ts.head % kRingWords, 1u);
+  access(EventKind::kRead, 1, 0x1010, p2, true);      // +511
+  RingCollector collector(a.shm);
+  RingMerger merger(a.shm);
+  Out out;
+  RingBatch b;
+  ASSERT_TRUE(collector.Collect(false, &b));
+  EXPECT_EQ(b.words[1].size(), 5u);
+  ASSERT_TRUE(merger.Add(&b, out.sink()).ok());
+  // The merger keeps the last pc across batches.
+  access(EventKind::kWrite, 16, 0x1020, p3, true);    // -512
+  ASSERT_TRUE(rt::TryShort(&w.ts, static_cast<uint8_t>(EventKind::kFuncEntry), 0, 0x9000, 0x7000000));
+  Event entry;
+  entry.kind = EventKind::kFuncEntry;
+  entry.object = 0x9000;
+  entry.pc = 0x7000000;
+  expected.push_back(entry);
+  access(EventKind::kRead, 2, 0x1030, p4, true);      // entry/exit leave the last pc alone
+  access(EventKind::kWrite, 4, 0x1040, p4 - 513, false);
+  access(EventKind::kWrite, 4, 0x1044, p4 - 513 + 4, true);
+  for (int i = 0; i < 40; ++i) access(EventKind::kRead, 8, 0x2000 + 8 * i, p4 + 8 * i, true);  // past the end again
+  ASSERT_TRUE(collector.Collect(true, &b));
+  ASSERT_TRUE(merger.Add(&b, out.sink()).ok());
+  ASSERT_EQ(out.events.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(out.events[i].kind, expected[i].kind) << i;
+    EXPECT_EQ(out.events[i].object, expected[i].object) << i;
+    EXPECT_EQ(out.events[i].aux, expected[i].aux) << i;
+    EXPECT_EQ(out.events[i].pc, expected[i].pc) << i;
+  }
+  EXPECT_EQ(rt::RingDescs(a.shm)[1].tail.load(), w.ts.head);
+}
+
+TEST(CompactRecordTest, ImpossibleSizeIsDamage) {
+  Area a;
+  RingMerger merger(a.shm);
+  Out out;
+  RingBatch b;
+  b.words.resize(1);
+  b.words[0].push_back(rt::CompactHead(rt::CompactTag(0, 8), 0, 0x1000) | 7ull << 58);
+  b.final = true;
+  Status s = merger.Add(&b, out.sink());
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.ToString().find("impossible size"), std::string::npos) << s.ToString();
 }
 
 }  // namespace
