@@ -1,7 +1,7 @@
 // RingMerger on hand-written rings: the topological merge of per-thread streams
 // with per-domain numbers (locks, atomics, the global domain), the "after" word
 // of a cond-wait end, records split across batches, numbers missing at the end,
-// and damaged rings.
+// damaged rings, and compact records (pack/unpack, straddling the ring's end).
 #include "runtime/drain/ring_merger.h"
 
 #include <gtest/gtest.h>
@@ -149,44 +149,30 @@ TEST(RingMergerTest, FinalMergeSkipsMissingNumbersAndCountsThem) {
   EXPECT_EQ(merger.order_gaps(), 2u);
 }
 
+// One ring holding `words`, merged as the final batch: the merger must report `what`.
+void ExpectDamage(const RingWords& words, const std::string& what) {
+  Area a;
+  RingMerger merger(a.shm);
+  Out out;
+  RingBatch b;
+  b.words = {words};
+  b.final = true;
+  Status s = merger.Add(&b, out.sink());
+  EXPECT_FALSE(s.ok()) << what;
+  EXPECT_NE(s.ToString().find(what), std::string::npos) << s.ToString();
+}
+
 TEST(RingMergerTest, DamagedRingsAreReported) {
-  {
-    Area a;
-    RingMerger merger(a.shm);
-    Out out;
-    RingBatch b;
-    b.words.resize(1);
-    Lock(&b.words[0], EventKind::kAcquire, 0x5000, 0);
-    Lock(&b.words[0], EventKind::kAcquire, 0x5000, 0);  // the same number twice
-    b.final = true;
-    Status s = merger.Add(&b, out.sink());
-    EXPECT_FALSE(s.ok());
-    EXPECT_NE(s.ToString().find("delivered twice"), std::string::npos) << s.ToString();
-  }
-  {
-    Area a;
-    RingMerger merger(a.shm);
-    Out out;
-    RingBatch b;
-    b.words.resize(1);
-    b.words[0] = {rt::LongHead(static_cast<uint8_t>(EventKind::kAcquire), 0), 1, 2};  // cut short
-    b.final = true;
-    Status s = merger.Add(&b, out.sink());
-    EXPECT_FALSE(s.ok());
-    EXPECT_NE(s.ToString().find("cut short"), std::string::npos) << s.ToString();
-  }
-  {
-    Area a;
-    RingMerger merger(a.shm);
-    Out out;
-    RingBatch b;
-    b.words.resize(1);
-    Ordered(&b.words[0], EventKind::kSignal, 1, rt::kDomains + 3, 0);
-    b.final = true;
-    Status s = merger.Add(&b, out.sink());
-    EXPECT_FALSE(s.ok());
-    EXPECT_NE(s.ToString().find("out of range"), std::string::npos) << s.ToString();
-  }
+  RingWords twice;
+  Lock(&twice, EventKind::kAcquire, 0x5000, 0);
+  Lock(&twice, EventKind::kAcquire, 0x5000, 0);  // the same number twice
+  ExpectDamage(twice, "delivered twice");
+  ExpectDamage({rt::LongHead(static_cast<uint8_t>(EventKind::kAcquire), 0), 1, 2}, "cut short");
+  RingWords domain;
+  Ordered(&domain, EventKind::kSignal, 1, rt::kDomains + 3, 0);
+  ExpectDamage(domain, "out of range");
+  // A compact record whose log2(size) is 7.
+  ExpectDamage({rt::CompactHead(rt::CompactTag(0, 8), 0, 0x1000) | 7ull << 58}, "impossible size");
 }
 
 
@@ -303,19 +289,6 @@ TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
     EXPECT_EQ(out.events[i].pc, expected[i].pc) << i;
   }
   EXPECT_EQ(rt::RingDescs(a.shm)[1].tail.load(), w.ts.head);
-}
-
-TEST(CompactRecordTest, ImpossibleSizeIsDamage) {
-  Area a;
-  RingMerger merger(a.shm);
-  Out out;
-  RingBatch b;
-  b.words.resize(1);
-  b.words[0].push_back(rt::CompactHead(rt::CompactTag(0, 8), 0, 0x1000) | 7ull << 58);
-  b.final = true;
-  Status s = merger.Add(&b, out.sink());
-  EXPECT_FALSE(s.ok());
-  EXPECT_NE(s.ToString().find("impossible size"), std::string::npos) << s.ToString();
 }
 
 }  // namespace
