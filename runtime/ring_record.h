@@ -71,21 +71,34 @@ inline constexpr uint64_t LongHead(uint8_t kind, uint8_t mode) {
   return kLongFlag | static_cast<uint64_t>(kind) << 56 | static_cast<uint64_t>(mode) << 48;
 }
 
-// The pc rule. Writer and reader each keep, per ring, the pc of the ring's
-// last plain read/write record, compact or short (0 before the first).
-// Function entry/exit, long records and dropped records leave it alone: an
-// entry's pc is the call site, an exit's lies in the callee, and neither is
-// near the accesses that follow (the caller's, after a return), so updating on
-// them would only add a store to their hooks. A compact record stores the pc's
-// distance from it plus a bias, an offset in [0, 1024): deltas -512 .. +511,
-// checked with one unsigned compare.
+// The pc rule. Writer and reader each keep, per ring, a last pc: 0 at first;
+// after a plain read/write record (compact or short), its pc; after a function
+// entry, its object (the return address of the entry hook's call, in the
+// callee's prologue: near the callee's first accesses, where the entry's pc,
+// the call site, is not). Function exits, long records and dropped records
+// leave it alone (an exit's pc lies in the callee, far from the caller's next
+// access). A compact record stores its pc's distance from the last pc plus a
+// bias, an offset in [0, 1024): deltas -512 .. +511, checked with one
+// unsigned compare.
 inline constexpr int kCompactOffsetBits = 10;
 inline constexpr uint64_t kCompactBias = 1ull << (kCompactOffsetBits - 1);
 inline constexpr int64_t kCompactMinDelta = -static_cast<int64_t>(kCompactBias);
 inline constexpr int64_t kCompactMaxDelta = static_cast<int64_t>(kCompactBias) - 1;
 inline constexpr uint64_t kCompactFlag = 1ull << 62;
-inline constexpr bool SetsLastPc(uint8_t kind) {
+inline constexpr bool IsPlainAccess(uint8_t kind) {
   return kind == static_cast<uint8_t>(EventKind::kRead) || kind == static_cast<uint8_t>(EventKind::kWrite);
+}
+// What a short record of `kind` leaves as the last pc: its pc, its object, or nothing.
+enum class LastPcFrom { kNothing, kPc, kObject };
+inline constexpr LastPcFrom LastPcSource(uint8_t kind) {
+  if (IsPlainAccess(kind)) return LastPcFrom::kPc;
+  if (kind == static_cast<uint8_t>(EventKind::kFuncEntry)) return LastPcFrom::kObject;
+  return LastPcFrom::kNothing;
+}
+inline constexpr void UpdateLastPc(uint8_t kind, uint64_t object, uint64_t pc, uint64_t* last_pc) {
+  const LastPcFrom from = LastPcSource(kind);
+  if (from == LastPcFrom::kPc) *last_pc = pc;
+  if (from == LastPcFrom::kObject) *last_pc = object;
 }
 // The offset a compact record would store; CompactFits says whether it can.
 inline constexpr uint64_t CompactOffset(uint64_t pc, uint64_t last_pc) { return pc + kCompactBias - last_pc; }
@@ -93,7 +106,7 @@ inline constexpr bool CompactFits(uint64_t offset) { return offset < (1ull << kC
 // Bits 63..48 of a compact record without the offset, for an access `kind`
 // (read or write) of `size` bytes; 0 when the access has no compact form.
 inline constexpr uint64_t CompactTag(uint8_t kind, uint64_t size) {
-  if (!SetsLastPc(kind)) return 0;
+  if (!IsPlainAccess(kind)) return 0;
   uint64_t log = 0;
   while (log <= 4 && (1ull << log) != size) ++log;
   if (log > 4) return 0;

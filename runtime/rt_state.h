@@ -103,9 +103,10 @@ SEER_RT_INLINE bool TryShort(ThreadState* ts, uint8_t kind, uint64_t size, uint6
   uint64_t* d = ts->data;
   const uint64_t m = ts->mask;
   RingDesc* desc = ts->desc;
-  d[h & m] = ShortHead(kind, size, object);
+  const uint64_t w0 = ShortHead(kind, size, object);
+  UpdateLastPc(kind, object, pc, &ts->last_pc);
   d[(h + 1) & m] = pc;
-  if (SetsLastPc(kind)) ts->last_pc = pc;
+  d[h & m] = w0;
   ts->head = h + kShortWords;
   desc->head.store(h + kShortWords, std::memory_order_release);
   return true;

@@ -93,7 +93,7 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
         e.object = rt::ShortObject(w0);
         e.aux = rt::ShortSize(w0);
         e.pc = w[p.pos + 1];
-        if (rt::SetsLastPc(kind)) p.last_pc = e.pc;
+        rt::UpdateLastPc(kind, e.object, e.pc, &p.last_pc);
         p.pos += rt::kShortWords;
       }
     }

@@ -269,13 +269,22 @@ TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
   ASSERT_TRUE(merger.Add(&b, out.sink()).ok());
   // The merger keeps the last pc across batches.
   access(EventKind::kWrite, 16, 0x1020, p3, true);    // -512
-  ASSERT_TRUE(rt::TryShort(&w.ts, static_cast<uint8_t>(EventKind::kFuncEntry), 0, 0x9000, 0x7000000));
-  Event entry;
-  entry.kind = EventKind::kFuncEntry;
-  entry.object = 0x9000;
-  entry.pc = 0x7000000;
-  expected.push_back(entry);
-  access(EventKind::kRead, 2, 0x1030, p4, true);      // entry/exit leave the last pc alone
+  // A function entry leaves its object (a pc in the callee) as the last pc, an
+  // exit nothing; their own pcs (call site, a pc in the callee) count for nothing.
+  const uint64_t callee = 0x7000000;
+  auto call_event = [&](EventKind kind, uint64_t object, uint64_t pc) {
+    ASSERT_TRUE(rt::TryShort(&w.ts, static_cast<uint8_t>(kind), 0, object, pc));
+    Event e;
+    e.kind = kind;
+    e.object = object;
+    e.pc = pc;
+    expected.push_back(e);
+  };
+  call_event(EventKind::kFuncEntry, callee, p3 + 2);
+  access(EventKind::kRead, 2, 0x1030, callee + 40, true);
+  call_event(EventKind::kFuncExit, 0, callee + 90);
+  access(EventKind::kWrite, 4, 0x1038, callee + 40 + 511, true);
+  access(EventKind::kRead, 2, 0x1030, p4, false);
   access(EventKind::kWrite, 4, 0x1040, p4 - 513, false);
   access(EventKind::kWrite, 4, 0x1044, p4 - 513 + 4, true);
   for (int i = 0; i < 40; ++i) access(EventKind::kRead, 8, 0x2000 + 8 * i, p4 + 8 * i, true);  // past the end again
