@@ -1,7 +1,7 @@
 // The records a thread appends to its ring, as 8-byte words. A plain access
-// takes one word when its pc is near the pc of the thread's previous access
-// (compact record), two otherwise (short record, also used for function
-// entry/exit and small ranges); these carry no timestamp. Everything that
+// takes one word when its pc is near the thread's last pc (compact record; the
+// pc rule below says which pc that is), two otherwise (short record, also used
+// for function entry/exit and small ranges); these carry no timestamp. Everything that
 // orders threads (sync events, atomics, alloc/free) takes six words and carries
 // a number from one of the runtime's order domains. Shared by the runtime and
 // the drainer, which both follow the pc rule below through these helpers;
@@ -98,7 +98,7 @@ inline constexpr LastPcFrom LastPcSource(uint8_t kind) {
 inline constexpr void UpdateLastPc(uint8_t kind, uint64_t object, uint64_t pc, uint64_t* last_pc) {
   const LastPcFrom from = LastPcSource(kind);
   if (from == LastPcFrom::kPc) *last_pc = pc;
-  if (from == LastPcFrom::kObject) *last_pc = object;
+  if (from == LastPcFrom::kObject) *last_pc = object;  // a user-space pc: its 48 stored bits are all of it
 }
 // The offset a compact record would store; CompactFits says whether it can.
 inline constexpr uint64_t CompactOffset(uint64_t pc, uint64_t last_pc) { return pc + kCompactBias - last_pc; }
@@ -110,7 +110,7 @@ inline constexpr uint64_t CompactTag(uint8_t kind, uint64_t size) {
   uint64_t log = 0;
   while (log <= 4 && (1ull << log) != size) ++log;
   if (log > 4) return 0;
-  return (kCompactFlag >> 48) | static_cast<uint64_t>(kind) << 13 | log << kCompactOffsetBits;
+  return (kCompactFlag >> 48) | static_cast<uint64_t>(kind) << 13 | log << kCompactOffsetBits;  // kWrite is 1: bit 61
 }
 // `tag` nonzero (CompactTag), `offset` fitting (CompactFits).
 inline constexpr uint64_t CompactHead(uint64_t tag, uint64_t offset, uint64_t object) {
