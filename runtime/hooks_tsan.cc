@@ -8,7 +8,7 @@ namespace seer::rt {
 namespace {
 
 SEER_RT_INLINE void Access(EventKind kind, const void* addr, uint64_t size, uint64_t pc) {
-  PutShortFast(K(kind), size, reinterpret_cast<uint64_t>(addr), pc);
+  PutAccessFast(K(kind), size, reinterpret_cast<uint64_t>(addr), pc);
 }
 
 SEER_RT_INLINE void Range(EventKind kind, const void* addr, uint64_t size, uint64_t pc) {

@@ -1,21 +1,30 @@
-// The records a thread appends to its ring, as 8-byte words. Plain accesses and
-// function entry/exit take two words and carry no timestamp; everything that
-// orders threads (sync events, atomics, alloc/free) takes six and carries
+// The records a thread appends to its ring, as 8-byte words. A plain access
+// takes one word when its pc is near the thread's last pc (compact record; the
+// pc rule below says which pc that is), two otherwise (short record, also used
+// for function entry/exit and small ranges); these carry no timestamp. Everything that
+// orders threads (sync events, atomics, alloc/free) takes six words and carries
 // a number from one of the runtime's order domains. Shared by the runtime and
-// the drainer; docs/runtime.md ("Ordering") explains the domains. Both sizes are
-// even and records start at even words, so a short record never straddles the
-// ring's end (one index computation on the hot path).
+// the drainer, which both follow the pc rule below through these helpers;
+// docs/runtime.md ("Record formats", "Ordering") explains. Records start at any
+// word, so the writer masks every word's index (a record may straddle the end).
 #pragma once
 
 #include <cstdint>
 
+#include "seer/event.h"
+
 namespace seer::rt {
 
-// Short record: w0 = kind << 56 | size << 48 | object (48 bits), w1 = pc.
+// Compact record (one word): bit 63 = 0, bit 62 = 1, bit 61 = is-write,
+//               bits 60..58 = log2(size) (size 1, 2, 4, 8 or 16), bits 57..48 =
+//               pc offset (see below), bits 47..0 = object.
+// Short record: w0 = kind << 56 | size << 48 | object (48 bits), w1 = pc; kinds
+//               are below 64, so bit 62 is clear.
 // Long record:  w0 = 1 << 63 | kind << 56 | mode << 48, w1 = object, w2 = aux,
 //               w3 = pc, w4 = order word (kNoSeq for ranges too big for a short
 //               record), w5 = "after": the event follows every global-domain
 //               event numbered below it (0: no such constraint; see docs).
+inline constexpr int kCompactWords = 1;
 inline constexpr int kShortWords = 2;
 inline constexpr int kLongWords = 6;
 inline constexpr uint64_t kLongFlag = 1ull << 63;
@@ -62,11 +71,69 @@ inline constexpr uint64_t LongHead(uint8_t kind, uint8_t mode) {
   return kLongFlag | static_cast<uint64_t>(kind) << 56 | static_cast<uint64_t>(mode) << 48;
 }
 
-inline bool IsLong(uint64_t w0) { return (w0 & kLongFlag) != 0; }
-inline int RecordWords(uint64_t w0) { return IsLong(w0) ? kLongWords : kShortWords; }
+// The pc rule. Writer and reader each keep, per ring, a last pc: 0 at first;
+// after a plain read/write record (compact or short), its pc; after a function
+// entry, its object (the return address of the entry hook's call, in the
+// callee's prologue: near the callee's first accesses, where the entry's pc,
+// the call site, is not). Function exits, long records and dropped records
+// leave it alone (an exit's pc lies in the callee, far from the caller's next
+// access). A compact record stores its pc's distance from the last pc plus a
+// bias, an offset in [0, 1024): deltas -512 .. +511, checked with one
+// unsigned compare.
+inline constexpr int kCompactOffsetBits = 10;
+inline constexpr uint64_t kCompactBias = 1ull << (kCompactOffsetBits - 1);
+inline constexpr int64_t kCompactMinDelta = -static_cast<int64_t>(kCompactBias);
+inline constexpr int64_t kCompactMaxDelta = static_cast<int64_t>(kCompactBias) - 1;
+inline constexpr uint64_t kCompactFlag = 1ull << 62;
+inline constexpr bool IsPlainAccess(uint8_t kind) {
+  return kind == static_cast<uint8_t>(EventKind::kRead) || kind == static_cast<uint8_t>(EventKind::kWrite);
+}
+// What a short record of `kind` leaves as the last pc: its pc, its object, or nothing.
+enum class LastPcFrom { kNothing, kPc, kObject };
+inline constexpr LastPcFrom LastPcSource(uint8_t kind) {
+  if (IsPlainAccess(kind)) return LastPcFrom::kPc;
+  if (kind == static_cast<uint8_t>(EventKind::kFuncEntry)) return LastPcFrom::kObject;
+  return LastPcFrom::kNothing;
+}
+inline constexpr void UpdateLastPc(uint8_t kind, uint64_t object, uint64_t pc, uint64_t* last_pc) {
+  const LastPcFrom from = LastPcSource(kind);
+  if (from == LastPcFrom::kPc) *last_pc = pc;
+  if (from == LastPcFrom::kObject) *last_pc = object;  // a user-space pc: its 48 stored bits are all of it
+}
+// The offset a compact record would store; CompactFits says whether it can.
+inline constexpr uint64_t CompactOffset(uint64_t pc, uint64_t last_pc) { return pc + kCompactBias - last_pc; }
+inline constexpr bool CompactFits(uint64_t offset) { return offset < (1ull << kCompactOffsetBits); }
+// Bits 63..48 of a compact record without the offset, for an access `kind`
+// (read or write) of `size` bytes; 0 when the access has no compact form.
+inline constexpr uint64_t CompactTag(uint8_t kind, uint64_t size) {
+  if (!IsPlainAccess(kind)) return 0;
+  uint64_t log = 0;
+  while (log <= 4 && (1ull << log) != size) ++log;
+  if (log > 4) return 0;
+  return (kCompactFlag >> 48) | static_cast<uint64_t>(kind) << 13 | log << kCompactOffsetBits;  // kWrite is 1: bit 61
+}
+// `tag` nonzero (CompactTag), `offset` fitting (CompactFits).
+inline constexpr uint64_t CompactHead(uint64_t tag, uint64_t offset, uint64_t object) {
+  return (tag | offset) << 48 | (object & kObjectMask);
+}
+
+inline constexpr bool IsLong(uint64_t w0) { return (w0 & kLongFlag) != 0; }
+inline constexpr bool IsCompact(uint64_t w0) { return (w0 >> 62) == 1; }
+inline constexpr int RecordWords(uint64_t w0) {
+  return IsLong(w0) ? kLongWords : IsCompact(w0) ? kCompactWords : kShortWords;
+}
 inline uint8_t RecordKind(uint64_t w0) { return static_cast<uint8_t>((w0 >> 56) & 0x7f); }
 inline uint64_t ShortSize(uint64_t w0) { return (w0 >> 48) & 0xff; }
 inline uint64_t ShortObject(uint64_t w0) { return w0 & kObjectMask; }
 inline uint8_t LongMode(uint64_t w0) { return static_cast<uint8_t>((w0 >> 48) & 0xff); }
+inline constexpr uint8_t CompactKind(uint64_t w0) { return static_cast<uint8_t>((w0 >> 61) & 1); }
+// 0 for a log2 above 4: no writer makes one (damage).
+inline constexpr uint64_t CompactSize(uint64_t w0) {
+  const uint64_t log = (w0 >> 58) & 7;
+  return log <= 4 ? 1ull << log : 0;
+}
+inline constexpr uint64_t CompactPc(uint64_t w0, uint64_t last_pc) {
+  return last_pc + ((w0 >> 48) & ((1ull << kCompactOffsetBits) - 1)) - kCompactBias;
+}
 
 }  // namespace seer::rt

@@ -220,6 +220,7 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   ts->mask = h->ring_words - 1;
   ts->head = d->head.load(std::memory_order_relaxed);
   ts->limit = d->tail.load(std::memory_order_acquire) + h->ring_words;
+  ts->last_pc = 0;
   ts->desc = d;
   ts->ring = ring;
   ts->os_tid = static_cast<int32_t>(syscall(SYS_gettid));
@@ -268,6 +269,17 @@ ThreadState* AttachThread() {
 
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   if (ThreadState* ts = CurrentThread()) PutShort(ts, kind, size, object, pc);
+}
+
+void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  ThreadState* ts = CurrentThread();
+  if (ts == nullptr) return;
+  if (!CompactFits(CompactOffset(pc, ts->last_pc))) {
+    PutShort(ts, kind, size, object, pc);
+    return;
+  }
+  if (TryCompact(ts, CompactTag(kind, size), object, pc) || !Reserve(ts, kCompactWords, kind)) return;
+  TryCompact(ts, CompactTag(kind, size), object, pc);
 }
 
 bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {

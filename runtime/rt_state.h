@@ -27,6 +27,7 @@ struct ThreadState {
   uint64_t mask;     // ring capacity - 1
   uint64_t head;     // next word to write (a copy of desc->head, which is published)
   uint64_t limit;    // head may grow to this without looking at the drainer's tail
+  uint64_t last_pc;  // the pc rule's last pc (ring_record.h): compact records are relative to it
   RingDesc* desc;
   uint32_t ring;
   int32_t os_tid;
@@ -79,7 +80,6 @@ SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
 // Writes a long record into space already reserved.
 SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
                               uint64_t pc, uint64_t order, uint64_t after = 0) {
-  // A long record may straddle the ring's end (short ones never do).
   const uint64_t h = ts->head;
   uint64_t* d = ts->data;
   const uint64_t m = ts->mask;
@@ -95,16 +95,35 @@ SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint6
 }
 
 // Writes a short record if it fits below the cached limit; false otherwise.
+// It may start at the ring's last word (compact records are one word).
 SEER_RT_INLINE bool TryShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   const uint64_t h = ts->head;
   if (__builtin_expect(h + kShortWords > ts->limit, 0)) return false;
   // Read every field before the first store: the stores could alias them.
-  uint64_t* d = ts->data + (h & ts->mask);
+  uint64_t* d = ts->data;
+  const uint64_t m = ts->mask;
   RingDesc* desc = ts->desc;
-  d[0] = ShortHead(kind, size, object);
-  d[1] = pc;
+  const uint64_t w0 = ShortHead(kind, size, object);
+  UpdateLastPc(kind, object, pc, &ts->last_pc);
+  d[(h + 1) & m] = pc;
+  d[h & m] = w0;
   ts->head = h + kShortWords;
   desc->head.store(h + kShortWords, std::memory_order_release);
+  return true;
+}
+
+// Writes a compact record (`tag`: CompactTag of the access) if it fits below
+// the cached limit and `pc` is near the thread's last access; false otherwise.
+SEER_RT_INLINE bool TryCompact(ThreadState* ts, uint64_t tag, uint64_t object, uint64_t pc) {
+  const uint64_t h = ts->head;
+  const uint64_t offset = CompactOffset(pc, ts->last_pc);
+  if (__builtin_expect(h + kCompactWords > ts->limit, 0) || __builtin_expect(!CompactFits(offset), 0)) return false;
+  uint64_t* d = ts->data + (h & ts->mask);
+  RingDesc* desc = ts->desc;
+  *d = CompactHead(tag, offset, object);
+  ts->last_pc = pc;
+  ts->head = h + kCompactWords;
+  desc->head.store(h + kCompactWords, std::memory_order_release);
   return true;
 }
 
@@ -116,13 +135,25 @@ SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint6
   TryShort(ts, kind, size, object, pc);
 }
 
-// The per-access hook body: the thread's state, a room check, two stores and a
-// release store; everything else (first event of a thread, full ring) is a
-// tail call, so the fast path saves no registers.
+// The function entry/exit hook body: the thread's state, a room check, two
+// stores and a release store; everything else (first event of a thread, full
+// ring) is a tail call, so the fast path saves no registers.
 SEER_RT_INLINE void PutShortFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = tls_state;
   if (__builtin_expect(ts != nullptr, 1) && TryShort(ts, kind, size, object, pc)) return;
   PutShortSlow(kind, size, object, pc);
+}
+
+// The slow path of PutAccessFast: attaches the thread, waits for room, or
+// writes a short record when the pc is too far from the last access's.
+SEER_RT_NOINLINE void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc);
+
+// The per-access hook body (a read or write of 1, 2, 4, 8 or 16 bytes): like
+// PutShortFast with one word instead of two, and a range check of the pc.
+SEER_RT_INLINE void PutAccessFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  ThreadState* ts = tls_state;
+  if (__builtin_expect(ts != nullptr, 1) && TryCompact(ts, CompactTag(kind, size), object, pc)) return;
+  PutAccessSlow(kind, size, object, pc);
 }
 
 // A memory range of any size: short record when it fits, long without a sequence number otherwise.

@@ -67,23 +67,35 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   e.tid = tid;
   while (p.pos < p.scan) {
     const uint64_t w0 = w[p.pos];
-    const uint8_t kind = rt::RecordKind(w0);
-    if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
-    e.kind = static_cast<EventKind>(kind);
     origin_ = {ring, p.base + p.pos};
-    if (rt::IsLong(w0)) {
-      // A long plain record: a range too big for a short one.
-      e.mode = rt::LongMode(w0);
-      e.object = w[p.pos + 1];
-      e.aux = w[p.pos + 2];
-      e.pc = w[p.pos + 3];
-      p.pos += static_cast<size_t>(rt::RecordWords(w0));
-    } else {
+    if (rt::IsCompact(w0)) {
+      e.kind = static_cast<EventKind>(rt::CompactKind(w0));
       e.mode = 0;
       e.object = rt::ShortObject(w0);
-      e.aux = rt::ShortSize(w0);
-      e.pc = w[p.pos + 1];
-      p.pos += rt::kShortWords;
+      e.aux = rt::CompactSize(w0);
+      if (e.aux == 0) return Damaged(ring, p.pos, "compact record of an impossible size");
+      e.pc = rt::CompactPc(w0, p.last_pc);
+      p.last_pc = e.pc;
+      p.pos += rt::kCompactWords;
+    } else {
+      const uint8_t kind = rt::RecordKind(w0);
+      if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
+      e.kind = static_cast<EventKind>(kind);
+      if (rt::IsLong(w0)) {
+        // A long plain record: a range too big for a short one.
+        e.mode = rt::LongMode(w0);
+        e.object = w[p.pos + 1];
+        e.aux = w[p.pos + 2];
+        e.pc = w[p.pos + 3];
+        p.pos += static_cast<size_t>(rt::RecordWords(w0));
+      } else {
+        e.mode = 0;
+        e.object = rt::ShortObject(w0);
+        e.aux = rt::ShortSize(w0);
+        e.pc = w[p.pos + 1];
+        rt::UpdateLastPc(kind, e.object, e.pc, &p.last_pc);
+        p.pos += rt::kShortWords;
+      }
     }
     ++delivered_;
     Status s = sink(e);

@@ -11,6 +11,7 @@
 
 #include "runtime/drain/ring_collector.h"
 #include "runtime/ring_layout.h"
+#include "runtime/ring_record.h"
 #include "seer/event.h"
 #include "seer/status.h"
 #include "seer/trace.h"
@@ -63,6 +64,7 @@ class RingMerger {
     size_t pos = 0;               // next word to deliver
     size_t scan = 0;              // words before this (from pos) are plain records
     int64_t tid = -1;             // dense seer thread id, -1 until the thread appears
+    uint64_t last_pc = 0;         // the pc rule's last pc (ring_record.h)
     Wait wait = Wait::kNone;      // kNone: no ordered record found yet at `scan`
   };
 

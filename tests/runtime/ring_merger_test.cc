@@ -1,7 +1,7 @@
 // RingMerger on hand-written rings: the topological merge of per-thread streams
 // with per-domain numbers (locks, atomics, the global domain), the "after" word
 // of a cond-wait end, records split across batches, numbers missing at the end,
-// and damaged rings.
+// damaged rings, and compact records (pack/unpack, straddling the ring's end).
 #include "runtime/drain/ring_merger.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/ring_record.h"
+#include "runtime/rt_state.h"
 #include "tests/support/shm_area.h"
 
 namespace seer {
@@ -148,44 +149,155 @@ TEST(RingMergerTest, FinalMergeSkipsMissingNumbersAndCountsThem) {
   EXPECT_EQ(merger.order_gaps(), 2u);
 }
 
+// One ring holding `words`, merged as the final batch: the merger must report `what`.
+void ExpectDamage(const RingWords& words, const std::string& what) {
+  Area a;
+  RingMerger merger(a.shm);
+  Out out;
+  RingBatch b;
+  b.words = {words};
+  b.final = true;
+  Status s = merger.Add(&b, out.sink());
+  EXPECT_FALSE(s.ok()) << what;
+  EXPECT_NE(s.ToString().find(what), std::string::npos) << s.ToString();
+}
+
 TEST(RingMergerTest, DamagedRingsAreReported) {
-  {
-    Area a;
-    RingMerger merger(a.shm);
-    Out out;
-    RingBatch b;
-    b.words.resize(1);
-    Lock(&b.words[0], EventKind::kAcquire, 0x5000, 0);
-    Lock(&b.words[0], EventKind::kAcquire, 0x5000, 0);  // the same number twice
-    b.final = true;
-    Status s = merger.Add(&b, out.sink());
-    EXPECT_FALSE(s.ok());
-    EXPECT_NE(s.ToString().find("delivered twice"), std::string::npos) << s.ToString();
+  RingWords twice;
+  Lock(&twice, EventKind::kAcquire, 0x5000, 0);
+  Lock(&twice, EventKind::kAcquire, 0x5000, 0);  // the same number twice
+  ExpectDamage(twice, "delivered twice");
+  ExpectDamage({rt::LongHead(static_cast<uint8_t>(EventKind::kAcquire), 0), 1, 2}, "cut short");
+  RingWords domain;
+  Ordered(&domain, EventKind::kSignal, 1, rt::kDomains + 3, 0);
+  ExpectDamage(domain, "out of range");
+  // A compact record whose log2(size) is 7.
+  ExpectDamage({rt::CompactHead(rt::CompactTag(0, 8), 0, 0x1000) | 7ull << 58}, "impossible size");
+}
+
+
+// Compact records: the pc rule's bounds, every size, and what has no compact form.
+TEST(CompactRecordTest, PackAndUnpackAtTheDeltaBounds) {
+  const uint8_t R = static_cast<uint8_t>(EventKind::kRead), W = static_cast<uint8_t>(EventKind::kWrite);
+  const uint64_t last = 0x55d3877f9000, object = 0x7ffd12345678;
+  for (int64_t delta : {rt::kCompactMinDelta, int64_t{-1}, int64_t{0}, int64_t{1}, rt::kCompactMaxDelta}) {
+    const uint64_t pc = last + static_cast<uint64_t>(delta);
+    const uint64_t offset = rt::CompactOffset(pc, last);
+    ASSERT_TRUE(rt::CompactFits(offset)) << delta;
+    for (uint64_t size : {1, 2, 4, 8, 16}) {
+      for (uint8_t kind : {R, W}) {
+        const uint64_t w0 = rt::CompactHead(rt::CompactTag(kind, size), offset, object);
+        EXPECT_TRUE(rt::IsCompact(w0));
+        EXPECT_FALSE(rt::IsLong(w0));
+        EXPECT_EQ(rt::RecordWords(w0), 1);
+        EXPECT_EQ(rt::CompactKind(w0), kind);
+        EXPECT_EQ(rt::CompactSize(w0), size);
+        EXPECT_EQ(rt::ShortObject(w0), object);
+        EXPECT_EQ(rt::CompactPc(w0, last), pc) << delta;
+      }
+    }
   }
-  {
-    Area a;
-    RingMerger merger(a.shm);
-    Out out;
-    RingBatch b;
-    b.words.resize(1);
-    b.words[0] = {rt::LongHead(static_cast<uint8_t>(EventKind::kAcquire), 0), 1, 2};  // cut short
-    b.final = true;
-    Status s = merger.Add(&b, out.sink());
-    EXPECT_FALSE(s.ok());
-    EXPECT_NE(s.ToString().find("cut short"), std::string::npos) << s.ToString();
+  EXPECT_EQ(rt::kCompactMinDelta, -512);
+  EXPECT_EQ(rt::kCompactMaxDelta, 511);
+  EXPECT_FALSE(rt::CompactFits(rt::CompactOffset(last + 512, last)));
+  EXPECT_FALSE(rt::CompactFits(rt::CompactOffset(last - 513, last)));
+  EXPECT_FALSE(rt::CompactFits(rt::CompactOffset(last + (1ull << 40), last)));
+  EXPECT_FALSE(rt::CompactFits(rt::CompactOffset(0x400000, 0)));  // a ring's first access: no last pc yet
+  // The object keeps 48 bits and cannot reach the tag.
+  EXPECT_EQ(rt::ShortObject(rt::CompactHead(rt::CompactTag(W, 8), 0, ~0ull)), rt::kObjectMask);
+  EXPECT_EQ(rt::CompactKind(rt::CompactHead(rt::CompactTag(R, 8), 1023, ~0ull)), R);
+  // Sizes without a compact form, and kinds other than plain reads and writes.
+  for (uint64_t size : {0, 3, 5, 32, 255}) EXPECT_EQ(rt::CompactTag(W, size), 0u) << size;
+  EXPECT_EQ(rt::CompactTag(static_cast<uint8_t>(EventKind::kFuncEntry), 8), 0u);
+  EXPECT_EQ(rt::CompactTag(static_cast<uint8_t>(EventKind::kAtomicLoad), 8), 0u);
+  // Short records of every kind keep bit 62 clear.
+  for (int k = 0; k < kNumEventKinds; ++k) {
+    const uint64_t w0 = rt::ShortHead(static_cast<uint8_t>(k), 255, ~0ull);
+    EXPECT_FALSE(rt::IsCompact(w0)) << k;
+    EXPECT_EQ(rt::RecordWords(w0), 2) << k;
   }
-  {
-    Area a;
-    RingMerger merger(a.shm);
-    Out out;
-    RingBatch b;
-    b.words.resize(1);
-    Ordered(&b.words[0], EventKind::kSignal, 1, rt::kDomains + 3, 0);
-    b.final = true;
-    Status s = merger.Add(&b, out.sink());
-    EXPECT_FALSE(s.ok());
-    EXPECT_NE(s.ToString().find("out of range"), std::string::npos) << s.ToString();
+}
+
+// The runtime's own writer (rt_state.h) on ring `ring` of a test area, its
+// head and tail set to `start`.
+struct RingWriter {
+  rt::ThreadState ts{};
+  RingWriter(rt::ShmHeader* shm, uint32_t ring, uint64_t start) {
+    ts.data = rt::RingData(shm, ring);
+    ts.mask = shm->ring_words - 1;
+    ts.head = start;
+    ts.limit = start + shm->ring_words;
+    ts.desc = &rt::RingDescs(shm)[ring];
+    ts.desc->head.store(start);
+    ts.desc->tail.store(start);
   }
+  // A plain access as PutAccessFast/PutAccessSlow write it; true if compact.
+  bool Access(EventKind kind, uint64_t size, uint64_t addr, uint64_t pc) {
+    const uint8_t k = static_cast<uint8_t>(kind);
+    if (rt::TryCompact(&ts, rt::CompactTag(k, size), addr, pc)) return true;
+    EXPECT_TRUE(rt::TryShort(&ts, k, size, addr, pc));
+    return false;
+  }
+};
+
+TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
+  Area a;
+  // Start three words before the end: the second record (short) takes the
+  // last word and the first, a later long one straddles the end again.
+  RingWriter w(a.shm, 1, 3 * kRingWords - 3);
+  const uint64_t p0 = 0x401000, p1 = p0 + 0x300, p2 = p1 + 511, p3 = p2 - 512, p4 = p3 + 3;
+  std::vector<Event> expected;
+  auto access = [&](EventKind kind, uint64_t size, uint64_t addr, uint64_t pc, bool compact) {
+    EXPECT_EQ(w.Access(kind, size, addr, pc), compact) << std::hex << pc;
+    Event e;
+    e.kind = kind;
+    e.object = addr;
+    e.aux = size;
+    e.pc = pc;
+    expected.push_back(e);
+  };
+  access(EventKind::kRead, 4, 0x1000, p0, false);     // words 61, 62: no last pc yet
+  access(EventKind::kWrite, 8, 0x1008, p1, false);    // 63 and 0: 768 bytes on
+  EXPECT_EQ(w.ts.head % kRingWords, 1u);
+  access(EventKind::kRead, 1, 0x1010, p2, true);      // +511
+  RingCollector collector(a.shm);
+  RingMerger merger(a.shm);
+  Out out;
+  RingBatch b;
+  ASSERT_TRUE(collector.Collect(false, &b));
+  EXPECT_EQ(b.words[1].size(), 5u);
+  ASSERT_TRUE(merger.Add(&b, out.sink()).ok());
+  // The merger keeps the last pc across batches.
+  access(EventKind::kWrite, 16, 0x1020, p3, true);    // -512
+  // A function entry leaves its object (a pc in the callee) as the last pc, an
+  // exit nothing; their own pcs (call site, a pc in the callee) count for nothing.
+  const uint64_t callee = 0x7000000;
+  auto call_event = [&](EventKind kind, uint64_t object, uint64_t pc) {
+    ASSERT_TRUE(rt::TryShort(&w.ts, static_cast<uint8_t>(kind), 0, object, pc));
+    Event e;
+    e.kind = kind;
+    e.object = object;
+    e.pc = pc;
+    expected.push_back(e);
+  };
+  call_event(EventKind::kFuncEntry, callee, p3 + 2);
+  access(EventKind::kRead, 2, 0x1030, callee + 40, true);
+  call_event(EventKind::kFuncExit, 0, callee + 90);
+  access(EventKind::kWrite, 4, 0x1038, callee + 40 + 511, true);
+  access(EventKind::kRead, 2, 0x1030, p4, false);
+  access(EventKind::kWrite, 4, 0x1040, p4 - 513, false);
+  access(EventKind::kWrite, 4, 0x1044, p4 - 513 + 4, true);
+  for (int i = 0; i < 40; ++i) access(EventKind::kRead, 8, 0x2000 + 8 * i, p4 + 8 * i, true);  // past the end again
+  ASSERT_TRUE(collector.Collect(true, &b));
+  ASSERT_TRUE(merger.Add(&b, out.sink()).ok());
+  ASSERT_EQ(out.events.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) {
+    EXPECT_EQ(out.events[i].kind, expected[i].kind) << i;
+    EXPECT_EQ(out.events[i].object, expected[i].object) << i;
+    EXPECT_EQ(out.events[i].aux, expected[i].aux) << i;
+    EXPECT_EQ(out.events[i].pc, expected[i].pc) << i;
+  }
+  EXPECT_EQ(rt::RingDescs(a.shm)[1].tail.load(), w.ts.head);
 }
 
 }  // namespace

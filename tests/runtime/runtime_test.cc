@@ -21,6 +21,7 @@
 
 #include "daemon/recorder.h"
 #include "runtime/drain/inproc_recorder.h"
+#include "runtime/ring_record.h"
 #include "seer/trace.h"
 #include "tests/support/trace_io.h"
 
@@ -194,6 +195,55 @@ TEST_P(AccessesTest, EverySizeUnalignedRangesAndAtomics) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Compilers, AccessesTest, ::testing::Values("gcc", "clang"));
+
+// Compact ring records store the pc as a distance from the previous access's
+// (ring_record.h): every access of pcs.c must still carry a pc between the
+// labels around it, whether it was near its predecessor or not.
+class PcsTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PcsTest, EveryAccessKeepsItsPcNearOrFar) {
+  const Recording rec = Record("pcs_" + GetParam());
+  ASSERT_EQ(rec.result.exit_code, 0);
+  EXPECT_EQ(rec.result.lost, 0u);
+  struct Step {
+    std::string object, from, to;
+    EventKind kind;
+    uint64_t size;
+  };
+  const auto R = EventKind::kRead, W = EventKind::kWrite;
+  const std::vector<Step> steps = {
+      {"far_back", "L0", "L1", W, 8}, {"o8", "L1", "L2", W, 1},      {"o16", "L2", "L3", R, 2},
+      {"o32", "L3", "L4", W, 4},      {"o64", "L4", "L5", R, 8},     {"o128", "L5", "L6", W, 16},
+      {"far_fwd", "L6", "L7", R, 8},  {"in_callee", "C0", "C1", W, 8}, {"after_call", "L7", "L8", W, 8},
+  };
+  std::map<uint64_t, const Step*> by_object;
+  for (const Step& s : steps) by_object[rec.At(s.object)] = &s;
+  int checked = 0, near = 0, far = 0;
+  std::map<uint32_t, uint64_t> last_pc;  // per thread: its previous access's pc
+  for (const Event& e : rec.events) {
+    if (!IsAccess(e.kind)) continue;
+    auto it = by_object.find(e.object);
+    if (it != by_object.end()) {
+      const Step& s = *it->second;
+      ++checked;
+      EXPECT_EQ(e.kind, s.kind) << s.object;
+      EXPECT_EQ(e.aux, s.size) << s.object;
+      EXPECT_GT(e.pc, rec.At(s.from)) << s.object << " event " << e.index;
+      EXPECT_LT(e.pc, rec.At(s.to)) << s.object << " event " << e.index;
+      if (last_pc.count(e.tid)) {
+        const int64_t delta = static_cast<int64_t>(e.pc - last_pc[e.tid]);
+        (delta >= rt::kCompactMinDelta && delta <= rt::kCompactMaxDelta ? near : far)++;
+      }
+    }
+    last_pc[e.tid] = e.pc;
+  }
+  EXPECT_EQ(checked, 3 * static_cast<int>(steps.size()));  // kRounds in pcs.c
+  // Both encodings were exercised (the labels are 0.3 to 6 KB apart).
+  EXPECT_GE(near, 6);
+  EXPECT_GE(far, 6);
+}
+
+INSTANTIATE_TEST_SUITE_P(Compilers, PcsTest, ::testing::Values("gcc", "clang"));
 
 class ThreadsTest : public ::testing::TestWithParam<std::string> {};
 

@@ -19,6 +19,7 @@ class ShmArea {
     shm = new (p) rt::ShmHeader();
     shm->max_rings = rings;
     shm->ring_words = ring_words;
+    shm->ring_offset = rt::RingOffset(rings);
     shm->next_ring.store(rings);
     for (uint32_t i = 0; i < rings; ++i) new (&rt::RingDescs(shm)[i]) rt::RingDesc();
   }
