@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 
+#include "predictor/common/covered_keys.h"
 #include "seer/trace.h"
 
 namespace seer {
@@ -125,9 +126,7 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
         case EventKind::kFree: {
           // Every block inside the freed range dies with it (a thread's TLS with
           // its stack). An unknown size (0) frees the block at the address.
-          const uint64_t end = e.object + std::max<uint64_t>(e.aux, 1);
-          const auto first = targets_by_block.lower_bound(e.object);
-          const auto last = end < e.object ? targets_by_block.end() : targets_by_block.lower_bound(end);
+          const auto [first, last] = CoveredKeys(targets_by_block, e.object, e.aux);
           for (auto it = first; it != last; ++it) {
             for (size_t i : it->second) {
               Target& t = out->targets_[i];

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "predictor/common/covered_keys.h"
 #include "predictor/common/sync_ops.h"
 
 namespace seer::seqcheck {
@@ -139,9 +140,7 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
           return;
         }
         case SyncOp::kFresh: {
-          const uint64_t end = op.object + std::max<uint64_t>(op.size, 1);
-          auto first = live_addresses.lower_bound(op.object);
-          auto last = end < op.object ? live_addresses.end() : live_addresses.lower_bound(end);
+          const auto [first, last] = CoveredKeys(live_addresses, op.object, op.size);
           for (auto it = first; it != last; ++it) var_ids.erase(*it);
           live_addresses.erase(first, last);
           return;

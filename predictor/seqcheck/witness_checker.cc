@@ -47,6 +47,8 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) 
   // A variable is an address between two allocation events covering it: alloc
   // and free give the bytes a new identity, so a reused block is a new variable.
   // Ordered by address, so that a block's addresses can be retired together.
+  // (Written out here, not through predictor/common: the checker shares no
+  // code with the model it checks.)
   std::map<uint64_t, uint32_t> live_slot;   // address -> variable slot
   std::vector<int64_t> last_write;          // per variable slot
   thread_pos_.resize(trace.size());
