@@ -500,13 +500,9 @@ Status Session::Attach() {
   std::vector<pid_t> tids;
   st = ListThreads(pid_, &tids);
   if (!st.ok()) return Status::NotFound("no such process: " + std::to_string(pid_));
-  std::string exe;
-  if (area_) {
-    char path[PATH_MAX];
-    const ssize_t n = readlink(("/proc/" + std::to_string(pid_) + "/exe").c_str(), path, sizeof(path) - 1);
-    if (n <= 0) return Status::NotFound("cannot read the executable of process " + std::to_string(pid_));
-    exe.assign(path, static_cast<size_t>(n));
-  }
+  // The runtime is in the executable. Through /proc, which still reaches it
+  // when the file was replaced since (a rebuild while the program runs).
+  const std::string exe = area_ ? "/proc/" + std::to_string(pid_) + "/exe" : "";
   st = probes_.Open(pid_, binary_, options_.ringbuf_bytes, exe);
   if (!st.ok()) return st;
   record_from_ns_ = MonotonicNs();

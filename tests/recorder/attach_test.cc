@@ -6,6 +6,7 @@
 // real processes, through the real `seer` binary: root needed (skipped loudly without).
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -114,19 +115,24 @@ int RaceLine() {
   return -1;
 }
 
-// The inode of `pid`'s attach point memfd, or 0 when it has none.
-ino_t AttachPointInode(pid_t pid) {
+// /proc/PID/fd/N of `pid`'s attach point memfd, or "" when it has none.
+std::string AttachPointLink(pid_t pid) {
   const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
   const std::string wanted = std::string("/memfd:") + rt::kAttachName + " (deleted)";
   for (int fd = 0; fd < 1024; ++fd) {
     const std::string link = dir + "/" + std::to_string(fd);
     char target[256];
     const ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
-    struct stat st;
-    if (n > 0 && std::string(target, static_cast<size_t>(n)) == wanted && stat(link.c_str(), &st) == 0)
-      return st.st_ino;
+    if (n > 0 && std::string(target, static_cast<size_t>(n)) == wanted) return link;
   }
-  return 0;
+  return "";
+}
+
+// The inode of `pid`'s attach point memfd, or 0 when it has none.
+ino_t AttachPointInode(pid_t pid) {
+  struct stat st;
+  const std::string link = AttachPointLink(pid);
+  return !link.empty() && stat(link.c_str(), &st) == 0 ? st.st_ino : 0;
 }
 
 class AttachTest : public ::testing::Test {
@@ -249,6 +255,7 @@ TEST_F(AttachTest, KilledRecorderStallsTheTargetOnceForTheBoundedWaitAtMost) {
   std::cerr << "stop to exit with a killed recorder: " << static_cast<int>(stop_s * 1000) << " ms\n";
   EXPECT_EQ(seer.Wait(std::chrono::seconds(60)), 128 + SIGKILL);
   const json info = Info("K.seer");
+  EXPECT_EQ(info["complete"], false);
   EXPECT_GT(info["by_kind"].value("write", 0), 100) << "the recorder was killed before recording: " << info.dump();
 }
 
@@ -268,6 +275,33 @@ TEST_F(AttachTest, SecondRecorderIsRefusedAndAProcessIsRecordedOnce) {
   EXPECT_EQ(RecordPid(pid, "C.seer", "1", &err), 2) << err;
   EXPECT_NE(err.find("was recorded by seer once already"), std::string::npos) << err;
   EXPECT_LT(StopTarget(), 1.0);
+}
+
+TEST_F(AttachTest, ClaimLeftByADeadRecorderIsTakenOver) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  // A recorder that claimed the page and died before asking the runtime to start:
+  // a pid that existed and is gone.
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  const std::string link = AttachPointLink(pid);
+  ASSERT_FALSE(link.empty());
+  const int fd = open(link.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  void* p = mmap(nullptr, rt::kAttachAreaOffset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  ASSERT_NE(p, MAP_FAILED);
+  auto* page = static_cast<rt::AttachPoint*>(p);
+  page->recorder_pid.store(dead);
+  page->state.store(rt::kAttachClaimed);
+  munmap(p, rt::kAttachAreaOffset);
+  std::string err;
+  ASSERT_EQ(RecordPid(pid, "D.seer", "1", &err), 0) << err;
+  EXPECT_EQ(err, "");
+  EXPECT_LT(StopTarget(), 1.0);
+  const json info = Info("D.seer");
+  EXPECT_GT(info["by_kind"].value("write", 0), 100) << info.dump();
 }
 
 TEST_F(AttachTest, ClosedAttachPointRecordsSyncOnlyAndSaysWhy) {
