@@ -32,9 +32,12 @@ std::atomic<int> init_state{0};  // 0 not started, 1 running, 2 done
 pthread_key_t thread_end_key;
 
 // Attach mode (ring_layout.h, AttachPoint): the page a recorder finds the
-// program by, and the memfd behind it, which the recorder grows to hold the
-// area. Null when the program was launched with an area, or has none.
-AttachPoint* attach_point = nullptr;
+// program by, and the memfd behind it (-1 when there is none: the program was
+// launched with an area, or could not make one), which the recorder grows to
+// hold the area. Without one, attach_point is a page of our own that nobody
+// ever asks, so that AttachThread's gate need not test for null.
+AttachPoint no_attach_point;
+AttachPoint* attach_point = &no_attach_point;
 int attach_fd = -1;
 std::atomic<int> activate_state{0};  // 0 not asked, 1 mapping, 2 recording, 3 refused
 std::atomic<uint64_t> next_pid_check_ns{0};  // RecorderGone asks the kernel at most this often
@@ -150,10 +153,10 @@ void OnForkChild() {
   const bool recorded = g_rt.shm != nullptr;
   g_rt.active = false;
   tls_state = nullptr;
-  if (attach_point != nullptr) {
+  if (attach_fd >= 0) {
     munmap(attach_point, kAttachAreaOffset);
     close(attach_fd);
-    attach_point = nullptr;
+    attach_point = &no_attach_point;
     attach_fd = -1;
     if (!recorded) {
       CreateAttachPoint();
@@ -245,7 +248,7 @@ bool ActivateAttached() {
 // saying so; a dead one is marked detached so that other threads see it at once.
 bool RecorderGone(bool check_pid) {
   AttachPoint* a = attach_point;
-  if (a == nullptr || g_rt.shm == nullptr) return false;  // launched: the recorder is our parent
+  if (attach_fd < 0 || g_rt.shm == nullptr) return false;  // launched: the recorder is our parent
   if (a->state.load(std::memory_order_acquire) == kAttachDetached) return true;
   if (!check_pid) return false;
   // A stalled thread comes here for every record it drops: one syscall per 10 ms, not per record.
@@ -285,7 +288,7 @@ void Initialize() {
   } else {
     CreateAttachPoint();
   }
-  if (launched || attach_point != nullptr) {
+  if (launched || attach_fd >= 0) {
     // Read now even if no recorder ever attaches: at attach time the first hook
     // may run anywhere (the loader's lock held, in a signal handler).
     dl_iterate_phdr(NoteStaticTls, nullptr);
@@ -359,16 +362,16 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   return ts;
 }
 
-ThreadState* AttachThread() {
+namespace {
+
+// AttachThread past its gate: the runtime records, or a recorder asked it to.
+SEER_RT_NOINLINE ThreadState* StartRecordingThread() {
   if (tls_finished || tls_attaching) return nullptr;
   if (!__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE)) {
-    // Not recording: one load of the attach page says whether a recorder asked.
-    if (attach_point == nullptr || attach_point->state.load(std::memory_order_acquire) != kAttachRequested)
-      return nullptr;
     tls_attaching = true;
-    const bool active = ActivateAttached();
+    const bool started = ActivateAttached();
     tls_attaching = false;
-    if (!active) return nullptr;
+    if (!started) return nullptr;
   }
   tls_attaching = true;
   ThreadState* ts = nullptr;
@@ -379,6 +382,17 @@ ThreadState* AttachThread() {
     ts = StartThread(static_cast<uint32_t>(ring), -1);
   tls_attaching = false;
   return ts;
+}
+
+}  // namespace
+
+ThreadState* AttachThread() {
+  // Every hook of a program not recording comes here: past the active flag, one
+  // load of the attach page says that no recorder asked. No frame is set up for it.
+  if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
+      attach_point->state.load(std::memory_order_acquire) == kAttachRequested)
+    return StartRecordingThread();
+  return nullptr;
 }
 
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
