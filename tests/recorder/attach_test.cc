@@ -1,9 +1,11 @@
 // `seer record -p PID` on a running program built with seer-cc
 // (tests/programs/attach_racy.c): its accesses come through the runtime's attach
 // point, the race is found at its source line, the program runs on at full speed
-// after the recorder detaches or dies, a second recorder is refused, and a program
-// that closed the attach point is recorded sync only, saying why. Real probes and
-// real processes, through the real `seer` binary: root needed (skipped loudly without).
+// after the recorder detaches (--duration, SIGINT) and at most the bounded wait
+// after it dies, a target that exits while recorded is recorded to its end, a
+// second recorder is refused, a forked child gets its own attach point, and a
+// program that closed it is recorded sync only, saying why. Real probes and real
+// processes, through the real `seer` binary: root needed (skipped loudly without).
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -234,6 +236,34 @@ TEST_F(AttachTest, RecordsAccessesOfARunningProgramAndFindsItsRace) {
     const std::set<std::pair<std::string, std::string>> expected = {{racy, racy}};
     EXPECT_EQ(pairs, expected) << engine << ": " << report["races"][engine].dump();
   }
+}
+
+// A target that exits while recorded: the recorder takes every ring to its end
+// (each worker's burst of 4M writes included) and ends with it.
+TEST_F(AttachTest, RecordsUntilTheTargetExits) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  Child seer;
+  seer.Start({kSeer, "record", "-q", "-o", Path("E.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  target_.Send("stop\n");
+  EXPECT_EQ(target_.Wait(std::chrono::seconds(60)), 0);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(60)), 0) << test::ReadWholeFile(Path("seer.err"));
+  const json info = Info("E.seer");
+  EXPECT_EQ(info["complete"], true);
+  EXPECT_EQ(info["lost_events"], 0) << info["lost"].dump();
+  EXPECT_EQ(info["meta"].value("record.exit_status", ""), "0");
+  EXPECT_GE(info["by_kind"].value("write", 0), 3 * (1 << 22)) << info.dump();
+}
+
+TEST_F(AttachTest, InprocCannotAttach) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  std::string err;
+  EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record --sync=inproc -o I.seer -p " + std::to_string(pid), &err), 2);
+  EXPECT_NE(err.find("--sync=inproc needs a command to run"), std::string::npos) << err;
+  EXPECT_NE(AttachPointInode(pid), 0u) << "the target lost its attach point";
+  EXPECT_LT(StopTarget(), 1.0);
 }
 
 // SIGKILL leaves no time to detach: the runtime's bounded wait applies. A thread
