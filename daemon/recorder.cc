@@ -626,7 +626,10 @@ Status Session::Run() {
   st = Loop();
   if (st.ok()) st = Finish();
   // Whatever happened: the runtime stops now, not when the probes are gone (seconds later).
-  if (attach_point_) attach_point_->Detach();
+  if (attach_point_) {
+    attach_point_->Detach();
+    if (!result_->target_exited) area_->ReleaseRings();
+  }
   if (st.ok() && exec_ts_ != 0) LeaveAfterExec();
   if (!st.ok() && launched_ && !result_->target_exited) {
     // The trace failed (disk full, ...): stop tracing and let the target finish.

@@ -58,7 +58,7 @@ RealFunction<TimedFn> real_sem_timedwait("sem_timedwait");
 // as its return address, as it would without the runtime.
 SEER_RT_INLINE bool ProbesRecordSync() {
   if (__builtin_expect(g_rt.sync_inproc, 1)) return false;
-  if (g_rt.active) CurrentThread();
+  AtSyncCall();
   return true;
 }
 

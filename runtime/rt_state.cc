@@ -395,6 +395,14 @@ ThreadState* AttachThread() {
   return nullptr;
 }
 
+void AtSyncCall() {
+  if (tls_state == nullptr) {
+    if (g_rt.active) AttachThread();
+  } else if (RecorderGone(/*check_pid=*/false)) {
+    StopRecording();
+  }
+}
+
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   if (ThreadState* ts = CurrentThread()) PutShort(ts, kind, size, object, pc);
 }

@@ -51,6 +51,12 @@ void Initialize();
 // not started through the interposed pthread_create). Null when not recording.
 SEER_RT_NOINLINE ThreadState* AttachThread();
 
+// The pthread wrappers of the ebpf modes, on each call: attaches the thread
+// when the runtime records (its counter must be registered before the probed
+// call), and in attach mode stops it once the recorder has detached, so that a
+// thread that synchronises stops writing at its next sync call.
+SEER_RT_NOINLINE void AtSyncCall();
+
 // Starts recording the calling thread on `ring` (claimed by its creator);
 // emits kThreadBegin.
 ThreadState* StartThread(uint32_t ring, int32_t parent);

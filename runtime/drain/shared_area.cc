@@ -1,5 +1,6 @@
 #include "runtime/drain/shared_area.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -48,6 +49,15 @@ Status SharedArea::CreateOn(int fd, uint64_t offset, const SharedAreaOptions& o)
     d->parent = -1;
   }
   return Status::Ok();
+}
+
+void SharedArea::ReleaseRings() {
+  if (fd_ < 0 || base_ == nullptr) return;
+  const rt::ShmHeader* h = header();
+  const uint64_t start = offset_ + h->ring_offset;
+  // Best effort: a failure leaves the memory where it was, nothing more.
+  (void)fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(start),
+                  static_cast<off_t>(bytes_ - start));
 }
 
 void SharedArea::ExportToChild(bool sync_inproc) const {

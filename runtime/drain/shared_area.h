@@ -38,6 +38,12 @@ class SharedArea {
   // eBPF probes ("ebpf").
   void ExportToChild(bool sync_inproc) const;
 
+  // Attach mode, after the detach and the last collection: gives the rings'
+  // pages back (the target, which keeps the memfd mapped, would otherwise hold
+  // up to a ring per thread that recorded). A thread still writing before it
+  // notices the detach gets fresh zero pages; nobody reads them.
+  void ReleaseRings();
+
   int fd() const { return fd_; }
   rt::ShmHeader* header() const { return reinterpret_cast<rt::ShmHeader*>(static_cast<char*>(base_) + offset_); }
 

@@ -130,6 +130,16 @@ std::string AttachPointLink(pid_t pid) {
   return "";
 }
 
+// The shared memory `pid` has mapped and touched (RssShmem), in kB; -1 if unknown.
+long SharedMemoryKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  long kb = -1;
+  while (in >> key)
+    if (key == "RssShmem:" && in >> kb) break;
+  return kb;
+}
+
 // The inode of `pid`'s attach point memfd, or 0 when it has none.
 ino_t AttachPointInode(pid_t pid) {
   struct stat st;
@@ -199,6 +209,12 @@ TEST_F(AttachTest, RecordsAccessesOfARunningProgramAndFindsItsRace) {
   std::string err;
   ASSERT_EQ(RecordPid(pid, "T.seer", "2", &err), 0) << err;
   EXPECT_EQ(err, "") << "seer record said something: a missing attach point or lost accesses?";
+  // The workers stopped writing at their next lock call after the detach, and
+  // the recorder gave their rings' pages back (several MiB without that).
+  const long shmem_kb = SharedMemoryKb(pid);
+  EXPECT_GE(shmem_kb, 0);
+  EXPECT_LT(shmem_kb, 1024) << "the target keeps its rings' memory after the detach";
+  std::cerr << "target's shared memory after the detach: " << shmem_kb << " kB\n";
   // After the detach the program runs on: its burst fills its rings several
   // times over, and a runtime waiting for the recorder would stall for 2 s.
   const double stop_s = StopTarget();
