@@ -156,6 +156,7 @@ class Session {
   Status ClaimAttachPoint(bool* claimed);
   Status OpenRings();
   void StopRings();
+  bool RanOnAfter(pid_t os_tid, uint64_t stamp) const;
   Status CollectRings(bool final);
   Status Finish();
   bool TargetGone();
@@ -303,6 +304,16 @@ void Session::StopRings() {
   collector_->StopAtCurrentHeads();
 }
 
+// Attach mode, at the end: whether thread `os_tid` wrote runtime records that
+// the trace keeps after the sync call stamped `stamp`.
+bool Session::RanOnAfter(pid_t os_tid, uint64_t stamp) const {
+  if (!collector_ || stamp == SEER_STAMP_NONE) return false;
+  rt::ShmHeader* h = area_->header();
+  for (uint32_t r = std::min(h->next_ring.load(), h->max_rings); r-- > 0;)
+    if (rt::RingDescs(h)[r].os_tid == os_tid) return collector_->StopHead(r) > stamp;
+  return false;
+}
+
 // Copies what the runtime's threads wrote, orders it and lets the joiner place
 // it among the sync events delivered so far.
 Status Session::CollectRings(bool final) {
@@ -366,6 +377,7 @@ Status Session::Checkpoint() {
   writer_->SetMeta("record.process_forks_not_followed", std::to_string(s.process_forks));
   writer_->SetMeta("record.libc_internal_dropped", std::to_string(internal_dropped_));
   writer_->SetMeta("record.dropped_during_attach", std::to_string(dropped_during_attach_));
+  writer_->SetMeta("record.acquires_pending_at_detach", std::to_string(s.pending_acquires));
   return writer_->Flush();
 }
 
@@ -522,7 +534,11 @@ Status Session::Attach() {
 
 Status Session::Finish() {
   RefreshModules();  // when the target is still there (attach mode): libraries it loaded late
-  Status st = merger_->Finish();
+  // A target that runs on: a thread blocked in a lock call at the end never got
+  // the lock in this trace.
+  const bool detached = !launched_ && !result_->target_exited && exec_ts_ == 0;
+  Status st = detached ? merger_->Finish([this](pid_t os, uint64_t stamp) { return RanOnAfter(os, stamp); })
+                       : merger_->Finish();
   if (!st.ok()) return st;
   if (joiner_) {
     // The target is gone: the last ring contents, then everything left.

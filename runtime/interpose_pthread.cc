@@ -162,7 +162,7 @@ using seer::EventKind;
 extern "C" {
 
 int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) noexcept {
-  ThreadState* ts = g_rt.active ? CurrentThread() : nullptr;
+  ThreadState* ts = tls_state != nullptr ? tls_state : AttachThreadAtSyncCall();
   if (ts == nullptr) return real_create.get()(th, attr, fn, arg);
   auto* args = static_cast<StartArgs*>(__libc_malloc(sizeof(StartArgs)));
   if (args == nullptr) return EAGAIN;

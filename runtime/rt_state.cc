@@ -365,8 +365,9 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
 namespace {
 
 // AttachThread past its gate: the runtime records, or a recorder asked it to.
-SEER_RT_NOINLINE ThreadState* StartRecordingThread() {
-  if (tls_finished || tls_attaching) return nullptr;
+// In attach mode only a pthread call starts a thread (AttachThreadAtSyncCall).
+SEER_RT_NOINLINE ThreadState* StartRecordingThread(bool at_sync_call) {
+  if (tls_finished || tls_attaching || (attach_fd >= 0 && !at_sync_call)) return nullptr;
   if (!__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE)) {
     tls_attaching = true;
     const bool started = ActivateAttached();
@@ -391,16 +392,22 @@ ThreadState* AttachThread() {
   // load of the attach page says that no recorder asked. No frame is set up for it.
   if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
       attach_point->state.load(std::memory_order_acquire) == kAttachRequested)
-    return StartRecordingThread();
+    return StartRecordingThread(/*at_sync_call=*/false);
+  return nullptr;
+}
+
+ThreadState* AttachThreadAtSyncCall() {
+  if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
+      attach_point->state.load(std::memory_order_acquire) == kAttachRequested)
+    return StartRecordingThread(/*at_sync_call=*/true);
   return nullptr;
 }
 
 void AtSyncCall() {
-  if (tls_state == nullptr) {
-    if (g_rt.active) AttachThread();
-  } else if (RecorderGone(/*check_pid=*/false)) {
+  if (tls_state == nullptr)
+    AttachThreadAtSyncCall();
+  else if (RecorderGone(/*check_pid=*/false))
     StopRecording();
-  }
 }
 
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {

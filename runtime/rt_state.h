@@ -51,6 +51,12 @@ void Initialize();
 // not started through the interposed pthread_create). Null when not recording.
 SEER_RT_NOINLINE ThreadState* AttachThread();
 
+// AttachThread for the pthread wrappers. In attach mode a thread that was
+// running when the recorder asked starts recording here, at a pthread call,
+// and not at its next access: that access could be inside a critical section
+// whose lock was taken before the probes were there to see it.
+SEER_RT_NOINLINE ThreadState* AttachThreadAtSyncCall();
+
 // The pthread wrappers of the ebpf modes, on each call: attaches the thread
 // when the runtime records (its counter must be registered before the probed
 // call), and in attach mode stops it once the recorder has detached, so that a

@@ -35,6 +35,8 @@ class RingCollector {
   // call. The program runs on, and its later records would have no sync events
   // to be placed among.
   void StopAtCurrentHeads();
+  // After StopAtCurrentHeads: where ring `ring` was cut (0 for a ring claimed after).
+  uint64_t StopHead(uint32_t ring) const { return ring < stop_heads_.size() ? stop_heads_[ring] : 0; }
 
  private:
   rt::ShmHeader* shm_;

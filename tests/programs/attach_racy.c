@@ -1,7 +1,9 @@
 /* Built with seer-cc, run by tests/recorder/attach_test.cc, which attaches to it
  * with `seer record -p PID`. Prints its pid, then kWorkers threads loop until
  * told to stop: each takes a lock to add to a counter (no race), then increments
- * `racy` without one (the race, marked RACE). Main reads commands on stdin:
+ * `racy` without one (the race, marked RACE); a worker holds the lock most of
+ * the time, so the recorder attaches inside a critical section whose lock it
+ * did not see taken. Main reads commands on stdin:
  * "stop" makes every worker write a burst of kBurstWrites words (enough to fill
  * its ring several times: a target still waiting for a detached or dead
  * recorder would stall for the runtime's wait), then end; main joins them and
@@ -27,9 +29,9 @@ static void* worker(void* arg) {
   while (!atomic_load(&stop)) {
     pthread_mutex_lock(&mu);
     counter++;
+    usleep(100); /* most of the time in the lock: the recorder attaches inside */
     pthread_mutex_unlock(&mu);
     racy++; /* RACE */
-    usleep(100);
   }
   for (long i = 0; i < kBurstWrites; ++i) mine[i & (kScratch - 1)] = i;
   return NULL;
