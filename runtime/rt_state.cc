@@ -18,6 +18,12 @@
 namespace seer::rt {
 
 Globals g_rt;
+namespace {
+// The attach point of a process without one: nobody ever asks it.
+AttachPoint no_attach_point;
+}  // namespace
+// Constant-initialised: hooks may run before the runtime's constructor.
+const std::atomic<uint32_t>* g_attach_state = &no_attach_point.state;
 OrderCounter g_order[kFirstAtomicDomain];
 __thread ThreadState* tls_state __attribute__((tls_model("initial-exec"))) = nullptr;
 
@@ -34,11 +40,15 @@ pthread_key_t thread_end_key;
 // Attach mode (ring_layout.h, AttachPoint): the page a recorder finds the
 // program by, and the memfd behind it (-1 when there is none: the program was
 // launched with an area, or could not make one), which the recorder grows to
-// hold the area. Without one, attach_point is a page of our own that nobody
-// ever asks, so that AttachThread's gate need not test for null.
-AttachPoint no_attach_point;
+// hold the area. Without one, attach_point is no_attach_point, so that the
+// gates (g_attach_state) need not test for null.
 AttachPoint* attach_point = &no_attach_point;
 int attach_fd = -1;
+
+void SetAttachPoint(AttachPoint* a) {
+  attach_point = a;
+  g_attach_state = &a->state;
+}
 std::atomic<int> activate_state{0};  // 0 not asked, 1 mapping, 2 recording, 3 refused
 std::atomic<uint64_t> next_pid_check_ns{0};  // RecorderGone asks the kernel at most this often
 
@@ -142,7 +152,7 @@ void CreateAttachPoint() {
   // Last: a recorder that finds the magic finds the rest.
   __atomic_store_n(&a->magic, kAttachMagic, __ATOMIC_RELEASE);
   attach_fd = fd;
-  attach_point = a;
+  SetAttachPoint(a);
 }
 
 // A forked child shares the parent's rings and attach page through its
@@ -156,7 +166,7 @@ void OnForkChild() {
   if (attach_fd >= 0) {
     munmap(attach_point, kAttachAreaOffset);
     close(attach_fd);
-    attach_point = &no_attach_point;
+    SetAttachPoint(&no_attach_point);
     attach_fd = -1;
     if (!recorded) {
       CreateAttachPoint();
@@ -391,19 +401,19 @@ ThreadState* AttachThread() {
   // Every hook of a program not recording comes here: past the active flag, one
   // load of the attach page says that no recorder asked. No frame is set up for it.
   if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
-      attach_point->state.load(std::memory_order_acquire) == kAttachRequested)
+      g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
     return StartRecordingThread(/*at_sync_call=*/false);
   return nullptr;
 }
 
 ThreadState* AttachThreadAtSyncCall() {
   if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
-      attach_point->state.load(std::memory_order_acquire) == kAttachRequested)
+      g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
     return StartRecordingThread(/*at_sync_call=*/true);
   return nullptr;
 }
 
-void AtSyncCall() {
+void AtSyncCallSlow() {
   if (tls_state == nullptr)
     AttachThreadAtSyncCall();
   else if (RecorderGone(/*check_pid=*/false))

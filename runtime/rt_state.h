@@ -43,6 +43,10 @@ extern Globals g_rt;
 
 extern __thread ThreadState* tls_state __attribute__((tls_model("initial-exec")));
 
+// The state of the attach point (ring_layout.h, AttachPoint; rt_state.cc): a
+// word that never says kAttachRequested when the process has none.
+extern const std::atomic<uint32_t>* g_attach_state;
+
 // Maps the shared area named by SEER_RT_SHM_FD and attaches the calling thread.
 // Idempotent; called from __tsan_init and the runtime's constructor.
 void Initialize();
@@ -60,8 +64,13 @@ SEER_RT_NOINLINE ThreadState* AttachThreadAtSyncCall();
 // The pthread wrappers of the ebpf modes, on each call: attaches the thread
 // when the runtime records (its counter must be registered before the probed
 // call), and in attach mode stops it once the recorder has detached, so that a
-// thread that synchronises stops writing at its next sync call.
-SEER_RT_NOINLINE void AtSyncCall();
+// thread that synchronises stops writing at its next sync call. A program not
+// recording pays three loads.
+SEER_RT_NOINLINE void AtSyncCallSlow();
+SEER_RT_INLINE void AtSyncCall() {
+  if (tls_state != nullptr || g_rt.active || g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
+    AtSyncCallSlow();
+}
 
 // Starts recording the calling thread on `ring` (claimed by its creator);
 // emits kThreadBegin.
