@@ -199,8 +199,16 @@ class AttachTest : public ::testing::Test {
     return ReadJson("(" + std::string(kSeer) + " info --json " + trace + " > info.json)", "info.json");
   }
 
+  // `seer record -p PID -o trace` in the background, given `ms` to attach and record.
+  void StartRecorder(pid_t pid, const std::string& trace, int ms) {
+    recorder_.Start({kSeer, "record", "-q", "-o", Path(trace), "-p", std::to_string(pid)}, Path("recorder.err"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  }
+  std::string RecorderErr() const { return test::ReadWholeFile(Path("recorder.err")); }
+
   std::unique_ptr<test::ScratchDir> scratch_;
   Child target_;
+  Child recorder_;
 };
 
 TEST_F(AttachTest, RecordsAccessesOfARunningProgramAndFindsItsRace) {
@@ -261,12 +269,10 @@ TEST_F(AttachTest, RecordsAccessesOfARunningProgramAndFindsItsRace) {
 TEST_F(AttachTest, RecordsUntilTheTargetExits) {
   const pid_t pid = StartTarget();
   ASSERT_GT(pid, 0);
-  Child seer;
-  seer.Start({kSeer, "record", "-q", "-o", Path("E.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
+  StartRecorder(pid, "E.seer", 2000);
   target_.Send("stop\n");
   EXPECT_EQ(target_.Wait(std::chrono::seconds(60)), 0);
-  EXPECT_EQ(seer.Wait(std::chrono::seconds(60)), 0) << test::ReadWholeFile(Path("seer.err"));
+  EXPECT_EQ(recorder_.Wait(std::chrono::seconds(60)), 0) << RecorderErr();
   const json info = Info("E.seer");
   EXPECT_EQ(info["complete"], true);
   EXPECT_EQ(info["lost_events"], 0) << info["lost"].dump();
@@ -291,17 +297,15 @@ TEST_F(AttachTest, InprocCannotAttach) {
 TEST_F(AttachTest, KilledRecorderStallsTheTargetOnceForTheBoundedWaitAtMost) {
   const pid_t pid = StartTarget();
   ASSERT_GT(pid, 0);
-  Child seer;
-  seer.Start({kSeer, "record", "-o", Path("K.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
-  // The recorder says nothing until its end: wait until it has laid out the rings
-  // and a worker has mapped them (its trace then holds reads).
-  std::this_thread::sleep_for(std::chrono::milliseconds(2000));
-  kill(seer.pid, SIGKILL);
+  // The recorder says nothing until its end: give it time to lay out the rings
+  // and the workers time to map them (its trace then holds writes).
+  StartRecorder(pid, "K.seer", 2000);
+  kill(recorder_.pid, SIGKILL);
   const double stop_s = StopTarget();
   EXPECT_LT(stop_s, 3.5) << "the target waited for its dead recorder well beyond the bounded wait (2 s)";
   RecordProperty("stop_to_exit_ms", std::to_string(static_cast<int>(stop_s * 1000)));
   std::cerr << "stop to exit with a killed recorder: " << static_cast<int>(stop_s * 1000) << " ms\n";
-  EXPECT_EQ(seer.Wait(std::chrono::seconds(60)), 128 + SIGKILL);
+  EXPECT_EQ(recorder_.Wait(std::chrono::seconds(60)), 128 + SIGKILL);
   const json info = Info("K.seer");
   EXPECT_EQ(info["complete"], false);
   EXPECT_GT(info["by_kind"].value("write", 0), 100) << "the recorder was killed before recording: " << info.dump();
@@ -310,16 +314,15 @@ TEST_F(AttachTest, KilledRecorderStallsTheTargetOnceForTheBoundedWaitAtMost) {
 TEST_F(AttachTest, SecondRecorderIsRefusedAndAProcessIsRecordedOnce) {
   const pid_t pid = StartTarget();
   ASSERT_GT(pid, 0);
-  Child first;
-  first.Start({kSeer, "record", "-q", "-o", Path("A.seer"), "-p", std::to_string(pid)}, Path("first.err"));
-  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  StartRecorder(pid, "A.seer", 1000);
   std::string err;
   EXPECT_EQ(RecordPid(pid, "B.seer", "1", &err), 2) << err;
-  EXPECT_NE(err.find("is being recorded by another seer (pid " + std::to_string(first.pid) + ")"), std::string::npos)
+  EXPECT_NE(err.find("is being recorded by another seer (pid " + std::to_string(recorder_.pid) + ")"),
+            std::string::npos)
       << err;
   // SIGINT ends the first recording as --duration does: a complete trace, a detached target.
-  kill(first.pid, SIGINT);
-  EXPECT_EQ(first.Wait(std::chrono::seconds(30)), 0) << test::ReadWholeFile(Path("first.err"));
+  kill(recorder_.pid, SIGINT);
+  EXPECT_EQ(recorder_.Wait(std::chrono::seconds(30)), 0) << RecorderErr();
   const json info = Info("A.seer");
   EXPECT_EQ(info["complete"], true);
   EXPECT_GT(info["by_kind"].value("write", 0), 100) << info.dump();
