@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -25,7 +26,10 @@
 #include <thread>
 #include <vector>
 
+#include "daemon/attach_point.h"
+#include "runtime/drain/shared_area.h"
 #include "runtime/ring_layout.h"
+#include "runtime/ring_record.h"
 #include "tests/recorder/trace_check.h"
 #include "tests/support/program_suite.h"
 
@@ -330,6 +334,37 @@ TEST_F(AttachTest, SecondRecorderIsRefusedAndAProcessIsRecordedOnce) {
   EXPECT_EQ(RecordPid(pid, "C.seer", "1", &err), 2) << err;
   EXPECT_NE(err.find("was recorded by seer once already"), std::string::npos) << err;
   EXPECT_LT(StopTarget(), 1.0);
+}
+
+// The recorder's side played by the test, with rings nobody drains: every
+// worker starts at its next lock call, fills its tiny ring at once and waits
+// for room (up to 30 s). The detach must free them at once.
+TEST_F(AttachTest, DetachFreesThreadsWaitingForRoom) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  daemon::RuntimeAttachPoint point;
+  Status st = point.Claim(pid);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  SharedArea area;
+  st = point.LayOut({16, 64, 30'000'000'000ull}, &area);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  point.Request();
+  rt::ShmHeader* h = area.header();
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  auto full_rings = [h] {
+    int n = 0;
+    for (uint32_t r = 0; r < std::min(h->next_ring.load(), h->max_rings); ++r)
+      n += rt::RingDescs(h)[r].head.load() + rt::kLongWords > h->ring_words;
+    return n;
+  };
+  while (full_rings() < 3 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_GE(full_rings(), 3) << "the workers did not start recording";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // well inside their wait for room
+  point.Detach();
+  const double stop_s = StopTarget();
+  EXPECT_LT(stop_s, 1.0) << "the workers went on waiting for room after the detach";
+  std::cerr << "stop to exit with every worker waiting for room at the detach: "
+            << static_cast<int>(stop_s * 1000) << " ms\n";
 }
 
 TEST_F(AttachTest, ClaimLeftByADeadRecorderIsTakenOver) {
