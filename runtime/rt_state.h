@@ -77,21 +77,23 @@ SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
   return __builtin_expect(ts->head + words <= ts->limit, 1) || MakeRoom(ts, words, kind);
 }
 
-// Writes a long record into space already reserved.
+// Writes a long record into space already reserved (LongWords(aux, after)).
+// Callers pass constants for what they never have, so a lock event compiles to
+// three stores.
 SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
                               uint64_t pc, uint64_t order, uint64_t after = 0) {
   const uint64_t h = ts->head;
   uint64_t* d = ts->data;
   const uint64_t m = ts->mask;
   RingDesc* desc = ts->desc;
-  d[h & m] = LongHead(kind, mode);
-  d[(h + 1) & m] = object;
-  d[(h + 2) & m] = aux;
-  d[(h + 3) & m] = pc;
-  d[(h + 4) & m] = order;
-  d[(h + 5) & m] = after;
-  ts->head = h + kLongWords;
-  desc->head.store(h + kLongWords, std::memory_order_release);
+  d[h & m] = LongHead(kind, mode, object, aux, after);
+  d[(h + 1) & m] = pc;
+  d[(h + 2) & m] = order;
+  uint64_t n = kMinLongWords;
+  if (aux != 0) d[(h + n++) & m] = aux;
+  if (after != 0) d[(h + n++) & m] = after;
+  ts->head = h + n;
+  desc->head.store(h + n, std::memory_order_release);
 }
 
 // Writes a short record if it fits below the cached limit; false otherwise.
@@ -161,7 +163,7 @@ SEER_RT_INLINE void PutRange(ThreadState* ts, EventKind kind, uint64_t addr, uin
   if (size == 0) return;
   if (size <= kMaxShortSize)
     PutShort(ts, K(kind), size, addr, pc);
-  else if (Reserve(ts, kLongWords, K(kind)))
+  else if (Reserve(ts, LongWords(size, 0), K(kind)))
     WriteLong(ts, K(kind), 0, addr, size, pc, kNoSeq);
 }
 
@@ -186,7 +188,7 @@ SEER_RT_INLINE uint64_t TakeNumber(uint32_t domain) {
 // its number, then the record.
 SEER_RT_INLINE void PutOrdered(ThreadState* ts, EventKind kind, uint8_t mode, uint64_t object, uint64_t aux,
                                uint64_t pc, uint32_t domain = kGlobalDomain) {
-  if (!Reserve(ts, kLongWords, K(kind))) return;
+  if (!Reserve(ts, LongWords(aux, 0), K(kind))) return;
   WriteLong(ts, K(kind), mode, object, aux, pc, TakeNumber(domain));
 }
 
