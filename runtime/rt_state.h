@@ -79,16 +79,19 @@ SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
 
 // How far ahead of the head the writer asks for ring lines (PrefetchRing): four
 // cache lines, a few accesses' worth of records.
-inline constexpr uint64_t kPrefetchWords = 32;
+inline constexpr uint64_t kPrefetchBytes = 256;
 
-// Asks for the ring line kPrefetchWords ahead of word `h` in exclusive state.
-// The rings do not fit in L2 and the drainer reads every line on another core,
-// so a store to a fresh line misses; the next locked instruction (the lock
-// the program takes, the order number of its event) waits until every pending
-// store reached L1. Fetched ahead, those stores find their lines. PREFETCHW is
-// a NOP on CPUs without it; the asm avoids needing -mprfchw.
-SEER_RT_INLINE void PrefetchRing(const ThreadState* ts, uint64_t h) {
-  asm volatile("prefetchw %0" : : "m"(ts->data[(h + kPrefetchWords) & ts->mask]));
+// Asks for the ring line kPrefetchBytes past `slot` (the word a record is about
+// to be written to) in exclusive state. The rings do not fit in L2 and the
+// drainer reads every line on another core, so a store to a fresh line misses;
+// the next locked instruction (the lock the program takes, the order number of
+// its event) waits until every pending store reached L1. Fetched ahead, those
+// stores find their lines. The address is not wrapped: near the ring's end it
+// points past it, where a prefetch does nothing harmful (it never faults), and
+// the ring's first lines go unfetched once per lap. One instruction; PREFETCHW
+// is a NOP on CPUs without it, and the asm avoids needing -mprfchw.
+SEER_RT_INLINE void PrefetchRing(const uint64_t* slot) {
+  asm volatile("prefetchw %c1(%0)" : : "r"(slot), "i"(kPrefetchBytes));
 }
 
 // Writes a long record into space already reserved (LongWords(aux, after)).
@@ -100,7 +103,7 @@ SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint6
   uint64_t* d = ts->data;
   const uint64_t m = ts->mask;
   RingDesc* desc = ts->desc;
-  PrefetchRing(ts, h);
+  PrefetchRing(&d[h & m]);
   d[h & m] = LongHead(kind, mode, object, aux, after);
   d[(h + 1) & m] = pc;
   d[(h + 2) & m] = order;
@@ -122,7 +125,7 @@ SEER_RT_INLINE bool TryShort(ThreadState* ts, uint8_t kind, uint64_t size, uint6
   RingDesc* desc = ts->desc;
   const uint64_t w0 = ShortHead(kind, size, object);
   UpdateLastPc(kind, object, pc, &ts->last_pc);
-  PrefetchRing(ts, h);
+  PrefetchRing(&d[h & m]);
   d[(h + 1) & m] = pc;
   d[h & m] = w0;
   ts->head = h + kShortWords;
@@ -138,7 +141,7 @@ SEER_RT_INLINE bool TryCompact(ThreadState* ts, uint64_t tag, uint64_t object, u
   if (__builtin_expect(h + kCompactWords > ts->limit, 0) || __builtin_expect(!CompactFits(offset), 0)) return false;
   uint64_t* d = ts->data + (h & ts->mask);
   RingDesc* desc = ts->desc;
-  PrefetchRing(ts, h);
+  PrefetchRing(d);
   *d = CompactHead(tag, offset, object);
   ts->last_pc = pc;
   ts->head = h + kCompactWords;
