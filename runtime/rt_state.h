@@ -41,7 +41,7 @@ struct Globals {
 };
 extern Globals g_rt;
 
-extern __thread ThreadState* tls_state __attribute__((tls_model("initial-exec")));
+extern __thread ThreadState* tls_state;
 
 // Maps the shared area named by SEER_RT_SHM_FD and attaches the calling thread.
 // Idempotent; called from __tsan_init and the runtime's constructor.
