@@ -115,7 +115,7 @@ SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const 
 // when not recording or when the record is dropped (counted as lost).
 SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind) {
   ThreadState* ts = CurrentThread();
-  if (ts == nullptr || !Reserve(ts, kLongWords, K(kind))) return nullptr;
+  if (ts == nullptr || !Reserve(ts, LongWords(/*aux: the size, never 0*/ 1, 0), K(kind))) return nullptr;
   return ts;
 }
 

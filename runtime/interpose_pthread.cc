@@ -101,7 +101,8 @@ SEER_RT_INLINE void CondWaitBegins(const void* c, const void* m, uint64_t pc) {
 // ordered after this one can be among those the read waits for.
 SEER_RT_INLINE void CondWaitEnded(const void* c, const void* m, uint64_t pc) {
   ThreadState* ts = SyncThread();
-  if (ts == nullptr || !Reserve(ts, kLongWords, K(EventKind::kCondWaitEnd))) return;
+  // Room for an "after" word too: it is read only once the room is there.
+  if (ts == nullptr || !Reserve(ts, kMaxLongWords, K(EventKind::kCondWaitEnd))) return;
   const uint64_t after = g_order[kGlobalDomain].next.load(std::memory_order_seq_cst);
   const uint64_t order = TakeNumber(LockDomain(Addr(m)));
   WriteLong(ts, K(EventKind::kCondWaitEnd), 0, Addr(c), Addr(m), pc, order, after);

@@ -2,8 +2,9 @@
 // takes one word when its pc is near the thread's last pc (compact record; the
 // pc rule below says which pc that is), two otherwise (short record, also used
 // for function entry/exit and small ranges); these carry no timestamp. Everything that
-// orders threads (sync events, atomics, alloc/free) takes six words and carries
-// a number from one of the runtime's order domains. Shared by the runtime and
+// orders threads (sync events, atomics, alloc/free) takes a long record of three
+// to five words (a lock's acquire or release: three) and carries a number from
+// one of the runtime's order domains. Shared by the runtime and
 // the drainer, which both follow the pc rule below through these helpers;
 // docs/runtime.md ("Record formats", "Ordering") explains. Records start at any
 // word, so the writer masks every word's index (a record may straddle the end).
@@ -20,14 +21,20 @@ namespace seer::rt {
 //               pc offset (see below), bits 47..0 = object.
 // Short record: w0 = kind << 56 | size << 48 | object (48 bits), w1 = pc; kinds
 //               are below 64, so bit 62 is clear.
-// Long record:  w0 = 1 << 63 | kind << 56 | mode << 48, w1 = object, w2 = aux,
-//               w3 = pc, w4 = order word (kNoSeq for ranges too big for a short
-//               record), w5 = "after": the event follows every global-domain
-//               event numbered below it (0: no such constraint; see docs).
+// Long record:  w0 = 1 << 63 | has-aux << 62 | has-after << 61 | kind << 56
+//               (5 bits) | mode << 48 | object (48 bits), w1 = pc, w2 = order
+//               word (kNoSeq for ranges too big for a short record), then aux
+//               if it is not 0, then "after" if it is not 0: the event follows
+//               every global-domain event numbered below it (see docs). Absent
+//               words read as 0. Lock events have neither, so the commonest
+//               long record is three words.
 inline constexpr int kCompactWords = 1;
 inline constexpr int kShortWords = 2;
-inline constexpr int kLongWords = 6;
+inline constexpr int kMinLongWords = 3;
+inline constexpr int kMaxLongWords = 5;
 inline constexpr uint64_t kLongFlag = 1ull << 63;
+inline constexpr uint64_t kLongAuxFlag = 1ull << 62;
+inline constexpr uint64_t kLongAfterFlag = 1ull << 61;
 inline constexpr uint64_t kObjectMask = (1ull << 48) - 1;
 inline constexpr uint64_t kMaxShortSize = 255;
 inline constexpr uint64_t kNoSeq = ~0ull;
@@ -67,8 +74,15 @@ static_assert(kLockShards == 1u << 12, "LockDomain keeps the top 12 bits of the 
 inline constexpr uint64_t ShortHead(uint8_t kind, uint64_t size, uint64_t object) {
   return static_cast<uint64_t>(kind) << 56 | size << 48 | (object & kObjectMask);
 }
-inline constexpr uint64_t LongHead(uint8_t kind, uint8_t mode) {
-  return kLongFlag | static_cast<uint64_t>(kind) << 56 | static_cast<uint64_t>(mode) << 48;
+static_assert(kNumEventKinds <= 32, "a long record keeps five bits of kind");
+
+// The words a long record with this aux and after takes.
+inline constexpr int LongWords(uint64_t aux, uint64_t after) {
+  return kMinLongWords + (aux != 0) + (after != 0);
+}
+inline constexpr uint64_t LongHead(uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux, uint64_t after) {
+  return kLongFlag | (aux != 0 ? kLongAuxFlag : 0) | (after != 0 ? kLongAfterFlag : 0) |
+         static_cast<uint64_t>(kind & 0x1f) << 56 | static_cast<uint64_t>(mode) << 48 | (object & kObjectMask);
 }
 
 // The pc rule. Writer and reader each keep, per ring, a last pc: 0 at first;
@@ -119,13 +133,25 @@ inline constexpr uint64_t CompactHead(uint64_t tag, uint64_t offset, uint64_t ob
 
 inline constexpr bool IsLong(uint64_t w0) { return (w0 & kLongFlag) != 0; }
 inline constexpr bool IsCompact(uint64_t w0) { return (w0 >> 62) == 1; }
-inline constexpr int RecordWords(uint64_t w0) {
-  return IsLong(w0) ? kLongWords : IsCompact(w0) ? kCompactWords : kShortWords;
+inline constexpr int LongRecordWords(uint64_t w0) {
+  return kMinLongWords + static_cast<int>((w0 >> 62) & 1) + static_cast<int>((w0 >> 61) & 1);
 }
-inline uint8_t RecordKind(uint64_t w0) { return static_cast<uint8_t>((w0 >> 56) & 0x7f); }
+inline constexpr int RecordWords(uint64_t w0) {
+  return IsLong(w0) ? LongRecordWords(w0) : IsCompact(w0) ? kCompactWords : kShortWords;
+}
+// Short kinds keep six bits (bit 62 clear), long ones five (bits 62, 61 are flags).
+inline uint8_t RecordKind(uint64_t w0) { return static_cast<uint8_t>((w0 >> 56) & (IsLong(w0) ? 0x1f : 0x3f)); }
 inline uint64_t ShortSize(uint64_t w0) { return (w0 >> 48) & 0xff; }
 inline uint64_t ShortObject(uint64_t w0) { return w0 & kObjectMask; }
 inline uint8_t LongMode(uint64_t w0) { return static_cast<uint8_t>((w0 >> 48) & 0xff); }
+// The fields of a long record starting at `w` (all of its words present).
+inline uint64_t LongObject(const uint64_t* w) { return w[0] & kObjectMask; }
+inline uint64_t LongPc(const uint64_t* w) { return w[1]; }
+inline uint64_t LongOrder(const uint64_t* w) { return w[2]; }
+inline uint64_t LongAux(const uint64_t* w) { return (w[0] & kLongAuxFlag) != 0 ? w[3] : 0; }
+inline uint64_t LongAfter(const uint64_t* w) {
+  return (w[0] & kLongAfterFlag) != 0 ? w[(w[0] & kLongAuxFlag) != 0 ? 4 : 3] : 0;
+}
 inline constexpr uint8_t CompactKind(uint64_t w0) { return static_cast<uint8_t>((w0 >> 61) & 1); }
 // 0 for a log2 above 4: no writer makes one (damage).
 inline constexpr uint64_t CompactSize(uint64_t w0) {

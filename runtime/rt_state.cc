@@ -25,14 +25,14 @@ AttachPoint no_attach_point;
 // Constant-initialised: hooks may run before the runtime's constructor.
 const std::atomic<uint32_t>* g_attach_state = &no_attach_point.state;
 OrderCounter g_order[kFirstAtomicDomain];
-__thread ThreadState* tls_state __attribute__((tls_model("initial-exec"))) = nullptr;
+__thread ThreadState* tls_state = nullptr;
 
 namespace {
 
-__thread ThreadState tls_storage __attribute__((tls_model("initial-exec")));
+__thread ThreadState tls_storage;
 // Set once the thread's kThreadEnd is written (or it found no ring): no more records.
-__thread bool tls_finished __attribute__((tls_model("initial-exec"))) = false;
-__thread bool tls_attaching __attribute__((tls_model("initial-exec"))) = false;
+__thread bool tls_finished = false;
+__thread bool tls_attaching = false;
 
 std::atomic<int> init_state{0};  // 0 not started, 1 running, 2 done
 pthread_key_t thread_end_key;

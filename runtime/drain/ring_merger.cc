@@ -31,16 +31,16 @@ Status RingMerger::Examine(uint32_t ring) {
     const uint64_t w0 = w[pos];
     const size_t n = static_cast<size_t>(rt::RecordWords(w0));
     if (pos + n > end) return Damaged(ring, pos, "record cut short");
-    if (rt::IsLong(w0) && w[pos + 4] != rt::kNoSeq) break;
+    if (rt::IsLong(w0) && rt::LongOrder(w + pos) != rt::kNoSeq) break;
     pos += n;
   }
   p.scan = pos;
   if (pos == end) return Status::Ok();
 
-  const uint64_t order = w[pos + 4];
+  const uint64_t order = rt::LongOrder(w + pos);
   const uint32_t domain = rt::OrderDomain(order);
   if (domain >= rt::kDomains) return Damaged(ring, pos, "order domain " + std::to_string(domain) + " out of range");
-  if (next_number_[rt::kGlobalDomain] < w[pos + 5]) {
+  if (next_number_[rt::kGlobalDomain] < rt::LongAfter(w + pos)) {
     blocked_[rt::kGlobalDomain].push_back(ring);
     p.wait = Wait::kBlocked;
     return Status::Ok();
@@ -84,9 +84,9 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
       if (rt::IsLong(w0)) {
         // A long plain record: a range too big for a short one.
         e.mode = rt::LongMode(w0);
-        e.object = w[p.pos + 1];
-        e.aux = w[p.pos + 2];
-        e.pc = w[p.pos + 3];
+        e.object = rt::LongObject(w + p.pos);
+        e.aux = rt::LongAux(w + p.pos);
+        e.pc = rt::LongPc(w + p.pos);
         p.pos += static_cast<size_t>(rt::RecordWords(w0));
       } else {
         e.mode = 0;
@@ -111,8 +111,8 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
     const uint64_t* w = rings_[ring].words.data() + rings_[ring].pos;
     const uint8_t kind = rt::RecordKind(w[0]);
     if ((kind == static_cast<uint8_t>(EventKind::kFork) || kind == static_cast<uint8_t>(EventKind::kJoin)) &&
-        w[1] < shm_->max_rings)
-      TidOf(static_cast<uint32_t>(w[1]));
+        rt::LongObject(w) < shm_->max_rings)
+      TidOf(static_cast<uint32_t>(rt::LongObject(w)));
   }
   Pending& p = rings_[ring];
   const uint64_t* w = p.words.data() + p.pos;
@@ -121,16 +121,16 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   Event e;
   e.kind = static_cast<EventKind>(kind);
   e.mode = rt::LongMode(w[0]);
-  e.object = w[1];
-  e.aux = w[2];
-  e.pc = w[3];
+  e.object = rt::LongObject(w);
+  e.aux = rt::LongAux(w);
+  e.pc = rt::LongPc(w);
   e.tid = TidOf(ring);
   if (e.kind == EventKind::kFork || e.kind == EventKind::kJoin) {
     if (e.object >= shm_->max_rings)
       return Damaged(ring, p.pos, "thread event names ring " + std::to_string(e.object));
     e.object = TidOf(static_cast<uint32_t>(e.object));  // rings_ already holds it: p stays valid
   }
-  const uint32_t domain = rt::OrderDomain(w[4]);
+  const uint32_t domain = rt::OrderDomain(rt::LongOrder(w));
   origin_ = {ring, p.base + p.pos};
   p.pos += static_cast<size_t>(rt::RecordWords(w[0]));
   p.scan = p.pos;
@@ -158,8 +158,9 @@ bool RingMerger::SkipGap() {
     for (uint32_t r : blocked_[d]) {
       const Pending& p = rings_[r];
       const uint64_t* w = p.words.data() + p.scan;
-      uint64_t to = rt::OrderNumber(w[4]);
-      if (d == rt::kGlobalDomain && next_number_[d] < w[5]) to = w[5];
+      uint64_t to = rt::OrderNumber(rt::LongOrder(w));
+      const uint64_t after = rt::LongAfter(w);
+      if (d == rt::kGlobalDomain && next_number_[d] < after) to = after;
       if (to - next_number_[d] < best_gap) {
         best_gap = to - next_number_[d];
         best_domain = d;

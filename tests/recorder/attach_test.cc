@@ -355,7 +355,7 @@ TEST_F(AttachTest, DetachFreesThreadsWaitingForRoom) {
   auto full_rings = [h] {
     int n = 0;
     for (uint32_t r = 0; r < std::min(h->next_ring.load(), h->max_rings); ++r)
-      n += rt::RingDescs(h)[r].head.load() + rt::kLongWords > h->ring_words;
+      n += rt::RingDescs(h)[r].head.load() + rt::kMaxLongWords > h->ring_words;
     return n;
   };
   while (full_rings() < 3 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -30,8 +30,8 @@ void Plain(RingWords* w, EventKind kind, uint64_t addr) {
   w->push_back(0x1000);
 }
 void Ordered(RingWords* w, EventKind kind, uint64_t object, uint32_t domain, uint64_t number) {
-  for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(kind), 0), object, uint64_t{0}, uint64_t{0x2000},
-                     rt::OrderWord(domain, number), uint64_t{0}})
+  for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(kind), 0, object, 0, 0), uint64_t{0x2000},
+                     rt::OrderWord(domain, number)})
     w->push_back(x);
 }
 void Lock(RingWords* w, EventKind kind, uint64_t lock, uint64_t number) {
@@ -114,8 +114,8 @@ TEST(RingMergerTest, CondWaitEndFollowsTheGlobalEventsItSaw) {
   // Ring 0: wait begin (releases m, number 0), wait end (re-acquires m, number 1)
   // having seen one global event (the signal of ring 1, which does not hold m).
   Ordered(&b.words[0], EventKind::kCondWaitBegin, c, rt::LockDomain(m), 0);
-  for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(EventKind::kCondWaitEnd), 0), c, m,
-                     uint64_t{0x2000}, rt::OrderWord(rt::LockDomain(m), 1), uint64_t{1}})
+  for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(EventKind::kCondWaitEnd), 0, c, m, 1), uint64_t{0x2000},
+                     rt::OrderWord(rt::LockDomain(m), 1), m, uint64_t{1}})
     b.words[0].push_back(x);
   Plain(&b.words[1], EventKind::kWrite, 0x100);
   Ordered(&b.words[1], EventKind::kSignal, c, rt::kGlobalDomain, 0);
@@ -167,7 +167,10 @@ TEST(RingMergerTest, DamagedRingsAreReported) {
   Lock(&twice, EventKind::kAcquire, 0x5000, 0);
   Lock(&twice, EventKind::kAcquire, 0x5000, 0);  // the same number twice
   ExpectDamage(twice, "delivered twice");
-  ExpectDamage({rt::LongHead(static_cast<uint8_t>(EventKind::kAcquire), 0), 1, 2}, "cut short");
+  ExpectDamage({rt::LongHead(static_cast<uint8_t>(EventKind::kAcquire), 0, 1, 0, 0), 2}, "cut short");
+  ExpectDamage({rt::LongHead(static_cast<uint8_t>(EventKind::kAlloc), 0, 0x1000, 64, 0), 0x2000,
+                rt::OrderWord(rt::kGlobalDomain, 0)},
+               "cut short");  // its aux word is missing
   RingWords domain;
   Ordered(&domain, EventKind::kSignal, 1, rt::kDomains + 3, 0);
   ExpectDamage(domain, "out of range");
@@ -298,6 +301,56 @@ TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
     EXPECT_EQ(out.events[i].pc, expected[i].pc) << i;
   }
   EXPECT_EQ(rt::RingDescs(a.shm)[1].tail.load(), w.ts.head);
+}
+
+// Long records take three to five words: aux and "after" only when not 0.
+// Every shape, written by the runtime's own writer from two words before the
+// ring's end (so the first ones straddle it), comes back whole from the
+// collector and the merger.
+TEST(LongRecordTest, EveryShapeStraddlesTheEndAndRoundTrips) {
+  Area a;
+  RingWriter w(a.shm, 2, 5 * kRingWords - 2);
+  const uint64_t lock = 0x5008, cond = 0x6000;
+  const uint32_t ld = rt::LockDomain(lock);
+  struct Shape {
+    EventKind kind;
+    uint8_t mode;
+    uint64_t object, aux, pc, order, after;
+    int words;
+  };
+  const Shape shapes[] = {
+      {EventKind::kAcquire, 1, lock, 0, 0x401000, rt::OrderWord(ld, 0), 0, 3},
+      {EventKind::kAlloc, 2, 0x7f0000001000, 4096, 0x401010, rt::OrderWord(rt::kGlobalDomain, 0), 0, 4},
+      {EventKind::kCondWaitEnd, 0, cond, lock, 0x401020, rt::OrderWord(ld, 1), 1, 5},
+      {EventKind::kCondWaitEnd, 0, cond, 0, 0x401030, rt::OrderWord(ld, 2), 1, 4},  // after, no aux
+      {EventKind::kWrite, 0, 0x9000, 4096, 0x401040, rt::kNoSeq, 0, 4},             // a big range: plain
+      {EventKind::kRelease, 1, lock, 0, 0x401050, rt::OrderWord(ld, 3), 0, 3},
+  };
+  uint64_t words = 0;
+  for (const Shape& sh : shapes) {
+    ASSERT_EQ(rt::LongWords(sh.aux, sh.after), sh.words);
+    const uint64_t before = w.ts.head;
+    rt::WriteLong(&w.ts, static_cast<uint8_t>(sh.kind), sh.mode, sh.object, sh.aux, sh.pc, sh.order, sh.after);
+    EXPECT_EQ(w.ts.head - before, static_cast<uint64_t>(sh.words));
+    EXPECT_EQ(rt::RecordWords(rt::RingData(a.shm, 2)[before % kRingWords]), sh.words);
+    words += sh.words;
+  }
+  RingCollector collector(a.shm);
+  RingMerger merger(a.shm);
+  Out out;
+  RingBatch b;
+  ASSERT_TRUE(collector.Collect(true, &b));
+  EXPECT_EQ(b.words[2].size(), words);
+  ASSERT_TRUE(merger.Add(&b, out.sink()).ok());
+  ASSERT_EQ(out.events.size(), std::size(shapes));
+  for (size_t i = 0; i < std::size(shapes); ++i) {
+    EXPECT_EQ(out.events[i].kind, shapes[i].kind) << i;
+    EXPECT_EQ(out.events[i].mode, shapes[i].mode) << i;
+    EXPECT_EQ(out.events[i].object, shapes[i].object) << i;
+    EXPECT_EQ(out.events[i].aux, shapes[i].aux) << i;
+    EXPECT_EQ(out.events[i].pc, shapes[i].pc) << i;
+  }
+  EXPECT_EQ(merger.order_gaps(), 0u);
 }
 
 }  // namespace
