@@ -96,10 +96,16 @@ Status EventMerger::Advance(uint64_t watermark_ns) {
   return Status::Ok();
 }
 
-Status EventMerger::Finish() {
+Status EventMerger::Finish(const RanOnFn& ran_on) {
   // Acquires whose thread never moved on (it ended in the lock, or its next
   // record was lost) keep the time they were recorded at.
-  for (auto& [os, a] : placing_) window_.push(a);
+  for (auto& [os, a] : placing_) {
+    if (ran_on && !ran_on(os, a.e.stamp)) {
+      ++stats_.pending_acquires;
+      continue;
+    }
+    window_.push(a);
+  }
   placing_.clear();
   Status st = Advance(UINT64_MAX);
   if (!st.ok()) return st;

@@ -30,6 +30,7 @@ struct MergeStats {
   uint64_t late = 0;                // arrived after the reorder window had passed them
   uint64_t unknown_joins = 0;       // join of a thread created before recording began
   uint64_t process_forks = 0;       // child processes: not followed
+  uint64_t pending_acquires = 0;    // attach mode: still waiting for their lock at the end (dropped)
 };
 
 class EventMerger {
@@ -48,9 +49,16 @@ class EventMerger {
   // Emits, in order, every record with a timestamp at or before `watermark_ns`.
   Status Advance(uint64_t watermark_ns);
 
+  // Attach mode, the target running on: whether thread `os_tid` got past the
+  // lock call whose acquire was stamped `stamp` before the end of the trace (it
+  // has records after it).
+  using RanOnFn = std::function<bool(pid_t os_tid, uint64_t stamp)>;
+
   // Emits everything left; a record whose gate never opens (its partner was lost)
-  // is emitted anyway and counted in stats().forced.
-  Status Finish();
+  // is emitted anyway and counted in stats().forced. `ran_on` (attach mode): an
+  // acquire whose thread did not move on after it is still waiting for the lock
+  // and is dropped (stats().pending_acquires), not forced against its holder.
+  Status Finish(const RanOnFn& ran_on = nullptr);
 
   // The thread and stamp of the event being delivered to the sink, valid during
   // the sink call: its OS tid and its record's stamp (sync_event.stamp; 0 for a

@@ -15,7 +15,8 @@ namespace {
 // `--sync=inproc`: the program's own seer runtime records accesses and sync.
 int RunInproc(const daemon::RecordOptions& o, uint64_t spool_mb) {
   if (o.pid > 0) {
-    fprintf(stderr, "seer record: --sync=inproc needs a command to run, not -p PID\n");
+    fprintf(stderr, "seer record: --sync=inproc needs a command to run; to record a running process use "
+            "--sync=ebpf or auto (a program built with seer-cc adds its accesses through its attach point)\n");
     return kExitError;
   }
   InprocOptions options;
@@ -89,15 +90,16 @@ void RegisterRecordCommand(CLI::App& app, Runner& runner) {
       const bool inproc =
           args->sync == "inproc" || (args->sync == "auto" && o.pid <= 0 && CarriesRuntime(o.command[0]));
       if (inproc) return RunInproc(o, args->spool_mb);
-      // A launched binary that carries the runtime: its accesses come from the
-      // rings, its sync events from the probes.
-      o.runtime = o.pid <= 0 && CarriesRuntime(o.command[0]);
+      // A binary that carries the runtime: its accesses come from the rings,
+      // its sync events from the probes (attach: through its attach point).
+      o.runtime = CarriesRuntime(o.pid > 0 ? "/proc/" + std::to_string(o.pid) + "/exe" : o.command[0]);
       daemon::RecordResult result;
       Status st = daemon::Record(o, &result);
       if (!st.ok()) {
         fprintf(stderr, "seer record: %s\n", st.ToString().c_str());
         return kExitError;
       }
+      if (!result.runtime_note.empty()) fprintf(stderr, "seer record: %s\n", result.runtime_note.c_str());
       if (result.exec_not_followed)
         fprintf(stderr, "seer record: the target executed %s; exec is not followed, the trace ends there\n",
                 result.exec_program.empty() ? "another program" : result.exec_program.c_str());

@@ -21,6 +21,7 @@
 #include <utility>
 
 #include "daemon/access_joiner.h"
+#include "daemon/attach_point.h"
 #include "daemon/call_site_filter.h"
 #include "daemon/elf_file.h"
 #include "daemon/entry_stop.h"
@@ -152,7 +153,10 @@ class Session {
   void OnRecord(const sync_event& e);
   void RefreshModules();
   Status Checkpoint();
+  Status ClaimAttachPoint(bool* claimed);
   Status OpenRings();
+  void StopRings();
+  bool RanOnAfter(pid_t os_tid, uint64_t stamp) const;
   Status CollectRings(bool final);
   Status Finish();
   bool TargetGone();
@@ -165,6 +169,7 @@ class Session {
   std::unique_ptr<EventMerger> merger_;
   // options_.runtime: the runtime's rings, drained and joined with the sync events.
   std::unique_ptr<SharedArea> area_;
+  std::unique_ptr<RuntimeAttachPoint> attach_point_;  // attach mode: where area_ lives
   std::unique_ptr<RingCollector> collector_;
   std::unique_ptr<RingMerger> ring_merger_;
   std::unique_ptr<AccessJoiner> joiner_;
@@ -255,18 +260,58 @@ Status Session::Drain() {
   return CollectRings(/*final=*/false);
 }
 
+// Attach mode on a binary that carries the runtime: claims its attach point.
+// A process without one is recorded sync only, and the result says why.
+Status Session::ClaimAttachPoint(bool* claimed) {
+  *claimed = false;
+  attach_point_ = std::make_unique<RuntimeAttachPoint>();
+  Status st = attach_point_->Claim(options_.pid);
+  if (st.code() == Status::Code::kNotFound) {
+    result_->runtime_note = st.message() + "; recording synchronisation only, no memory accesses";
+    attach_point_.reset();
+    return Status::Ok();
+  }
+  if (!st.ok()) return st;
+  *claimed = true;
+  return Status::Ok();
+}
+
 Status Session::OpenRings() {
   area_ = std::make_unique<SharedArea>();
-  Status st = area_->Create(SharedAreaOptions());
-  if (!st.ok()) return st.WithContext("creating the runtime's rings");
-  // The module map is taken at the entry stop; the runtime need not wait for it.
-  area_->header()->modules_read.store(1, std::memory_order_release);
+  if (attach_point_) {
+    Status st = attach_point_->LayOut(SharedAreaOptions(), area_.get());
+    if (!st.ok()) return st;
+  } else {
+    Status st = area_->Create(SharedAreaOptions());
+    if (!st.ok()) return st.WithContext("creating the runtime's rings");
+    // The module map is taken at the entry stop; the runtime need not wait for it.
+    area_->header()->modules_read.store(1, std::memory_order_release);
+  }
   collector_ = std::make_unique<RingCollector>(area_->header());
   ring_merger_ = std::make_unique<RingMerger>(area_->header());
   joiner_ = std::make_unique<AccessJoiner>(
       area_->header(), ring_merger_.get(), [this](pid_t os_tid) { return merger_->Holds(os_tid); },
       [this](const Event& e) { return writer_->Append(e); });
   return Status::Ok();
+}
+
+// Attach mode, the end: the runtime stops writing (never waiting for us), and
+// nothing it publishes from now on is taken: the sync events drained after
+// this moment still include every one that happened before it.
+void Session::StopRings() {
+  if (!attach_point_ || result_->target_exited) return;
+  attach_point_->Detach();
+  collector_->StopAtCurrentHeads();
+}
+
+// Attach mode, at the end: whether thread `os_tid` wrote runtime records that
+// the trace keeps after the sync call stamped `stamp`.
+bool Session::RanOnAfter(pid_t os_tid, uint64_t stamp) const {
+  if (!collector_ || stamp == SEER_STAMP_NONE) return false;
+  rt::ShmHeader* h = area_->header();
+  for (uint32_t r = std::min(h->next_ring.load(), h->max_rings); r-- > 0;)
+    if (rt::RingDescs(h)[r].os_tid == os_tid) return collector_->StopHead(r) > stamp;
+  return false;
 }
 
 // Copies what the runtime's threads wrote, orders it and lets the joiner place
@@ -332,6 +377,7 @@ Status Session::Checkpoint() {
   writer_->SetMeta("record.process_forks_not_followed", std::to_string(s.process_forks));
   writer_->SetMeta("record.libc_internal_dropped", std::to_string(internal_dropped_));
   writer_->SetMeta("record.dropped_during_attach", std::to_string(dropped_during_attach_));
+  writer_->SetMeta("record.acquires_pending_at_detach", std::to_string(s.pending_acquires));
   return writer_->Flush();
 }
 
@@ -378,6 +424,7 @@ Status Session::Loop() {
       last_checkpoint = now;
     }
   }
+  StopRings();
   // Records the target submitted before it exited are all in the ring by now.
   for (int i = 0; i < 2; ++i) {
     Status st = Drain();
@@ -465,7 +512,10 @@ Status Session::Attach() {
   std::vector<pid_t> tids;
   st = ListThreads(pid_, &tids);
   if (!st.ok()) return Status::NotFound("no such process: " + std::to_string(pid_));
-  st = probes_.Open(pid_, binary_, options_.ringbuf_bytes);
+  // The runtime is in the executable. Through /proc, which still reaches it
+  // when the file was replaced since (a rebuild while the program runs).
+  const std::string exe = area_ ? "/proc/" + std::to_string(pid_) + "/exe" : "";
+  st = probes_.Open(pid_, binary_, options_.ringbuf_bytes, exe);
   if (!st.ok()) return st;
   record_from_ns_ = MonotonicNs();
   // Threads that exist already begin the trace without a fork (their parent is unknown).
@@ -477,12 +527,18 @@ Status Session::Attach() {
   writer_->SetMeta(meta::kCommandLine, ProcessCommandLine(pid_));
   writer_->SetMeta("record.mode", "attach");
   RefreshModules();
+  // Last: the counter probe is attached, so every thread that starts recording registers.
+  if (attach_point_) attach_point_->Request();
   return Status::Ok();
 }
 
 Status Session::Finish() {
   RefreshModules();  // when the target is still there (attach mode): libraries it loaded late
-  Status st = merger_->Finish();
+  // A target that runs on: a thread blocked in a lock call at the end never got
+  // the lock in this trace.
+  const bool detached = !launched_ && !result_->target_exited && exec_ts_ == 0;
+  Status st = detached ? merger_->Finish([this](pid_t os, uint64_t stamp) { return RanOnAfter(os, stamp); })
+                       : merger_->Finish();
   if (!st.ok()) return st;
   if (joiner_) {
     // The target is gone: the last ring contents, then everything left.
@@ -499,6 +555,11 @@ Status Session::Finish() {
     writer_->SetMeta("record.runtime_reordered", std::to_string(joiner_->stats().reordered));
     writer_->SetMeta("record.runtime_orphaned", std::to_string(joiner_->stats().orphaned));
     result_->runtime_seen = area_->header()->owner_pid.load() != 0;
+    writer_->SetMeta("record.runtime_rings", std::to_string(std::min(area_->header()->next_ring.load(),
+                                                                      area_->header()->max_rings)));
+    if (!result_->runtime_seen && attach_point_)
+      result_->runtime_note = "no thread of process " + std::to_string(pid_) +
+                              " ran instrumented code while seer was attached; no memory accesses recorded";
   }
   // Threads still running at detach have no thread end; give them their names now.
   for (pid_t tid : merger_->LiveThreads()) merger_->SetThreadName(tid, ThreadName(pid_, tid));
@@ -523,7 +584,11 @@ Status Session::Run() {
   TraceWriterOptions wopts;
   st = TraceWriter::Create(options_.output, wopts, &writer_);
   if (!st.ok()) return st;
-  const bool runtime = options_.runtime && options_.pid <= 0;
+  bool runtime = options_.runtime;
+  if (runtime && options_.pid > 0) {
+    st = ClaimAttachPoint(&runtime);
+    if (!st.ok()) return st;
+  }
   if (runtime) {
     st = OpenRings();
     if (!st.ok()) return st;
@@ -571,9 +636,16 @@ Status Session::Run() {
   for (const auto& s : probes_.missing()) missing += (missing.empty() ? "" : ",") + s;
   writer_->SetMeta("record.probes", attached);
   writer_->SetMeta("record.probes_missing", missing);
+  if (options_.runtime && options_.pid > 0)
+    writer_->SetMeta("record.attach_point", attach_point_ ? "claimed" : result_->runtime_note);
 
   st = Loop();
   if (st.ok()) st = Finish();
+  // Whatever happened: the runtime stops now, not when the probes are gone (seconds later).
+  if (attach_point_) {
+    attach_point_->Detach();
+    if (!result_->target_exited) area_->ReleaseRings();
+  }
   if (st.ok() && exec_ts_ != 0) LeaveAfterExec();
   if (!st.ok() && launched_ && !result_->target_exited) {
     // The trace failed (disk full, ...): stop tracing and let the target finish.

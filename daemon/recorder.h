@@ -24,9 +24,10 @@ struct RecordOptions {
   // stamped before they are reserved, on several CPUs).
   uint64_t reorder_window_ns = 20'000'000;
   bool quiet = false;  // no summary line on stderr
-  // Launch mode, a target built with seer's runtime: also drain its rings
-  // (accesses, atomics, alloc/free, calls) and place them among the sync events
-  // by the stamps the probes read from each thread's ring head.
+  // A target built with seer's runtime: also drain its rings (accesses,
+  // atomics, alloc/free, calls) and place them among the sync events by the
+  // stamps the probes read from each thread's ring head. In attach mode the
+  // rings are laid out in the runtime's attach point (daemon/attach_point.h).
   bool runtime = false;
 };
 
@@ -37,6 +38,8 @@ struct RecordResult {
   uint64_t lost = 0;
   uint64_t threads = 0;
   bool runtime_seen = false;  // options.runtime: the target attached to the rings
+  // options.runtime: why the runtime's accesses are missing (empty when they are not).
+  std::string runtime_note;
   // The target called exec: the trace ends there (the new program is not recorded).
   bool exec_not_followed = false;
   std::string exec_program;  // what it executed, when /proc still told

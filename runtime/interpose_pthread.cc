@@ -58,7 +58,7 @@ RealFunction<TimedFn> real_sem_timedwait("sem_timedwait");
 // as its return address, as it would without the runtime.
 SEER_RT_INLINE bool ProbesRecordSync() {
   if (__builtin_expect(g_rt.sync_inproc, 1)) return false;
-  if (g_rt.active) CurrentThread();
+  AtSyncCall();
   return true;
 }
 
@@ -163,7 +163,7 @@ using seer::EventKind;
 extern "C" {
 
 int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) noexcept {
-  ThreadState* ts = g_rt.active ? CurrentThread() : nullptr;
+  ThreadState* ts = tls_state != nullptr ? tls_state : AttachThreadAtSyncCall();
   if (ts == nullptr) return real_create.get()(th, attr, fn, arg);
   auto* args = static_cast<StartArgs*>(__libc_malloc(sizeof(StartArgs)));
   if (args == nullptr) return EAGAIN;

@@ -67,6 +67,30 @@ inline uint64_t* RingData(ShmHeader* h, uint32_t ring) {
   return reinterpret_cast<uint64_t*>(reinterpret_cast<char*>(h) + h->ring_offset) + ring * h->ring_words;
 }
 
+// The attach point (docs/runtime.md, "Attach mode"): a program started without
+// SEER_RT_SHM_FD creates a one-page memfd named kAttachName holding this header.
+// `seer record -p PID` finds it among the process's open files, claims it, grows
+// the memfd and lays out a ShmHeader at kAttachAreaOffset, then asks the runtime
+// to start. The runtime maps the area on a thread's next hook.
+inline constexpr const char* kAttachName = "seer-rt-attach";
+inline constexpr uint64_t kAttachMagic = 0x3174612d72656573ull;  // "seer-at1"
+inline constexpr uint32_t kAttachVersion = 1;
+inline constexpr uint64_t kAttachAreaOffset = 4096;  // the attach page, then the area
+
+enum AttachState : uint32_t {
+  kAttachIdle = 0,       // nobody records the program
+  kAttachClaimed = 1,    // a recorder took it and is laying out the area
+  kAttachRequested = 2,  // the area is ready: threads start recording on their next hook
+  kAttachDetached = 3,   // the recorder is done (or gone): stop writing, never wait for it
+};
+
+struct alignas(64) AttachPoint {
+  uint64_t magic;
+  uint32_t version;
+  std::atomic<uint32_t> state;         // AttachState
+  std::atomic<int64_t> recorder_pid;   // who claimed it: the runtime stops waiting once it is gone
+};
+
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "rings are shared across processes");
 
 }  // namespace seer::rt

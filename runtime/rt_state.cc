@@ -11,11 +11,19 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
+#include <new>
 
 namespace seer::rt {
 
 Globals g_rt;
+namespace {
+// The attach point of a process without one: nobody ever asks it.
+AttachPoint no_attach_point;
+}  // namespace
+// Constant-initialised: hooks may run before the runtime's constructor.
+const std::atomic<uint32_t>* g_attach_state = &no_attach_point.state;
 OrderCounter g_order[kFirstAtomicDomain];
 __thread ThreadState* tls_state = nullptr;
 
@@ -28,6 +36,21 @@ __thread bool tls_attaching = false;
 
 std::atomic<int> init_state{0};  // 0 not started, 1 running, 2 done
 pthread_key_t thread_end_key;
+
+// Attach mode (ring_layout.h, AttachPoint): the page a recorder finds the
+// program by, and the memfd behind it (-1 when there is none: the program was
+// launched with an area, or could not make one), which the recorder grows to
+// hold the area. Without one, attach_point is no_attach_point, so that the
+// gates (g_attach_state) need not test for null.
+AttachPoint* attach_point = &no_attach_point;
+int attach_fd = -1;
+
+void SetAttachPoint(AttachPoint* a) {
+  attach_point = a;
+  g_attach_state = &a->state;
+}
+std::atomic<int> activate_state{0};  // 0 not asked, 1 mapping, 2 recording, 3 refused
+std::atomic<uint64_t> next_pid_check_ns{0};  // RecorderGone asks the kernel at most this often
 
 // The static TLS blocks of the modules loaded at start-up, as offsets from the
 // thread pointer: glibc lays out every thread's static TLS alike, so a starting
@@ -113,10 +136,43 @@ void InstallSignalHandlers() {
   }
 }
 
-// A forked child shares the parent's rings through the mapping: it must not write.
+// One page in a close-on-exec memfd: all a program pays until someone records it.
+void CreateAttachPoint() {
+  const int fd = memfd_create(kAttachName, MFD_CLOEXEC);
+  if (fd < 0) return;
+  void* p = MAP_FAILED;
+  if (ftruncate(fd, static_cast<off_t>(kAttachAreaOffset)) == 0)
+    p = mmap(nullptr, kAttachAreaOffset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  if (p == MAP_FAILED) {
+    close(fd);
+    return;
+  }
+  auto* a = new (p) AttachPoint();
+  a->version = kAttachVersion;
+  // Last: a recorder that finds the magic finds the rest.
+  __atomic_store_n(&a->magic, kAttachMagic, __ATOMIC_RELEASE);
+  attach_fd = fd;
+  SetAttachPoint(a);
+}
+
+// A forked child shares the parent's rings and attach page through its
+// mappings: it must not write to them. The child of a program never recorded
+// gets an attach point of its own; once the parent recorded, the order
+// counters the child inherits are not fresh, and it stays unrecorded.
 void OnForkChild() {
+  const bool recorded = g_rt.shm != nullptr;
   g_rt.active = false;
   tls_state = nullptr;
+  if (attach_fd >= 0) {
+    munmap(attach_point, kAttachAreaOffset);
+    close(attach_fd);
+    SetAttachPoint(&no_attach_point);
+    attach_fd = -1;
+    if (!recorded) {
+      CreateAttachPoint();
+      return;
+    }
+  }
   tls_finished = true;
 }
 
@@ -145,6 +201,15 @@ void OnThreadExit(void* value) {
   FinishThread(/*free_stack=*/true);
 }
 
+// Checks the area at `h` (`bytes` of it mapped) and claims it for this process.
+bool ClaimArea(ShmHeader* h, uint64_t bytes) {
+  const bool valid = bytes >= sizeof(ShmHeader) && h->magic == kShmMagic && h->version == kShmVersion &&
+                     h->ring_words != 0 && (h->ring_words & (h->ring_words - 1)) == 0 &&
+                     ShmBytes(h->max_rings, h->ring_words) <= bytes;
+  int64_t expected = 0;
+  return valid && h->owner_pid.compare_exchange_strong(expected, getpid());
+}
+
 bool MapSharedArea() {
   const char* fd_text = getenv(kShmFdEnv);
   if (fd_text == nullptr || *fd_text == '\0') return false;
@@ -156,11 +221,7 @@ bool MapSharedArea() {
   void* p = mmap(nullptr, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
   if (p == MAP_FAILED) return false;
   auto* h = static_cast<ShmHeader*>(p);
-  const bool valid = h->magic == kShmMagic && h->version == kShmVersion && h->ring_words != 0 &&
-                     (h->ring_words & (h->ring_words - 1)) == 0 &&
-                     ShmBytes(h->max_rings, h->ring_words) <= static_cast<uint64_t>(st.st_size);
-  int64_t expected = 0;
-  if (!valid || !h->owner_pid.compare_exchange_strong(expected, getpid())) {
+  if (!ClaimArea(h, static_cast<uint64_t>(st.st_size))) {
     munmap(p, st.st_size);
     return false;
   }
@@ -168,6 +229,54 @@ bool MapSharedArea() {
   const char* sync = getenv(kSyncEnv);
   g_rt.sync_inproc = sync != nullptr && sync[0] == 'i';  // "inproc"
   return true;
+}
+
+// Attach mode, once the recorder asked: maps the area it laid out behind the
+// attach page. One thread maps; the others find the runtime active on a later hook.
+bool ActivateAttached() {
+  int expected = 0;
+  if (!activate_state.compare_exchange_strong(expected, 1)) return expected == 2;
+  struct stat st;
+  void* p = MAP_FAILED;
+  if (fstat(attach_fd, &st) == 0 && static_cast<uint64_t>(st.st_size) > kAttachAreaOffset)
+    p = mmap(nullptr, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, attach_fd, 0);
+  auto* h = p == MAP_FAILED ? nullptr : reinterpret_cast<ShmHeader*>(static_cast<char*>(p) + kAttachAreaOffset);
+  if (h == nullptr || !ClaimArea(h, static_cast<uint64_t>(st.st_size) - kAttachAreaOffset)) {
+    if (p != MAP_FAILED) munmap(p, st.st_size);
+    activate_state.store(3);  // a recorder of another version: never retried
+    return false;
+  }
+  g_rt.shm = h;
+  g_rt.sync_inproc = false;  // the recorder's probes record synchronisation
+  InstallSignalHandlers();
+  __atomic_store_n(&g_rt.active, true, __ATOMIC_RELEASE);
+  activate_state.store(2);
+  return true;
+}
+
+// Attach mode: true once the recorder detached, or (`check_pid`) died without
+// saying so; a dead one is marked detached so that other threads see it at once.
+bool RecorderGone(bool check_pid) {
+  AttachPoint* a = attach_point;
+  if (attach_fd < 0 || g_rt.shm == nullptr) return false;  // launched: the recorder is our parent
+  if (a->state.load(std::memory_order_acquire) == kAttachDetached) return true;
+  if (!check_pid) return false;
+  // A stalled thread comes here for every record it drops: one syscall per 10 ms, not per record.
+  const uint64_t now = NowNs();
+  if (now < next_pid_check_ns.load(std::memory_order_relaxed)) return false;
+  next_pid_check_ns.store(now + 10000000ull, std::memory_order_relaxed);
+  const int64_t pid = a->recorder_pid.load(std::memory_order_relaxed);
+  if (pid <= 0 || kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return false;
+  a->state.store(kAttachDetached, std::memory_order_release);
+  return true;
+}
+
+// The recorder is done with us: this thread writes no more, and no thread
+// starts again (one recording per process lifetime: docs/runtime.md).
+void StopRecording() {
+  __atomic_store_n(&g_rt.active, false, __ATOMIC_RELAXED);
+  tls_state = nullptr;
+  tls_finished = true;
 }
 
 }  // namespace
@@ -178,16 +287,25 @@ void Initialize() {
     while (init_state.load() != 2) sched_yield();
     return;
   }
-  if (MapSharedArea()) {
+  const bool launched = MapSharedArea();
+  if (launched) {
     // Let the recorder read our module map while every library we need is loaded.
     const uint64_t deadline = NowNs() + 1000000000ull;
     while (g_rt.shm->modules_read.load(std::memory_order_acquire) == 0 && NowNs() < deadline) {
       timespec pause = {0, 50000};
       nanosleep(&pause, nullptr);
     }
+  } else {
+    CreateAttachPoint();
+  }
+  if (launched || attach_fd >= 0) {
+    // Read now even if no recorder ever attaches: at attach time the first hook
+    // may run anywhere (the loader's lock held, in a signal handler).
     dl_iterate_phdr(NoteStaticTls, nullptr);
     pthread_key_create(&thread_end_key, OnThreadExit);
     pthread_atfork(nullptr, nullptr, OnForkChild);
+  }
+  if (launched) {
     InstallSignalHandlers();
     g_rt.active = true;
     AttachThread();
@@ -254,8 +372,18 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   return ts;
 }
 
-ThreadState* AttachThread() {
-  if (!g_rt.active || tls_finished || tls_attaching) return nullptr;
+namespace {
+
+// AttachThread past its gate: the runtime records, or a recorder asked it to.
+// In attach mode only a pthread call starts a thread (AttachThreadAtSyncCall).
+SEER_RT_NOINLINE ThreadState* StartRecordingThread(bool at_sync_call) {
+  if (tls_finished || tls_attaching || (attach_fd >= 0 && !at_sync_call)) return nullptr;
+  if (!__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE)) {
+    tls_attaching = true;
+    const bool started = ActivateAttached();
+    tls_attaching = false;
+    if (!started) return nullptr;
+  }
   tls_attaching = true;
   ThreadState* ts = nullptr;
   const int32_t ring = ClaimRing(-1);
@@ -265,6 +393,31 @@ ThreadState* AttachThread() {
     ts = StartThread(static_cast<uint32_t>(ring), -1);
   tls_attaching = false;
   return ts;
+}
+
+}  // namespace
+
+ThreadState* AttachThread() {
+  // Every hook of a program not recording comes here: past the active flag, one
+  // load of the attach page says that no recorder asked. No frame is set up for it.
+  if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
+      g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
+    return StartRecordingThread(/*at_sync_call=*/false);
+  return nullptr;
+}
+
+ThreadState* AttachThreadAtSyncCall() {
+  if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
+      g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
+    return StartRecordingThread(/*at_sync_call=*/true);
+  return nullptr;
+}
+
+void AtSyncCallSlow() {
+  if (tls_state == nullptr)
+    AttachThreadAtSyncCall();
+  else if (RecorderGone(/*check_pid=*/false))
+    StopRecording();
 }
 
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
@@ -283,6 +436,11 @@ void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
 }
 
 bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
+  // Attach mode: after a detach the program never waits, and writes no more.
+  if (RecorderGone(/*check_pid=*/ts->stalled)) {
+    StopRecording();
+    return false;
+  }
   const uint64_t capacity = ts->mask + 1;
   uint64_t tail = ts->desc->tail.load(std::memory_order_acquire);
   if (ts->head + words <= tail + capacity) {
@@ -302,6 +460,10 @@ bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
         return true;
       }
       if (NowNs() >= deadline) break;
+      if (RecorderGone(/*check_pid=*/true)) {
+        StopRecording();
+        return false;
+      }
       // Yield a little, then sleep: the drainer needs a CPU more than we do.
       if (++spins < 8) {
         sched_yield();

@@ -43,6 +43,10 @@ extern Globals g_rt;
 
 extern __thread ThreadState* tls_state;
 
+// The state of the attach point (ring_layout.h, AttachPoint; rt_state.cc): a
+// word that never says kAttachRequested when the process has none.
+extern const std::atomic<uint32_t>* g_attach_state;
+
 // Maps the shared area named by SEER_RT_SHM_FD and attaches the calling thread.
 // Idempotent; called from __tsan_init and the runtime's constructor.
 void Initialize();
@@ -50,6 +54,23 @@ void Initialize();
 // Claims a ring for a thread the runtime has not seen (the main thread, or one
 // not started through the interposed pthread_create). Null when not recording.
 SEER_RT_NOINLINE ThreadState* AttachThread();
+
+// AttachThread for the pthread wrappers. In attach mode a thread that was
+// running when the recorder asked starts recording here, at a pthread call,
+// and not at its next access: that access could be inside a critical section
+// whose lock was taken before the probes were there to see it.
+SEER_RT_NOINLINE ThreadState* AttachThreadAtSyncCall();
+
+// The pthread wrappers of the ebpf modes, on each call: attaches the thread
+// when the runtime records (its counter must be registered before the probed
+// call), and in attach mode stops it once the recorder has detached, so that a
+// thread that synchronises stops writing at its next sync call. A program not
+// recording pays three loads.
+SEER_RT_NOINLINE void AtSyncCallSlow();
+SEER_RT_INLINE void AtSyncCall() {
+  if (tls_state != nullptr || g_rt.active || g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
+    AtSyncCallSlow();
+}
 
 // Starts recording the calling thread on `ring` (claimed by its creator);
 // emits kThreadBegin.

@@ -11,11 +11,13 @@ uint64_t RingBatch::bytes() const {
 
 bool RingCollector::Collect(bool final, RingBatch* out) {
   out->final = final;
-  const uint32_t rings = std::min(shm_->next_ring.load(std::memory_order_acquire), shm_->max_rings);
+  const uint32_t rings = stopped_ ? static_cast<uint32_t>(stop_heads_.size())
+                                  : std::min(shm_->next_ring.load(std::memory_order_acquire), shm_->max_rings);
   out->words.assign(rings, {});
   rt::RingDesc* descs = rt::RingDescs(shm_);
   std::vector<uint64_t> heads(rings);
-  for (uint32_t r = 0; r < rings; ++r) heads[r] = descs[r].head.load(std::memory_order_acquire);
+  for (uint32_t r = 0; r < rings; ++r)
+    heads[r] = stopped_ ? stop_heads_[r] : descs[r].head.load(std::memory_order_acquire);
   const uint64_t capacity = shm_->ring_words;
   bool copied = false;
   for (uint32_t r = 0; r < rings; ++r) {
@@ -36,6 +38,13 @@ bool RingCollector::Collect(bool final, RingBatch* out) {
     copied = true;
   }
   return copied || final;
+}
+
+void RingCollector::StopAtCurrentHeads() {
+  const uint32_t rings = std::min(shm_->next_ring.load(std::memory_order_acquire), shm_->max_rings);
+  stop_heads_.resize(rings);
+  for (uint32_t r = 0; r < rings; ++r) stop_heads_[r] = rt::RingDescs(shm_)[r].head.load(std::memory_order_acquire);
+  stopped_ = true;
 }
 
 }  // namespace seer

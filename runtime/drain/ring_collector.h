@@ -31,8 +31,17 @@ class RingCollector {
   // nothing to copy (and it is not final).
   bool Collect(bool final, RingBatch* out);
 
+  // Attach mode's detach: from now on copies nothing published after this
+  // call. The program runs on, and its later records would have no sync events
+  // to be placed among.
+  void StopAtCurrentHeads();
+  // After StopAtCurrentHeads: where ring `ring` was cut (0 for a ring claimed after).
+  uint64_t StopHead(uint32_t ring) const { return ring < stop_heads_.size() ? stop_heads_[ring] : 0; }
+
  private:
   rt::ShmHeader* shm_;
+  bool stopped_ = false;
+  std::vector<uint64_t> stop_heads_;  // stopped_: each ring's last word to copy, exclusive
 };
 
 }  // namespace seer

@@ -25,20 +25,33 @@ class SharedArea {
   SharedArea& operator=(const SharedArea&) = delete;
   ~SharedArea();
 
+  // A fresh memfd, for a target about to be launched.
   Status Create(const SharedAreaOptions& o);
+
+  // Attach mode: lays the area out at `offset` in `fd` (a running target's
+  // attach point, runtime/ring_layout.h), growing the file to hold it. Takes
+  // ownership of `fd`.
+  Status CreateOn(int fd, uint64_t offset, const SharedAreaOptions& o);
 
   // In a forked child before exec: tells the runtime where the rings are and
   // whether it records synchronisation itself ("inproc") or leaves it to the
   // eBPF probes ("ebpf").
   void ExportToChild(bool sync_inproc) const;
 
+  // Attach mode, after the detach and the last collection: gives the rings'
+  // pages back (the target, which keeps the memfd mapped, would otherwise hold
+  // up to a ring per thread that recorded). A thread still writing before it
+  // notices the detach gets fresh zero pages; nobody reads them.
+  void ReleaseRings();
+
   int fd() const { return fd_; }
-  rt::ShmHeader* header() const { return static_cast<rt::ShmHeader*>(base_); }
+  rt::ShmHeader* header() const { return reinterpret_cast<rt::ShmHeader*>(static_cast<char*>(base_) + offset_); }
 
  private:
   int fd_ = -1;
   void* base_ = nullptr;
-  size_t bytes_ = 0;
+  size_t bytes_ = 0;   // mapped, from the file's start
+  uint64_t offset_ = 0;  // of the header in the mapping
 };
 
 }  // namespace seer

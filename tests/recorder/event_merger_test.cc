@@ -161,6 +161,17 @@ TEST_F(MergerTest, LostReleaseIsForcedAtTheEndAndCounted) {
   EXPECT_EQ(merger_.stats().forced, 1u);
 }
 
+TEST_F(MergerTest, AcquireStillWaitingAtDetachIsDroppedNotForced) {
+  ASSERT_TRUE(merger_.BeginThread(100, -1, "a").ok());
+  ASSERT_TRUE(merger_.BeginThread(101, -1, "b").ok());
+  merger_.Add(Rec(1, 100, SEER_EV_ACQUIRE, 7));  // a got the lock and ran on (its accesses say so)
+  merger_.Add(Rec(2, 101, SEER_EV_ACQUIRE, 7));  // b still waits for it when the recorder detaches
+  ASSERT_TRUE(merger_.Finish([](pid_t os_tid, uint64_t) { return os_tid == 100; }).ok());
+  EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "1:thread_begin:0", "0:acquire:7"}));
+  EXPECT_EQ(merger_.stats().forced, 0u);
+  EXPECT_EQ(merger_.stats().pending_acquires, 1u);
+}
+
 TEST_F(MergerTest, ChildProcessesAreCountedNotFollowed) {
   ASSERT_TRUE(merger_.BeginThread(100, -1, "a").ok());
   merger_.Add(Rec(1, 100, SEER_EV_PROCESS_FORK, 555));

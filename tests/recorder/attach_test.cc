@@ -1,0 +1,429 @@
+// `seer record -p PID` on a running program built with seer-cc
+// (tests/programs/attach_racy.c): its accesses come through the runtime's attach
+// point, the race is found at its source line, the program runs on at full speed
+// after the recorder detaches (--duration, SIGINT; threads waiting for room in
+// full rings included) and at most the bounded wait after it dies, a target that
+// exits while recorded is recorded to its end, a
+// second recorder is refused, a forked child gets its own attach point, and a
+// program that closed it is recorded sync only, saying why. Real probes and real
+// processes, through the real `seer` binary: root needed (skipped loudly without).
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/attach_point.h"
+#include "runtime/drain/shared_area.h"
+#include "runtime/ring_layout.h"
+#include "runtime/ring_record.h"
+#include "tests/recorder/trace_check.h"
+#include "tests/support/program_suite.h"
+
+namespace seer::testing {
+namespace {
+
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kSeer = SEER_BINARY;
+constexpr const char* kTarget = SEER_ATTACH_TARGET;
+constexpr const char* kTargetSource = SEER_ATTACH_TARGET_SOURCE;
+
+// A process started in the background, its stdin and stdout on pipes.
+struct Child {
+  pid_t pid = -1;
+  int in = -1;   // its stdin
+  FILE* out = nullptr;  // its stdout
+
+  Child() = default;
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+
+  void Start(const std::vector<std::string>& argv, const std::string& err_path) {
+    int to[2], from[2];
+    if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0) return;
+    pid = fork();
+    if (pid == 0) {
+      dup2(to[0], 0);
+      dup2(from[1], 1);
+      const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (err >= 0) dup2(err, 2);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      execv(args[0], args.data());
+      _exit(127);
+    }
+    close(to[0]);
+    close(from[1]);
+    in = to[1];
+    out = fdopen(from[0], "r");
+  }
+
+  // The next line it prints, without the newline; empty at its end.
+  std::string ReadLine() const {
+    char line[256];
+    if (out == nullptr || fgets(line, sizeof(line), out) == nullptr) return "";
+    std::string s(line);
+    if (!s.empty() && s.back() == '\n') s.pop_back();
+    return s;
+  }
+
+  void Send(const std::string& line) const {
+    const ssize_t n = write(in, line.data(), line.size());
+    EXPECT_EQ(n, static_cast<ssize_t>(line.size()));
+  }
+
+  // Waits at most `limit` for its end: its exit code, 128 + signal, or -1 if still running.
+  int Wait(std::chrono::milliseconds limit) {
+    const auto deadline = Clock::now() + limit;
+    for (;;) {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      if (Clock::now() >= deadline) return -1;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+
+  ~Child() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+    if (in >= 0) close(in);
+    if (out != nullptr) fclose(out);
+  }
+};
+
+// The line marked RACE in the target's source.
+int RaceLine() {
+  std::ifstream in(kTargetSource);
+  std::string line, rest;
+  for (int n = 1; std::getline(in, line); ++n)
+    if (test::FindDirective(line, "/* RACE", &rest)) return n;
+  return -1;
+}
+
+// /proc/PID/fd/N of `pid`'s attach point memfd, or "" when it has none.
+std::string AttachPointLink(pid_t pid) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fd";
+  const std::string wanted = std::string("/memfd:") + rt::kAttachName + " (deleted)";
+  for (int fd = 0; fd < 1024; ++fd) {
+    const std::string link = dir + "/" + std::to_string(fd);
+    char target[256];
+    const ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
+    if (n > 0 && std::string(target, static_cast<size_t>(n)) == wanted) return link;
+  }
+  return "";
+}
+
+// The shared memory `pid` has mapped and touched (RssShmem), in kB; -1 if unknown.
+long SharedMemoryKb(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string key;
+  long kb = -1;
+  while (in >> key)
+    if (key == "RssShmem:" && in >> kb) break;
+  return kb;
+}
+
+// The inode of `pid`'s attach point memfd, or 0 when it has none.
+ino_t AttachPointInode(pid_t pid) {
+  struct stat st;
+  const std::string link = AttachPointLink(pid);
+  return !link.empty() && stat(link.c_str(), &st) == 0 ? st.st_ino : 0;
+}
+
+class AttachTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0)
+      GTEST_SKIP() << "\n*** NOT RUN: seer record -p needs root (CAP_BPF + CAP_PERFMON) to attach uprobes; "
+                      "run the recorder tests as root ***";
+    scratch_ = std::make_unique<test::ScratchDir>(
+        std::string("seer-attach-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+
+  std::string Path(const std::string& name) const { return scratch_->Path(name); }
+
+  // Starts the target; its pid (0 if it did not start).
+  pid_t StartTarget(const std::vector<std::string>& args = {}) {
+    std::vector<std::string> argv = {kTarget};
+    argv.insert(argv.end(), args.begin(), args.end());
+    target_.Start(argv, Path("target.err"));
+    const std::string pid = target_.ReadLine();
+    EXPECT_FALSE(pid.empty()) << "the target printed no pid: " << test::ReadWholeFile(Path("target.err"));
+    return pid.empty() ? 0 : static_cast<pid_t>(std::stol(pid));
+  }
+
+  // `seer record -p PID` in the foreground; its exit code, its stderr in *err.
+  int RecordPid(pid_t pid, const std::string& trace, const std::string& duration, std::string* err) {
+    return scratch_->Run(std::string(kSeer) + " record -q -o " + trace + " -p " + std::to_string(pid) +
+                             " --duration " + duration,
+                         err);
+  }
+
+  // "stop" to the target: the time until it exited, which it must do with 0.
+  double StopTarget() {
+    const auto sent = Clock::now();
+    target_.Send("stop\n");
+    const int rc = target_.Wait(std::chrono::seconds(20));
+    const double seconds = std::chrono::duration<double>(Clock::now() - sent).count();
+    EXPECT_EQ(rc, 0) << "the target did not exit cleanly after stop: " << test::ReadWholeFile(Path("target.err"));
+    return seconds;
+  }
+
+  // Runs `command`, which writes JSON to `file` in the scratch directory, and parses it.
+  json ReadJson(const std::string& command, const std::string& file) {
+    std::string out;
+    const int rc = scratch_->Run(command, &out);
+    EXPECT_EQ(rc, 0) << command << ": " << out;
+    json j = json::parse(test::ReadWholeFile(Path(file)), nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << command << " wrote no JSON to " << file;
+    return j;
+  }
+  json Info(const std::string& trace) {
+    return ReadJson("(" + std::string(kSeer) + " info --json " + trace + " > info.json)", "info.json");
+  }
+
+  // `seer record -p PID -o trace` in the background, given `ms` to attach and record.
+  void StartRecorder(pid_t pid, const std::string& trace, int ms) {
+    recorder_.Start({kSeer, "record", "-q", "-o", Path(trace), "-p", std::to_string(pid)}, Path("recorder.err"));
+    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  }
+  std::string RecorderErr() const { return test::ReadWholeFile(Path("recorder.err")); }
+
+  std::unique_ptr<test::ScratchDir> scratch_;
+  Child target_;
+  Child recorder_;
+};
+
+TEST_F(AttachTest, RecordsAccessesOfARunningProgramAndFindsItsRace) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  std::string err;
+  ASSERT_EQ(RecordPid(pid, "T.seer", "2", &err), 0) << err;
+  EXPECT_EQ(err, "") << "seer record said something: a missing attach point or lost accesses?";
+  // The workers stopped writing at their next lock call after the detach, and
+  // the recorder gave their rings' pages back (several MiB without that).
+  const long shmem_kb = SharedMemoryKb(pid);
+  EXPECT_GE(shmem_kb, 0);
+  EXPECT_LT(shmem_kb, 1024) << "the target keeps its rings' memory after the detach";
+  std::cerr << "target's shared memory after the detach: " << shmem_kb << " kB\n";
+  // After the detach the program runs on: its burst fills its rings several
+  // times over, and a runtime waiting for the recorder would stall for 2 s.
+  const double stop_s = StopTarget();
+  EXPECT_LT(stop_s, 1.0) << "the target stalled after the recorder detached";
+  RecordProperty("stop_to_exit_ms", std::to_string(static_cast<int>(stop_s * 1000)));
+  std::cerr << "stop to exit after the detach: " << static_cast<int>(stop_s * 1000) << " ms\n";
+
+  const json info = Info("T.seer");
+  EXPECT_EQ(info["meta"].value("record.mode", ""), "attach");
+  EXPECT_EQ(info["meta"].value("record.attach_point", ""), "claimed");
+  // Workers blocked in the lock at the detach never got it in this trace: dropped, not forced.
+  EXPECT_EQ(info["meta"].value("record.forced_order", ""), "0");
+  EXPECT_EQ(info["lost_events"], 0) << info["lost"].dump();
+  int writers = 0;
+  for (const json& t : info["thread_list"]) {
+    const json kinds = t.value("by_kind", json::object());
+    if (kinds.value("read", 0) > 100 && kinds.value("write", 0) > 100) ++writers;
+  }
+  EXPECT_EQ(writers, 3) << "reads and writes of every worker: " << info["thread_list"].dump();
+  EXPECT_GE(std::stoul(info["meta"].value("record.runtime_rings", "0")), 3u);
+
+  LoadedTrace trace;
+  Status st = LoadTrace(Path("T.seer"), &trace);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  // Locks held at attach show up as releases without acquires: dropped, so the
+  // lock semantics hold in the joined trace.
+  EXPECT_EQ(CheckOrder(trace), "") << KindSummary(trace);
+
+  const json report =
+      ReadJson(std::string(kSeer) + " analyze T.seer --format json --analysis hb,wcp -o report.json", "report.json");
+  const std::string racy = "attach_racy.c:" + std::to_string(RaceLine());
+  for (const char* engine : {"hb", "wcp"}) {
+    std::set<std::pair<std::string, std::string>> pairs;
+    for (const json& p : report["races"][engine]["pairs"])
+      pairs.insert({test::Basename(p["first"].value("file", "")) + ":" + std::to_string(p["first"].value("line", 0)),
+                    test::Basename(p["second"].value("file", "")) + ":" + std::to_string(p["second"].value("line", 0))});
+    const std::set<std::pair<std::string, std::string>> expected = {{racy, racy}};
+    EXPECT_EQ(pairs, expected) << engine << ": " << report["races"][engine].dump();
+  }
+}
+
+// A target that exits while recorded: the recorder takes every ring to its end
+// (each worker's burst of 4M writes included) and ends with it.
+TEST_F(AttachTest, RecordsUntilTheTargetExits) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  StartRecorder(pid, "E.seer", 2000);
+  target_.Send("stop\n");
+  EXPECT_EQ(target_.Wait(std::chrono::seconds(60)), 0);
+  EXPECT_EQ(recorder_.Wait(std::chrono::seconds(60)), 0) << RecorderErr();
+  const json info = Info("E.seer");
+  EXPECT_EQ(info["complete"], true);
+  EXPECT_EQ(info["lost_events"], 0) << info["lost"].dump();
+  EXPECT_EQ(info["meta"].value("record.exit_status", ""), "0");
+  EXPECT_GE(info["by_kind"].value("write", 0), 3 * (1 << 22)) << info.dump();
+}
+
+TEST_F(AttachTest, InprocCannotAttach) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  std::string err;
+  EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record --sync=inproc -o I.seer -p " + std::to_string(pid), &err), 2);
+  EXPECT_NE(err.find("--sync=inproc needs a command to run"), std::string::npos) << err;
+  EXPECT_NE(AttachPointInode(pid), 0u) << "the target lost its attach point";
+  EXPECT_LT(StopTarget(), 1.0);
+}
+
+// SIGKILL leaves no time to detach: the runtime's bounded wait applies. A thread
+// whose ring fills waits once for at most wait_ns (2 s), then drops its records
+// at once; once the recorder is gone from the process table the runtime detaches
+// itself. (Its exit is slow: the kernel unregisters the uprobes one by one.)
+TEST_F(AttachTest, KilledRecorderStallsTheTargetOnceForTheBoundedWaitAtMost) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  // The recorder says nothing until its end: give it time to lay out the rings
+  // and the workers time to map them (its trace then holds writes).
+  StartRecorder(pid, "K.seer", 2000);
+  kill(recorder_.pid, SIGKILL);
+  const double stop_s = StopTarget();
+  EXPECT_LT(stop_s, 3.5) << "the target waited for its dead recorder well beyond the bounded wait (2 s)";
+  RecordProperty("stop_to_exit_ms", std::to_string(static_cast<int>(stop_s * 1000)));
+  std::cerr << "stop to exit with a killed recorder: " << static_cast<int>(stop_s * 1000) << " ms\n";
+  EXPECT_EQ(recorder_.Wait(std::chrono::seconds(60)), 128 + SIGKILL);
+  const json info = Info("K.seer");
+  EXPECT_EQ(info["complete"], false);
+  EXPECT_GT(info["by_kind"].value("write", 0), 100) << "the recorder was killed before recording: " << info.dump();
+}
+
+TEST_F(AttachTest, SecondRecorderIsRefusedAndAProcessIsRecordedOnce) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  StartRecorder(pid, "A.seer", 1000);
+  std::string err;
+  EXPECT_EQ(RecordPid(pid, "B.seer", "1", &err), 2) << err;
+  EXPECT_NE(err.find("is being recorded by another seer (pid " + std::to_string(recorder_.pid) + ")"),
+            std::string::npos)
+      << err;
+  // SIGINT ends the first recording as --duration does: a complete trace, a detached target.
+  kill(recorder_.pid, SIGINT);
+  EXPECT_EQ(recorder_.Wait(std::chrono::seconds(30)), 0) << RecorderErr();
+  const json info = Info("A.seer");
+  EXPECT_EQ(info["complete"], true);
+  EXPECT_GT(info["by_kind"].value("write", 0), 100) << info.dump();
+  // Detached: the order counters are not fresh any more, so no second recording.
+  EXPECT_EQ(RecordPid(pid, "C.seer", "1", &err), 2) << err;
+  EXPECT_NE(err.find("was recorded by seer once already"), std::string::npos) << err;
+  EXPECT_LT(StopTarget(), 1.0);
+}
+
+// The recorder's side played by the test, with rings nobody drains: every
+// worker starts at its next lock call, fills its tiny ring at once and waits
+// for room (up to 30 s). The detach must free them at once.
+TEST_F(AttachTest, DetachFreesThreadsWaitingForRoom) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  daemon::RuntimeAttachPoint point;
+  Status st = point.Claim(pid);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  SharedArea area;
+  st = point.LayOut({16, 64, 30'000'000'000ull}, &area);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  point.Request();
+  rt::ShmHeader* h = area.header();
+  const auto deadline = Clock::now() + std::chrono::seconds(10);
+  auto full_rings = [h] {
+    int n = 0;
+    for (uint32_t r = 0; r < std::min(h->next_ring.load(), h->max_rings); ++r)
+      n += rt::RingDescs(h)[r].head.load() + rt::kMaxLongWords > h->ring_words;
+    return n;
+  };
+  while (full_rings() < 3 && Clock::now() < deadline) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_GE(full_rings(), 3) << "the workers did not start recording";
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // well inside their wait for room
+  point.Detach();
+  const double stop_s = StopTarget();
+  EXPECT_LT(stop_s, 1.0) << "the workers went on waiting for room after the detach";
+  std::cerr << "stop to exit with every worker waiting for room at the detach: "
+            << static_cast<int>(stop_s * 1000) << " ms\n";
+}
+
+TEST_F(AttachTest, ClaimLeftByADeadRecorderIsTakenOver) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  // A recorder that claimed the page and died before asking the runtime to start:
+  // a pid that existed and is gone.
+  const pid_t dead = fork();
+  if (dead == 0) _exit(0);
+  ASSERT_EQ(waitpid(dead, nullptr, 0), dead);
+  const std::string link = AttachPointLink(pid);
+  ASSERT_FALSE(link.empty());
+  const int fd = open(link.c_str(), O_RDWR | O_CLOEXEC);
+  ASSERT_GE(fd, 0);
+  void* p = mmap(nullptr, rt::kAttachAreaOffset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  ASSERT_NE(p, MAP_FAILED);
+  auto* page = static_cast<rt::AttachPoint*>(p);
+  page->recorder_pid.store(dead);
+  page->state.store(rt::kAttachClaimed);
+  munmap(p, rt::kAttachAreaOffset);
+  std::string err;
+  ASSERT_EQ(RecordPid(pid, "D.seer", "1", &err), 0) << err;
+  EXPECT_EQ(err, "");
+  EXPECT_LT(StopTarget(), 1.0);
+  const json info = Info("D.seer");
+  EXPECT_GT(info["by_kind"].value("write", 0), 100) << info.dump();
+}
+
+TEST_F(AttachTest, ClosedAttachPointRecordsSyncOnlyAndSaysWhy) {
+  const pid_t pid = StartTarget({"close-fds"});
+  ASSERT_GT(pid, 0);
+  std::string err;
+  ASSERT_EQ(RecordPid(pid, "S.seer", "1", &err), 0) << err;
+  EXPECT_NE(err.find("has no seer-rt-attach descriptor open"), std::string::npos) << err;
+  EXPECT_NE(err.find("recording synchronisation only"), std::string::npos) << err;
+  EXPECT_LT(StopTarget(), 1.0);
+  const json info = Info("S.seer");
+  EXPECT_GT(info["by_kind"].value("acquire", 0), 100) << info.dump();
+  EXPECT_EQ(info["by_kind"].value("write", 0), 0) << info.dump();
+}
+
+TEST_F(AttachTest, ForkedChildGetsAnAttachPointOfItsOwn) {
+  const pid_t pid = StartTarget();
+  ASSERT_GT(pid, 0);
+  target_.Send("fork\n");
+  const std::string child_text = target_.ReadLine();
+  ASSERT_FALSE(child_text.empty());
+  const pid_t child = static_cast<pid_t>(std::stol(child_text));
+  // The child's atfork handler has run once it is back in user space; give it a moment.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const ino_t parent_inode = AttachPointInode(pid), child_inode = AttachPointInode(child);
+  kill(child, SIGKILL);
+  EXPECT_NE(parent_inode, 0u);
+  EXPECT_NE(child_inode, 0u);
+  EXPECT_NE(parent_inode, child_inode) << "the child shares its parent's attach point";
+  EXPECT_LT(StopTarget(), 1.0);
+}
+
+}  // namespace
+}  // namespace seer::testing
