@@ -7,7 +7,7 @@
  * "stop" makes every worker write a burst of kBurstWrites words (enough to fill
  * its ring several times: a target still waiting for a detached or dead
  * recorder would stall for the runtime's wait), then end; main joins them and
- * exits 0. "fork" forks a child that sleeps until killed, and prints its pid.
+ * exits 0. "stop N" makes the burst N words. "fork" forks a child that sleeps until killed, and prints its pid.
  * Argument "close-fds": closes every descriptor above 2 first, the runtime's
  * attach point with them. */
 #include <pthread.h>
@@ -23,6 +23,7 @@ static long counter;
 static long racy;
 static atomic_int stop;
 static long scratch[kWorkers][kScratch];
+static long burst = kBurstWrites; /* written before `stop` is set, read after */
 
 static void* worker(void* arg) {
   long* mine = scratch[(long)arg];
@@ -33,7 +34,7 @@ static void* worker(void* arg) {
     pthread_mutex_unlock(&mu);
     racy++; /* RACE */
   }
-  for (long i = 0; i < kBurstWrites; ++i) mine[i & (kScratch - 1)] = i;
+  for (long i = 0; i < burst; ++i) mine[i & (kScratch - 1)] = i;
   return NULL;
 }
 
@@ -45,7 +46,12 @@ int main(int argc, char** argv) {
   printf("%d\n", (int)getpid());
   fflush(stdout);
   char line[64];
-  while (fgets(line, sizeof(line), stdin) != NULL && strncmp(line, "stop", 4) != 0) {
+  while (fgets(line, sizeof(line), stdin) != NULL) {
+    if (strncmp(line, "stop", 4) == 0) {
+      long n;
+      if (sscanf(line + 4, "%ld", &n) == 1 && n >= 0) burst = n;
+      break;
+    }
     if (strncmp(line, "fork", 4) == 0) {
       const pid_t child = fork();
       if (child == 0)
