@@ -400,17 +400,11 @@ SEER_RT_NOINLINE ThreadState* StartRecordingThread(bool at_sync_call) {
 ThreadState* AttachThread() {
   // Every hook of a program not recording comes here: past the active flag, one
   // load of the attach page says that no recorder asked. No frame is set up for it.
-  if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
-      g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
-    return StartRecordingThread(/*at_sync_call=*/false);
-  return nullptr;
+  return RecordingWanted() ? StartRecordingThread(/*at_sync_call=*/false) : nullptr;
 }
 
 ThreadState* AttachThreadAtSyncCall() {
-  if (__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
-      g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
-    return StartRecordingThread(/*at_sync_call=*/true);
-  return nullptr;
+  return RecordingWanted() ? StartRecordingThread(/*at_sync_call=*/true) : nullptr;
 }
 
 void AtSyncCallSlow() {

@@ -67,9 +67,16 @@ SEER_RT_NOINLINE ThreadState* AttachThreadAtSyncCall();
 // thread that synchronises stops writing at its next sync call. A program not
 // recording pays three loads.
 SEER_RT_NOINLINE void AtSyncCallSlow();
+
+// True when a thread not recording should start: the runtime records, or a
+// recorder asked it to (attach mode). The gate of AttachThread and AtSyncCall.
+SEER_RT_INLINE bool RecordingWanted() {
+  return __atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
+         g_attach_state->load(std::memory_order_acquire) == kAttachRequested;
+}
+
 SEER_RT_INLINE void AtSyncCall() {
-  if (tls_state != nullptr || g_rt.active || g_attach_state->load(std::memory_order_acquire) == kAttachRequested)
-    AtSyncCallSlow();
+  if (tls_state != nullptr || RecordingWanted()) AtSyncCallSlow();
 }
 
 // Starts recording the calling thread on `ring` (claimed by its creator);

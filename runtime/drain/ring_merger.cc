@@ -59,6 +59,18 @@ Status RingMerger::Examine(uint32_t ring) {
   return Status::Ok();
 }
 
+namespace {
+
+// The fields of the long record at `w` other than its kind and thread.
+void ReadLongFields(const uint64_t* w, Event* e) {
+  e->mode = rt::LongMode(w[0]);
+  e->object = rt::LongObject(w);
+  e->aux = rt::LongAux(w);
+  e->pc = rt::LongPc(w);
+}
+
+}  // namespace
+
 Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   Pending& p = rings_[ring];
   const uint32_t tid = TidOf(ring);
@@ -83,10 +95,7 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
       e.kind = static_cast<EventKind>(kind);
       if (rt::IsLong(w0)) {
         // A long plain record: a range too big for a short one.
-        e.mode = rt::LongMode(w0);
-        e.object = rt::LongObject(w + p.pos);
-        e.aux = rt::LongAux(w + p.pos);
-        e.pc = rt::LongPc(w + p.pos);
+        ReadLongFields(w + p.pos, &e);
         p.pos += static_cast<size_t>(rt::RecordWords(w0));
       } else {
         e.mode = 0;
@@ -120,10 +129,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
   Event e;
   e.kind = static_cast<EventKind>(kind);
-  e.mode = rt::LongMode(w[0]);
-  e.object = rt::LongObject(w);
-  e.aux = rt::LongAux(w);
-  e.pc = rt::LongPc(w);
+  ReadLongFields(w, &e);
   e.tid = TidOf(ring);
   if (e.kind == EventKind::kFork || e.kind == EventKind::kJoin) {
     if (e.object >= shm_->max_rings)
