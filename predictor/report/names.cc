@@ -1,3 +1,6 @@
+#include <string>
+#include <unordered_map>
+
 #include <fmt/format.h>
 
 #include "predictor/report/report.h"
@@ -5,10 +8,17 @@
 namespace seer {
 
 ReportNames::ReportNames(const TraceReader& trace) : trace_(trace) {
+  std::unordered_map<std::string, int> uses;
   for (const ThreadInfo& t : trace.info().threads) {
     if (t.tid >= threads_.size()) threads_.resize(t.tid + 1);
     threads_[t.tid] = t.name;
+    ++uses[t.name];
   }
+  // Threads inherit their creator's name (the program's, for a recorded
+  // process) unless the program renames them: a name two threads share
+  // says which thread only with the seer thread id next to it.
+  for (std::string& name : threads_)
+    if (!name.empty() && uses[name] > 1) name += " (T" + std::to_string(&name - threads_.data()) + ")";
 }
 
 std::string ReportNames::Thread(uint32_t tid) const {

@@ -27,7 +27,8 @@ uint64_t CountFindings(const Findings& findings);
 class ReportNames {
  public:
   explicit ReportNames(const TraceReader& trace);
-  // The thread's name, or "T<tid>".
+  // The thread's name, "name (T<tid>)" when other threads have the same name,
+  // or "T<tid>" when it has none.
   std::string Thread(uint32_t tid) const;
   // The name of a variable (memory kinds) or lock (sync kinds), or "" if none.
   std::string ObjectName(EventKind kind, uint64_t object) const;

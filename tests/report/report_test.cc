@@ -236,3 +236,41 @@ TEST(ReportWithoutModules, KeysArePresentAndNull) {
 
 }  // namespace
 }  // namespace seer
+
+namespace seer {
+namespace {
+
+// Threads of one program often share its name: the report tells them apart.
+TEST(ReportNamesTest, ASharedThreadNameCarriesTheThreadId) {
+  const std::string dir = testing::MakeTempDir("names");
+  ASSERT_FALSE(dir.empty());
+  const std::string path = dir + "/t.seer";
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(path, TraceWriterOptions(), &w).ok());
+  const char* names[] = {"main", "worker", "worker", ""};
+  for (uint32_t tid = 0; tid < 4; ++tid) {
+    ThreadInfo t;
+    t.tid = tid;
+    t.name = names[tid];
+    w->AddThread(t);
+    Event e;
+    e.tid = tid;
+    e.kind = EventKind::kWrite;
+    e.object = 0x1000;
+    e.aux = 4;
+    ASSERT_TRUE(w->Append(e).ok());
+  }
+  ASSERT_TRUE(w->Close().ok());
+  std::unique_ptr<TraceReader> reader;
+  ASSERT_TRUE(TraceReader::Open(path, &reader).ok());
+  const ReportNames report_names(*reader);
+  EXPECT_EQ(report_names.Thread(0), "main");
+  EXPECT_EQ(report_names.Thread(1), "worker (T1)");
+  EXPECT_EQ(report_names.Thread(2), "worker (T2)");
+  EXPECT_EQ(report_names.Thread(3), "T3");  // no name
+  EXPECT_EQ(report_names.Thread(9), "T9");  // not in the thread table
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace seer
