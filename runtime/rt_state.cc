@@ -22,8 +22,11 @@ namespace {
 // The attach point of a process without one: nobody ever asks it.
 AttachPoint no_attach_point;
 }  // namespace
-// Constant-initialised: hooks may run before the runtime's constructor.
-const std::atomic<uint32_t>* g_attach_state = &no_attach_point.state;
+// Attach mode (ring_layout.h, AttachPoint): the page a recorder finds the
+// program by; no_attach_point when there is none, so that the gates need not
+// test for null. Constant-initialised: hooks may run before the runtime's
+// constructor.
+AttachPoint* g_attach_point = &no_attach_point;
 OrderCounter g_order[kFirstAtomicDomain];
 __thread ThreadState* tls_state = nullptr;
 
@@ -37,18 +40,11 @@ __thread bool tls_attaching = false;
 std::atomic<int> init_state{0};  // 0 not started, 1 running, 2 done
 pthread_key_t thread_end_key;
 
-// Attach mode (ring_layout.h, AttachPoint): the page a recorder finds the
-// program by, and the memfd behind it (-1 when there is none: the program was
+// The memfd behind g_attach_point (-1 when there is none: the program was
 // launched with an area, or could not make one), which the recorder grows to
-// hold the area. Without one, attach_point is no_attach_point, so that the
-// gates (g_attach_state) need not test for null.
-AttachPoint* attach_point = &no_attach_point;
+// hold the area.
 int attach_fd = -1;
 
-void SetAttachPoint(AttachPoint* a) {
-  attach_point = a;
-  g_attach_state = &a->state;
-}
 std::atomic<int> activate_state{0};  // 0 not asked, 1 mapping, 2 recording, 3 refused
 std::atomic<uint64_t> next_pid_check_ns{0};  // RecorderGone asks the kernel at most this often
 
@@ -152,7 +148,7 @@ void CreateAttachPoint() {
   // Last: a recorder that finds the magic finds the rest.
   __atomic_store_n(&a->magic, kAttachMagic, __ATOMIC_RELEASE);
   attach_fd = fd;
-  SetAttachPoint(a);
+  g_attach_point = a;
 }
 
 // A forked child shares the parent's rings and attach page through its
@@ -164,9 +160,9 @@ void OnForkChild() {
   g_rt.active = false;
   tls_state = nullptr;
   if (attach_fd >= 0) {
-    munmap(attach_point, kAttachAreaOffset);
+    munmap(g_attach_point, kAttachAreaOffset);
     close(attach_fd);
-    SetAttachPoint(&no_attach_point);
+    g_attach_point = &no_attach_point;
     attach_fd = -1;
     if (!recorded) {
       CreateAttachPoint();
@@ -257,7 +253,7 @@ bool ActivateAttached() {
 // Attach mode: true once the recorder detached, or (`check_pid`) died without
 // saying so; a dead one is marked detached so that other threads see it at once.
 bool RecorderGone(bool check_pid) {
-  AttachPoint* a = attach_point;
+  AttachPoint* a = g_attach_point;
   if (attach_fd < 0 || g_rt.shm == nullptr) return false;  // launched: the recorder is our parent
   if (a->state.load(std::memory_order_acquire) == kAttachDetached) return true;
   if (!check_pid) return false;

@@ -43,9 +43,9 @@ extern Globals g_rt;
 
 extern __thread ThreadState* tls_state;
 
-// The state of the attach point (ring_layout.h, AttachPoint; rt_state.cc): a
-// word that never says kAttachRequested when the process has none.
-extern const std::atomic<uint32_t>* g_attach_state;
+// The process's attach point (ring_layout.h, AttachPoint; rt_state.cc): never
+// null, and never kAttachRequested when the process has none.
+extern AttachPoint* g_attach_point;
 
 // Maps the shared area named by SEER_RT_SHM_FD and attaches the calling thread.
 // Idempotent; called from __tsan_init and the runtime's constructor.
@@ -72,7 +72,7 @@ SEER_RT_NOINLINE void AtSyncCallSlow();
 // recorder asked it to (attach mode). The gate of AttachThread and AtSyncCall.
 SEER_RT_INLINE bool RecordingWanted() {
   return __atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) ||
-         g_attach_state->load(std::memory_order_acquire) == kAttachRequested;
+         g_attach_point->state.load(std::memory_order_acquire) == kAttachRequested;
 }
 
 SEER_RT_INLINE void AtSyncCall() {

@@ -17,8 +17,8 @@ ReportNames::ReportNames(const TraceReader& trace) : trace_(trace) {
   // Threads inherit their creator's name (the program's, for a recorded
   // process) unless the program renames them: a name two threads share
   // says which thread only with the seer thread id next to it.
-  for (std::string& name : threads_)
-    if (!name.empty() && uses[name] > 1) name += " (T" + std::to_string(&name - threads_.data()) + ")";
+  for (size_t tid = 0; tid < threads_.size(); ++tid)
+    if (!threads_[tid].empty() && uses[threads_[tid]] > 1) threads_[tid] += " (T" + std::to_string(tid) + ")";
 }
 
 std::string ReportNames::Thread(uint32_t tid) const {

@@ -7,7 +7,8 @@
  * "stop" makes every worker write a burst of kBurstWrites words (enough to fill
  * its ring several times: a target still waiting for a detached or dead
  * recorder would stall for the runtime's wait), then end; main joins them and
- * exits 0. "stop N" makes the burst N words. "fork" forks a child that sleeps until killed, and prints its pid.
+ * exits 0. "stop N" makes the burst N words. "fork" forks a child that
+ * sleeps until killed, and prints its pid.
  * Argument "close-fds": closes every descriptor above 2 first, the runtime's
  * attach point with them. */
 #include <pthread.h>

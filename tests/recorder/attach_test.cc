@@ -2,9 +2,9 @@
 // (tests/programs/attach_racy.c): its accesses come through the runtime's attach
 // point, the race is found at its source line, the program runs on at full speed
 // after the recorder detaches (--duration, SIGINT; threads waiting for room in
-// full rings included) and at most the bounded wait after it dies, a target that
-// exits while recorded is recorded to its end, a
-// second recorder is refused, a forked child gets its own attach point, and a
+// full rings included) and at most the bounded wait after it dies, a target
+// that exits while recorded is recorded to its end, a second recorder is
+// refused, a forked child gets its own attach point, and a
 // program that closed it is recorded sync only, saying why. Real probes and real
 // processes, through the real `seer` binary: root needed (skipped loudly without).
 #include <fcntl.h>
