@@ -57,7 +57,8 @@ struct {
 } futex_waits SEC(".maps");
 
 /* Threads of a target built with seer's runtime: tid -> user address of the
- * thread's record counter (its ring head), from __seer_register_access_counter. */
+ * thread's write cursor and origin (two words, runtime/ring_layout.h), from
+ * __seer_register_access_counter. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 16384);
@@ -65,14 +66,17 @@ struct {
 	__type(value, __u64);
 } access_counters SEC(".maps");
 
-/* The thread's record count now: where its event goes among its accesses. */
+/* The thread's record count now, in ring words: where its event goes among its
+ * accesses. The runtime publishes its ring head lazily; cursor - origin is
+ * exact at any instant of the thread's own execution, which is where every
+ * probe of it runs. */
 static __always_inline __u64 access_stamp(__u32 tid)
 {
 	__u64 *addr = bpf_map_lookup_elem(&access_counters, &tid);
-	__u64 count = 0;
-	if (!addr || bpf_probe_read_user(&count, sizeof(count), (void *)*addr) != 0)
+	__u64 pos[2] = {}; /* cursor, origin */
+	if (!addr || bpf_probe_read_user(pos, sizeof(pos), (void *)*addr) != 0)
 		return SEER_STAMP_NONE;
-	return count;
+	return (pos[0] - pos[1]) / 8;
 }
 
 static __always_inline bool in_target(__u64 pid_tgid)

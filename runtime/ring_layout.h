@@ -11,7 +11,7 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 3;  // 3: long records of 3-5 words
+inline constexpr uint32_t kShmVersion = 4;  // 3: long records of 3-5 words; 4: the writer state in the descriptor
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`).
@@ -44,9 +44,16 @@ struct alignas(64) ShmHeader {
 
 enum RingState : uint32_t { kRingFree = 0, kRingClaimed = 1, kRingRunning = 2, kRingEnded = 3 };
 
-// One per thread. The producer owns `head` and `lost`; the drainer owns `tail`.
+// Word positions in RingDesc::producer: the thread's write cursor (an address
+// in the target) and its origin; (cursor - origin) / 8 is the number of words
+// it wrote, published or not.
+inline constexpr int kProducerCursor = 0;
+inline constexpr int kProducerOrigin = 1;
+
+// One per thread. The producer owns `head`, `lost` and `producer`; the drainer
+// owns `tail`.
 struct alignas(64) RingDesc {
-  std::atomic<uint64_t> head;  // words written and published by the producer
+  std::atomic<uint64_t> head;  // words published by the producer: every record below is whole
   std::atomic<uint32_t> state;
   int32_t parent;              // ring of the creating thread, -1 if none
   int64_t os_tid;              // kernel thread id, written by the thread itself
@@ -55,7 +62,22 @@ struct alignas(64) RingDesc {
   uint32_t pad_;
   std::atomic<uint64_t> lost[kLostKinds];  // records dropped on overflow, by kind
   alignas(64) std::atomic<uint64_t> tail;  // words consumed by the drainer
+  // The producing thread's writer state (the runtime's ThreadState), on lines
+  // of its own. The runtime publishes `head` at every ordered record, every
+  // kPublishWords words, every pthread call in ebpf mode and at thread end,
+  // not per access (a store per access to a line the drainer polls); what it
+  // wrote since is counted here, and read by the drainer only once the target
+  // is gone.
+  alignas(64) uint64_t producer[16];
 };
+
+// Words the producer wrote, published or not (0 before it started). Only
+// meaningful once the producing process is gone; the cursor is stored after
+// the record it ends (a release store).
+inline uint64_t WrittenWords(const RingDesc& d) {
+  const uint64_t cursor = __atomic_load_n(&d.producer[kProducerCursor], __ATOMIC_ACQUIRE);
+  return (cursor - d.producer[kProducerOrigin]) / 8;
+}
 
 inline size_t ShmBytes(uint32_t max_rings, uint64_t ring_words) {
   return sizeof(ShmHeader) + sizeof(RingDesc) * max_rings + max_rings * ring_words * 8;

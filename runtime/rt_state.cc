@@ -32,7 +32,6 @@ __thread ThreadState* tls_state = nullptr;
 
 namespace {
 
-__thread ThreadState tls_storage;
 // Set once the thread's kThreadEnd is written (or it found no ring): no more records.
 __thread bool tls_finished = false;
 __thread bool tls_attaching = false;
@@ -109,8 +108,9 @@ uint64_t NowNs() {
   return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + t.tv_nsec;
 }
 
-// Records are published as they are written, so a dying process loses nothing
-// that reached its ring: the handler only says which signal killed it, then lets
+// A dying process loses nothing that reached its rings: once it is gone the
+// drainer reads how far each thread wrote from its descriptor (WrittenWords),
+// published or not. The handler only says which signal killed it, then lets
 // the default action run.
 void OnFatalSignal(int sig) {
   if (g_rt.shm != nullptr) g_rt.shm->fatal_signal.store(sig, std::memory_order_release);
@@ -181,6 +181,7 @@ void FinishThread(bool free_stack) {
   // memory that a later thread may reuse: a fresh identity from here on.
   if (free_stack && ThreadStack(&addr, &size)) PutOrdered(ts, EventKind::kFree, 0, addr, size, pc);
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadEnd, 0, 0, 0, pc);
+  Publish(ts, Head(ts));
   ts->desc->state.store(kRingEnded, std::memory_order_release);
   tls_state = nullptr;
   tls_finished = true;
@@ -327,25 +328,17 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   const uint64_t pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
   uint64_t stack_addr = 0, stack_size = 0;
   const bool have_stack = ThreadStack(&stack_addr, &stack_size);  // before tls_state: see ThreadStack
-  ShmHeader* h = g_rt.shm;
-  RingDesc* d = &RingDescs(h)[ring];
-  ThreadState* ts = &tls_storage;
-  ts->data = RingData(h, ring);
-  ts->mask = h->ring_words - 1;
-  ts->head = d->head.load(std::memory_order_relaxed);
-  ts->limit = d->tail.load(std::memory_order_acquire) + h->ring_words;
-  ts->last_pc = 0;
-  ts->desc = d;
-  ts->ring = ring;
+  ThreadState* ts = OpenRing(g_rt.shm, ring);
+  RingDesc* d = ts->desc;
   ts->os_tid = static_cast<int32_t>(syscall(SYS_gettid));
-  ts->stalled = false;
   d->os_tid = ts->os_tid;
   d->pthread_handle = static_cast<uint64_t>(pthread_self());
   d->state.store(kRingRunning, std::memory_order_release);
   tls_state = ts;
-  // The eBPF probes stamp each of this thread's sync events with the ring's
-  // head: how many words the thread had written when the event happened.
-  if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(&d->head));
+  // The eBPF probes stamp each of this thread's sync events with how many
+  // words the thread had written when the event happened, read from its
+  // cursor and origin: exact even between publications of the head.
+  if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(ts));
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, pc);
   // The thread's own memory, for reports ("Location is stack of thread T1"):
   // a fresh identity too, like any allocation. The TLS blocks come after the
@@ -404,10 +397,15 @@ ThreadState* AttachThreadAtSyncCall() {
 }
 
 void AtSyncCallSlow() {
-  if (tls_state == nullptr)
+  ThreadState* ts = tls_state;
+  if (ts == nullptr) {
     AttachThreadAtSyncCall();
-  else if (RecorderGone(/*check_pid=*/false))
-    StopRecording();
+    return;
+  }
+  // A thread about to block has its records collected meanwhile, and the
+  // joiner need not wait for its next publication to place this call's event.
+  Publish(ts, Head(ts));
+  if (RecorderGone(/*check_pid=*/false)) StopRecording();
 }
 
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
@@ -421,8 +419,23 @@ void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
     PutShort(ts, kind, size, object, pc);
     return;
   }
-  if (TryCompact(ts, CompactTag(kind, size), object, pc) || !Reserve(ts, kCompactWords, kind)) return;
+  // After a refill the cursor is below `end`: a compact record always fits.
+  if (TryCompact(ts, CompactTag(kind, size), object, pc) || !Refill(ts, kCompactWords, kind)) return;
   TryCompact(ts, CompactTag(kind, size), object, pc);
+}
+
+void PutShortWrapping(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (!Refill(ts, kShortWords, kind) || TryShort(ts, kind, size, object, pc)) return;
+  // The cursor is at the ring's last word: the record straddles the end.
+  WriteShortAnywhere(ts, kind, size, object, pc);
+}
+
+bool Refill(ThreadState* ts, uint64_t words, uint8_t kind) {
+  const uint64_t h = Head(ts);
+  Publish(ts, h);  // the drainer can only make room from what it sees
+  const bool room = h + words <= ts->limit || MakeRoom(ts, words, kind);
+  SetHead(ts, h);
+  return room;
 }
 
 bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
@@ -432,8 +445,9 @@ bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
     return false;
   }
   const uint64_t capacity = ts->mask + 1;
+  const uint64_t head = Head(ts);
   uint64_t tail = ts->desc->tail.load(std::memory_order_acquire);
-  if (ts->head + words <= tail + capacity) {
+  if (head + words <= tail + capacity) {
     ts->limit = tail + capacity;
     ts->stalled = false;
     return true;
@@ -445,7 +459,7 @@ bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
     int spins = 0;
     for (;;) {
       tail = ts->desc->tail.load(std::memory_order_acquire);
-      if (ts->head + words <= tail + capacity) {
+      if (head + words <= tail + capacity) {
         ts->limit = tail + capacity;
         return true;
       }

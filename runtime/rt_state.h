@@ -5,7 +5,9 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
+#include <new>
 
 #include "runtime/ring_layout.h"
 #include "runtime/ring_record.h"
@@ -15,24 +17,36 @@
 #define SEER_RT_NOINLINE __attribute__((noinline))
 #define SEER_RT_EXPORT extern "C" __attribute__((visibility("default")))
 
-// The registration point of the eBPF recorder (rt_state.cc): `counter` is the
-// calling thread's ring head, which every sync probe reads to place its event
-// among the thread's records.
+// The registration point of the eBPF recorder (rt_state.cc): `counter` points
+// at the calling thread's write cursor and origin (ThreadState's first two
+// words), from which every sync probe computes how many words the thread has
+// written, to place its event among the thread's records.
 SEER_RT_EXPORT void __seer_register_access_counter(const uint64_t* counter);
 
 namespace seer::rt {
 
+// A thread's writer state. It lives in its ring's descriptor
+// (RingDesc::producer), not in TLS: once the target is gone the drainer still
+// finds there how far the thread wrote (WrittenWords), including what it had
+// not published. The first line holds what the per-access hooks touch.
 struct ThreadState {
-  uint64_t* data;    // the ring's words, in shared memory
-  uint64_t mask;     // ring capacity - 1
-  uint64_t head;     // next word to write (a copy of desc->head, which is published)
-  uint64_t limit;    // head may grow to this without looking at the drainer's tail
-  uint64_t last_pc;  // the pc rule's last pc (ring_record.h): compact records are relative to it
+  uint64_t* cursor;    // where the next record goes
+  uint64_t origin;     // cursor - origin = 8 * the head (words written since the ring began)
+  uint64_t* end;       // the fast paths write below this: the ring's end, the room, the next publication
+  uint64_t last_pc;    // the pc rule's last pc (ring_record.h): compact records are relative to it
+  uint64_t* data;      // the ring's words, in shared memory
+  uint64_t mask;       // ring capacity - 1
+  uint64_t limit;      // the head may grow to this without looking at the drainer's tail
+  uint64_t published;  // the head as last stored to desc->head
   RingDesc* desc;
   uint32_t ring;
   int32_t os_tid;
-  bool stalled;      // the drainer made no room within wait_ns last time: drop at once
+  bool stalled;        // the drainer made no room within wait_ns last time: drop at once
 };
+static_assert(offsetof(ThreadState, cursor) == kProducerCursor * 8 &&
+                  offsetof(ThreadState, origin) == kProducerOrigin * 8 &&
+                  sizeof(ThreadState) <= sizeof(RingDesc::producer),
+              "WrittenWords (ring_layout.h) and the eBPF stamp read the cursor and origin by position");
 
 struct Globals {
   ShmHeader* shm = nullptr;
@@ -86,10 +100,6 @@ ThreadState* StartThread(uint32_t ring, int32_t parent);
 // Claims a fresh ring for a thread about to be created; -1 when none is left.
 int32_t ClaimRing(int32_t parent);
 
-// Makes room for `words` more words, waiting a bounded time for the drainer.
-// False: the record is dropped and counted in the ring's lost counters.
-SEER_RT_NOINLINE bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind);
-
 SEER_RT_INLINE ThreadState* CurrentThread() {
   ThreadState* ts = tls_state;
   if (__builtin_expect(ts == nullptr, 0)) ts = AttachThread();
@@ -98,11 +108,68 @@ SEER_RT_INLINE ThreadState* CurrentThread() {
 
 SEER_RT_INLINE uint8_t K(EventKind kind) { return static_cast<uint8_t>(kind); }
 
+// The thread's head: words written since its ring began.
+SEER_RT_INLINE uint64_t Head(const ThreadState* ts) {
+  return (reinterpret_cast<uint64_t>(ts->cursor) - ts->origin) / 8;
+}
+
+// How many words a thread writes at most between two publications of its head
+// (4 KiB): far below what the drainer takes per batch, so records reach it
+// about as soon as before, and one slow-path call per 512 accesses at most.
+inline constexpr uint64_t kPublishWords = 512;
+
+// Makes every record below `head` visible to the drainer.
+SEER_RT_INLINE void Publish(ThreadState* ts, uint64_t head) {
+  ts->published = head;
+  ts->desc->head.store(head, std::memory_order_release);
+}
+
+// Moves the cursor to word `head` (wrapping at the ring's end) and sets `end`:
+// the ring's end, the room the drainer left (`limit`), or the next publication
+// point, whichever comes first, and never before the cursor. The cursor is
+// stored before the origin: a process killed in between leaves a count that
+// is too small, never one past what was written.
+SEER_RT_INLINE void SetHead(ThreadState* ts, uint64_t head) {
+  const uint64_t lap = head & ~ts->mask;
+  uint64_t stop = lap + ts->mask + 1;
+  if (ts->limit < stop) stop = ts->limit;
+  if (ts->published + kPublishWords < stop) stop = ts->published + kPublishWords;
+  if (stop < head) stop = head;
+  __atomic_store_n(&ts->cursor, ts->data + (head - lap), __ATOMIC_RELEASE);
+  ts->origin = reinterpret_cast<uint64_t>(ts->data) - lap * 8;
+  ts->end = ts->data + (stop - lap);
+}
+
+// Sets up the writer of ring `ring` in its descriptor, from the head the
+// descriptor holds (its tail must be there too).
+SEER_RT_INLINE ThreadState* OpenRing(ShmHeader* h, uint32_t ring) {
+  RingDesc* d = &RingDescs(h)[ring];
+  ThreadState* ts = new (d->producer) ThreadState();
+  ts->data = RingData(h, ring);
+  ts->mask = h->ring_words - 1;
+  ts->desc = d;
+  ts->ring = ring;
+  ts->published = d->head.load(std::memory_order_relaxed);
+  ts->limit = d->tail.load(std::memory_order_acquire) + h->ring_words;
+  SetHead(ts, ts->published);
+  return ts;
+}
+
+// Makes room for `words` more words, waiting a bounded time for the drainer.
+// False: the record is dropped and counted in the ring's lost counters.
+SEER_RT_NOINLINE bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind);
+
+// Where every writer goes when its record does not fit below `end`: publishes
+// the head, makes room for `words` (MakeRoom) and moves the cursor on (to the
+// ring's start after its end) with a new `end`. False: the record is dropped
+// and counted.
+SEER_RT_NOINLINE bool Refill(ThreadState* ts, uint64_t words, uint8_t kind);
+
 // True when `words` more words fit; waits for the drainer a bounded time if
 // not. Ordered records reserve before taking their number, so a dropped record
 // never leaves a hole in its order domain.
 SEER_RT_INLINE bool Reserve(ThreadState* ts, uint64_t words, uint8_t kind) {
-  return __builtin_expect(ts->head + words <= ts->limit, 1) || MakeRoom(ts, words, kind);
+  return __builtin_expect(ts->cursor + words <= ts->end, 1) || Refill(ts, words, kind);
 }
 
 // How far ahead of the head the writer asks for ring lines (PrefetchRing): four
@@ -122,80 +189,110 @@ SEER_RT_INLINE void PrefetchRing(const uint64_t* slot) {
   asm volatile("prefetchw %c1(%0)" : : "r"(slot), "i"(kPrefetchBytes));
 }
 
-// Writes a long record into space already reserved (LongWords(aux, after)).
-// Callers pass constants for what they never have, so a lock event compiles to
-// three stores.
-SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
-                              uint64_t pc, uint64_t order, uint64_t after = 0) {
-  const uint64_t h = ts->head;
-  uint64_t* d = ts->data;
-  const uint64_t m = ts->mask;
-  RingDesc* desc = ts->desc;
-  PrefetchRing(&d[h & m]);
-  d[h & m] = LongHead(kind, mode, object, aux, after);
-  d[(h + 1) & m] = pc;
-  d[(h + 2) & m] = order;
+// Ends a record written at the cursor: the cursor moves past it with a release
+// store, after the record's own stores (WrittenWords).
+SEER_RT_INLINE void Advance(ThreadState* ts, uint64_t* next) { __atomic_store_n(&ts->cursor, next, __ATOMIC_RELEASE); }
+
+// WriteLong for a record that would cross `end` (the ring's end, typically):
+// word by word, wrapping. Out of line, so that the fast path keeps its words in
+// registers; in the header, so that tests drive it without the runtime.
+inline SEER_RT_NOINLINE void WriteLongWrapping(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object,
+                                               uint64_t aux, uint64_t pc, uint64_t order, uint64_t after) {
+  const uint64_t h = Head(ts);
   uint64_t n = kMinLongWords;
-  if (aux != 0) d[(h + n++) & m] = aux;
-  if (after != 0) d[(h + n++) & m] = after;
-  ts->head = h + n;
-  desc->head.store(h + n, std::memory_order_release);
+  ts->data[h & ts->mask] = LongHead(kind, mode, object, aux, after);
+  ts->data[(h + 1) & ts->mask] = pc;
+  ts->data[(h + 2) & ts->mask] = order;
+  if (aux != 0) ts->data[(h + n++) & ts->mask] = aux;
+  if (after != 0) ts->data[(h + n++) & ts->mask] = after;
+  // Published first: SetHead's next publication point counts from it.
+  Publish(ts, h + n);
+  SetHead(ts, h + n);
 }
 
-// Writes a short record if it fits below the cached limit; false otherwise.
-// It may start at the ring's last word (compact records are one word).
+// Writes a long record into space already reserved (LongWords(aux, after)) and
+// publishes it. Callers pass constants for what they never have, so a lock
+// event compiles to three stores.
+SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
+                              uint64_t pc, uint64_t order, uint64_t after = 0) {
+  const uint64_t n = static_cast<uint64_t>(LongWords(aux, after));
+  uint64_t* c = ts->cursor;
+  if (__builtin_expect(c + n > ts->end, 0)) {
+    WriteLongWrapping(ts, kind, mode, object, aux, pc, order, after);
+    return;
+  }
+  const uint64_t h = Head(ts);
+  PrefetchRing(c);
+  c[0] = LongHead(kind, mode, object, aux, after);
+  c[1] = pc;
+  c[2] = order;
+  uint64_t* next = c + kMinLongWords;
+  if (aux != 0) *next++ = aux;
+  if (after != 0) *next++ = after;
+  Advance(ts, next);
+  Publish(ts, h + n);
+}
+
+// Writes a short record if it fits below `end`; false otherwise (the records
+// of the fast paths never straddle the ring's end: PutShort wraps them).
 SEER_RT_INLINE bool TryShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  const uint64_t h = ts->head;
-  if (__builtin_expect(h + kShortWords > ts->limit, 0)) return false;
+  uint64_t* c = ts->cursor;
+  if (__builtin_expect(c + kShortWords > ts->end, 0)) return false;
   // Read every field before the first store: the stores could alias them.
-  uint64_t* d = ts->data;
-  const uint64_t m = ts->mask;
-  RingDesc* desc = ts->desc;
   const uint64_t w0 = ShortHead(kind, size, object);
   UpdateLastPc(kind, object, pc, &ts->last_pc);
-  PrefetchRing(&d[h & m]);
-  d[(h + 1) & m] = pc;
-  d[h & m] = w0;
-  ts->head = h + kShortWords;
-  desc->head.store(h + kShortWords, std::memory_order_release);
+  PrefetchRing(c);
+  c[1] = pc;
+  c[0] = w0;
+  Advance(ts, c + kShortWords);
   return true;
 }
 
 // Writes a compact record (`tag`: CompactTag of the access) if it fits below
-// the cached limit and `pc` is near the thread's last access; false otherwise.
+// `end` and `pc` is near the thread's last access; false otherwise.
 SEER_RT_INLINE bool TryCompact(ThreadState* ts, uint64_t tag, uint64_t object, uint64_t pc) {
-  const uint64_t h = ts->head;
+  uint64_t* c = ts->cursor;
   const uint64_t offset = CompactOffset(pc, ts->last_pc);
-  if (__builtin_expect(h + kCompactWords > ts->limit, 0) || __builtin_expect(!CompactFits(offset), 0)) return false;
-  uint64_t* d = ts->data + (h & ts->mask);
-  RingDesc* desc = ts->desc;
-  PrefetchRing(d);
-  *d = CompactHead(tag, offset, object);
+  if (__builtin_expect(c >= ts->end, 0) || __builtin_expect(!CompactFits(offset), 0)) return false;
+  PrefetchRing(c);
+  *c = CompactHead(tag, offset, object);
   ts->last_pc = pc;
-  ts->head = h + kCompactWords;
-  desc->head.store(h + kCompactWords, std::memory_order_release);
+  Advance(ts, c + kCompactWords);
   return true;
+}
+
+// A short record at any position, the ring's last word included (it then
+// straddles the end), into space already reserved.
+SEER_RT_INLINE void WriteShortAnywhere(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  const uint64_t h = Head(ts);
+  ts->data[h & ts->mask] = ShortHead(kind, size, object);
+  ts->data[(h + 1) & ts->mask] = pc;
+  UpdateLastPc(kind, object, pc, &ts->last_pc);
+  SetHead(ts, h + kShortWords);
+}
+
+// PutShort past TryShort: room, and the one record that straddles the ring's end.
+SEER_RT_NOINLINE void PutShortWrapping(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc);
+
+SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (!TryShort(ts, kind, size, object, pc)) PutShortWrapping(ts, kind, size, object, pc);
 }
 
 // The slow path of PutShortFast: attaches the thread or waits for room.
 SEER_RT_NOINLINE void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc);
 
-SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  if (TryShort(ts, kind, size, object, pc) || !Reserve(ts, kShortWords, kind)) return;
-  TryShort(ts, kind, size, object, pc);
-}
-
-// The function entry/exit hook body: the thread's state, a room check, two
-// stores and a release store; everything else (first event of a thread, full
-// ring) is a tail call, so the fast path saves no registers.
+// The function entry/exit hook body: the thread's state, a room check and three
+// stores (the record and the cursor, none to a line the drainer reads);
+// everything else (first event of a thread, full ring, a publication) is a
+// tail call, so the fast path saves no registers.
 SEER_RT_INLINE void PutShortFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = tls_state;
   if (__builtin_expect(ts != nullptr, 1) && TryShort(ts, kind, size, object, pc)) return;
   PutShortSlow(kind, size, object, pc);
 }
 
-// The slow path of PutAccessFast: attaches the thread, waits for room, or
-// writes a short record when the pc is too far from the last access's.
+// The slow path of PutAccessFast: attaches the thread, publishes, waits for
+// room, or writes a short record when the pc is too far from the last access's.
 SEER_RT_NOINLINE void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc);
 
 // The per-access hook body (a read or write of 1, 2, 4, 8 or 16 bytes): like

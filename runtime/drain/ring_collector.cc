@@ -16,9 +16,17 @@ bool RingCollector::Collect(bool final, RingBatch* out) {
   out->words.assign(rings, {});
   rt::RingDesc* descs = rt::RingDescs(shm_);
   std::vector<uint64_t> heads(rings);
-  for (uint32_t r = 0; r < rings; ++r)
-    heads[r] = stopped_ ? stop_heads_[r] : descs[r].head.load(std::memory_order_acquire);
   const uint64_t capacity = shm_->ring_words;
+  for (uint32_t r = 0; r < rings; ++r) {
+    heads[r] = stopped_ ? stop_heads_[r] : descs[r].head.load(std::memory_order_acquire);
+    // The target is gone: also what its threads wrote but had not published
+    // (ring_layout.h, WrittenWords). A count below the published head (a
+    // thread killed while moving its cursor) or a ring beyond it is ignored.
+    if (final && !stopped_) {
+      const uint64_t written = rt::WrittenWords(descs[r]);
+      if (written > heads[r] && written - heads[r] <= capacity) heads[r] = written;
+    }
+  }
   bool copied = false;
   for (uint32_t r = 0; r < rings; ++r) {
     const uint64_t tail = descs[r].tail.load(std::memory_order_relaxed);

@@ -224,21 +224,28 @@ TEST(CompactRecordTest, PackAndUnpackAtTheDeltaBounds) {
 // The runtime's own writer (rt_state.h) on ring `ring` of a test area, its
 // head and tail set to `start`.
 struct RingWriter {
-  rt::ThreadState ts{};
-  RingWriter(rt::ShmHeader* shm, uint32_t ring, uint64_t start) {
-    ts.data = rt::RingData(shm, ring);
-    ts.mask = shm->ring_words - 1;
-    ts.head = start;
-    ts.limit = start + shm->ring_words;
-    ts.desc = &rt::RingDescs(shm)[ring];
-    ts.desc->head.store(start);
-    ts.desc->tail.store(start);
+  rt::ThreadState& ts;
+  RingWriter(rt::ShmHeader* shm, uint32_t ring, uint64_t start) : ts(Open(shm, ring, start)) {}
+  static rt::ThreadState& Open(rt::ShmHeader* shm, uint32_t ring, uint64_t start) {
+    rt::RingDesc& d = rt::RingDescs(shm)[ring];
+    d.head.store(start);
+    d.tail.store(start);
+    return *rt::OpenRing(shm, ring);
   }
-  // A plain access as PutAccessFast/PutAccessSlow write it; true if compact.
+  uint64_t head() const { return rt::Head(&ts); }
+  // Makes what was written visible to a collector, as the runtime's slow paths do.
+  void Publish() { rt::Publish(&ts, head()); }
+  // A plain access as PutAccessFast/PutAccessSlow write it (without their
+  // refills: the test's rings never fill); true if compact.
   bool Access(EventKind kind, uint64_t size, uint64_t addr, uint64_t pc) {
     const uint8_t k = static_cast<uint8_t>(kind);
-    if (rt::TryCompact(&ts, rt::CompactTag(k, size), addr, pc)) return true;
-    EXPECT_TRUE(rt::TryShort(&ts, k, size, addr, pc));
+    if (rt::CompactFits(rt::CompactOffset(pc, ts.last_pc))) {
+      if (rt::TryCompact(&ts, rt::CompactTag(k, size), addr, pc)) return true;
+      rt::SetHead(&ts, head());  // the cursor was at the ring's end: on to its start
+      EXPECT_TRUE(rt::TryCompact(&ts, rt::CompactTag(k, size), addr, pc));
+      return true;
+    }
+    if (!rt::TryShort(&ts, k, size, addr, pc)) rt::WriteShortAnywhere(&ts, k, size, addr, pc);
     return false;
   }
 };
@@ -261,12 +268,13 @@ TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
   };
   access(EventKind::kRead, 4, 0x1000, p0, false);     // words 61, 62: no last pc yet
   access(EventKind::kWrite, 8, 0x1008, p1, false);    // 63 and 0: 768 bytes on
-  EXPECT_EQ(w.ts.head % kRingWords, 1u);
+  EXPECT_EQ(w.head() % kRingWords, 1u);
   access(EventKind::kRead, 1, 0x1010, p2, true);      // +511
   RingCollector collector(a.shm);
   RingMerger merger(a.shm);
   Out out;
   RingBatch b;
+  w.Publish();
   ASSERT_TRUE(collector.Collect(false, &b));
   EXPECT_EQ(b.words[1].size(), 5u);
   ASSERT_TRUE(merger.Add(&b, out.sink()).ok());
@@ -300,7 +308,7 @@ TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
     EXPECT_EQ(out.events[i].aux, expected[i].aux) << i;
     EXPECT_EQ(out.events[i].pc, expected[i].pc) << i;
   }
-  EXPECT_EQ(rt::RingDescs(a.shm)[1].tail.load(), w.ts.head);
+  EXPECT_EQ(rt::RingDescs(a.shm)[1].tail.load(), w.head());
 }
 
 // Long records take three to five words: aux and "after" only when not 0.
@@ -329,9 +337,10 @@ TEST(LongRecordTest, EveryShapeStraddlesTheEndAndRoundTrips) {
   uint64_t words = 0;
   for (const Shape& sh : shapes) {
     ASSERT_EQ(rt::LongWords(sh.aux, sh.after), sh.words);
-    const uint64_t before = w.ts.head;
+    const uint64_t before = w.head();
     rt::WriteLong(&w.ts, static_cast<uint8_t>(sh.kind), sh.mode, sh.object, sh.aux, sh.pc, sh.order, sh.after);
-    EXPECT_EQ(w.ts.head - before, static_cast<uint64_t>(sh.words));
+    EXPECT_EQ(w.head() - before, static_cast<uint64_t>(sh.words));
+    EXPECT_EQ(rt::RingDescs(a.shm)[2].head.load(), w.head());  // long records publish
     EXPECT_EQ(rt::RecordWords(rt::RingData(a.shm, 2)[before % kRingWords]), sh.words);
     words += sh.words;
   }
