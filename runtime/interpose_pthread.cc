@@ -10,6 +10,7 @@
 
 #include <cerrno>
 
+#include "runtime/mutex_order.h"
 #include "runtime/real_function.h"
 #include "runtime/rt_state.h"
 
@@ -86,12 +87,27 @@ SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t 
   if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kRelease, mode, Addr(lock), 0, pc);
 }
 
+// A mutex event (`kind`: acquire, release, cond-wait begin or end), ordered in
+// the mutex's own domain (mutex_order.h) while the calling thread holds it.
+// `cond`: the condition variable of a cond wait, else 0; `after`: see
+// CondWaitEnded.
+SEER_RT_INLINE void PutMutexEvent(EventKind kind, pthread_mutex_t* m, const void* cond, uint64_t pc,
+                                  bool after = false) {
+  ThreadState* ts = SyncThread();
+  if (ts == nullptr || !HoldsMutex(ts, m) || !Reserve(ts, kMaxLongWords, K(kind))) return;
+  const uint64_t after_word = after ? g_order[kGlobalDomain].next.load(std::memory_order_seq_cst) : 0;
+  const uint64_t order = TakeMutexNumber(m);
+  if (cond == nullptr)
+    WriteLong(ts, K(kind), kExclusive, Addr(m), 0, pc, order);
+  else
+    WriteLong(ts, K(kind), 0, Addr(cond), Addr(m), pc, order, after_word);
+}
+
 // A cond wait releases the mutex: its begin is ordered in the mutex's domain
 // (not the condition variable's), or the merged trace could let another thread
 // acquire the mutex before this release.
-SEER_RT_INLINE void CondWaitBegins(const void* c, const void* m, uint64_t pc) {
-  if (ThreadState* ts = SyncThread())
-    PutOrdered(ts, EventKind::kCondWaitBegin, 0, Addr(c), Addr(m), pc, LockDomain(Addr(m)));
+SEER_RT_INLINE void CondWaitBegins(const void* c, pthread_mutex_t* m, uint64_t pc) {
+  PutMutexEvent(EventKind::kCondWaitBegin, m, c, pc);
 }
 
 // The end re-acquires the mutex (its domain) and follows the signal that woke
@@ -99,13 +115,10 @@ SEER_RT_INLINE void CondWaitBegins(const void* c, const void* m, uint64_t pc) {
 // global counter as read now, so the merger places it after every global event
 // taken so far. Read before taking the mutex-domain number, so that no event
 // ordered after this one can be among those the read waits for.
-SEER_RT_INLINE void CondWaitEnded(const void* c, const void* m, uint64_t pc) {
-  ThreadState* ts = SyncThread();
-  // Room for an "after" word too: it is read only once the room is there.
-  if (ts == nullptr || !Reserve(ts, kMaxLongWords, K(EventKind::kCondWaitEnd))) return;
-  const uint64_t after = g_order[kGlobalDomain].next.load(std::memory_order_seq_cst);
-  const uint64_t order = TakeNumber(LockDomain(Addr(m)));
-  WriteLong(ts, K(EventKind::kCondWaitEnd), 0, Addr(c), Addr(m), pc, order, after);
+// The room PutMutexEvent reserves covers the "after" word: it is read only once
+// the room is there.
+SEER_RT_INLINE void CondWaitEnded(const void* c, pthread_mutex_t* m, uint64_t pc) {
+  PutMutexEvent(EventKind::kCondWaitEnd, m, c, pc, /*after=*/true);
 }
 
 struct StartArgs {
@@ -196,24 +209,24 @@ int pthread_join(pthread_t th, void** ret) {
 int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   if (ProbesRecordSync()) return real_mutex_lock.get()(m);
   const int rc = real_mutex_lock.get()(m);
-  if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
+  if (rc == 0 && !NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
   if (ProbesRecordSync()) return real_mutex_trylock.get()(m);
   const int rc = real_mutex_trylock.get()(m);
-  if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
+  if (rc == 0 && !NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) noexcept {
   if (ProbesRecordSync()) return real_mutex_timedlock.get()(m, t);
   const int rc = real_mutex_timedlock.get()(m, t);
-  if (rc == 0 && !NestedRecursive(m, 1)) Acquired(m, kExclusive, SEER_RT_CALLER_PC());
+  if (rc == 0 && !NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
   if (ProbesRecordSync()) return real_mutex_unlock.get()(m);
-  if (!NestedRecursive(m, 1)) Releasing(m, kExclusive, SEER_RT_CALLER_PC());
+  if (!NestedRecursive(m, 1)) PutMutexEvent(EventKind::kRelease, m, nullptr, SEER_RT_CALLER_PC());
   return real_mutex_unlock.get()(m);
 }
 

@@ -49,13 +49,20 @@ inline constexpr uint64_t kNoSeq = ~0ull;
 //   1 .. kLockShards: locks, by a hash of the lock's address (the number is
 //      taken while the lock is held, so acquire/release of one lock are exact);
 //   then kAtomicStripes: atomics, by the stripe of their address (the number is
-//      taken under the stripe's spinlock, with the operation).
+//      taken under the stripe's spinlock, with the operation);
+//   then kMutexDomains: mutexes, one domain per mutex instance, handed out at
+//      its first use (runtime/mutex_order.h; the number is taken while the
+//      mutex is held, from a counter in the mutex itself). Once they are all
+//      taken, later mutexes use their lock shard.
 inline constexpr uint32_t kLockShards = 4096;
 inline constexpr uint32_t kAtomicStripes = 1024;
+inline constexpr uint32_t kMutexDomains = 32768;
 inline constexpr uint32_t kGlobalDomain = 0;
 inline constexpr uint32_t kFirstLockDomain = 1;
 inline constexpr uint32_t kFirstAtomicDomain = kFirstLockDomain + kLockShards;
-inline constexpr uint32_t kDomains = kFirstAtomicDomain + kAtomicStripes;
+inline constexpr uint32_t kFirstMutexDomain = kFirstAtomicDomain + kAtomicStripes;
+inline constexpr uint32_t kDomains = kFirstMutexDomain + kMutexDomains;
+static_assert(kDomains <= 1u << 16, "an order word keeps 16 bits of domain");
 inline constexpr int kCounterBits = 48;
 
 inline constexpr uint64_t OrderWord(uint32_t domain, uint64_t number) {

@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "runtime/mutex_order.h"
+
 namespace seer::rt {
 
 Globals g_rt;
@@ -28,6 +30,7 @@ AttachPoint no_attach_point;
 // constructor.
 AttachPoint* g_attach_point = &no_attach_point;
 OrderCounter g_order[kFirstAtomicDomain];
+std::atomic<uint32_t> g_mutex_domains{0};
 __thread ThreadState* tls_state = nullptr;
 
 namespace {
@@ -406,6 +409,16 @@ void AtSyncCallSlow() {
   // joiner need not wait for its next publication to place this call's event.
   Publish(ts, Head(ts));
   if (RecorderGone(/*check_pid=*/false)) StopRecording();
+}
+
+void StartMutexOrder(MutexOrder* o, uint64_t addr) {
+  uint32_t domain = 0;  // the lock shard
+  if (g_mutex_domains.load(std::memory_order_relaxed) < kMutexDomains) {
+    const uint32_t i = g_mutex_domains.fetch_add(1, std::memory_order_relaxed);
+    if (i < kMutexDomains) domain = kFirstMutexDomain + i;
+  }
+  o->tag = OrderWord(domain, addr);
+  o->next = 0;
 }
 
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {

@@ -281,6 +281,29 @@ TEST_P(ThreadsTest, MutexCountsProgramOrderAndLockSemantics) {
   EXPECT_EQ(workers, 4);
 }
 
+// A mutex keeps its order counter inside pthread_mutex_t (runtime/mutex_order.h).
+// Instances that begin again at one address (freed and allocated, zeroed in
+// place), a copy of a used one beside it, a failed unlock by a non-holder and
+// more mutexes than there are mutex domains: every number arrives in its
+// domain's order (no gap, no damage) and lock semantics hold.
+TEST_P(ThreadsTest, MutexOrderAcrossInstancesCopiesAndFailedUnlocks) {
+  const Recording rec = Record("threads_" + GetParam(), {"mutex_lives"});
+  ASSERT_EQ(rec.result.exit_code, 0);
+  EXPECT_EQ(rec.result.lost, 0u);
+  EXPECT_EQ(rec.info.Meta("order_gaps"), "");
+  ExpectLockSemantics(rec);
+  ExpectThreadOrder(rec);
+  // 2 threads x 200 per life; the first block's address may come back later.
+  EXPECT_GE(rec.Count(EventKind::kAcquire, rec.At("first_life")), 400);
+  EXPECT_EQ(rec.Count(EventKind::kAcquire, rec.At("zeroed")), 1200);
+  EXPECT_EQ(rec.Count(EventKind::kRelease, rec.At("zeroed")), 1200);
+  EXPECT_EQ(rec.Count(EventKind::kAcquire, rec.At("copy")), 400);
+  EXPECT_EQ(rec.Count(EventKind::kAcquire, rec.At("errorcheck")), 1);
+  EXPECT_EQ(rec.Count(EventKind::kRelease, rec.At("errorcheck")), 1);  // main's, not the intruder's
+  EXPECT_EQ(rec.Count(EventKind::kAcquire, rec.At("many_first")), 2);
+  EXPECT_EQ(rec.Count(EventKind::kRelease, rec.At("many_last")), 2);
+}
+
 TEST_P(ThreadsTest, EverySyncPrimitive) {
   const Recording rec = Record("threads_" + GetParam(), {"sync"});
   ASSERT_EQ(rec.result.exit_code, 0);
