@@ -38,6 +38,15 @@ class StripeLock {
   Stripe& s_;
 };
 
+}  // namespace
+
+uint64_t TakeAtomicNumber(const volatile void* addr) {
+  StripeLock lock(addr);
+  return lock.Take();
+}
+
+namespace {
+
 // C11 memory orders as the hooks pass them; the upper bits carry flags (HLE).
 SEER_RT_INLINE uint8_t Order(int mo) {
   const int m = mo & 0x7fff;

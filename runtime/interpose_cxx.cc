@@ -59,6 +59,21 @@ RealFunction<void (*)(int64_t*)> real_guard_release("__cxa_guard_release");
 constexpr uint8_t kAcquireOrder = static_cast<uint8_t>(MemoryOrder::kAcquire);
 constexpr uint8_t kReleaseOrder = static_cast<uint8_t>(MemoryOrder::kRelease);
 
+// A guard found already set (acquire returned 0) is an acquire load of the
+// guard; the release that sets it is a release store. Together they order the
+// initialisation before every other thread's use of the static. Both are
+// numbered in the guard's atomic stripe: the compilers check the guard byte
+// inline first, an atomic load the hooks number there, and a number of another
+// domain would leave that load unordered with the release store (a race
+// reported in a race-free program, depending on how the merger interleaved the
+// two). The store's number is taken before the real release sets the byte, so
+// every load that sees it set is numbered after it.
+SEER_RT_INLINE void PutGuardEvent(EventKind kind, uint8_t order, int64_t* guard, uint64_t pc) {
+  ThreadState* ts = CurrentThread();
+  if (ts == nullptr || !Reserve(ts, LongWords(1, 0), K(kind))) return;
+  WriteLong(ts, K(kind), order, reinterpret_cast<uint64_t>(guard), 1, pc, TakeAtomicNumber(guard));
+}
+
 }  // namespace
 }  // namespace seer::rt
 
@@ -93,21 +108,13 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
   Delete(p, SEER_RT_CALLER_PC());
 }
 
-// A guard found already set (acquire returned 0) is an acquire load of the
-// guard; the release that set it is a release store. Together they order the
-// initialisation before every other thread's use of the static.
 extern "C" int __cxa_guard_acquire(int64_t* guard) {
   const int rc = real_guard_acquire.get()(guard);
-  if (rc == 0)
-    if (ThreadState* ts = CurrentThread())
-      PutOrdered(ts, EventKind::kAtomicLoad, kAcquireOrder, reinterpret_cast<uint64_t>(guard), 1,
-                 SEER_RT_CALLER_PC());
+  if (rc == 0) PutGuardEvent(EventKind::kAtomicLoad, kAcquireOrder, guard, SEER_RT_CALLER_PC());
   return rc;
 }
 
 extern "C" void __cxa_guard_release(int64_t* guard) noexcept {
-  if (ThreadState* ts = CurrentThread())
-    PutOrdered(ts, EventKind::kAtomicStore, kReleaseOrder, reinterpret_cast<uint64_t>(guard), 1,
-                 SEER_RT_CALLER_PC());
+  PutGuardEvent(EventKind::kAtomicStore, kReleaseOrder, guard, SEER_RT_CALLER_PC());
   real_guard_release.get()(guard);
 }

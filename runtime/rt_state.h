@@ -328,6 +328,11 @@ SEER_RT_INLINE uint64_t TakeNumber(uint32_t domain) {
   return OrderWord(domain, g_order[domain].next.fetch_add(1, std::memory_order_relaxed));
 }
 
+// The next number of the atomic stripe of `addr`, taken under the stripe's
+// lock (hooks_atomic.cc): for an atomic access the runtime does not perform
+// itself but must order with the hooks' own accesses to that address.
+uint64_t TakeAtomicNumber(const volatile void* addr);
+
 // One ordered event: room first (a thread that took a number must not wait for
 // the drainer, and a dropped record must not leave a hole in a domain), then
 // its number, then the record.
