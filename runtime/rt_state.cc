@@ -1,5 +1,5 @@
-// Start-up, thread attach/detach, ring overflow and fatal signals: the slow paths
-// behind rt_state.h. Nothing here runs per access.
+// Start-up, thread attach/detach, attach mode and fatal signals: the slow paths
+// behind rt_state.h (a full ring is ring_overflow.cc's). Nothing here runs per access.
 #include "runtime/rt_state.h"
 
 #include <link.h>
@@ -104,12 +104,6 @@ bool ThreadStack(uint64_t* addr, uint64_t* size) {
 }
 
 const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS};
-
-uint64_t NowNs() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + t.tv_nsec;
-}
 
 // A dying process loses nothing that reached its rings: once it is gone the
 // drainer reads how far each thread wrote from its descriptor (WrittenWords),
@@ -254,8 +248,14 @@ bool ActivateAttached() {
   return true;
 }
 
-// Attach mode: true once the recorder detached, or (`check_pid`) died without
-// saying so; a dead one is marked detached so that other threads see it at once.
+}  // namespace
+
+uint64_t NowNs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ull + t.tv_nsec;
+}
+
 bool RecorderGone(bool check_pid) {
   AttachPoint* a = g_attach_point;
   if (attach_fd < 0 || g_rt.shm == nullptr) return false;  // launched: the recorder is our parent
@@ -271,15 +271,11 @@ bool RecorderGone(bool check_pid) {
   return true;
 }
 
-// The recorder is done with us: this thread writes no more, and no thread
-// starts again (one recording per process lifetime: docs/runtime.md).
 void StopRecording() {
   __atomic_store_n(&g_rt.active, false, __ATOMIC_RELAXED);
   tls_state = nullptr;
   tls_finished = true;
 }
-
-}  // namespace
 
 void Initialize() {
   int expected = 0;
@@ -419,81 +415,6 @@ void StartMutexOrder(MutexOrder* o, uint64_t addr) {
   }
   o->tag = OrderWord(domain, addr);
   o->next = 0;
-}
-
-void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  if (ThreadState* ts = CurrentThread()) PutShort(ts, kind, size, object, pc);
-}
-
-void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
-  if (ts == nullptr) return;
-  if (!CompactFits(CompactOffset(pc, ts->last_pc))) {
-    PutShort(ts, kind, size, object, pc);
-    return;
-  }
-  // After a refill the cursor is below `end`: a compact record always fits.
-  if (TryCompact(ts, CompactTag(kind, size), object, pc) || !Refill(ts, kCompactWords, kind)) return;
-  TryCompact(ts, CompactTag(kind, size), object, pc);
-}
-
-void PutShortWrapping(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  if (!Refill(ts, kShortWords, kind) || TryShort(ts, kind, size, object, pc)) return;
-  // The cursor is at the ring's last word: the record straddles the end.
-  WriteShortAnywhere(ts, kind, size, object, pc);
-}
-
-bool Refill(ThreadState* ts, uint64_t words, uint8_t kind) {
-  const uint64_t h = Head(ts);
-  Publish(ts, h);  // the drainer can only make room from what it sees
-  const bool room = h + words <= ts->limit || MakeRoom(ts, words, kind);
-  SetHead(ts, h);
-  return room;
-}
-
-bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
-  // Attach mode: after a detach the program never waits, and writes no more.
-  if (RecorderGone(/*check_pid=*/ts->stalled)) {
-    StopRecording();
-    return false;
-  }
-  const uint64_t capacity = ts->mask + 1;
-  const uint64_t head = Head(ts);
-  uint64_t tail = ts->desc->tail.load(std::memory_order_acquire);
-  if (head + words <= tail + capacity) {
-    ts->limit = tail + capacity;
-    ts->stalled = false;
-    return true;
-  }
-  if (!ts->stalled) {
-    // Wait for the drainer, but never forever: a stopped or dead recorder must
-    // not hang the program. Loss after the wait is counted, not silent.
-    const uint64_t deadline = NowNs() + g_rt.shm->wait_ns;
-    int spins = 0;
-    for (;;) {
-      tail = ts->desc->tail.load(std::memory_order_acquire);
-      if (head + words <= tail + capacity) {
-        ts->limit = tail + capacity;
-        return true;
-      }
-      if (NowNs() >= deadline) break;
-      if (RecorderGone(/*check_pid=*/true)) {
-        StopRecording();
-        return false;
-      }
-      // Yield a little, then sleep: the drainer needs a CPU more than we do.
-      if (++spins < 8) {
-        sched_yield();
-      } else {
-        timespec pause = {0, 100000};
-        nanosleep(&pause, nullptr);
-      }
-    }
-    ts->stalled = true;
-  }
-  auto& lost = ts->desc->lost[kind < kLostKinds ? kind : kLostKinds - 1];
-  lost.store(lost.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  return false;
 }
 
 // Runs after the program's own static destructors (the runtime's .fini_array

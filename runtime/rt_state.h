@@ -9,9 +9,9 @@
 #include <cstdint>
 #include <new>
 
-#include "runtime/ring_layout.h"
-#include "runtime/ring_record.h"
 #include "seer/event.h"
+#include "seer/ring_layout.h"
+#include "seer/ring_record.h"
 
 #define SEER_RT_INLINE inline __attribute__((always_inline))
 #define SEER_RT_NOINLINE __attribute__((noinline))
@@ -155,9 +155,19 @@ SEER_RT_INLINE ThreadState* OpenRing(ShmHeader* h, uint32_t ring) {
   return ts;
 }
 
-// Makes room for `words` more words, waiting a bounded time for the drainer.
-// False: the record is dropped and counted in the ring's lost counters.
+// Makes room for `words` more words, waiting a bounded time for the drainer
+// (ring_overflow.cc). False: the record is dropped and counted in the ring's
+// lost counters.
 SEER_RT_NOINLINE bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind);
+
+// What the overflow path asks of the thread and attach-mode state (rt_state.cc).
+uint64_t NowNs();  // CLOCK_MONOTONIC
+// Attach mode: true once the recorder detached, or (`check_pid`) died without
+// saying so; a dead one is marked detached so that other threads see it at once.
+bool RecorderGone(bool check_pid);
+// The recorder is done with us: this thread writes no more, and no thread
+// starts again (one recording per process lifetime: docs/runtime.md).
+void StopRecording();
 
 // Where every writer goes when its record does not fit below `end`: publishes
 // the head, makes room for `words` (MakeRoom) and moves the cursor on (to the
