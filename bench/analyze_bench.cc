@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "gen/generator.h"
 #include "predictor/analyze.h"
 #include "predictor/wcp/wcp_engine.h"
-#include "tools/gen/generator.h"
 
 namespace seer {
 namespace {

@@ -9,8 +9,8 @@
 #include <map>
 #include <string>
 
+#include "gen/generator.h"
 #include "seer/trace.h"
-#include "tools/gen/generator.h"
 
 namespace {
 

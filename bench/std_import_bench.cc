@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <string>
 
-#include "tools/common/async_writer.h"
-#include "tools/gen/generator.h"
-#include "tools/std/std_import.h"
-#include "tools/std/std_writer.h"
+#include "gen/generator.h"
+#include "interop/std_import.h"
+#include "interop/std_writer.h"
+#include "store/async_writer.h"
 
 namespace seer {
 namespace {

@@ -57,7 +57,7 @@ struct {
 } futex_waits SEC(".maps");
 
 /* Threads of a target built with seer's runtime: tid -> user address of the
- * thread's write cursor and origin (two words, runtime/ring_layout.h), from
+ * thread's write cursor and origin (two words, include/seer/ring_layout.h), from
  * __seer_register_access_counter. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

@@ -3,7 +3,7 @@
 namespace seer::cli {
 
 void RegisterCommands(CLI::App& app, Runner& runner) {
-  RegisterRecordCommand(app, runner);
+  RegisterRecord(app, runner);
   RegisterImport(app, runner);
   RegisterExport(app, runner);
   RegisterInfo(app, runner);

@@ -1,17 +1,14 @@
-// The subcommands of `seer`; each lives in its own file (cli/<name>_command.cc,
-// or daemon/record_command.cc for `record`).
+// The subcommands of `seer`; each lives in its own file, cli/<name>_command.cc.
 #pragma once
 
 #include "cli/command.h"
 
 namespace seer::cli {
 
-// `seer record` (daemon/record_command.cc).
-void RegisterRecordCommand(CLI::App& app, Runner& runner);
-
 // Registers every subcommand (see commands.cc).
 void RegisterCommands(CLI::App& app, Runner& runner);
 
+void RegisterRecord(CLI::App& app, Runner& runner);   // cli/record_command.cc
 void RegisterImport(CLI::App& app, Runner& runner);   // cli/import_command.cc
 void RegisterExport(CLI::App& app, Runner& runner);   // cli/export_command.cc
 void RegisterInfo(CLI::App& app, Runner& runner);     // cli/info_command.cc

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/progress.h"
-#include "tools/std/std_export.h"
+#include "interop/std_export.h"
 
 namespace seer::cli {
 namespace {

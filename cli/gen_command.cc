@@ -7,9 +7,9 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/progress.h"
-#include "tools/common/async_writer.h"
-#include "tools/gen/generator.h"
-#include "tools/std/std_writer.h"
+#include "gen/generator.h"
+#include "interop/std_writer.h"
+#include "store/async_writer.h"
 
 namespace seer::cli {
 namespace {

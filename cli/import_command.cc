@@ -8,8 +8,8 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/progress.h"
-#include "tools/common/async_writer.h"
-#include "tools/std/std_import.h"
+#include "interop/std_import.h"
+#include "store/async_writer.h"
 
 namespace seer::cli {
 namespace {

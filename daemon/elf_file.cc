@@ -1,4 +1,4 @@
-// libelf readers for the recorder: symbol offsets by version, PT_INTERP, build-id.
+// libelf readers for the recorder: symbol offsets by version, PT_INTERP, defined symbols.
 #include "daemon/elf_file.h"
 
 #include <fcntl.h>
@@ -139,31 +139,24 @@ Status IsDynamicallyLinked(const std::string& path, bool* dynamic) {
   return Status::Ok();
 }
 
-Status ReadBuildId(const std::string& path, std::string* build_id) {
-  build_id->clear();
+bool HasDefinedSymbol(const std::string& path, const std::string& name) {
   ElfHandle h;
-  Status st = h.Open(path);
-  if (!st.ok()) return st;
+  if (!h.Open(path).ok()) return false;
   for (Elf_Scn* scn = elf_nextscn(h.elf(), nullptr); scn; scn = elf_nextscn(h.elf(), scn)) {
     GElf_Shdr sh;
-    if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE) continue;
+    if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || sh.sh_entsize == 0)
+      continue;
     Elf_Data* data = elf_getdata(scn, nullptr);
     if (!data) continue;
-    size_t offset = 0, name_off = 0, desc_off = 0;
-    GElf_Nhdr nh;
-    while ((offset = gelf_getnote(data, offset, &nh, &name_off, &desc_off)) > 0) {
-      const char* name = static_cast<const char*>(data->d_buf) + name_off;
-      if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || memcmp(name, "GNU", 4) != 0) continue;
-      static const char kHex[] = "0123456789abcdef";
-      const auto* desc = static_cast<const unsigned char*>(data->d_buf) + desc_off;
-      for (size_t i = 0; i < nh.n_descsz; ++i) {
-        build_id->push_back(kHex[desc[i] >> 4]);
-        build_id->push_back(kHex[desc[i] & 15]);
-      }
-      return Status::Ok();
+    const size_t count = sh.sh_size / sh.sh_entsize;
+    for (size_t i = 0; i < count; ++i) {
+      GElf_Sym sym;
+      if (!gelf_getsym(data, static_cast<int>(i), &sym) || sym.st_shndx == SHN_UNDEF) continue;
+      const char* sym_name = elf_strptr(h.elf(), sh.sh_link, sym.st_name);
+      if (sym_name && name == sym_name) return true;
     }
   }
-  return Status::Ok();
+  return false;
 }
 
 }  // namespace seer::daemon

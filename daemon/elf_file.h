@@ -1,7 +1,7 @@
 // What the recorder reads from ELF files with libelf: the file offsets of the
 // functions it probes (default symbol version, as ld.so would bind them), the
 // range of a function for filtering, whether a binary is dynamically linked,
-// and the GNU build-id for the module map.
+// and whether it carries the seer runtime.
 #pragma once
 
 #include <cstdint>
@@ -27,7 +27,8 @@ Status ResolveFunctions(const std::string& path, const std::vector<std::string>&
 // True when `path` has a PT_INTERP segment (ld.so loads its libraries).
 Status IsDynamicallyLinked(const std::string& path, bool* dynamic);
 
-// The GNU build-id note as lower-case hex; empty when the file has none.
-Status ReadBuildId(const std::string& path, std::string* build_id);
+// True when `path` is an ELF file that defines `name` (any symbol type) in
+// .dynsym or .symtab; false when it does not, or cannot be read as ELF.
+bool HasDefinedSymbol(const std::string& path, const std::string& name);
 
 }  // namespace seer::daemon

@@ -11,7 +11,7 @@
 #include <fstream>
 #include <set>
 
-#include "daemon/elf_file.h"
+#include "store/build_id.h"
 
 namespace seer::daemon {
 
@@ -48,7 +48,7 @@ std::vector<ModuleInfo> ModulesFromMaps(const std::vector<Mapping>& maps) {
     info.size = m.end - m.start;
     info.file_offset = m.offset;
     // A module without a readable build-id is still worth its path and addresses.
-    if (!ReadBuildId(m.path, &info.build_id).ok()) info.build_id.clear();
+    info.build_id = ReadBuildId(m.path);
     modules.push_back(std::move(info));
   }
   return modules;

@@ -1,53 +1,149 @@
-// `seer record`: runs a command (or attaches to a running process) under the BPF
-// sync tracer and writes one trace. Launch: the child is forked and held before
-// exec until every probe is attached. Attach: records until the process exits,
-// the duration ends or seer gets SIGINT/SIGTERM, then detaches and leaves it running.
+// The recorder as a library: one recording of one target into one trace file,
+// in either mode, with one lifecycle for every front end (`seer record`, the
+// long-running service): Start, then Poll until it says the recording is over
+// (or Stop), then Finish, which closes the trace. Counters can be read between
+// polls. Nothing here parses a command line or installs a signal handler: the
+// front end owns both.
 #pragma once
 
 #include <sys/types.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "seer/status.h"
+#include "seer/trace.h"
 
 namespace seer::daemon {
 
-struct RecordOptions {
-  std::string output = "run.seer";
-  std::vector<std::string> command;  // launch mode: argv of the target
-  pid_t pid = 0;                     // attach mode when > 0
-  double duration_s = 0;             // attach mode: stop after this long (0: no limit)
+// How a recording sees synchronisation (docs/recording.md, the modes):
+//   kEbpf    uprobes and tracepoints, on any binary, launched or running; a
+//            program built with seer's wrappers adds its accesses from the rings
+//   kInproc  the seer runtime inside the target records everything itself
+enum class RecordMode { kEbpf, kInproc };
+std::string_view RecordModeName(RecordMode mode);
+
+// kEbpf only.
+struct EbpfOptions {
   uint64_t ringbuf_bytes = 8ull << 20;
   // How late a record may reach user space after a later-stamped one (records are
   // stamped before they are reserved, on several CPUs).
   uint64_t reorder_window_ns = 20'000'000;
-  bool quiet = false;  // no summary line on stderr
   // A target built with seer's runtime: also drain its rings (accesses,
   // atomics, alloc/free, calls) and place them among the sync events by the
   // stamps the probes read from each thread's ring head. In attach mode the
-  // rings are laid out in the runtime's attach point (daemon/attach_point.h).
+  // rings are laid out in the runtime's attach point (daemon/ebpf/attach_point.h).
   bool runtime = false;
 };
 
+// kInproc only.
+struct InprocOptions {
+  uint32_t max_rings = 1024;          // threads that can be recorded
+  uint64_t ring_words = 1ull << 19;   // 8-byte words per thread ring (4 MiB), a power of two
+  uint64_t wait_ns = 2000000000ull;   // a producer waits this long for room before dropping
+  // Ring contents copied out but not yet merged are held in memory up to this
+  // bound; beyond it the collector pauses and the target waits for room (it
+  // then runs at the recorder's speed; nothing is dropped unless the recorder
+  // makes no room for wait_ns). 16 bytes per access: 1 GiB holds 64M accesses.
+  // 0: DefaultSpoolBytes().
+  uint64_t max_spool_bytes = 0;
+  // While the target runs, merging and encoding run under SCHED_IDLE: on CPU
+  // time no one else wants, so that a target using every core is not slowed by
+  // them; the spool absorbs the difference. When the spool passes 3/4 of its
+  // bound they run at normal priority until it is back under 1/4, and from the
+  // target's exit on. False: normal priority throughout.
+  bool merge_when_idle = true;
+  TraceWriterOptions writer;
+};
+
+struct RecordOptions {
+  RecordMode mode = RecordMode::kEbpf;
+  std::string output = "run.seer";
+  std::vector<std::string> command;  // launch: argv of the target (argv[0] looked up in PATH)
+  pid_t pid = 0;                     // attach (kEbpf only) when > 0
+  double duration_s = 0;             // attach: stop after this long (0: no limit)
+  EbpfOptions ebpf;
+  InprocOptions inproc;
+};
+
+// What a recording has written so far; updated by Poll.
+struct RecordCounters {
+  uint64_t events = 0;   // events ordered into the trace so far
+  uint64_t lost = 0;     // events known lost so far (all are counted in the trace at Finish)
+  uint64_t threads = 0;  // threads seen
+};
+
 struct RecordResult {
-  bool target_exited = false;
-  int exit_status = 0;  // the target's exit code, or 128 + signal
+  RecordMode mode = RecordMode::kEbpf;
+  bool target_exited = false;  // false: attach mode detached from a process that runs on
+  int exit_code = -1;          // the target's exit code, when it exited
+  int term_signal = 0;         // the signal that killed it, 0 if none
   uint64_t events = 0;
   uint64_t lost = 0;
   uint64_t threads = 0;
-  bool runtime_seen = false;  // options.runtime: the target attached to the rings
-  // options.runtime: why the runtime's accesses are missing (empty when they are not).
+  // The runtime recorded (kInproc), or drained its rings (kEbpf with options.ebpf.runtime).
+  bool runtime_seen = false;
+  // kEbpf with the runtime: why the runtime's accesses are missing (empty when they are not).
   std::string runtime_note;
   // The target called exec: the trace ends there (the new program is not recorded).
   bool exec_not_followed = false;
   std::string exec_program;  // what it executed, when /proc still told
+  // kInproc: the costs `bench/runtime` reports.
+  double wall_seconds = 0;         // from start to the target's exit
+  double drain_seconds = 0;        // from the target's exit until the trace was closed
+  uint64_t spool_peak_bytes = 0;   // most ring data held between collection and merge
+  long max_rss_kb = 0;             // the target's peak resident set
+  double target_cpu_seconds = 0;   // the target's user + system time
+
+  // What `seer record` exits with for a launched target: its exit code, or
+  // 128 + the signal that killed it.
+  int ExitStatus() const { return term_signal != 0 ? 128 + term_signal : exit_code; }
 };
 
+// Poll, Finish and counters() are called from one thread; Stop from any
+// thread, or from a signal handler.
+class Recording {
+ public:
+  // Opens the trace, launches or attaches to the target and starts recording.
+  // Errors: privileges (kEbpf), a program that cannot be run, a process that is
+  // not there, a trace that cannot be created.
+  static Status Start(const RecordOptions& options, std::unique_ptr<Recording>* out);
+
+  virtual ~Recording() = default;
+
+  // Moves what the target produced since the last call towards the trace,
+  // waiting up to a few milliseconds for it. *running turns false once the
+  // recording is over: the target exited (or exec'd), the duration ended, or
+  // Stop was called in attach mode. An error means the trace cannot go on.
+  virtual Status Poll(bool* running) = 0;
+
+  // Asks the recording to end. Attach: the next Poll detaches (the process
+  // runs on). Launch: the target is sent SIGTERM and decides how to end; Poll
+  // goes on until it has exited. Safe to call more than once; async-signal-safe.
+  virtual void Stop() = 0;
+
+  // Closes the trace (after Poll reported the end, or after an error) and
+  // fills *result. Called once.
+  virtual Status Finish(RecordResult* result) = 0;
+
+  virtual RecordCounters counters() const = 0;
+};
+
+// Start, Poll until the end, Finish: one whole recording.
 Status Record(const RecordOptions& options, RecordResult* result);
 
-// Root, or CAP_BPF and CAP_PERFMON in the effective set.
+// Root, or CAP_BPF and CAP_PERFMON in the effective set (kEbpf needs them).
 Status CheckRecordPrivileges();
+
+// True when the ELF file at `path` carries the seer runtime (its marker
+// symbol). A name without a slash is looked up in PATH, as exec would.
+bool CarriesRuntime(const std::string& path);
+
+// The spool bound when none is given: a quarter of the memory available now
+// (MemAvailable), between 256 MiB and 4 GiB.
+uint64_t DefaultSpoolBytes();
 
 }  // namespace seer::daemon

@@ -14,9 +14,9 @@
 #include <map>
 #include <thread>
 
+#include "daemon/ebpf/sync_probes.h"
 #include "daemon/elf_file.h"
 #include "daemon/proc_maps.h"
-#include "daemon/sync_probes.h"
 #include "seer_empty.skel.h"
 
 namespace {

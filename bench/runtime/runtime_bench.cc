@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/drain/inproc_recorder.h"
+#include "daemon/recorder.h"
 #include "seer/trace.h"
 
 namespace {
@@ -60,15 +60,18 @@ bool RunRecorded(const std::vector<std::string>& args, Run* run) {
   const std::string trace = "/tmp/seer_runtime_bench_" + std::to_string(getpid()) + ".seer";
   std::vector<std::string> argv = {kDir + "/workload_seer"};
   argv.insert(argv.end(), args.begin(), args.end());
-  seer::InprocOptions options;
-  options.writer.sync_on_close = false;
-  seer::InprocResult result;
+  seer::daemon::RecordOptions options;
+  options.mode = seer::daemon::RecordMode::kInproc;
+  options.command = argv;
+  options.output = trace;
+  options.inproc.writer.sync_on_close = false;
+  seer::daemon::RecordResult result;
   // Only the target's stdout (a checksum) is noise: send ours to /dev/null for the run.
   fflush(stdout);
   const int saved = dup(1);
   freopen("/dev/null", "w", stdout);
   const auto start = std::chrono::steady_clock::now();
-  seer::Status s = seer::RecordInproc(argv, options, trace, &result);
+  seer::Status s = seer::daemon::Record(options, &result);
   run->total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fflush(stdout);
   dup2(saved, 1);

@@ -12,7 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "runtime/drain/module_map.h"
+#include "store/build_id.h"
 
 namespace seer {
 

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "interop/std_import.h"
 #include "predictor/analyze.h"
 #include "predictor/report/report.h"
 #include "tests/cli/cli_test_util.h"
-#include "tools/std/std_import.h"
 
 namespace seer {
 namespace {

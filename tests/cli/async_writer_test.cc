@@ -2,9 +2,9 @@
 // and the real writer's errors come back.
 #include <gtest/gtest.h>
 
+#include "interop/std_writer.h"
+#include "store/async_writer.h"
 #include "tests/cli/cli_test_util.h"
-#include "tools/common/async_writer.h"
-#include "tools/std/std_writer.h"
 
 namespace seer {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <map>
 
+#include "gen/generator.h"
+#include "interop/std_writer.h"
 #include "tests/cli/cli_test_util.h"
-#include "tools/gen/generator.h"
-#include "tools/std/std_writer.h"
 
 namespace seer {
 namespace {

@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
+#include "interop/std_export.h"
+#include "interop/std_import.h"
 #include "tests/cli/cli_test_util.h"
-#include "tools/std/std_export.h"
-#include "tools/std/std_import.h"
 
 namespace seer {
 namespace {

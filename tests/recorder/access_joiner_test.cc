@@ -1,6 +1,6 @@
 // AccessJoiner on hand-written inputs: ring records (through a real RingMerger)
 // and stamped sync events, checking where each thread's records land.
-#include "daemon/access_joiner.h"
+#include "daemon/ebpf/access_joiner.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "bpf/sync_event.h"
-#include "runtime/ring_record.h"
+#include "seer/ring_record.h"
 #include "tests/support/shm_area.h"
 
 namespace seer::daemon {

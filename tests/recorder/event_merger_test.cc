@@ -1,6 +1,6 @@
 // The merger on synthetic BPF records: timestamp order, lock semantics enforced
 // over entry-stamped acquires, fork/join placement, semaphore and barrier gates.
-#include "daemon/event_merger.h"
+#include "daemon/ebpf/event_merger.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The recorder side of attach mode without a running program: the area laid out
 // behind an attach page in an existing memfd (SharedArea::CreateOn), and the
 // collector's cut at detach (RingCollector::StopAtCurrentHeads).
-#include "runtime/drain/ring_collector.h"
+#include "daemon/drain/ring_collector.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "runtime/drain/shared_area.h"
-#include "runtime/ring_layout.h"
+#include "daemon/drain/shared_area.h"
+#include "seer/ring_layout.h"
 #include "tests/support/shm_area.h"
 
 namespace seer {

@@ -2,7 +2,7 @@
 // with per-domain numbers (locks, atomics, the global domain), the "after" word
 // of a cond-wait end, records split across batches, numbers missing at the end,
 // damaged rings, and compact records (pack/unpack, straddling the ring's end).
-#include "runtime/drain/ring_merger.h"
+#include "daemon/drain/ring_merger.h"
 
 #include <gtest/gtest.h>
 
@@ -10,8 +10,8 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/ring_record.h"
 #include "runtime/rt_state.h"
+#include "seer/ring_record.h"
 #include "tests/support/shm_area.h"
 
 namespace seer {

@@ -14,14 +14,14 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "daemon/recorder.h"
-#include "runtime/drain/inproc_recorder.h"
-#include "runtime/ring_record.h"
+#include "seer/ring_record.h"
 #include "seer/trace.h"
 #include "tests/support/trace_io.h"
 
@@ -30,8 +30,19 @@ namespace {
 
 const std::string kPrograms = SEER_RT_TEST_PROGRAMS;
 
+// One whole in-process recording of argv into `trace` (seer record --sync=inproc).
+Status RecordInproc(const std::vector<std::string>& argv, const daemon::InprocOptions& options,
+                    const std::string& trace, daemon::RecordResult* result) {
+  daemon::RecordOptions o;
+  o.mode = daemon::RecordMode::kInproc;
+  o.command = argv;
+  o.output = trace;
+  o.inproc = options;
+  return daemon::Record(o, result);
+}
+
 struct Recording {
-  InprocResult result;
+  daemon::RecordResult result;
   TraceInfo info;
   std::vector<Event> events;
   std::map<std::string, uint64_t> addr;  // the program's manifest
@@ -65,7 +76,7 @@ std::string TempPath(const std::string& stem) {
 // `ebpf`, the recorder's BPF probes record its synchronisation instead of the
 // runtime, and the runtime its accesses (`seer record --sync=ebpf`).
 Recording Record(const std::string& program, std::vector<std::string> args = {},
-                 InprocOptions options = InprocOptions(), bool ebpf = false) {
+                 daemon::InprocOptions options = daemon::InprocOptions(), bool ebpf = false) {
   Recording rec;
   const std::string manifest = TempPath(program + ".manifest");
   const std::string trace = TempPath(program + ".seer");
@@ -77,11 +88,8 @@ Recording Record(const std::string& program, std::vector<std::string> args = {},
     daemon::RecordOptions o;
     o.command = argv;
     o.output = trace;
-    o.quiet = true;
-    o.runtime = true;
-    daemon::RecordResult r;
-    s = daemon::Record(o, &r);
-    rec.result.exit_code = r.exit_status;
+    o.ebpf.runtime = true;
+    s = daemon::Record(o, &rec.result);
   } else {
     s = RecordInproc(argv, options, trace, &rec.result);
   }
@@ -389,7 +397,7 @@ TEST_P(ThreadsTest, NothingLostOnAbort) {
 }
 
 TEST_P(ThreadsTest, OverflowIsCountedNotSilent) {
-  InprocOptions tiny;
+  daemon::InprocOptions tiny;
   tiny.ring_words = 64;
   tiny.wait_ns = 0;
   const int n = 2000000;
@@ -406,7 +414,7 @@ TEST_P(ThreadsTest, OverflowIsCountedNotSilent) {
 }
 
 TEST_P(ThreadsTest, BoundedWaitLosesNothingWithSmallRings) {
-  InprocOptions small;
+  daemon::InprocOptions small;
   small.ring_words = 1024;  // the producer waits for the drainer instead of dropping
   const int n = 200000;
   const Recording rec = Record("threads_" + GetParam(), {"loop", std::to_string(n)}, small);
@@ -484,7 +492,7 @@ TEST(RecordModesTest, InprocAndEbpfGiveTheSameSyncEvents) {
   if (!daemon::CheckRecordPrivileges().ok()) GTEST_SKIP() << "SKIPPED LOUDLY: eBPF recording needs root";
   for (const std::string mode : {"mutex", "sync"}) {
     const Recording in = Record("threads_gcc", {mode});
-    const Recording bpf = Record("threads_gcc", {mode}, InprocOptions(), /*ebpf=*/true);
+    const Recording bpf = Record("threads_gcc", {mode}, daemon::InprocOptions(), /*ebpf=*/true);
     ASSERT_EQ(in.result.exit_code, 0);
     ASSERT_EQ(bpf.result.exit_code, 0);
     for (const std::string object : {"lock", "rwlock", "sem", "barrier", "spin"})
@@ -543,7 +551,7 @@ std::string Join(const std::vector<std::string>& v, size_t from, size_t n) {
 TEST(RecordModesTest, EbpfPlacesAccessesExactlyAmongSyncEvents) {
   if (!daemon::CheckRecordPrivileges().ok()) GTEST_SKIP() << "SKIPPED LOUDLY: eBPF recording needs root";
   const Recording in = Record("stamped_gcc");
-  const Recording bpf = Record("stamped_gcc", {}, InprocOptions(), /*ebpf=*/true);
+  const Recording bpf = Record("stamped_gcc", {}, daemon::InprocOptions(), /*ebpf=*/true);
   ASSERT_EQ(in.result.exit_code, 0);
   ASSERT_EQ(bpf.result.exit_code, 0);
   EXPECT_EQ(in.info.counters.TotalLost(), 0u);
@@ -572,17 +580,17 @@ TEST(RecordInprocTest, ProgramWithoutTheRuntimeRunsAndRecordsNothing) {
   EXPECT_EQ(rec.result.exit_code, 0);
   EXPECT_FALSE(rec.result.runtime_seen);
   EXPECT_TRUE(rec.events.empty());
-  EXPECT_FALSE(CarriesRuntime(kPrograms + "/threads_plain"));
-  EXPECT_TRUE(CarriesRuntime(kPrograms + "/threads_gcc"));
-  EXPECT_TRUE(CarriesRuntime(kPrograms + "/alloc_clang"));
+  EXPECT_FALSE(daemon::CarriesRuntime(kPrograms + "/threads_plain"));
+  EXPECT_TRUE(daemon::CarriesRuntime(kPrograms + "/threads_gcc"));
+  EXPECT_TRUE(daemon::CarriesRuntime(kPrograms + "/alloc_clang"));
 }
 
 TEST(RecordInprocTest, MissingProgramIsAClearError) {
-  InprocResult result;
-  Status s = RecordInproc({"/nonexistent/program"}, InprocOptions(), TempPath("missing.seer"), &result);
+  daemon::RecordResult result;
+  Status s = RecordInproc({"/nonexistent/program"}, daemon::InprocOptions(), TempPath("missing.seer"), &result);
   EXPECT_EQ(s.code(), Status::Code::kNotFound);
   EXPECT_NE(s.message().find("/nonexistent/program"), std::string::npos) << s.message();
-  InprocOptions bad;
+  daemon::InprocOptions bad;
   bad.ring_words = 1000;
   s = RecordInproc({"/bin/true"}, bad, TempPath("bad.seer"), &result);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
@@ -596,7 +604,7 @@ struct PolicySamples {
   bool caller_changed = false;
   bool idle_after = false;
 };
-PolicySamples SamplePolicies(const InprocOptions& options) {
+PolicySamples SamplePolicies(const daemon::InprocOptions& options) {
   PolicySamples out;
   std::atomic<bool> done{false};
   const pid_t caller = gettid();
@@ -614,7 +622,7 @@ PolicySamples SamplePolicies(const InprocOptions& options) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   });
-  InprocResult result;
+  daemon::RecordResult result;
   Status s = RecordInproc({"/bin/sleep", "0.5"}, options, TempPath("policy.seer"), &result);
   done.store(true);
   watcher.join();
@@ -628,15 +636,60 @@ PolicySamples SamplePolicies(const InprocOptions& options) {
 TEST(RecordInprocTest, MergingAndEncodingRunAsIdleThreadsWhileTheTargetRuns) {
   // The merger and the writer it starts: idle while the target runs, so that a
   // target using every core is not slowed by them; the caller's threads untouched.
-  PolicySamples idle = SamplePolicies(InprocOptions());
+  PolicySamples idle = SamplePolicies(daemon::InprocOptions());
   EXPECT_EQ(idle.most_idle, 2);
   EXPECT_FALSE(idle.caller_changed);
   EXPECT_FALSE(idle.idle_after);
-  InprocOptions normal;
+  daemon::InprocOptions normal;
   normal.merge_when_idle = false;
   PolicySamples busy = SamplePolicies(normal);
   EXPECT_EQ(busy.most_idle, 0);
   EXPECT_FALSE(busy.caller_changed);
+}
+
+// The library's lifecycle as a long-running front end drives it: Start, Poll
+// with live counters, Stop (SIGTERM passed on to the launched target), Finish.
+TEST(RecordingApiTest, PollCountsLiveAndStopEndsTheLaunchedTarget) {
+  const std::string manifest = TempPath("api.manifest");
+  const std::string trace = TempPath("api.seer");
+  daemon::RecordOptions o;
+  o.mode = daemon::RecordMode::kInproc;
+  o.command = {kPrograms + "/threads_gcc", manifest, "until_signal"};
+  o.output = trace;
+  std::unique_ptr<daemon::Recording> recording;
+  Status s = daemon::Recording::Start(o, &recording);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  bool running = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  uint64_t seen = 0;
+  while (running && seen < 5000 && std::chrono::steady_clock::now() < deadline) {
+    s = recording->Poll(&running);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    const uint64_t now = recording->counters().events;
+    EXPECT_GE(now, seen) << "the event count went backwards";
+    seen = now;
+  }
+  EXPECT_TRUE(running) << "the target ended by itself";
+  EXPECT_GE(seen, 5000u) << "no live event count within 30 s";
+  EXPECT_GE(recording->counters().threads, 1u);
+  recording->Stop();
+  while (running && std::chrono::steady_clock::now() < deadline) ASSERT_TRUE(recording->Poll(&running).ok());
+  EXPECT_FALSE(running) << "Stop did not end the target";
+  daemon::RecordResult result;
+  s = recording->Finish(&result);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(result.mode, daemon::RecordMode::kInproc);
+  EXPECT_EQ(result.term_signal, SIGTERM);
+  EXPECT_EQ(result.ExitStatus(), 128 + SIGTERM);
+  EXPECT_GE(result.events, seen);
+  std::vector<Event> events;
+  TraceInfo info;
+  s = test::ReadTrace(trace, &events, &info);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(info.complete);
+  EXPECT_EQ(events.size(), result.events);
+  std::remove(manifest.c_str());
+  std::remove(trace.c_str());
 }
 
 TEST(RecordInprocTest, TraceCarriesMetadataThreadsAndModules) {

@@ -7,7 +7,7 @@
 #include <memory>
 #include <new>
 
-#include "runtime/ring_layout.h"
+#include "seer/ring_layout.h"
 
 namespace seer::test {
 

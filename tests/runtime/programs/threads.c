@@ -249,6 +249,12 @@ int main(int argc, char** argv) {
     *null_pointer = 1;
     return 0;
   }
+  if (strcmp(mode, "until_signal") == 0) {  /* writes until a signal ends it */
+    for (long i = 0;; ++i) {
+      put(&counter, i);
+      if (i % 64 == 0) usleep(100);
+    }
+  }
   if (strcmp(mode, "loop") == 0 && argc > 3) {
     const long n = atol(argv[3]);
     for (long i = 0; i < n; ++i) put(&counter, i);

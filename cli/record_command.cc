@@ -1,0 +1,142 @@
+// `seer record`: the command-line front of the recorder library (daemon/recorder.h):
+// the options, the choice of mode, SIGINT/SIGTERM, the summary line.
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cli/command.h"
+#include "cli/commands.h"
+#include "daemon/recorder.h"
+
+namespace seer::cli {
+
+namespace {
+
+// The recording a signal should end: Stop() is async-signal-safe.
+std::atomic<daemon::Recording*> g_recording{nullptr};
+bool g_attach = false;
+
+void OnStopSignal(int sig) {
+  // Launch mode: Ctrl-C reaches the target from the terminal already; SIGTERM
+  // is passed on. Attach mode: either ends the recording, the process runs on.
+  if (sig == SIGINT && !g_attach) return;
+  if (daemon::Recording* r = g_recording.load()) r->Stop();
+}
+
+// Start, poll until the end (or a signal), finish.
+Status RunRecording(const daemon::RecordOptions& options, daemon::RecordResult* result) {
+  std::unique_ptr<daemon::Recording> recording;
+  Status st = daemon::Recording::Start(options, &recording);
+  if (!st.ok()) return st;
+  g_attach = options.pid > 0;
+  g_recording.store(recording.get());
+  struct sigaction sa = {};
+  sa.sa_handler = OnStopSignal;
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+  bool running = true;
+  while (running && st.ok()) st = recording->Poll(&running);
+  Status finished = recording->Finish(result);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
+  g_recording.store(nullptr);
+  return st.ok() ? finished : st;
+}
+
+}  // namespace
+
+void RegisterRecord(CLI::App& app, Runner& runner) {
+  struct Args {
+    daemon::RecordOptions options;
+    std::string sync = "auto";
+    uint64_t spool_mb = 0;  // 0: DefaultSpoolBytes()
+    bool quiet = false;
+    std::vector<std::string> command;
+  };
+  auto args = std::make_shared<Args>();
+  CLI::App* sub = app.add_subcommand(
+      "record", "Record one run of a program (or a running process) with eBPF probes into a trace file");
+  sub->add_option("-o,--output", args->options.output, "Trace file to write")->capture_default_str();
+  sub->add_option("--sync", args->sync,
+                  "How to record synchronisation: ebpf (uprobes and tracepoints; a program built with "
+                  "seer-cc/seer-c++ adds its accesses from the runtime), inproc (the seer runtime linked by "
+                  "seer-cc/seer-c++), auto (inproc when the program carries the runtime)")
+      ->check(CLI::IsMember({"ebpf", "inproc", "auto"}))
+      ->capture_default_str();
+  sub->add_option("--ringbuf-size", args->options.ebpf.ringbuf_bytes,
+                  "BPF ring buffer size in bytes (rounded up to a power of two)")
+      ->check(CLI::Range(uint64_t{4096}, uint64_t{1} << 31))
+      ->capture_default_str();
+  sub->add_option("-p,--pid", args->options.pid, "Attach to this running process instead of running a command");
+  sub->add_option("--duration", args->options.duration_s, "With -p: stop after this many seconds")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--spool-mb", args->spool_mb,
+                  "inproc: memory for records copied out of the program but not yet encoded; when full, "
+                  "the program waits for the recorder (default: a quarter of the available memory, "
+                  "256 MiB to 4 GiB)")
+      ->check(CLI::Range(uint64_t{16}, uint64_t{1} << 20));
+  sub->add_flag("-q,--quiet", args->quiet, "No summary line");
+  sub->add_option("command", args->command, "The command to run and its arguments (after --)");
+  sub->positionals_at_end();
+  sub->callback([args, &runner]() {
+    runner.run = [args]() {
+      daemon::RecordOptions& o = args->options;
+      o.command = args->command;
+      if (o.pid > 0 && !o.command.empty()) {
+        fprintf(stderr, "seer record: give either a command or -p PID, not both\n");
+        return kExitError;
+      }
+      if (o.pid <= 0 && o.command.empty()) {
+        fprintf(stderr, "seer record: give a command to run (seer record -- CMD ARGS...) or -p PID\n");
+        return kExitError;
+      }
+      if (o.duration_s > 0 && o.pid <= 0) {
+        fprintf(stderr, "seer record: --duration needs -p PID\n");
+        return kExitError;
+      }
+      if (args->sync == "inproc" && o.pid > 0) {
+        fprintf(stderr, "seer record: --sync=inproc needs a command to run; to record a running process use "
+                "--sync=ebpf or auto (a program built with seer-cc adds its accesses through its attach point)\n");
+        return kExitError;
+      }
+      const bool inproc =
+          args->sync == "inproc" || (args->sync == "auto" && o.pid <= 0 && daemon::CarriesRuntime(o.command[0]));
+      o.mode = inproc ? daemon::RecordMode::kInproc : daemon::RecordMode::kEbpf;
+      o.inproc.max_spool_bytes = args->spool_mb << 20;
+      // eBPF on a binary that carries the runtime: its accesses come from the
+      // rings, its sync events from the probes (attach: through its attach point).
+      if (!inproc)
+        o.ebpf.runtime =
+            daemon::CarriesRuntime(o.pid > 0 ? "/proc/" + std::to_string(o.pid) + "/exe" : o.command[0]);
+      daemon::RecordResult result;
+      Status st = RunRecording(o, &result);
+      if (!st.ok()) {
+        fprintf(stderr, "seer record: %s\n", st.ToString().c_str());
+        return kExitError;
+      }
+      if (inproc) {
+        if (!result.runtime_seen)
+          fprintf(stderr, "seer record: %s does not carry the seer runtime (build it with seer-cc / seer-c++); "
+                  "nothing was recorded\n", o.command[0].c_str());
+      } else {
+        if (!result.runtime_note.empty()) fprintf(stderr, "seer record: %s\n", result.runtime_note.c_str());
+        if (result.exec_not_followed)
+          fprintf(stderr, "seer record: the target executed %s; exec is not followed, the trace ends there\n",
+                  result.exec_program.empty() ? "another program" : result.exec_program.c_str());
+      }
+      if (!args->quiet) {
+        const char* mode = inproc ? " (inproc)" : result.runtime_seen ? " (ebpf sync + runtime accesses)" : "";
+        fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads%s -> %s\n",
+                static_cast<unsigned long long>(result.events), static_cast<unsigned long long>(result.lost),
+                static_cast<unsigned long long>(result.threads), mode, o.output.c_str());
+      }
+      return o.pid > 0 ? kExitOk : result.ExitStatus();
+    };
+  });
+}
+
+}  // namespace seer::cli

@@ -1,0 +1,460 @@
+// The kInproc recording: a collector loop (Poll) copies the rings out into a
+// bounded spool, a merge thread orders and encodes, a writer thread compresses.
+#include "daemon/drain/inproc_recording.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <memory>
+#include <set>
+#include <thread>
+#include <utility>
+
+#include "daemon/drain/ring_collector.h"
+#include "daemon/drain/ring_merger.h"
+#include "daemon/drain/shared_area.h"
+#include "daemon/elf_file.h"
+#include "daemon/proc_maps.h"
+#include "seer/ring_layout.h"
+#include "store/async_writer.h"
+
+namespace seer::daemon {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How the trace orders events, for the `clock` metadata.
+constexpr const char* kClockDescription =
+    "inproc-domains: each lock's acquire/release, each atomic address's operations and the global "
+    "events (thread lifecycle, signal/wait, barriers, alloc/free) are numbered exactly in the order "
+    "they took effect, per order domain; plain accesses are exact in program order between their "
+    "thread's ordered events, and ordered against other threads only through those events";
+
+std::string IsoNow() {
+  char buf[32];
+  const std::time_t t = std::time(nullptr);
+  std::tm tm;
+  gmtime_r(&t, &tm);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+std::string JoinArgs(const std::vector<std::string>& argv) {
+  std::string s;
+  for (const auto& a : argv) {
+    if (!s.empty()) s += ' ';
+    s += a;
+  }
+  return s;
+}
+
+// Starts argv with the ring descriptor in its environment. Exec failures come
+// back through a close-on-exec pipe, so "no such program" is an error here.
+Status Launch(const std::vector<std::string>& argv, const SharedArea& area, bool sync_inproc, pid_t* pid) {
+  int pipefd[2];
+  if (pipe2(pipefd, O_CLOEXEC) != 0) return Status::IOError(std::string("pipe: ") + std::strerror(errno));
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  const pid_t child = fork();
+  if (child < 0) return Status::IOError(std::string("fork: ") + std::strerror(errno));
+  if (child == 0) {
+    close(pipefd[0]);
+    area.ExportToChild(sync_inproc);
+    execvp(args[0], args.data());
+    const int err = errno;
+    ssize_t ignored = write(pipefd[1], &err, sizeof err);
+    (void)ignored;
+    _exit(127);
+  }
+  close(pipefd[1]);
+  int err = 0;
+  ssize_t n;
+  do {
+    n = read(pipefd[0], &err, sizeof err);
+  } while (n < 0 && errno == EINTR);
+  close(pipefd[0]);
+  if (n == static_cast<ssize_t>(sizeof err)) {
+    waitpid(child, nullptr, 0);
+    return Status::NotFound("cannot run " + argv[0] + ": " + std::strerror(err));
+  }
+  *pid = child;
+  return Status::Ok();
+}
+
+// Batches from the collector (the recording thread) to the merger thread.
+struct SpoolItem {
+  RingBatch batch;
+  std::vector<ModuleInfo> modules;
+};
+
+class SpoolQueue {
+ public:
+  void Push(SpoolItem item) {
+    std::lock_guard<std::mutex> lock(mu_);
+    bytes_ += item.batch.bytes();
+    peak_ = std::max(peak_, bytes_);
+    items_.push_back(std::move(item));
+    cv_.notify_one();
+  }
+  // False once closed and empty, or failed.
+  bool Pop(SpoolItem* out) {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return !items_.empty() || closed_ || failed_; });
+    if (failed_ || items_.empty()) return false;
+    *out = std::move(items_.front());
+    items_.pop_front();
+    bytes_ -= out->batch.bytes();
+    return true;
+  }
+  void Close() {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    cv_.notify_all();
+  }
+  void Fail() {
+    std::lock_guard<std::mutex> lock(mu_);
+    failed_ = true;
+    cv_.notify_all();
+  }
+  uint64_t bytes() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return bytes_;
+  }
+  bool failed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return failed_;
+  }
+  uint64_t peak() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return peak_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<SpoolItem> items_;
+  uint64_t bytes_ = 0;
+  uint64_t peak_ = 0;
+  bool closed_ = false;
+  bool failed_ = false;
+};
+
+// The threads of this process now, by kernel tid.
+std::set<pid_t> Tasks() {
+  std::set<pid_t> tids;
+  if (DIR* dir = opendir("/proc/self/task")) {
+    while (const dirent* entry = readdir(dir))
+      if (const long tid = std::strtol(entry->d_name, nullptr, 10); tid > 0) tids.insert(static_cast<pid_t>(tid));
+    closedir(dir);
+  }
+  return tids;
+}
+
+// Puts the threads the recording started (every thread but the calling one and
+// those in `others`: the merger and the writer it started) under SCHED_IDLE, or
+// back to SCHED_OTHER at nice 0. Best effort: leaving SCHED_IDLE needs
+// CAP_SYS_NICE or an RLIMIT_NICE allowance (root has both); without, they stay
+// idle threads, slower on a busy machine but never wrong.
+void SetDrainPriority(bool idle, const std::set<pid_t>& others) {
+  const pid_t self = gettid();
+  for (const pid_t tid : Tasks()) {
+    if (tid == self || others.count(tid) != 0) continue;
+    sched_param param = {};
+    sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &param);
+    if (!idle) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 0);
+  }
+}
+
+}  // namespace
+
+uint64_t DefaultSpoolBytes() {
+  constexpr uint64_t kMin = 256ull << 20, kMax = 4ull << 30;
+  uint64_t available_kb = 0;
+  if (FILE* f = fopen("/proc/meminfo", "r")) {
+    char line[128];
+    while (fgets(line, sizeof line, f) != nullptr)
+      if (sscanf(line, "MemAvailable: %lu kB", &available_kb) == 1) break;
+    fclose(f);
+  }
+  if (available_kb == 0) return 1ull << 30;
+  return std::clamp<uint64_t>(available_kb * 1024 / 4, kMin, kMax);
+}
+
+namespace {
+
+class InprocRecording final : public Recording {
+ public:
+  explicit InprocRecording(const RecordOptions& options) : options_(options), opts_(options.inproc) {}
+  ~InprocRecording() override;
+
+  Status Begin();
+  Status Poll(bool* running) override;
+  void Stop() override;
+  Status Finish(RecordResult* result) override;
+  RecordCounters counters() const override;
+
+ private:
+  void NewModules(std::vector<ModuleInfo>* out);
+  void CollectOnce();
+  Status CloseTrace();
+
+  const RecordOptions options_;
+  const InprocOptions opts_;
+  SharedArea area_;
+  std::unique_ptr<TraceWriter> writer_;
+  std::unique_ptr<RingCollector> collector_;
+  std::unique_ptr<RingMerger> merger_;
+  SpoolQueue queue_;
+  // The merger thread orders and encodes what the collector copied out. It runs
+  // at a lower priority than the target so that recording steals little CPU
+  // from it; the spool (bounded) absorbs the difference and drains at the end.
+  // Encoding and compressing (the writer) run in a thread of their own, so
+  // that once the target has exited merging and encoding overlap on two cores.
+  // The merge thread creates it, so that it inherits the lower priority.
+  std::thread merge_thread_;
+  Status merge_status_;
+  std::unique_ptr<AsyncTraceWriter> async_;
+  std::atomic<uint64_t> merged_events_{0};
+  uint64_t max_spool_ = 0;
+  std::set<pid_t> callers_threads_;
+  bool drain_idle_ = false;
+  std::set<std::pair<std::string, uint64_t>> modules_seen_;
+  Clock::time_point start_;
+  Clock::time_point exited_;
+  Clock::time_point last_modules_;
+  pid_t pid_ = -1;
+  int status_ = 0;
+  struct rusage usage_ = {};
+  bool target_alive_ = true;
+  bool finished_ = false;
+};
+
+InprocRecording::~InprocRecording() {
+  if (!finished_ && target_alive_ && pid_ > 0) {  // Finish was never called: leave nothing behind
+    kill(pid_, SIGKILL);
+    waitpid(pid_, nullptr, 0);
+  }
+  if (merge_thread_.joinable()) {
+    queue_.Fail();
+    merge_thread_.join();
+  }
+}
+
+Status InprocRecording::Begin() {
+  const std::vector<std::string>& argv = options_.command;
+  if (argv.empty()) return Status::InvalidArgument("no program to record");
+  if (options_.pid > 0)
+    return Status::InvalidArgument("in-process recording needs a command to run, not a running process");
+  Status s = area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns});
+  if (!s.ok()) return s;
+  s = TraceWriter::Create(options_.output, opts_.writer, &writer_);
+  if (!s.ok()) return s;
+
+  struct utsname un;
+  uname(&un);
+  writer_->SetMeta(meta::kSource, "record");
+  writer_->SetMeta(meta::kCommandLine, JoinArgs(argv));
+  writer_->SetMeta(meta::kHost, un.nodename);
+  writer_->SetMeta(meta::kKernel, un.release);
+  writer_->SetMeta(meta::kStartTime, IsoNow());
+  writer_->SetMeta(meta::kClock, kClockDescription);
+  writer_->SetMeta(meta::kPcKind, "address");
+  writer_->SetMeta("sync", "inproc");
+
+  start_ = Clock::now();
+  s = Launch(argv, area_, /*sync_inproc=*/true, &pid_);
+  if (!s.ok()) return s;
+
+  rt::ShmHeader* shm = area_.header();
+  collector_ = std::make_unique<RingCollector>(shm);
+  merger_ = std::make_unique<RingMerger>(shm);
+  max_spool_ = opts_.max_spool_bytes != 0 ? opts_.max_spool_bytes : DefaultSpoolBytes();
+  callers_threads_ = Tasks();
+  drain_idle_ = opts_.merge_when_idle;
+  merge_thread_ = std::thread([this, start_idle = drain_idle_] {
+    if (start_idle) {
+      sched_param param = {};
+      sched_setscheduler(0, SCHED_IDLE, &param);  // the writer thread started below inherits it
+    }
+    async_ = std::make_unique<AsyncTraceWriter>(writer_.get());
+    uint64_t merged = 0;
+    auto sink = [&](const Event& e) {
+      ++merged;
+      return async_->Append(e);
+    };
+    SpoolItem item;
+    while (queue_.Pop(&item)) {
+      for (const ModuleInfo& m : item.modules) async_->AddModule(m);
+      Status st = merger_->Add(&item.batch, sink);
+      merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
+      if (!st.ok()) {
+        merge_status_ = st;
+        queue_.Fail();
+        return;
+      }
+    }
+  });
+  return Status::Ok();
+}
+
+void InprocRecording::NewModules(std::vector<ModuleInfo>* out) {
+  std::vector<Mapping> maps;
+  if (!ReadProcMaps(pid_, &maps).ok()) return;
+  for (auto& m : ModulesFromMaps(maps))
+    if (modules_seen_.insert({m.path, m.base}).second) out->push_back(std::move(m));
+}
+
+// One round of the collector while the target runs: its state, the module map
+// now and then, the merger's priority, and the rings copied into the spool (the
+// round that sees the target gone copies everything that is left).
+void InprocRecording::CollectOnce() {
+  rt::ShmHeader* shm = area_.header();
+  const pid_t w = wait4(pid_, &status_, WNOHANG, &usage_);
+  if (w == pid_) target_alive_ = false;
+  if (w < 0 && errno != EINTR) {
+    kill(pid_, SIGKILL);
+    waitpid(pid_, &status_, 0);
+    target_alive_ = false;
+  }
+  if (queue_.failed()) {
+    // A damaged ring or a failing disk: stop the target rather than record garbage.
+    if (target_alive_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, &status_, 0);
+      target_alive_ = false;
+    }
+    return;
+  }
+  SpoolItem item;
+  if (target_alive_ && shm->owner_pid.load() != 0 &&
+      (shm->modules_read.load() == 0 || Clock::now() - last_modules_ > std::chrono::milliseconds(200))) {
+    NewModules(&item.modules);  // again now and then: dlopen'ed libraries appear later
+    last_modules_ = Clock::now();
+    shm->modules_read.store(1, std::memory_order_release);
+  }
+  // A filling spool: the merger gets normal priority until it has caught up.
+  const uint64_t spooled = queue_.bytes();
+  const bool want_idle = spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
+  if (opts_.merge_when_idle && target_alive_ && want_idle != drain_idle_) {
+    drain_idle_ = want_idle;
+    SetDrainPriority(drain_idle_, callers_threads_);
+  }
+  // Over the spool limit: stop copying; the rings fill and the target waits.
+  if (target_alive_ && spooled > max_spool_) {
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
+    return;
+  }
+  const bool copied = collector_->Collect(!target_alive_, &item.batch);
+  const uint64_t bytes = item.batch.bytes();
+  if (copied || !item.modules.empty()) queue_.Push(std::move(item));
+  // Rest briefly when a round found little.
+  if (target_alive_ && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
+}
+
+Status InprocRecording::Poll(bool* running) {
+  // A few rounds per call, so that a caller polling in a loop costs nothing extra.
+  const auto until = Clock::now() + std::chrono::milliseconds(5);
+  while (target_alive_ && Clock::now() < until) CollectOnce();
+  if (!target_alive_ && exited_ == Clock::time_point()) exited_ = Clock::now();
+  *running = target_alive_;
+  return Status::Ok();  // a merge failure ends the recording too; Finish returns it
+}
+
+void InprocRecording::Stop() {
+  if (target_alive_ && pid_ > 0) kill(pid_, SIGTERM);  // pass it on; the target decides how to end
+}
+
+RecordCounters InprocRecording::counters() const {
+  RecordCounters c;
+  c.events = merged_events_.load(std::memory_order_relaxed);
+  c.threads = area_.header() != nullptr ? std::min(area_.header()->next_ring.load(), area_.header()->max_rings) : 0;
+  return c;
+}
+
+Status InprocRecording::CloseTrace() {
+  if (drain_idle_) SetDrainPriority(false, callers_threads_);  // the target is gone: close the trace at full speed
+  queue_.Close();
+  merge_thread_.join();
+  if (!merge_status_.ok()) return merge_status_;
+  // From here on only this thread uses the writer, through the async one (which
+  // keeps the table calls in order with the events it still holds).
+  TraceWriter* out = async_.get();
+  rt::ShmHeader* shm = area_.header();
+
+  for (const ThreadInfo& t : merger_->Threads()) out->AddThread(t);
+  const std::vector<uint64_t> lost = merger_->LostByKind();
+  for (int k = 0; k < kNumEventKinds; ++k) {
+    if (lost[k] == 0) continue;
+    out->AddLost("runtime-ring", static_cast<EventKind>(k), lost[k]);
+  }
+  // A thread without a ring loses all its events; the count is of threads.
+  if (const uint64_t n = merger_->ThreadsWithoutRing(); n > 0)
+    out->AddLost("runtime-no-ring", EventKind::kThreadBegin, n);
+  // Numbers taken by a thread that died before publishing its record.
+  if (const uint64_t gaps = merger_->order_gaps(); gaps > 0) out->SetMeta("order_gaps", std::to_string(gaps));
+  if (const uint32_t sig = shm->fatal_signal.load(); sig != 0)
+    out->SetMeta("fatal_signal", std::to_string(sig));
+  out->SetMeta(meta::kEndTime, IsoNow());
+  return out->Close();
+}
+
+Status InprocRecording::Finish(RecordResult* result) {
+  finished_ = true;
+  *result = RecordResult();
+  result->mode = RecordMode::kInproc;
+  // Finish before Poll saw the end: the target is ended now.
+  if (target_alive_) {
+    kill(pid_, SIGKILL);
+    while (target_alive_) CollectOnce();
+    exited_ = Clock::now();
+  }
+  Status s = CloseTrace();
+  if (!s.ok()) return s;
+
+  const std::vector<uint64_t> lost = merger_->LostByKind();
+  for (int k = 0; k < kNumEventKinds; ++k) result->lost += lost[k];
+  result->events = async_->events_written();
+  result->threads = merger_->Threads().size();
+  result->runtime_seen = area_.header()->owner_pid.load() != 0;
+  result->target_exited = true;
+  if (WIFEXITED(status_)) result->exit_code = WEXITSTATUS(status_);
+  if (WIFSIGNALED(status_)) result->term_signal = WTERMSIG(status_);
+  result->wall_seconds = std::chrono::duration<double>(exited_ - start_).count();
+  result->drain_seconds = std::chrono::duration<double>(Clock::now() - exited_).count();
+  result->max_rss_kb = usage_.ru_maxrss;
+  result->target_cpu_seconds = static_cast<double>(usage_.ru_utime.tv_sec + usage_.ru_stime.tv_sec) +
+                               static_cast<double>(usage_.ru_utime.tv_usec + usage_.ru_stime.tv_usec) / 1e6;
+  result->spool_peak_bytes = queue_.peak();
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status StartInprocRecording(const RecordOptions& options, std::unique_ptr<Recording>* out) {
+  auto recording = std::make_unique<InprocRecording>(options);
+  Status st = recording->Begin();
+  if (!st.ok()) return st;
+  *out = std::move(recording);
+  return Status::Ok();
+}
+
+}  // namespace seer::daemon

@@ -1,0 +1,95 @@
+// Turns the runtime's ring records, copied out in batches by RingCollector, into
+// one ordered stream of seer Events: a topological merge of the per-thread
+// streams (program order) with the per-domain orders of the ordered records
+// (sync events, atomics, alloc/free), each thread's plain accesses between its
+// own ordered records. docs/runtime.md ("Ordering") has the details.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "daemon/drain/ring_collector.h"
+#include "seer/event.h"
+#include "seer/ring_layout.h"
+#include "seer/ring_record.h"
+#include "seer/status.h"
+#include "seer/trace.h"
+
+namespace seer {
+
+class RingMerger {
+ public:
+  // `shm` (for the thread table and loss counters) must outlive the merger.
+  explicit RingMerger(rt::ShmHeader* shm);
+
+  using Sink = std::function<Status(const Event&)>;
+
+  // Takes a batch (batches in the order collected) and delivers to `sink`
+  // everything that can be ordered now; after a final batch, everything.
+  // *emitted (optional): events delivered.
+  Status Add(RingBatch* batch, const Sink& sink, uint64_t* emitted = nullptr);
+
+  // Numbers the final merge found missing (a thread killed between taking a
+  // number and publishing its record), and skipped.
+  uint64_t order_gaps() const { return order_gaps_; }
+
+  // Where the event being delivered to the sink comes from: its ring and the
+  // ring-absolute word index of its record. Valid during the sink call.
+  struct Origin {
+    uint32_t ring = 0;
+    uint64_t word = 0;
+  };
+  const Origin& origin() const { return origin_; }
+
+  // Ring-absolute index of ring `ring`'s first word not delivered yet: every
+  // record the ring's thread wrote below it has reached the sink.
+  uint64_t Delivered(uint32_t ring) const {
+    return ring < rings_.size() ? rings_[ring].base + rings_[ring].pos : 0;
+  }
+
+  // The thread table: one entry per thread that appeared in the stream.
+  std::vector<ThreadInfo> Threads() const;
+
+  // Records dropped by producers on overflow, by kind, summed over rings.
+  std::vector<uint64_t> LostByKind() const;
+  // Threads that found no free ring (all their events are lost).
+  uint64_t ThreadsWithoutRing() const;
+
+ private:
+  enum class Wait { kNone, kReady, kBlocked };
+  struct Pending {
+    RingWords words;              // copied, not yet delivered
+    uint64_t base = 0;            // ring-absolute index of words[0]
+    size_t pos = 0;               // next word to deliver
+    size_t scan = 0;              // words before this (from pos) are plain records
+    int64_t tid = -1;             // dense seer thread id, -1 until the thread appears
+    uint64_t last_pc = 0;         // the pc rule's last pc (ring_record.h)
+    Wait wait = Wait::kNone;      // kNone: no ordered record found yet at `scan`
+  };
+
+  // Finds ring `ring`'s next ordered record and files the ring as ready (its
+  // domain has reached its number) or blocked (listed under the domain it waits for).
+  Status Examine(uint32_t ring);
+  // Delivers ring `ring`'s plain records up to its next ordered one (or the end).
+  Status EmitPlain(uint32_t ring, const Sink& sink);
+  // Delivers the ordered record at the ring's position and advances its domain.
+  Status EmitOrdered(uint32_t ring, const Sink& sink);
+  // Final merge only: skips the smallest missing number a blocked ring waits for.
+  bool SkipGap();
+  uint32_t TidOf(uint32_t ring);
+  Status Damaged(uint32_t ring, size_t pos, const std::string& what) const;
+
+  rt::ShmHeader* shm_;
+  std::vector<Pending> rings_;
+  std::vector<uint64_t> next_number_;             // per domain: the number due next
+  std::vector<std::vector<uint32_t>> blocked_;    // per domain: rings waiting for it
+  std::vector<uint32_t> ready_;                   // rings whose ordered record is due
+  size_t ready_pos_ = 0;
+  uint32_t next_tid_ = 0;
+  uint64_t delivered_ = 0;
+  uint64_t order_gaps_ = 0;
+  Origin origin_;
+};
+
+}  // namespace seer

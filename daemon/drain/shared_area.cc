@@ -1,0 +1,68 @@
+#include "daemon/drain/shared_area.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+#include <string>
+
+namespace seer {
+
+SharedArea::~SharedArea() {
+  if (base_ != nullptr) munmap(base_, bytes_);
+  if (fd_ >= 0) close(fd_);
+}
+
+Status SharedArea::Create(const SharedAreaOptions& o) {
+  // Not close-on-exec: the target inherits it. Pages exist only once touched.
+  const int fd = memfd_create("seer-rt", 0);
+  if (fd < 0) return Status::IOError(std::string("memfd_create: ") + std::strerror(errno));
+  return CreateOn(fd, 0, o);
+}
+
+Status SharedArea::CreateOn(int fd, uint64_t offset, const SharedAreaOptions& o) {
+  fd_ = fd;
+  if (o.ring_words < 64 || (o.ring_words & (o.ring_words - 1)) != 0)
+    return Status::InvalidArgument("ring size must be a power of two of at least 64 words, not " +
+                                   std::to_string(o.ring_words));
+  if (o.max_rings == 0) return Status::InvalidArgument("at least one ring is needed");
+  offset_ = offset;
+  bytes_ = offset + rt::ShmBytes(o.max_rings, o.ring_words);
+  if (ftruncate(fd_, static_cast<off_t>(bytes_)) != 0)
+    return Status::IOError(std::string("sizing the runtime's shared rings: ") + std::strerror(errno));
+  void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) return Status::IOError(std::string("mapping the runtime's rings: ") + std::strerror(errno));
+  base_ = p;
+  auto* h = new (header()) rt::ShmHeader();
+  h->magic = rt::kShmMagic;
+  h->version = rt::kShmVersion;
+  h->max_rings = o.max_rings;
+  h->ring_words = o.ring_words;
+  h->wait_ns = o.wait_ns;
+  h->ring_offset = rt::RingOffset(o.max_rings);
+  for (uint32_t i = 0; i < o.max_rings; ++i) {
+    auto* d = new (&rt::RingDescs(h)[i]) rt::RingDesc();
+    d->parent = -1;
+  }
+  return Status::Ok();
+}
+
+void SharedArea::ReleaseRings() {
+  if (fd_ < 0 || base_ == nullptr) return;
+  const rt::ShmHeader* h = header();
+  const uint64_t start = offset_ + h->ring_offset;
+  // Best effort: a failure leaves the memory where it was, nothing more.
+  (void)fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(start),
+                  static_cast<off_t>(bytes_ - start));
+}
+
+void SharedArea::ExportToChild(bool sync_inproc) const {
+  setenv(rt::kShmFdEnv, std::to_string(fd_).c_str(), 1);
+  setenv(rt::kSyncEnv, sync_inproc ? "inproc" : "ebpf", 1);
+}
+
+}  // namespace seer

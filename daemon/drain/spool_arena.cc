@@ -1,0 +1,109 @@
+#include "daemon/drain/spool_arena.h"
+
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <new>
+
+namespace seer {
+namespace {
+
+// The spool's own bound (InprocOptions::max_spool_bytes) keeps the blocks in use
+// far below kCapacity; a block kept long (a ring whose next record waits for
+// another ring) only makes later blocks go further before the arena wraps, and
+// past the end they come from malloc.
+constexpr uint64_t kAlign = 64;
+constexpr uint32_t kInArena = 0x5e5e0001, kFromMalloc = 0x5e5e0002, kReleased = 0x5e5e0003;
+
+}  // namespace
+
+// Before every block, so that Free needs only the pointer. 64 bytes keep the
+// words after it aligned to a cache line.
+struct alignas(kAlign) SpoolArena::Header {
+  uint64_t size;  // bytes of the block, header included
+  uint32_t state; // kInArena, kFromMalloc or kReleased
+};
+
+SpoolArena& SpoolArena::Get() {
+  static SpoolArena* arena = new SpoolArena();  // never destroyed: vectors may outlive statics
+  return *arena;
+}
+
+SpoolArena::SpoolArena() {
+  void* p = mmap(nullptr, kCapacity, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (p == MAP_FAILED) return;  // every block from malloc
+  // Best effort: without THP (or with it disabled) the arena still reuses pages.
+  madvise(p, kCapacity, MADV_HUGEPAGE);
+  base_ = static_cast<char*>(p);
+  capacity_ = kCapacity;
+}
+
+void* SpoolArena::Allocate(size_t bytes) {
+  static_assert(sizeof(Header) == kAlign);
+  const uint64_t need = (static_cast<uint64_t>(bytes) + sizeof(Header) + kAlign - 1) / kAlign * kAlign;
+  if (base_ != nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    uint64_t at = UINT64_MAX;
+    if (head_ >= tail_ && wrap_ == 0) {
+      // In use: [tail_, head_). Free: after head_, and before tail_.
+      if (head_ + need <= capacity_) {
+        at = head_;
+      } else if (need < tail_) {
+        wrap_ = head_;
+        at = 0;
+      }
+    } else if (head_ + need < tail_) {
+      // Wrapped. In use: [tail_, wrap_) and [0, head_). Free: [head_, tail_).
+      at = head_;
+    }
+    if (at != UINT64_MAX) {
+      head_ = at + need;
+      Header* h = reinterpret_cast<Header*>(base_ + at);
+      h->size = need;
+      h->state = kInArena;
+      return h + 1;
+    }
+  }
+  void* p = std::aligned_alloc(kAlign, need);
+  if (p == nullptr) throw std::bad_alloc();
+  Header* h = static_cast<Header*>(p);
+  h->size = need;
+  h->state = kFromMalloc;
+  return h + 1;
+}
+
+void SpoolArena::Free(void* p) {
+  if (p == nullptr) return;
+  Header* h = static_cast<Header*>(p) - 1;
+  if (h->state == kFromMalloc) {
+    std::free(h);
+    return;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  h->state = kReleased;
+  // Reclaim from the oldest end every block released so far.
+  for (;;) {
+    if (wrap_ != 0 && tail_ == wrap_) {
+      tail_ = 0;
+      wrap_ = 0;
+    }
+    if (tail_ == head_ && wrap_ == 0) break;
+    Header* oldest = reinterpret_cast<Header*>(base_ + tail_);
+    if (oldest->state != kReleased) break;
+    tail_ += oldest->size;
+  }
+  // Empty: start again at the front, where the pages are warm.
+  if (tail_ == head_ && wrap_ == 0) tail_ = head_ = 0;
+}
+
+bool SpoolArena::InArena(const void* p) const {
+  const char* c = static_cast<const char*>(p);
+  return base_ != nullptr && c >= base_ && c < base_ + capacity_;
+}
+
+uint64_t SpoolArena::span_bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return wrap_ != 0 ? (wrap_ - tail_) + head_ : head_ - tail_;
+}
+
+}  // namespace seer

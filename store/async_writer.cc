@@ -1,0 +1,117 @@
+#include "store/async_writer.h"
+
+namespace seer {
+
+AsyncTraceWriter::AsyncTraceWriter(TraceWriter* target) : target_(target) {
+  current_.events.reserve(kBatchEvents);
+  worker_ = std::thread([this] { Work(); });
+}
+
+AsyncTraceWriter::~AsyncTraceWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  worker_.join();
+}
+
+void AsyncTraceWriter::AddCall(std::function<void(TraceWriter*)> call) {
+  current_.calls.emplace_back(current_.events.size(), std::move(call));
+}
+
+void AsyncTraceWriter::SetMeta(const std::string& key, const std::string& value) {
+  AddCall([key, value](TraceWriter* w) { w->SetMeta(key, value); });
+}
+void AsyncTraceWriter::AddThread(const ThreadInfo& thread) {
+  AddCall([thread](TraceWriter* w) { w->AddThread(thread); });
+}
+void AsyncTraceWriter::AddModule(const ModuleInfo& module) {
+  AddCall([module](TraceWriter* w) { w->AddModule(module); });
+}
+void AsyncTraceWriter::SetName(Namespace ns, uint64_t id, const std::string& name) {
+  AddCall([ns, id, name](TraceWriter* w) { w->SetName(ns, id, name); });
+}
+void AsyncTraceWriter::AddLost(const std::string& where, EventKind kind, uint64_t count) {
+  AddCall([where, kind, count](TraceWriter* w) { w->AddLost(where, kind, count); });
+}
+
+Status AsyncTraceWriter::Append(const Event& event) {
+  current_.events.push_back(event);
+  ++appended_;
+  if (current_.events.size() >= kBatchEvents) return Submit();
+  return Status::Ok();
+}
+
+Status AsyncTraceWriter::Submit() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return queue_.size() < kMaxQueued || !error_.ok(); });
+  if (!error_.ok()) return error_;
+  queue_.push_back(std::move(current_));
+  if (spare_.empty()) {
+    current_ = Batch();
+    current_.events.reserve(kBatchEvents);
+  } else {
+    current_ = std::move(spare_.back());
+    spare_.pop_back();
+  }
+  lock.unlock();
+  cv_.notify_all();
+  return Status::Ok();
+}
+
+Status AsyncTraceWriter::Drain() {
+  if (!current_.events.empty() || !current_.calls.empty()) {
+    Status s = Submit();
+    if (!s.ok()) return s;
+  }
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return (queue_.empty() && !busy_) || !error_.ok(); });
+  return error_;
+}
+
+Status AsyncTraceWriter::Flush() {
+  Status s = Drain();
+  if (!s.ok()) return s;
+  return target_->Flush();  // the worker is idle: this thread may use the target
+}
+
+Status AsyncTraceWriter::Close() {
+  Status s = Drain();
+  if (!s.ok()) return s;
+  return target_->Close();
+}
+
+void AsyncTraceWriter::Work() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) return;  // stopping
+    Batch batch = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    const bool failed = !error_.ok();
+    lock.unlock();
+    cv_.notify_all();
+
+    Status s;
+    if (!failed) {
+      size_t call = 0;
+      for (size_t i = 0; i < batch.events.size() && s.ok(); ++i) {
+        while (call < batch.calls.size() && batch.calls[call].first <= i) batch.calls[call++].second(target_);
+        s = target_->Append(batch.events[i]);
+      }
+      while (s.ok() && call < batch.calls.size()) batch.calls[call++].second(target_);
+    }
+    batch.events.clear();
+    batch.calls.clear();
+
+    lock.lock();
+    if (!s.ok() && error_.ok()) error_ = s;
+    spare_.push_back(std::move(batch));
+    busy_ = false;
+    cv_.notify_all();
+  }
+}
+
+}  // namespace seer
