@@ -38,7 +38,7 @@ class ChunkEncoder {
   // The event's tid must be below kMaxThreads (the writer checks).
   void Add(const Event& e);
   uint32_t count() const { return count_; }
-  size_t raw_bytes() const { return raw_.size(); }
+  size_t raw_bytes() const { return raw_size_; }
 
   // Compresses the chunk into *out (header + zstd frame with checksum) and resets
   // the encoder for the next chunk. entropy_coding: let zstd Huffman-code the
@@ -49,7 +49,8 @@ class ChunkEncoder {
   struct ThreadState;
   ThreadState& StateOf(uint32_t tid);
 
-  std::string raw_;
+  std::vector<uint8_t> raw_;  // the chunk's events, encoded: raw_size_ bytes of it
+  size_t raw_size_ = 0;
   uint32_t count_ = 0;
   uint32_t last_tid_ = 0;
   std::vector<ThreadState> threads_;

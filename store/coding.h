@@ -7,15 +7,21 @@
 
 namespace seer::coding {
 
-inline void PutVarint64(std::string* dst, uint64_t v) {
-  char buf[10];
-  int n = 0;
+// Writes `v` at `p`, which has room for 10 bytes; returns the byte after it.
+// For encoders that write into a raw buffer; PutVarint64 appends the same bytes.
+inline uint8_t* EncodeVarint64(uint8_t* p, uint64_t v) {
   while (v >= 0x80) {
-    buf[n++] = static_cast<char>(v | 0x80);
+    *p++ = static_cast<uint8_t>(v | 0x80);
     v >>= 7;
   }
-  buf[n++] = static_cast<char>(v);
-  dst->append(buf, n);
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+
+inline void PutVarint64(std::string* dst, uint64_t v) {
+  uint8_t buf[10];
+  const uint8_t* end = EncodeVarint64(buf, v);
+  dst->append(reinterpret_cast<const char*>(buf), static_cast<size_t>(end - buf));
 }
 
 // Returns the byte after the varint, or nullptr if it is truncated or longer
