@@ -211,6 +211,23 @@ class AttachTest : public ::testing::Test {
   }
   std::string RecorderErr() const { return test::ReadWholeFile(Path("recorder.err")); }
 
+  // Polls the trace being written until its committed counters hold more than
+  // `writes` writes (a fixed sleep is not enough on a loaded machine); false
+  // after `seconds`.
+  bool WaitForCommittedWrites(const std::string& trace, int writes, int seconds) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+    const std::string command = "(" + std::string(kSeer) + " info --json " + trace + " > progress.json) 2>/dev/null";
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::string out;
+      if (scratch_->Run(command, &out) == 0) {
+        const json j = json::parse(test::ReadWholeFile(Path("progress.json")), nullptr, false);
+        if (!j.is_discarded() && j["by_kind"].value("write", 0) > writes) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+
   std::unique_ptr<test::ScratchDir> scratch_;
   Child target_;
   Child recorder_;
@@ -307,9 +324,10 @@ TEST_F(AttachTest, InprocCannotAttach) {
 TEST_F(AttachTest, KilledRecorderStallsTheTargetOnceForTheBoundedWaitAtMost) {
   const pid_t pid = StartTarget();
   ASSERT_GT(pid, 0);
-  // The recorder says nothing until its end: give it time to lay out the rings
-  // and the workers time to map them (its trace then holds writes).
-  StartRecorder(pid, "K.seer", 2000);
+  // The recorder says nothing until its end: wait until its trace holds
+  // committed writes (the rings are laid out and the workers write to them).
+  StartRecorder(pid, "K.seer", 0);
+  ASSERT_TRUE(WaitForCommittedWrites("K.seer", 100, 60)) << "no writes recorded within 60 s: " << RecorderErr();
   kill(recorder_.pid, SIGKILL);
   const double stop_s = StopTarget();
   EXPECT_LT(stop_s, 3.5) << "the target waited for its dead recorder well beyond the bounded wait (2 s)";
