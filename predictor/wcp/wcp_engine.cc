@@ -4,6 +4,10 @@
 
 namespace seer {
 
+namespace {
+constexpr size_t kSpareSectionBytes = size_t{64} << 20;
+}  // namespace
+
 WcpEngine::WcpEngine(const AnalysisOptions& options) : rapid_compatible_(options.rapid_compatible) {}
 
 Status WcpEngine::Begin(const TraceInfo& info) {
@@ -52,16 +56,6 @@ void WcpEngine::Tick(uint32_t tid) {
   ThreadState& t = threads_[tid];
   ++t.n;
   t.h.Set(tid, t.n);
-}
-
-void WcpEngine::CurrentClock(uint32_t tid, VectorClock* out) const {
-  out->CopyFrom(threads_[tid].p);
-  out->Set(tid, threads_[tid].n);
-}
-
-bool WcpEngine::KnownTo(const VectorClock& v, uint32_t tid) const {
-  const ThreadState& t = threads_[tid];
-  return v.LessOrEqual(t.p, tid, t.n);
 }
 
 void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
@@ -136,7 +130,7 @@ void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
     s.release.Clear();
   }
   s.tid = tid;
-  CurrentClock(tid, &s.acquire);
+  s.acquire = t.n;
   l.open = l.queue_base + l.queue.size();
   l.queue.push_back(std::move(s));
   max_queue_entries_ = std::max(max_queue_entries_, ++queue_entries_);
@@ -156,8 +150,11 @@ void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
   Publish(tid, &l, lock, false);  // lines 7-8
   l.h.CopyFrom(t.h);  // line 9
   l.p.CopyFrom(t.p);
-  if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size())
-    l.queue[l.open - l.queue_base].release.CopyFrom(t.h);  // line 10
+  if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size()) {
+    Section& s = l.queue[l.open - l.queue_base];
+    s.release.CopyFrom(t.h);  // line 10
+    s.released = t.n;
+  }
   Tick(tid);
   Trim(&l);
 }
@@ -173,9 +170,12 @@ void WcpEngine::ApplyRuleB(uint32_t tid, LockState* l) {
   for (auto it = l->queue.begin() + static_cast<ptrdiff_t>(next - l->queue_base); next < l->open; ++it, ++next) {
     const Section& s = *it;
     if (s.tid == tid && !rapid_compatible_) continue;
-    // The thread's own earlier acquire is always known to it (C_t only grows).
-    if (s.tid != tid && !KnownTo(s.acquire, tid)) break;
-    t.p.Join(s.release);
+    // The thread's own earlier acquire is always known to it (C_t only grows);
+    // another thread's is known when P_t has reached its local time (Section).
+    if (s.tid != tid && t.p.Get(s.tid) < s.acquire) break;
+    // The same argument for the release: a P that has reached the release's
+    // local time already includes all of it.
+    if (t.p.Get(s.tid) < s.released) t.p.Join(s.release);
   }
 }
 
@@ -216,8 +216,11 @@ void WcpEngine::Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared) 
   auto publish = [&](const std::vector<uint32_t>& vars, bool writes) {
     for (uint32_t x : vars) {
       ReleaseTimes& r = l->vars.At(x);
-      std::vector<PerThreadClock>& by_thread =
-          writes ? (shared ? r.shared_writes : r.writes) : (shared ? r.shared_reads : r.reads);
+      if (!shared) {
+        (writes ? r.writes : r.reads).Publish(PerThreadClock{tid, t.n, released});
+        continue;
+      }
+      std::vector<PerThreadClock>& by_thread = writes ? r.shared_writes : r.shared_reads;
       auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
       if (mine == by_thread.end()) {
         by_thread.push_back(PerThreadClock{tid, t.n, released});
@@ -243,7 +246,11 @@ void WcpEngine::Trim(LockState* l) {
     if (lowest == l->queue_base) return;  // nothing to drop: the usual case
   }
   while (l->queue_base < lowest && !l->queue.empty()) {
-    if (spare_sections_.size() < 64) spare_sections_.push_back(std::move(l->queue.front()));
+    // Kept for reuse up to a memory budget: with many threads a queue can grow
+    // to thousands of sections and shrink at once, and handing their clocks to
+    // malloc only to ask for them again cost more than the analysis itself.
+    if (spare_sections_.size() * (threads_.size() + 1) * sizeof(ClockValue) < kSpareSectionBytes)
+      spare_sections_.push_back(std::move(l->queue.front()));
     l->queue.pop_front();
     ++l->queue_base;
     --queue_entries_;
@@ -261,12 +268,16 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
     LockState& l = locks_.At(s.lock_index);
     const uint32_t x = l.vars.IndexOf(op.object);
     ReleaseTimes& r = l.vars.At(x);
+    auto join = [&](const PerThreadClock& c) {
+      if (t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
+    };
     auto join_others = [&](const std::vector<PerThreadClock>& clocks) {
       for (const PerThreadClock& c : clocks)
-        if (c.tid != tid && t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
+        if (c.tid != tid) join(c);
     };
-    join_others(r.writes);
-    if (write) join_others(r.reads);
+    if (const PerThreadClock* c = r.writes.OtherThan(tid)) join(*c);
+    if (write)
+      if (const PerThreadClock* c = r.reads.OtherThan(tid)) join(*c);
     if (!s.shared) {
       join_others(r.shared_writes);
       if (write) join_others(r.shared_reads);

@@ -35,10 +35,17 @@ class WcpEngine : public Engine {
   const RaceCollector& collector() const { return collector_; }
 
  private:
-  // A critical section in a lock's queue: C_t at its acquire, H_t at its release.
+  // A critical section in a lock's queue: N_t at its acquire, H_t at its release.
+  // Only the acquire's own entry is kept: every clock a P receives is the HB time
+  // of an event that publishes (release, fork, signal; a thread's end), and each
+  // of those is the last event at its local time. So P_u(t) >= N_t(acquire)
+  // holds exactly when P_u includes an HB time of t's at or after the acquire,
+  // which includes C_t(acquire) (P <= H, and H only grows): the paper's test
+  // C_t(acquire) <= C_u is one comparison, not one per thread.
   struct Section {
     uint32_t tid = 0;
-    VectorClock acquire;
+    ClockValue acquire = 0;   // N_t at the acquire
+    ClockValue released = 0;  // N_t at the release: the test reads this, not the clock's storage
     VectorClock release;
   };
   // L^r_{l,x} and L^w_{l,x}, kept per releasing thread so that a thread joins only
@@ -71,6 +78,7 @@ class WcpEngine : public Engine {
     }
     ~SnapshotRef() { Drop(); }
     const VectorClock& operator*() const { return s_->clock; }
+    explicit operator bool() const { return s_ != nullptr; }
 
    private:
     void Drop() {
@@ -79,13 +87,29 @@ class WcpEngine : public Engine {
     Snapshot* s_ = nullptr;
   };
   struct PerThreadClock {
-    uint32_t tid;
-    ClockValue latest;  // clock(tid): local time of the latest release joined
-    SnapshotRef clock;
+    uint32_t tid = 0;
+    ClockValue latest = 0;  // clock(tid): local time of the latest release joined
+    SnapshotRef clock;      // empty: none
+  };
+  // Write-mode sections of one lock are HB-ordered (each acquire joins the last
+  // release), so the join of every other thread's release is the latest release
+  // by a thread other than the accessing one: the latest of all, or for that
+  // release's own thread the latest by anyone else. Two entries instead of one
+  // per thread keep rule (a) constant-time however many threads take the lock.
+  struct LatestReleases {
+    PerThreadClock last, before;  // before.tid != last.tid
+    void Publish(const PerThreadClock& c) {
+      if (c.tid != last.tid && last.clock) before = last;
+      last = c;
+    }
+    const PerThreadClock* OtherThan(uint32_t tid) const {
+      const PerThreadClock& c = last.tid != tid ? last : before;
+      return c.clock ? &c : nullptr;
+    }
   };
   struct ReleaseTimes {
-    std::vector<PerThreadClock> reads, writes;                 // write-mode sections
-    std::vector<PerThreadClock> shared_reads, shared_writes;   // read-mode sections
+    LatestReleases reads, writes;                              // write-mode sections
+    std::vector<PerThreadClock> shared_reads, shared_writes;   // read-mode sections: not ordered
     uint64_t read_mark = 0, write_mark = 0;  // last section that listed x (dedup)
   };
   struct LockState {
@@ -129,9 +153,6 @@ class WcpEngine : public Engine {
   void ApplyRuleB(uint32_t tid, LockState* l);
   bool IsHeld(uint32_t tid, uint64_t lock);  // in write mode
   void Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared);
-  // C_t = P_t[t := N_t] as a value.
-  void CurrentClock(uint32_t tid, VectorClock* out) const;
-  bool KnownTo(const VectorClock& v, uint32_t tid) const;  // v <= C_t
   LockState& Lock(uint64_t lock);
   void Trim(LockState* l);
 
