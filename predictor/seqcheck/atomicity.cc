@@ -26,24 +26,86 @@ const char* Pattern(const Node& a, const Node& e, const Node& b) {
   return names[(IsWrite(a) ? 4 : 0) + (IsWrite(e) ? 2 : 0) + (IsWrite(b) ? 1 : 0)];
 }
 
-// e1 and e2 sit in one section of a lock that e's thread also holds at e, in a
-// conflicting mode: e cannot run between them.
-bool SharesProtectingLock(const TraceModel& m, uint32_t e1, uint32_t e2, uint32_t e) {
-  const Node &n1 = m.node(e1), &n2 = m.node(e2), &ne = m.node(e);
-  std::vector<std::pair<uint32_t, bool>> spanning;
-  m.ForEachOpenAt(n1.tid, n1.pos, [&](uint32_t a) {
-    const Node& na = m.node(a);
-    if (na.match == kNone || m.node(na.match).pos > n2.pos) spanning.push_back({na.lock, (na.flags & kShared) != 0});
-  });
-  if (spanning.empty()) return false;
-  bool blocked = false;
-  m.ForEachOpenAt(ne.tid, ne.pos, [&](uint32_t a) {
-    const Node& na = m.node(a);
-    for (auto [lock, shared] : spanning)
-      if (lock == na.lock && !(shared && (na.flags & kShared))) blocked = true;
-  });
-  return blocked;
-}
+// The locks each access node holds (sections open at it: acquired before it,
+// released at or after it), interned: accesses that hold the same locks share
+// one id, so a question about an intruder's locks is asked once per set.
+class HeldLockSets {
+ public:
+  using Set = std::vector<std::pair<uint32_t, bool>>;  // (lock, read mode), sorted
+
+  explicit HeldLockSets(const TraceModel& m) : of_node_(m.size(), 0) {
+    std::map<Set, uint32_t> ids{{Set{}, 0}};
+    sets_.emplace_back();
+    for (uint32_t t = 0; t < m.threads(); ++t) {
+      Set held;
+      uint32_t id = 0;
+      for (uint32_t node : m.thread_nodes(t)) {
+        const Node& n = m.node(node);
+        of_node_[node] = id;  // before this node's own acquire or release
+        if (!(n.flags & (kAcquires | kReleases))) continue;
+        if (n.flags & kReleases)
+          held.erase(std::remove_if(held.begin(), held.end(), [&](const auto& h) { return h.first == n.lock; }),
+                     held.end());
+        if (n.flags & kAcquires) {
+          held.push_back({n.lock, (n.flags & kShared) != 0});
+          std::sort(held.begin(), held.end());
+        }
+        auto [it, added] = ids.try_emplace(held, static_cast<uint32_t>(sets_.size()));
+        if (added) sets_.push_back(held);
+        id = it->second;
+      }
+    }
+  }
+
+  uint32_t size() const { return static_cast<uint32_t>(sets_.size()); }
+  uint32_t IdOf(uint32_t node) const { return of_node_[node]; }
+  const Set& set(uint32_t id) const { return sets_[id]; }
+
+ private:
+  std::vector<uint32_t> of_node_;
+  std::vector<Set> sets_;
+};
+
+// The locks of e1's thread held from e1 through e2, found once per pair (e1, e2)
+// and asked once per intruder candidate: a candidate e whose thread holds one of
+// them in a conflicting mode cannot run between e1 and e2. The answer depends
+// only on e's held locks: it is kept per lock set for the pair.
+class ProtectingLocks {
+ public:
+  ProtectingLocks(const TraceModel& m, const HeldLockSets& sets)
+      : m_(m), sets_(sets), stamp_(sets.size(), 0), blocks_(sets.size(), 0) {}
+
+  void Reset(uint32_t e1, uint32_t e2) {
+    const Node &n1 = m_.node(e1), &n2 = m_.node(e2);
+    spanning_.clear();
+    ++pair_;
+    m_.ForEachOpenAt(n1.tid, n1.pos, [&](uint32_t a) {
+      const Node& na = m_.node(a);
+      if (na.match == kNone || m_.node(na.match).pos > n2.pos) spanning_.push_back({na.lock, (na.flags & kShared) != 0});
+    });
+  }
+
+  bool Block(uint32_t e) {
+    if (spanning_.empty()) return false;
+    const uint32_t id = sets_.IdOf(e);
+    if (stamp_[id] != pair_) {
+      stamp_[id] = pair_;
+      blocks_[id] = 0;
+      for (auto [lock, shared] : sets_.set(id))
+        for (auto [spanning_lock, spanning_shared] : spanning_)
+          if (lock == spanning_lock && !(shared && spanning_shared)) blocks_[id] = 1;
+    }
+    return blocks_[id] != 0;
+  }
+
+ private:
+  const TraceModel& m_;
+  const HeldLockSets& sets_;
+  std::vector<std::pair<uint32_t, bool>> spanning_;  // (lock, read mode)
+  uint64_t pair_ = 0;
+  std::vector<uint64_t> stamp_;  // per lock set: the pair its answer is for
+  std::vector<uint8_t> blocks_;
+};
 
 // Decides, for the intruders of one pair (e1, e2) of thread t, whether hard
 // orders alone put the intruder between e1 and e2 (e1 -> e -> e2): then every
@@ -101,9 +163,14 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
     (IsWrite(n) ? writes : reads)[n.var].push_back(i);
   }
   // (pattern, pc1, pc, pc2) -> checks tried; a reported key is not tried again.
-  std::map<std::tuple<const char*, uint64_t, uint64_t, uint64_t>, uint32_t> tries;
+  using TryKey = std::tuple<const char*, uint64_t, uint64_t, uint64_t>;
+  std::map<TryKey, uint32_t> tries;
+  TryKey last_key;
+  uint32_t* last_tried = nullptr;
 
   ForcedIntruders forced(m);
+  const HeldLockSets held_sets(m);
+  ProtectingLocks protecting(m, held_sets);
   for (uint32_t t = 0; t < m.threads() && stats->checks < options.max_checks; ++t) {
     std::unordered_map<uint32_t, uint32_t> last;  // var -> previous access of this thread
     uint32_t hard_out = kNone, hard_in = kNone;   // latest positions with hard edges out / in
@@ -119,6 +186,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
       if (e1 == kNone || n2.pos - m.node(e1).pos - 1 > options.window) continue;
       const Node& n1 = m.node(e1);
       forced.Reset(e1, e2, out_before, hard_in);
+      protecting.Reset(e1, e2);
       const auto& pool = (IntruderIsWrite(n1, n2) ? writes : reads)[n2.var];
       const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
       const uint64_t to = e2 + distance;
@@ -128,11 +196,17 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
         const Node& ne = m.node(e);
         if (ne.tid == t) continue;
         const char* pattern = Pattern(n1, ne, n2);
-        auto key = std::make_tuple(pattern, m.event(e1).pc, m.event(e).pc, m.event(e2).pc);
-        uint32_t& tried = tries[key];
+        const TryKey key = std::make_tuple(pattern, m.event(e1).pc, m.event(e).pc, m.event(e2).pc);
+        // Candidates in a row mostly share their key (one loop's accesses):
+        // the last one's entry is reused without a lookup (map entries stay put).
+        if (last_tried == nullptr || key != last_key) {
+          last_key = key;
+          last_tried = &tries[key];
+        }
+        uint32_t& tried = *last_tried;
         if (tried >= options.max_tries) continue;
         ++stats->candidates;
-        if (SharesProtectingLock(m, e1, e2, e)) {
+        if (protecting.Block(e)) {
           ++stats->filtered;
           continue;
         }

@@ -131,10 +131,14 @@ void TraceModel::OpenQuery(const OpenIndex& ix, uint32_t c, Fn&& fn) const {
   // release is at or after c by descending the max-tree.
   size_t end = static_cast<size_t>(std::lower_bound(ix.acq_pos.begin(), ix.acq_pos.end(), c) - ix.acq_pos.begin());
   if (end == 0) return;
-  std::vector<size_t> stack{1};
-  while (!stack.empty()) {
-    size_t v = stack.back();
-    stack.pop_back();
+  // Depth-first with an array stack: this runs once per intruder candidate,
+  // and a heap-allocated stack cost more than the descent. Each level leaves at
+  // most one sibling behind, so the tree's height (< 64) bounds the stack.
+  size_t stack[2 * 64];
+  size_t depth = 0;
+  stack[depth++] = 1;
+  while (depth != 0) {
+    size_t v = stack[--depth];
     // Range of leaves under v.
     size_t lo = v, hi = v;
     while (lo < ix.leaves) {
@@ -148,8 +152,8 @@ void TraceModel::OpenQuery(const OpenIndex& ix, uint32_t c, Fn&& fn) const {
       fn(ix.acq_node[lo]);
       continue;
     }
-    stack.push_back(2 * v + 1);
-    stack.push_back(2 * v);
+    stack[depth++] = 2 * v + 1;
+    stack[depth++] = 2 * v;
   }
 }
 
