@@ -24,11 +24,26 @@ std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e) {
   return StackFrames(details, c != nullptr ? c->stack : std::vector<uint64_t>{e.pc});
 }
 
+namespace {
+
+// Library code the user did not write: system headers (std::mutex::lock inlined
+// from /usr/include) and glibc's own sources, as its debug info names them.
+bool IsSystemFile(const std::string& file) {
+  return file.rfind("/usr/", 0) == 0 || file.rfind("./", 0) == 0 || file.rfind("../", 0) == 0;
+}
+
+}  // namespace
+
 std::string EventSite(const ReportNames& names, ReportDetails* details, const EventRef& e) {
   if (details != nullptr) {
     const std::vector<Frame> frames = EventFrames(*details, e);
-    if (!frames.empty() && !frames[0].function.empty()) {
-      const Frame& f = frames[0];
+    // The innermost frame of the program's own code: a lock is taken "in
+    // Transfer service.cc:36", not in the inlined std::mutex::lock.
+    size_t pick = 0;
+    while (pick < frames.size() && (frames[pick].file.empty() || IsSystemFile(frames[pick].file))) ++pick;
+    if (pick == frames.size()) pick = 0;
+    if (!frames.empty() && !frames[pick].function.empty()) {
+      const Frame& f = frames[pick];
       if (f.file.empty()) return f.function;
       return f.line ? fmt::format("{} {}:{}", f.function, f.file, f.line) : fmt::format("{} {}", f.function, f.file);
     }

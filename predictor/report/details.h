@@ -30,8 +30,9 @@ Status CollectReportDetails(const std::string& path, const TraceInfo& info, cons
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e);
 std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_t>& stack);
 
-// Where an event is: "function file:line" from its innermost frame when
-// `details` symbolise it, else names.Site ("location 12", "pc 0x55d0c4a4b1a9").
+// Where an event is: "function file:line" from its innermost frame in the
+// program's own code (not a system header or glibc) when `details` symbolise it,
+// else names.Site ("location 12", "pc 0x55d0c4a4b1a9").
 std::string EventSite(const ReportNames& names, ReportDetails* details, const EventRef& e);
 
 // "name" or "name+0x30" for an address inside a global (locks are often inside

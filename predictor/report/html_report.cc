@@ -116,7 +116,9 @@ pre.snippet span { display: block; padding: 0 8px; }
 pre.snippet span.hit { background: #ffe3a3; }
 .muted { color: #6b7280; }
 table.lanes { border-collapse: collapse; margin: 6px 0; font-size: 12.5px; }
-table.lanes th, table.lanes td { border: 1px solid #e2e5ea; padding: 2px 8px; text-align: left; white-space: nowrap; }
+.witness { overflow-x: auto; }
+table.lanes th, table.lanes td { border: 1px solid #e2e5ea; padding: 2px 8px; text-align: left; vertical-align: top;
+  max-width: 320px; overflow-wrap: anywhere; }
 table.lanes td.step { color: #6b7280; text-align: right; }
 table.lanes td.key { background: #fbe0e0; font-weight: 600; }
 .hidden { display: none; }
@@ -256,7 +258,8 @@ const groups = new Map();
 for (const engine of Object.keys(report.races)) {
   for (const p of report.races[engine].pairs) {
     const key = Math.min(p.first.location, p.second.location) + ":" + Math.max(p.first.location, p.second.location);
-    if (!groups.has(key)) groups.set(key, {key, pair: p, engines: p.engines});
+    if (!groups.has(key)) groups.set(key, {key, pair: p, engines: p.engines, seen: []});
+    groups.get(key).seen.push(engine + " (events " + p.first.index + " and " + p.second.index + ")");
   }
 }
 const proofRank = {"sound-engine": 0, "witnessed": 1, "first-race": 2, "predicted": 3};
@@ -277,6 +280,8 @@ if (Object.keys(report.races).length) {
     c.append(el("div", {class: "variable"}, "variable: " + v.kind + (v.name ? " '" + v.name + "'" : "") +
                                             " of size " + v.size + " at 0x" + v.address.toString(16)));
     if (p.occurrences > 1) c.append(el("div", {class: "muted"}, "seen " + p.occurrences + " times"));
+    // Engines find the same pair of source positions at different events.
+    c.append(el("div", {class: "muted"}, "reported as: " + g.seen.join(", ")));
     if (p.confirmation) { const l = lanes(p.confirmation, [p.first.index, p.second.index]); if (l) c.append(l); }
     s.append(c);
   }

@@ -199,15 +199,17 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
     body += fmt::format("\ndeadlocks: {}\n", findings.deadlocks.size());
   for (const Deadlock& d : findings.deadlocks) {
     std::string locks;
-    for (const DeadlockThread& t : d.cycle)
-      locks += (locks.empty() ? "" : ", ") + names.Object(EventKind::kAcquire, t.held_lock);
+    // A recorded lock is an address: its global's name says which one.
+    auto lock_text = [&](uint64_t lock) {
+      return details != nullptr ? AddressText(*details, lock) : names.Object(EventKind::kAcquire, lock);
+    };
+    for (const DeadlockThread& t : d.cycle) locks += (locks.empty() ? "" : ", ") + lock_text(t.held_lock);
     body += fmt::format("  {} ({}) on locks {}; witness: {}:\n", d.engine, GuaranteeName(d.guarantee), locks,
                         WitnessNote(d.witness));
     for (const DeadlockThread& t : d.cycle) {
       body += fmt::format("    {} holds {} (acquired at {}, event {}) and wants {} (at {}, event {})\n",
-                          names.Thread(t.tid), names.Object(EventKind::kAcquire, t.held_lock),
-                          EventSite(names, details, t.held_acquire), t.held_acquire.index,
-                          names.Object(EventKind::kAcquire, t.wanted_lock), EventSite(names, details, t.blocked_acquire),
+                          names.Thread(t.tid), lock_text(t.held_lock), EventSite(names, details, t.held_acquire),
+                          t.held_acquire.index, lock_text(t.wanted_lock), EventSite(names, details, t.blocked_acquire),
                           t.blocked_acquire.index);
       if (details != nullptr) {
         body += fmt::format("      {} acquired:\n", AddressText(*details, t.held_lock));
