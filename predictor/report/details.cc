@@ -24,24 +24,22 @@ std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e) {
   return StackFrames(details, c != nullptr ? c->stack : std::vector<uint64_t>{e.pc});
 }
 
-namespace {
-
-// Library code the user did not write: system headers (std::mutex::lock inlined
-// from /usr/include) and glibc's own sources, as its debug info names them.
-bool IsSystemFile(const std::string& file) {
+bool IsLibrarySource(const std::string& file) {
   return file.rfind("/usr/", 0) == 0 || file.rfind("./", 0) == 0 || file.rfind("../", 0) == 0;
 }
 
-}  // namespace
+size_t OwnFrame(const std::vector<Frame>& frames) {
+  for (size_t i = 0; i < frames.size(); ++i)
+    if (!frames[i].file.empty() && !IsLibrarySource(frames[i].file)) return i;
+  return 0;
+}
 
 std::string EventSite(const ReportNames& names, ReportDetails* details, const EventRef& e) {
   if (details != nullptr) {
     const std::vector<Frame> frames = EventFrames(*details, e);
     // The innermost frame of the program's own code: a lock is taken "in
     // Transfer service.cc:36", not in the inlined std::mutex::lock.
-    size_t pick = 0;
-    while (pick < frames.size() && (frames[pick].file.empty() || IsSystemFile(frames[pick].file))) ++pick;
-    if (pick == frames.size()) pick = 0;
+    const size_t pick = OwnFrame(frames);
     if (!frames.empty() && !frames[pick].function.empty()) {
       const Frame& f = frames[pick];
       if (f.file.empty()) return f.function;

@@ -30,6 +30,15 @@ Status CollectReportDetails(const std::string& path, const TraceInfo& info, cons
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e);
 std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_t>& stack);
 
+// Library code the user did not write: system headers (std::mutex::lock inlined
+// from /usr/include) and glibc's own sources as its debug info names them
+// (./nptl/..., ../sysdeps/...).
+bool IsLibrarySource(const std::string& file);
+
+// The index of the innermost frame in the program's own code (the first with a
+// source file that is not IsLibrarySource); 0 when there is none.
+size_t OwnFrame(const std::vector<Frame>& frames);
+
 // Where an event is: "function file:line" from its innermost frame in the
 // program's own code (not a system header or glibc) when `details` symbolise it,
 // else names.Site ("location 12", "pc 0x55d0c4a4b1a9").

@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 // Lines shown before and after a finding's line.
 constexpr uint32_t kSnippetContext = 3;
 
-// The source lines around every line the report's events name (the innermost
-// frame of each, and the first frame in a readable file): {file: {line: text}}.
+// The source lines around the lines of the two innermost frames of each event
+// in the program's own code: {file: {line: text}}.
 json Snippets(const json& report, const fs::path& root) {
   std::map<std::string, std::set<uint32_t>> wanted;
   auto visit_event = [&](const json& e) {
@@ -33,7 +33,7 @@ json Snippets(const json& report, const fs::path& root) {
     int taken = 0;
     for (const json& f : e["stack"]) {
       if (taken == 2) break;
-      if (!f["file"].is_string() || !f["line"].is_number()) continue;
+      if (!f["file"].is_string() || !f["line"].is_number() || IsLibrarySource(f["file"].get<std::string>())) continue;
       wanted[f["file"].get<std::string>()].insert(f["line"].get<uint32_t>());
       ++taken;
     }
@@ -202,7 +202,8 @@ function eventBlock(title, e) {
   if (e.stack.length) div.append(stackList(e));
   let shown = 0;
   for (const f of e.stack) {
-    if (shown === 2 || !f.file || !f.line) continue;
+    // Library sources (as IsLibrarySource in details.h) have no snippet.
+    if (shown === 2 || !f.file || !f.line || /^(\/usr\/|\.\/|\.\.\/)/.test(f.file)) continue;
     const s = snippet(f.file, f.line);
     if (s) { div.append(s); shown++; }
   }

@@ -116,7 +116,7 @@ class SarifWriter {
 
   json Race(const RaceGroup& g) {
     const RacePair& p = *g.pair;
-    const std::string variable = names_.Object(p.first.kind, p.first.object);
+    const std::string variable = Variable(p.first);
     std::string engines;
     for (const RaceResult* r : g.engines) engines += (engines.empty() ? "" : ", ") + r->engine;
     json result = Result(RaceRule(g), g.proof == RaceProof::kPredicted ? "warning" : "error",
@@ -152,8 +152,8 @@ class SarifWriter {
     std::vector<uint64_t> events;
     int id = 1;
     for (const DeadlockThread& t : d.cycle) {
-      const std::string held = names_.Object(EventKind::kAcquire, t.held_lock);
-      const std::string wanted = names_.Object(EventKind::kAcquire, t.wanted_lock);
+      const std::string held = Variable({0, 0, 0, EventKind::kAcquire, t.held_lock, 0});
+      const std::string wanted = Variable({0, 0, 0, EventKind::kAcquire, t.wanted_lock, 0});
       locks += (locks.empty() ? "" : ", ") + held;
       sites += fmt::format("{}{} holds {} (acquired at {}) and wants {} (at {})", sites.empty() ? "" : "; ",
                            names_.Thread(t.tid), held, EventSite(names_, details_, t.held_acquire), wanted,
@@ -184,7 +184,7 @@ class SarifWriter {
 
   json Atomicity(const AtomicityViolation& a) {
     const bool blocks = a.engine == "atomic-blocks";
-    const std::string variable = names_.Object(a.local_first.kind, a.local_first.object);
+    const std::string variable = Variable(a.local_first);
     json result = Result(
         blocks ? "SEER3002" : "SEER3001", "error",
         fmt::format("{} ({}) on {}: {} {} at {}; then {} {} at {}; then {} {} at {}.",
@@ -231,6 +231,14 @@ class SarifWriter {
             {"message", {{"text", message}}}};
   }
 
+  // The trace's name for the accessed object or lock, or its global's
+  // ("counter", "g_accounts+0x28") in a symbolised recorded trace, or its address.
+  std::string Variable(const EventRef& e) {
+    std::string name = names_.ObjectName(e.kind, e.object);
+    if (name.empty() && details_ != nullptr) name = GlobalName(*details_, e.object);
+    return name.empty() ? names_.Object(e.kind, e.object) : name;
+  }
+
   std::vector<Frame> Frames(const EventRef& e) {
     if (details_ == nullptr) return {};
     return EventFrames(*details_, e);
@@ -268,8 +276,10 @@ class SarifWriter {
   }
 
   json Location(const EventRef& e, const std::string& role) {
+    // The program's own frame: an alert in an inlined std::mutex::lock of
+    // /usr/include would point outside the repository.
     const std::vector<Frame> frames = Frames(e);
-    json loc = FrameLocation(frames.empty() ? nullptr : &frames[0], e.pc);
+    json loc = FrameLocation(frames.empty() ? nullptr : &frames[OwnFrame(frames)], e.pc);
     loc["message"] = {{"text", fmt::format("{}: {} {} by {} (event {})", role, EventKindName(e.kind),
                                            names_.Object(e.kind, e.object), names_.Thread(e.tid), e.index)}};
     return loc;
@@ -300,7 +310,7 @@ class SarifWriter {
     const std::vector<Frame> frames = Frames(e);
     std::string kind(EventKindName(e.kind));
     if (frames.empty()) return kind + "@" + names_.Site(e.pc);
-    const Frame& f = frames[0];
+    const Frame& f = frames[OwnFrame(frames)];
     if (!f.file.empty())
       return fmt::format("{}@{}:{}:{}", kind, f.function, fs::path(f.file).filename().string(), f.line);
     if (!f.module.empty()) return fmt::format("{}@{}+{:#x}", kind, fs::path(f.module).filename().string(), f.offset);
