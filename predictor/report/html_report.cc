@@ -151,10 +151,21 @@ function el(tag, attrs, ...children) {
   return node;
 }
 
+// Library sources, as IsLibrarySource in predictor/report/details.h.
+const librarySource = /^(\/usr\/|\.\/|\.\.\/)/;
+
+// The event's innermost frame in the program's own code, as the text report
+// names it: a lock is taken in Transfer, not in the inlined std::mutex::lock.
 function where(e) {
-  if (e.function && e.file) return e.function + " " + e.file + (e.line ? ":" + e.line : "");
-  if (e.function) return e.function;
+  const own = e.stack.find(f => f.file && !librarySource.test(f.file)) || e;
+  if (own.function && own.file) return own.function + " " + own.file + (own.line ? ":" + own.line : "");
+  if (own.function) return own.function;
   return "location " + e.location;
+}
+
+// A lock as the reports name it, with its global's name when it has one.
+function lockName(name) {
+  return data.lock_names[name] ? name + " '" + data.lock_names[name] + "'" : name;
 }
 
 // --- summary -------------------------------------------------------------
@@ -202,8 +213,7 @@ function eventBlock(title, e) {
   if (e.stack.length) div.append(stackList(e));
   let shown = 0;
   for (const f of e.stack) {
-    // Library sources (as IsLibrarySource in details.h) have no snippet.
-    if (shown === 2 || !f.file || !f.line || /^(\/usr\/|\.\/|\.\.\/)/.test(f.file)) continue;
+    if (shown === 2 || !f.file || !f.line || librarySource.test(f.file)) continue;
     const s = snippet(f.file, f.line);
     if (s) { div.append(s); shown++; }
   }
@@ -270,7 +280,8 @@ if (Object.keys(report.races).length) {
   for (const g of raceGroups) {
     const p = g.pair, proven = p.proof !== "predicted";
     const c = card("race", g.engines, proven, [p.first.index, p.second.index],
-                   "Data race on " + p.variable,
+                   "Data race on " + p.variable +
+                   (p.variable_details.name ? " '" + p.variable_details.name + "'" : ""),
                    [[proven ? "proven" : "predicted only", proven ? "proven" : "predicted"],
                     ...g.engines.map(n => [n + " (" + report.races[n].guarantee + ")"])]);
     c.setAttribute("data-locations", g.key);
@@ -292,10 +303,10 @@ if (report.analyses.includes("deadlock") || report.deadlocks.length) {
   const s = section("deadlock", "Deadlocks: " + report.deadlocks.length);
   for (const d of report.deadlocks) {
     const c = card("deadlock", [d.engine], true, d.events.map(e => e.index),
-                   "Deadlock on locks " + d.locks.join(", "), [["proven", "proven"], [d.engine + " (" + d.guarantee + ")"]]);
+                   "Deadlock on locks " + d.locks.map(lockName).join(", "), [["proven", "proven"], [d.engine + " (" + d.guarantee + ")"]]);
     for (const t of d.cycle) {
-      c.append(eventBlock(t.thread_name + " holds " + t.held_lock + ", acquired", t.held_acquire));
-      c.append(eventBlock(t.thread_name + " wants " + t.wanted_lock, t.blocked_acquire));
+      c.append(eventBlock(t.thread_name + " holds " + lockName(t.held_lock) + ", acquired", t.held_acquire));
+      c.append(eventBlock(t.thread_name + " wants " + lockName(t.wanted_lock), t.blocked_acquire));
     }
     const l = lanes(d.witness, d.events.map(e => e.index));
     if (l) c.append(l);
@@ -371,6 +382,18 @@ Status HtmlReport(const TraceReader& trace, const Findings& findings, const std:
   page["report"] = json::parse(JsonReport(trace, findings, analyses, details));
   page["sources"] = Snippets(page["report"], root);
   page["schedule_events"] = ScheduleEventsJson(trace, details, schedule_events);
+  // Recorded locks are addresses: the globals they are in name them.
+  json lock_names = json::object();
+  if (details != nullptr) {
+    const ReportNames names(trace);
+    for (const Deadlock& d : findings.deadlocks)
+      for (const DeadlockThread& t : d.cycle)
+        for (uint64_t lock : {t.held_lock, t.wanted_lock}) {
+          const std::string name = GlobalName(*details, lock);
+          if (!name.empty()) lock_names[names.Object(EventKind::kAcquire, lock)] = name;
+        }
+  }
+  page["lock_names"] = lock_names;
   // Inside <script>, "</script>" or "<!--" in a string would end or change the
   // element: every '<' is written as its JSON escape.
   std::string text = page.dump(-1, ' ', false, json::error_handler_t::replace);

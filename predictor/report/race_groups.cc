@@ -40,7 +40,9 @@ std::vector<RaceGroup> GroupRaces(const Findings& findings) {
       if (fresh) groups.push_back({&p, {}});
       RaceGroup& g = groups[it->second];
       if (g.engines.empty() || g.engines.back() != &r) g.engines.push_back(&r);
-      if (p.confirmed && g.confirmation == nullptr) g.confirmation = &p;
+      // SeqCheck decides a pair once for all engines; prefer a confirmed copy all the same.
+      if (p.confirmed && (g.confirmation == nullptr || (*p.confirmed && !*g.confirmation->confirmed)))
+        g.confirmation = &p;
       RaceProof proof = EngineProof(r, p);
       if (p.confirmed.value_or(false) && proof > RaceProof::kWitnessed) proof = RaceProof::kWitnessed;
       if (proof < g.proof) {
