@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -21,12 +22,27 @@ using nlohmann::json;
 
 constexpr int kPid = 1;
 
+// A JSON string literal.
+std::string Quoted(const std::string& s) { return json(s).dump(-1, ' ', false, json::error_handler_t::replace); }
+
+// One trace event, kept small: a window holds up to millions of them, and they
+// are sorted before they are written.
+struct TraceEvent {
+  uint64_t ts;
+  uint32_t tid;
+  char ph;          // 'B', 'E', 'i', 's', 'f'
+  uint64_t id = 0;  // flows
+  std::string name;  // quoted
+  const char* cat = "";
+  std::string args;  // a JSON object, or ""
+};
+
 // A span open on a thread's track.
 struct OpenSpan {
-  std::string name;
-  std::string cat;
+  std::string name;  // quoted
+  const char* cat;
   uint64_t object;  // the lock, or the condition variable of a wait
-  json args;
+  std::string args;
 };
 
 struct ThreadTrack {
@@ -41,42 +57,45 @@ class TimelineBuilder {
 
   void Add(const Event& e) {
     ThreadTrack& t = tracks_[e.tid];
-    const double ts = static_cast<double>(e.index);
+    const uint64_t ts = e.index;
     if (!t.seen) {
       t.seen = true;
-      Begin(e.tid, ts, {"thread " + names_.Thread(e.tid), "thread", 0, {{"first_event", e.index}}});
+      Begin(e.tid, ts, {Quoted("thread " + names_.Thread(e.tid)), "thread", 0,
+                        fmt::format(R"({{"first_event":{}}})", e.index)});
       auto fork = pending_forks_.find(e.tid);
       if (fork != pending_forks_.end()) {
-        Flow("f", e.tid, ts, fork->second, "fork");
+        Flow('f', e.tid, ts, fork->second, "fork");
         pending_forks_.erase(fork);
       }
     }
     t.last = e.index;
     // A span covers its events: it ends after its closing event.
-    const double after = ts + 1;
+    const uint64_t after = ts + 1;
     switch (e.kind) {
       case EventKind::kAcquire:
-        Begin(e.tid, ts, {LockName(e.object) + " held", "lock", e.object, LockArgs(e)});
+        Begin(e.tid, ts, {HeldName(e.object), "lock", e.object, LockArgs(e)});
         break;
       case EventKind::kRelease:
         End(e.tid, after, "lock", e.object);
         break;
       case EventKind::kCondWaitBegin:
         End(e.tid, ts, "lock", e.aux);  // the wait releases the mutex: its hold ends as the wait starts
-        Begin(e.tid, ts, {"wait " + names_.Object(e.kind, e.object), "cond", e.object,
-                          {{"cond", names_.Object(e.kind, e.object)}, {"mutex", LockName(e.aux)}, {"event", e.index}}});
+        Begin(e.tid, ts,
+              {Quoted("wait " + names_.Object(e.kind, e.object)), "cond", e.object,
+               fmt::format(R"({{"cond":{},"mutex":{},"event":{}}})", Quoted(names_.Object(e.kind, e.object)),
+                           Quoted(LockName(e.aux)), e.index)});
         break;
       case EventKind::kCondWaitEnd: {
         End(e.tid, after, "cond", e.object);
         Event reacquire = e;  // the wait returns holding the mutex again
         reacquire.kind = EventKind::kAcquire;
         reacquire.object = e.aux;
-        Begin(e.tid, after, {LockName(e.aux) + " held", "lock", e.aux, LockArgs(reacquire)});
+        Begin(e.tid, after, {HeldName(e.aux), "lock", e.aux, LockArgs(reacquire)});
         break;
       }
       case EventKind::kFork: {
         const uint64_t id = next_flow_++;
-        Flow("s", e.tid, ts, id, "fork");
+        Flow('s', e.tid, ts, id, "fork");
         pending_forks_[static_cast<uint32_t>(e.object)] = id;
         break;
       }
@@ -84,8 +103,8 @@ class TimelineBuilder {
         auto child = tracks_.find(static_cast<uint32_t>(e.object));
         if (child != tracks_.end() && child->second.seen) {
           const uint64_t id = next_flow_++;
-          Flow("s", child->first, static_cast<double>(child->second.last), id, "join");
-          Flow("f", e.tid, ts, id, "join");
+          Flow('s', child->first, child->second.last, id, "join");
+          Flow('f', e.tid, ts, id, "join");
         }
         break;
       }
@@ -103,14 +122,8 @@ class TimelineBuilder {
       if (e.index < from || e.index >= to) return;
       args["event"] = e.index;
       args["site"] = EventSite(names_, details_, e);
-      events_.push_back({{"ph", "i"},
-                         {"s", "t"},
-                         {"name", name},
-                         {"cat", "finding"},
-                         {"pid", kPid},
-                         {"tid", e.tid},
-                         {"ts", static_cast<double>(e.index)},
-                         {"args", args}});
+      events_.push_back({e.index, e.tid, 'i', 0, Quoted(name), "finding",
+                         args.dump(-1, ' ', false, json::error_handler_t::replace)});
     };
     int n = 0;
     for (const RaceGroup& g : GroupRaces(findings)) {
@@ -148,33 +161,40 @@ class TimelineBuilder {
     }
   }
 
-  std::string Finish(const std::string& path, uint64_t from, uint64_t to) {
+  void Finish(const std::string& path, uint64_t from, uint64_t to, std::string* out) {
     for (auto& [tid, t] : tracks_)
-      if (t.seen) CloseAll(tid, static_cast<double>(t.last) + 1);
+      if (t.seen) CloseAll(tid, t.last + 1);
     // Flows that reach back (a join's start on the child's last event) and
     // instants were added out of time order: order by time, keeping the order
     // of equal times (an End before the Begin that follows it).
     std::stable_sort(events_.begin(), events_.end(),
-                     [](const json& a, const json& b) { return a["ts"].get<double>() < b["ts"].get<double>(); });
-    json all = json::array();
-    all.push_back({{"ph", "M"}, {"name", "process_name"}, {"pid", kPid}, {"tid", 0},
-                   {"args", {{"name", "seer trace " + path}}}});
+                     [](const TraceEvent& a, const TraceEvent& b) { return a.ts < b.ts; });
+    out->clear();
+    out->reserve(events_.size() * 96);
+    *out += "{\"traceEvents\":[\n";
+    *out += fmt::format(R"({{"ph":"M","name":"process_name","pid":{},"tid":0,"args":{{"name":{}}}}})", kPid,
+                        Quoted("seer trace " + path));
     for (const auto& [tid, t] : tracks_) {
       if (!t.seen) continue;
-      all.push_back({{"ph", "M"}, {"name", "thread_name"}, {"pid", kPid}, {"tid", tid},
-                     {"args", {{"name", names_.Thread(tid)}}}});
-      all.push_back({{"ph", "M"}, {"name", "thread_sort_index"}, {"pid", kPid}, {"tid", tid},
-                     {"args", {{"sort_index", tid}}}});
+      *out += fmt::format(",\n" R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})", kPid,
+                          tid, Quoted(names_.Thread(tid)));
+      *out += fmt::format(",\n" R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+                          kPid, tid, tid);
     }
-    for (json& e : events_) all.push_back(std::move(e));
-    json out = {{"traceEvents", all},
-                {"displayTimeUnit", "ns"},
-                {"otherData",
-                 {{"trace", path},
-                  {"window", fmt::format("{}:{}", from, to)},
-                  {"time", "ts is the event's position in the trace's total order (1 us per event): the trace "
-                           "keeps no clock per event"}}}};
-    return out.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+    for (const TraceEvent& e : events_) {
+      *out += fmt::format(",\n" R"({{"ph":"{}","pid":{},"tid":{},"ts":{})", e.ph, kPid, e.tid, e.ts);
+      if (!e.name.empty()) *out += fmt::format(R"(,"name":{},"cat":"{}")", e.name, e.cat);
+      if (e.ph == 's' || e.ph == 'f') *out += fmt::format(R"(,"id":{})", e.id);
+      if (e.ph == 'f') *out += R"(,"bp":"e")";  // binds to the slice enclosing it
+      if (e.ph == 'i') *out += R"(,"s":"t")";
+      if (!e.args.empty()) *out += R"(,"args":)" + e.args;
+      *out += "}";
+    }
+    *out += fmt::format(
+        "\n],\n" R"("displayTimeUnit":"ns","otherData":{{"trace":{},"window":"{}:{}","time":{}}}}})" "\n",
+        Quoted(path), from, to,
+        Quoted("ts is the event's position in the trace's total order (1 us per event): the trace keeps no clock "
+               "per event"));
   }
 
  private:
@@ -184,48 +204,63 @@ class TimelineBuilder {
     return name.empty() ? names_.Object(EventKind::kAcquire, lock) : name;
   }
 
-  json LockArgs(const Event& e) {
-    return {{"lock", LockName(e.object)},
-            {"mode", e.mode == static_cast<uint8_t>(LockMode::kShared) ? "read" : "exclusive"},
-            {"site", EventSite(names_, details_, EventRef::Of(e))},
-            {"event", e.index}};
+  // Names and sites repeat: each is looked up and quoted once.
+  const std::string& HeldName(uint64_t lock) {
+    auto [it, fresh] = held_names_.try_emplace(lock);
+    if (fresh) it->second = Quoted(LockName(lock) + " held");
+    return it->second;
+  }
+  const std::string& QuotedLock(uint64_t lock) {
+    auto [it, fresh] = lock_names_.try_emplace(lock);
+    if (fresh) it->second = Quoted(LockName(lock));
+    return it->second;
+  }
+  const std::string& QuotedSite(const Event& e) {
+    auto [it, fresh] = sites_.try_emplace(e.pc);
+    if (fresh) it->second = Quoted(EventSite(names_, details_, EventRef::Of(e)));
+    return it->second;
   }
 
-  void Emit(const char* ph, uint32_t tid, double ts, const OpenSpan& span, bool with_args) {
-    json e = {{"ph", ph}, {"name", span.name}, {"cat", span.cat}, {"pid", kPid}, {"tid", tid}, {"ts", ts}};
-    if (with_args) e["args"] = span.args;
-    events_.push_back(std::move(e));
+  std::string LockArgs(const Event& e) {
+    return fmt::format(R"({{"lock":{},"mode":"{}","site":{},"event":{}}})", QuotedLock(e.object),
+                       e.mode == static_cast<uint8_t>(LockMode::kShared) ? "read" : "exclusive", QuotedSite(e),
+                       e.index);
   }
 
-  void Begin(uint32_t tid, double ts, OpenSpan span) {
-    Emit("B", tid, ts, span, true);
+  void Begin(uint32_t tid, uint64_t ts, OpenSpan span) {
+    events_.push_back({ts, tid, 'B', 0, span.name, span.cat, span.args});
     tracks_[tid].open.push_back(std::move(span));
+  }
+
+  // An E names the span it closes: viewers do not need it, checkers of the
+  // nesting do.
+  void EndSpan(uint32_t tid, uint64_t ts, const OpenSpan& span) {
+    events_.push_back({ts, tid, 'E', 0, span.name, span.cat, ""});
   }
 
   // Ends the innermost open span of (cat, object). Spans opened after it end
   // first and open again at once: hand-over-hand locking releases out of order,
   // and a track's spans must nest.
-  void End(uint32_t tid, double ts, const char* cat, uint64_t object) {
+  void End(uint32_t tid, uint64_t ts, const char* cat, uint64_t object) {
     std::vector<OpenSpan>& open = tracks_[tid].open;
     size_t i = open.size();
-    while (i > 0 && !(open[i - 1].cat == cat && open[i - 1].object == object)) --i;
+    while (i > 0 && !(std::string_view(open[i - 1].cat) == cat && open[i - 1].object == object)) --i;
     if (i == 0) return;  // opened before the window
-    std::vector<OpenSpan> above(open.begin() + static_cast<ptrdiff_t>(i), open.end());
-    for (size_t k = open.size(); k > i - 1; --k) Emit("E", tid, ts, open[k - 1], false);
+    std::vector<OpenSpan> above(std::make_move_iterator(open.begin() + static_cast<ptrdiff_t>(i)),
+                                std::make_move_iterator(open.end()));
+    for (size_t k = open.size(); k > i - 1; --k) EndSpan(tid, ts, open[k - 1]);
     open.resize(i - 1);
     for (OpenSpan& s : above) Begin(tid, ts, std::move(s));
   }
 
-  void CloseAll(uint32_t tid, double ts) {
+  void CloseAll(uint32_t tid, uint64_t ts) {
     std::vector<OpenSpan>& open = tracks_[tid].open;
-    for (size_t k = open.size(); k > 0; --k) Emit("E", tid, ts, open[k - 1], false);
+    for (size_t k = open.size(); k > 0; --k) EndSpan(tid, ts, open[k - 1]);
     open.clear();
   }
 
-  void Flow(const char* ph, uint32_t tid, double ts, uint64_t id, const char* name) {
-    json e = {{"ph", ph}, {"name", name}, {"cat", "thread"}, {"id", id}, {"pid", kPid}, {"tid", tid}, {"ts", ts}};
-    if (ph[0] == 'f') e["bp"] = "e";  // binds to the slice enclosing it
-    events_.push_back(std::move(e));
+  void Flow(char ph, uint32_t tid, uint64_t ts, uint64_t id, const char* name) {
+    events_.push_back({ts, tid, ph, id, Quoted(name), "thread", ""});
   }
 
   const ReportNames names_;
@@ -233,7 +268,8 @@ class TimelineBuilder {
   std::map<uint32_t, ThreadTrack> tracks_;
   std::map<uint32_t, uint64_t> pending_forks_;  // child tid -> flow id
   uint64_t next_flow_ = 1;
-  std::vector<json> events_;
+  std::unordered_map<uint64_t, std::string> held_names_, lock_names_, sites_;
+  std::vector<TraceEvent> events_;
 };
 
 }  // namespace
@@ -267,7 +303,7 @@ Status PerfettoTimeline(const std::string& path, const Findings& findings, Repor
       if (e.index >= options.from && e.index < to) builder.Add(e);
   }
   builder.AddFindings(findings, options.from, to);
-  *out = builder.Finish(path, options.from, to);
+  builder.Finish(path, options.from, to, out);
   return Status::Ok();
 }
 
