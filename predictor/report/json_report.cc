@@ -1,6 +1,5 @@
 // The JSON report. Its schema is a contract with tools (docs/cli.md): add keys,
 // never rename or remove them.
-#include <algorithm>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -121,14 +120,8 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
   const RaceIndex groups(findings);
   json races = json::object();
   for (const RaceResult& r : findings.races) {
-    // The proven pairs first, then in the engine's (trace) order.
-    std::vector<const RacePair*> ordered;
-    for (const RacePair& p : r.pairs) ordered.push_back(&p);
-    std::stable_sort(ordered.begin(), ordered.end(), [&](const RacePair* a, const RacePair* b) {
-      return groups.Of(*a).proof < groups.Of(*b).proof;
-    });
     json pairs = json::array();
-    for (const RacePair* pp : ordered) {
+    for (const RacePair* pp : groups.ProvenFirst(r)) {
       const RacePair& p = *pp;
       const RaceGroup& g = groups.Of(p);
       pairs.push_back({{"first", event(p.first)},

@@ -87,6 +87,14 @@ RaceIndex::RaceIndex(const Findings& findings) : groups_(GroupRaces(findings)) {
 
 const RaceGroup& RaceIndex::Of(const RacePair& pair) const { return groups_[by_key_.at(PcKey(pair))]; }
 
+std::vector<const RacePair*> RaceIndex::ProvenFirst(const RaceResult& result) const {
+  std::vector<const RacePair*> pairs;
+  for (const RacePair& p : result.pairs) pairs.push_back(&p);
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [&](const RacePair* a, const RacePair* b) { return Of(*a).proof < Of(*b).proof; });
+  return pairs;
+}
+
 std::vector<std::string> RaceIndex::Engines(const RacePair& pair) const {
   std::vector<std::string> names;
   for (const RaceResult* r : Of(pair).engines) names.push_back(r->engine);

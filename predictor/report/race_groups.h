@@ -47,6 +47,8 @@ class RaceIndex {
   // The names of the engines that report the pair's unordered (pc, pc).
   std::vector<std::string> Engines(const RacePair& pair) const;
   const std::vector<RaceGroup>& groups() const { return groups_; }
+  // One engine's pairs, the proven first, then in the engine's (trace) order.
+  std::vector<const RacePair*> ProvenFirst(const RaceResult& result) const;
 
  private:
   std::vector<RaceGroup> groups_;

@@ -6,7 +6,6 @@
 // predict it and what proves it, the proven pairs first.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <filesystem>
 
 #include "predictor/report/details.h"
@@ -135,15 +134,6 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
   return out;
 }
 
-// An engine's pairs, the proven first, then in the engine's (trace) order.
-std::vector<const RacePair*> ProvenFirst(const RaceIndex& races, const RaceResult& r) {
-  std::vector<const RacePair*> pairs;
-  for (const RacePair& p : r.pairs) pairs.push_back(&p);
-  std::stable_sort(pairs.begin(), pairs.end(),
-                   [&](const RacePair* a, const RacePair* b) { return races.Of(*a).proof < races.Of(*b).proof; });
-  return pairs;
-}
-
 // The stack of an event of a deadlock or atomicity violation, under its line.
 std::string EventStack(ReportDetails* details, const EventRef& e, const std::string& indent) {
   return details == nullptr ? "" : FramesText(EventFrames(*details, e), indent);
@@ -183,7 +173,7 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
                         r.racy_events, r.racy_locations);
     body += fmt::format("  guarantee: {}: {}\n", GuaranteeName(r.guarantee), GuaranteeDescription(r.guarantee));
     if (details != nullptr) continue;
-    for (const RacePair* p : ProvenFirst(races, r)) {
+    for (const RacePair* p : races.ProvenFirst(r)) {
       body += fmt::format("  race on {}: {} and {}", names.Object(p->first.kind, p->first.object),
                           Describe(names, details, p->first), Describe(names, details, p->second));
       if (p->occurrences > 1) body += fmt::format(", {} times", p->occurrences);
