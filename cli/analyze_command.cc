@@ -1,5 +1,5 @@
 // `seer analyze T.seer`: runs the selected analyses over one decode of the trace
-// and reports their findings as text or JSON.
+// and reports their findings as text, JSON, SARIF or an HTML page.
 #include <memory>
 
 #include "cli/commands.h"
@@ -17,6 +17,7 @@ struct AnalyzeCommandOptions {
   std::string analyses;
   std::string format = "text";
   std::string output;
+  std::string source_root;
   bool fail_on_findings = false;
   std::vector<std::string> binary_dirs;
   bool no_symbolize = false;
@@ -46,8 +47,19 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
     if (!s.ok()) return Fail(s.WithContext("collecting stacks for the report"));
     with = &details;
   }
-  const std::string report = o.format == "json" ? JsonReport(*run.reader, run.findings, names, with)
-                                                : TextReport(*run.reader, run.findings, names, with);
+  std::string report;
+  ReportOptions report_options;
+  report_options.source_root = o.source_root;
+  if (o.format == "json") {
+    report = JsonReport(*run.reader, run.findings, names, with);
+  } else if (o.format == "sarif") {
+    s = SarifReport(*run.reader, run.findings, names, with, report_options, &report);
+  } else if (o.format == "html") {
+    s = HtmlReport(*run.reader, run.findings, names, with, report_options, &report);
+  } else {
+    report = TextReport(*run.reader, run.findings, names, with);
+  }
+  if (!s.ok()) return Fail(s.WithContext("writing the report"));
   Output out;
   s = out.Open(o.output);
   if (s.ok()) s = out.Write(report);
@@ -74,8 +86,11 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
   cmd->add_option("trace", o->input, "trace file")->required();
   cmd->add_option("-a,--analysis", o->analyses, "comma-separated analyses (default: the default set)");
   cmd->add_option("--format", o->format, "report format")
-      ->check(CLI::IsMember({"text", "json"}))
+      ->check(CLI::IsMember({"text", "json", "sarif", "html"}))
       ->capture_default_str();
+  cmd->add_option("--source-root", o->source_root,
+                  "sarif: source paths are written relative to this folder; html: relative source paths are read from it "
+                  "(default: the current folder)");
   cmd->add_option("-o,--output", o->output, "file to write the report to (default: stdout)");
   cmd->add_option("--binary-dir", o->binary_dirs,
                   "folder to look in (by file name and build-id) for a recorded binary that moved or changed; "

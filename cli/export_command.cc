@@ -1,12 +1,18 @@
-// `seer export T.seer --format std [-o FILE]`: writes a trace as STD text.
-#include <memory>
-
+// `seer export T.seer --format std|perfetto [-o FILE]`: writes a trace as STD
+// text, or as a timeline (Chrome trace-event JSON, which Perfetto opens) with
+// the findings of the selected analyses as instant events.
 #include <fmt/format.h>
+
+#include <charconv>
+#include <memory>
 
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "interop/std_export.h"
+#include "predictor/analyze.h"
+#include "predictor/report/details.h"
+#include "predictor/report/perfetto_timeline.h"
 
 namespace seer::cli {
 namespace {
@@ -15,9 +21,36 @@ struct ExportOptions {
   std::string input;
   std::string format = "std";
   std::string output;
+  // perfetto only
+  std::string window;
+  uint64_t max_events = TimelineOptions().max_events;
+  std::string analyses;
+  bool no_findings = false;
+  std::vector<std::string> binary_dirs;
+  bool no_symbolize = false;
 };
 
-int RunExport(const ExportOptions& o) {
+bool ParsePosition(const std::string& text, uint64_t* out) {
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, *out);
+  return ec == std::errc() && ptr == end;
+}
+
+// "FROM:TO", "FROM:" or ":TO", trace positions, TO exclusive.
+Status ParseWindow(const std::string& text, TimelineOptions* options) {
+  const size_t colon = text.find(':');
+  const std::string from = text.substr(0, colon);
+  const std::string to = colon == std::string::npos ? std::string() : text.substr(colon + 1);
+  const Status bad = Status::InvalidArgument("--window " + text +
+                                             ": expected FROM:TO, FROM: or :TO (event positions, TO excluded)");
+  if (colon == std::string::npos || (from.empty() && to.empty())) return bad;
+  if (!from.empty() && !ParsePosition(from, &options->from)) return bad;
+  if (!to.empty() && !ParsePosition(to, &options->to)) return bad;
+  if (options->from >= options->to) return bad;
+  return Status::Ok();
+}
+
+int RunStd(const ExportOptions& o) {
   std::unique_ptr<TraceReader> reader;
   Status s = TraceReader::Open(o.input, &reader);
   if (!s.ok()) return Fail(s);
@@ -44,14 +77,77 @@ int RunExport(const ExportOptions& o) {
   return kExitOk;
 }
 
+int RunPerfetto(const ExportOptions& o) {
+  TimelineOptions timeline;
+  timeline.max_events = o.max_events;
+  Status s;
+  if (!o.window.empty()) {
+    s = ParseWindow(o.window, &timeline);
+    if (!s.ok()) return Fail(s);
+  }
+  std::vector<const EngineSpec*> specs;
+  if (!o.no_findings) {
+    s = SelectEngines(o.analyses, &specs);
+    if (!s.ok()) return Fail(s);
+  }
+  // The analyses run over the whole trace: a finding inside the window may
+  // need events before it.
+  AnalysisRun run;
+  {
+    Progress progress("events");
+    s = RunAnalyses(o.input, specs, AnalysisOptions(), &run, progress.Callback());
+  }
+  if (!s.ok()) return Fail(s);
+  ReportDetails details;
+  ReportDetails* with = nullptr;
+  if (!o.no_symbolize && !run.reader->info().modules.empty()) {
+    SymbolizerOptions symbols;
+    symbols.binary_dirs = o.binary_dirs;
+    s = CollectReportDetails(o.input, run.reader->info(), run.findings, symbols, &details);
+    if (!s.ok()) return Fail(s.WithContext("collecting stacks for the findings"));
+    with = &details;
+  }
+  std::string json;
+  s = PerfettoTimeline(o.input, run.findings, with, timeline, &json);
+  if (!s.ok()) return Fail(s);
+  Output out;
+  s = out.Open(o.output);
+  if (s.ok()) s = out.Write(json);
+  if (s.ok()) s = out.Close();
+  if (!s.ok()) return Fail(s);
+  return kExitOk;
+}
+
+int RunExport(const ExportOptions& o) {
+  if (o.format == "std") {
+    if (!o.window.empty() || o.no_findings || !o.analyses.empty())
+      return Fail(Status::InvalidArgument("--window, --analysis and --no-findings apply to --format perfetto"));
+    return RunStd(o);
+  }
+  return RunPerfetto(o);
+}
+
 }  // namespace
 
 void RegisterExport(CLI::App& app, Runner& runner) {
   auto o = std::make_shared<ExportOptions>();
-  CLI::App* cmd = app.add_subcommand("export", "Write a trace as text (STD, RAPID's format)");
+  CLI::App* cmd = app.add_subcommand(
+      "export", "Write a trace as text (STD, RAPID's format) or as a timeline (Chrome trace JSON, for Perfetto)");
   cmd->add_option("trace", o->input, "trace file")->required();
-  cmd->add_option("--format", o->format, "output format")->check(CLI::IsMember({"std"}))->capture_default_str();
+  cmd->add_option("--format", o->format, "output format")
+      ->check(CLI::IsMember({"std", "perfetto"}))
+      ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "file to write (default: stdout)");
+  cmd->add_option("--window", o->window,
+                  "perfetto: only the events at positions FROM to TO (excluded): FROM:TO, FROM: or :TO");
+  cmd->add_option("--max-events", o->max_events, "perfetto: most events the window may hold")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("-a,--analysis", o->analyses,
+                  "perfetto: analyses whose findings are marked on the timeline (default: the default set)");
+  cmd->add_flag("--no-findings", o->no_findings, "perfetto: run no analysis, mark no finding");
+  cmd->add_option("--binary-dir", o->binary_dirs, "perfetto: folder to look in for a moved or changed binary");
+  cmd->add_flag("--no-symbolize", o->no_symbolize, "perfetto: name locks and sites by address only");
   cmd->callback([o, &runner] { runner.run = [o] { return RunExport(*o); }; });
 }
 

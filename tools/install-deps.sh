@@ -10,7 +10,11 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libclang-rt-14-dev
+  nodejs chromium chromium-driver
 )
+# nodejs, chromium: the report-format tests run Microsoft's SARIF validator and
+# open the HTML report and a timeline in headless Chromium (tests/report/formats;
+# npm installs the validator and playwright-core into the build folder).
 
 missing=()
 for p in "${packages[@]}"; do

@@ -2,45 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-
 namespace seer {
-namespace {
-
-std::pair<uint64_t, uint64_t> PcKey(const RacePair& p) {
-  return {std::min(p.first.pc, p.second.pc), std::max(p.first.pc, p.second.pc)};
-}
-
-}  // namespace
 
 Status CollectReportDetails(const std::string& path, const TraceInfo& info, const Findings& findings,
                             const SymbolizerOptions& options, ReportDetails* out) {
   out->symbolizer = std::make_unique<Symbolizer>(info.modules, options);
   return ReportContext::Collect(path, findings, &out->context);
 }
-
-std::vector<RaceGroup> GroupRaces(const Findings& findings) {
-  std::vector<RaceGroup> groups;
-  std::map<std::pair<uint64_t, uint64_t>, size_t> by_key;
-  for (const RaceResult& r : findings.races) {
-    for (const RacePair& p : r.pairs) {
-      auto [it, fresh] = by_key.emplace(PcKey(p), groups.size());
-      if (fresh) groups.push_back({&p, {}});
-      std::vector<const RaceResult*>& engines = groups[it->second].engines;
-      if (engines.empty() || engines.back() != &r) engines.push_back(&r);
-    }
-  }
-  return groups;
-}
-
-RaceEngines::RaceEngines(const Findings& findings) {
-  for (const RaceGroup& g : GroupRaces(findings)) {
-    std::vector<std::string>& names = engines_[PcKey(*g.pair)];
-    for (const RaceResult* r : g.engines) names.push_back(r->engine);
-  }
-}
-
-const std::vector<std::string>& RaceEngines::Of(const RacePair& pair) const { return engines_.at(PcKey(pair)); }
 
 std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_t>& stack) {
   std::vector<Frame> frames;
@@ -54,6 +22,31 @@ std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e) {
   const EventContext* c = details.context.At(e.index);
   return StackFrames(details, c != nullptr ? c->stack : std::vector<uint64_t>{e.pc});
+}
+
+bool IsLibrarySource(const std::string& file) {
+  return file.rfind("/usr/", 0) == 0 || file.rfind("./", 0) == 0 || file.rfind("../", 0) == 0;
+}
+
+size_t OwnFrame(const std::vector<Frame>& frames) {
+  for (size_t i = 0; i < frames.size(); ++i)
+    if (!frames[i].file.empty() && !IsLibrarySource(frames[i].file)) return i;
+  return 0;
+}
+
+std::string EventSite(const ReportNames& names, ReportDetails* details, const EventRef& e) {
+  if (details != nullptr) {
+    const std::vector<Frame> frames = EventFrames(*details, e);
+    // The innermost frame of the program's own code: a lock is taken "in
+    // Transfer service.cc:36", not in the inlined std::mutex::lock.
+    const size_t pick = OwnFrame(frames);
+    if (!frames.empty() && !frames[pick].function.empty()) {
+      const Frame& f = frames[pick];
+      if (f.file.empty()) return f.function;
+      return f.line ? fmt::format("{} {}:{}", f.function, f.file, f.line) : fmt::format("{} {}", f.function, f.file);
+    }
+  }
+  return names.Site(e.pc);
 }
 
 std::string GlobalName(ReportDetails& details, uint64_t address) {

@@ -1,17 +1,15 @@
-// The source-level details both report writers show for recorded traces: stacks
-// of symbolised frames, the raced variable (global, heap block, a thread's stack
-// or TLS variable), and the race
-// pairs of all engines grouped by their pair of program counters.
+// The source-level details the report writers show for recorded traces: stacks
+// of symbolised frames and the raced variable (global, heap block, a thread's
+// stack or TLS variable).
 #pragma once
 
-#include <map>
 #include <memory>
-#include <utility>
 #include <string>
 #include <vector>
 
 #include "predictor/findings.h"
 #include "predictor/report/context.h"
+#include "predictor/report/report.h"
 #include "predictor/symbolize/symbolizer.h"
 #include "seer/trace.h"
 
@@ -27,27 +25,24 @@ struct ReportDetails {
 Status CollectReportDetails(const std::string& path, const TraceInfo& info, const Findings& findings,
                             const SymbolizerOptions& options, ReportDetails* out);
 
-// One race pair as every engine that found it reports it (same unordered pcs).
-struct RaceGroup {
-  const RacePair* pair = nullptr;            // as the first of those engines reports it
-  std::vector<const RaceResult*> engines;    // in the order of findings.races
-};
-std::vector<RaceGroup> GroupRaces(const Findings& findings);
-
-// The names of the engines that report each race pair's unordered (pc, pc).
-class RaceEngines {
- public:
-  explicit RaceEngines(const Findings& findings);
-  const std::vector<std::string>& Of(const RacePair& pair) const;
-
- private:
-  std::map<std::pair<uint64_t, uint64_t>, std::vector<std::string>> engines_;
-};
-
 // The symbolised frames of the event's stack, innermost first (its own pc when
 // no stack was collected).
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e);
 std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_t>& stack);
+
+// Library code the user did not write: system headers (std::mutex::lock inlined
+// from /usr/include) and glibc's own sources as its debug info names them
+// (./nptl/..., ../sysdeps/...).
+bool IsLibrarySource(const std::string& file);
+
+// The index of the innermost frame in the program's own code (the first with a
+// source file that is not IsLibrarySource); 0 when there is none.
+size_t OwnFrame(const std::vector<Frame>& frames);
+
+// Where an event is: "function file:line" from its innermost frame in the
+// program's own code (not a system header or glibc) when `details` symbolise it,
+// else names.Site ("location 12", "pc 0x55d0c4a4b1a9").
+std::string EventSite(const ReportNames& names, ReportDetails* details, const EventRef& e);
 
 // "name" or "name+0x30" for an address inside a global (locks are often inside
 // one: a struct, an array); "" otherwise.

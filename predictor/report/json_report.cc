@@ -1,12 +1,13 @@
 // The JSON report. Its schema is a contract with tools (docs/cli.md): add keys,
 // never rename or remove them.
-#include <cstddef>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "predictor/report/details.h"
 #include "predictor/report/json_util.h"
+#include "predictor/report/race_groups.h"
+#include "predictor/report/schedule_events.h"
 #include "predictor/report/report.h"
 
 namespace seer {
@@ -64,15 +65,8 @@ json EventJson(const ReportNames& names, const EventRef& e, ReportDetails* detai
   return j;
 }
 
-// Schedules can be millions of positions long: the report keeps the end, where
-// the bug happens.
-constexpr size_t kScheduleTail = 50;
-
 json WitnessJson(const Witness& w) {
-  const size_t from = w.schedule.size() > kScheduleTail ? w.schedule.size() - kScheduleTail : 0;
-  return {{"validated", w.validated},
-          {"length", w.schedule.size()},
-          {"schedule_tail", std::vector<uint64_t>(w.schedule.begin() + static_cast<ptrdiff_t>(from), w.schedule.end())}};
+  return {{"validated", w.validated}, {"length", w.schedule.size()}, {"schedule_tail", ScheduleTail(w)}};
 }
 
 // An event of a deadlock or atomicity violation, with its part in the finding.
@@ -123,16 +117,20 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                   {"complete", info.complete}};
   out["analyses"] = analyses;
 
-  const RaceEngines engines(findings);
+  const RaceIndex groups(findings);
   json races = json::object();
   for (const RaceResult& r : findings.races) {
     json pairs = json::array();
-    for (const RacePair& p : r.pairs) {
+    for (const RacePair* pp : groups.ProvenFirst(r)) {
+      const RacePair& p = *pp;
+      const RaceGroup& g = groups.Of(p);
       pairs.push_back({{"first", event(p.first)},
                        {"second", event(p.second)},
                        {"variable", names.Object(p.first.kind, p.first.object)},
                        {"occurrences", p.occurrences},
-                       {"engines", engines.Of(p)},
+                       {"engines", groups.Engines(p)},
+                       {"proof", RaceProofName(g.proof)},
+                       {"proof_description", ProofText(g)},
                        {"variable_details", VariableJson(details, p)},
                        {"confirmed", p.confirmed ? json(*p.confirmed) : json(nullptr)}});
       if (p.confirmed.value_or(false)) pairs.back()["confirmation"] = WitnessJson(p.confirmation);

@@ -48,6 +48,11 @@ std::string ReportNames::Object(EventKind kind, uint64_t object) const {
   return (IsMemoryEvent(kind) ? "V" : "L") + std::to_string(object);
 }
 
+std::string ReportNames::Site(uint64_t pc) const {
+  if (trace_.info().Meta(meta::kPcKind) == "location") return "location " + std::to_string(pc);
+  return fmt::format("pc {:#x}", pc);
+}
+
 std::string LostSummary(const TraceCounters& counters) {
   const uint64_t total = counters.TotalLost();
   if (total == 0) return "0";

@@ -1,5 +1,6 @@
-// Reports of an analysis run: text for people, JSON for tools. The JSON schema is
-// documented in docs/cli.md and kept stable. Both name threads, variables and
+// Reports of an analysis run: text for people, JSON for tools, SARIF for code
+// scanning, one HTML page to open and share. The formats are documented in
+// docs/cli.md (the JSON schema is kept stable). All name threads, variables and
 // locks with the names the trace keeps, and fall back to ids and addresses.
 #pragma once
 
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "predictor/findings.h"
+#include "seer/status.h"
 #include "seer/trace.h"
 
 namespace seer {
@@ -19,6 +21,22 @@ std::string TextReport(const TraceReader& trace, const Findings& findings,
                        const std::vector<std::string>& analyses, ReportDetails* details = nullptr);
 std::string JsonReport(const TraceReader& trace, const Findings& findings,
                        const std::vector<std::string>& analyses, ReportDetails* details = nullptr);
+
+struct ReportOptions {
+  // SARIF: source paths under it are written relative to it (the SRCROOT base
+  // id); HTML: relative source paths are read from it. Default: the current folder.
+  std::string source_root;
+};
+
+// SARIF 2.1.0: one run, a rule per finding kind, results with locations, stacks,
+// the witness schedule as thread flows and fingerprints stable across runs.
+// Reads the trace (info().path) again for the schedules' events.
+Status SarifReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
+                   ReportDetails* details, const ReportOptions& options, std::string* out);
+// One self-contained HTML page (inline CSS and script, no network): summary,
+// findings by kind with source snippets, stacks, locks, witness lanes, filters.
+Status HtmlReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
+                  ReportDetails* details, const ReportOptions& options, std::string* out);
 
 // Findings a user should look at: race pairs, deadlocks, atomicity violations.
 uint64_t CountFindings(const Findings& findings);
@@ -35,6 +53,9 @@ class ReportNames {
   // ObjectName, or V<id> / L<id> in traces that number their objects (as STD
   // export names them), or the hex address in recorded traces.
   std::string Object(EventKind kind, uint64_t object) const;
+  // Where an event is, without symbols: "location 12" in traces that number
+  // their locations (imported, generated), "pc 0x55d0c4a4b1a9" in recorded ones.
+  std::string Site(uint64_t pc) const;
 
  private:
   const TraceReader& trace_;

@@ -1,20 +1,23 @@
 // The text report: a header that says what was analysed (and whether events were
 // lost, which limits every verdict), then one section per race engine, the
-// deadlocks and the atomicity violations. For recorded traces each race pair is
-// then shown once, in the shape of a ThreadSanitizer report, with the engines
-// that predict it.
+// deadlocks and the atomicity violations (each only when its analysis ran, so
+// that 0 means "ran and found none"). For recorded traces each race pair is then
+// shown once, in the shape of a ThreadSanitizer report, with the engines that
+// predict it and what proves it, the proven pairs first.
 #include <fmt/format.h>
 
 #include <filesystem>
 
 #include "predictor/report/details.h"
+#include "predictor/report/race_groups.h"
 #include "predictor/report/report.h"
 
 namespace seer {
 namespace {
 
-std::string Describe(const ReportNames& names, const EventRef& e) {
-  return fmt::format("{} {} at location {} (event {})", names.Thread(e.tid), EventKindName(e.kind), e.pc, e.index);
+std::string Describe(const ReportNames& names, ReportDetails* details, const EventRef& e) {
+  return fmt::format("{} {} at {} (event {})", names.Thread(e.tid), EventKindName(e.kind), EventSite(names, details, e),
+                     e.index);
 }
 
 // --confirm-races: what SeqCheck said about the pair, if it was asked.
@@ -91,6 +94,7 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
   for (const RaceResult* r : g.engines)
     engines += fmt::format("{}{} ({})", engines.empty() ? "" : ", ", r->engine, GuaranteeName(r->guarantee));
   std::string out = fmt::format("WARNING: data race (predicted by {}){}\n", engines, ConfirmationNote(p));
+  out += "  " + ProofText(g) + "\n";
   // Like ThreadSanitizer: the later access first, then the earlier one.
   out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind), p.second.size,
                      p.second.object, names.Thread(p.second.tid), p.second.index);
@@ -135,6 +139,12 @@ std::string EventStack(ReportDetails* details, const EventRef& e, const std::str
   return details == nullptr ? "" : FramesText(EventFrames(*details, e), indent);
 }
 
+bool Ran(const std::vector<std::string>& analyses, const char* name) {
+  for (const std::string& a : analyses)
+    if (a == name) return true;
+  return false;
+}
+
 }  // namespace
 
 std::string TextReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
@@ -152,9 +162,10 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   out += fmt::format("analyses: {}\n", list.empty() ? "none" : list);
 
   // Symbolise first, so that the warnings about modules can head the report.
+  const RaceIndex races(findings);
   std::string entries;
   if (details != nullptr)
-    for (const RaceGroup& g : GroupRaces(findings)) entries += "\n" + RaceEntry(names, *details, g);
+    for (const RaceGroup& g : races.groups()) entries += "\n" + RaceEntry(names, *details, g);
 
   std::string body;
   for (const RaceResult& r : findings.races) {
@@ -162,27 +173,34 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
                         r.racy_events, r.racy_locations);
     body += fmt::format("  guarantee: {}: {}\n", GuaranteeName(r.guarantee), GuaranteeDescription(r.guarantee));
     if (details != nullptr) continue;
-    for (const RacePair& p : r.pairs) {
-      body += fmt::format("  race on {}: {} and {}", names.Object(p.first.kind, p.first.object),
-                          Describe(names, p.first), Describe(names, p.second));
-      if (p.occurrences > 1) body += fmt::format(", {} times", p.occurrences);
-      body += ConfirmationNote(p) + "\n";
+    for (const RacePair* p : races.ProvenFirst(r)) {
+      body += fmt::format("  race on {}: {} and {}", names.Object(p->first.kind, p->first.object),
+                          Describe(names, details, p->first), Describe(names, details, p->second));
+      if (p->occurrences > 1) body += fmt::format(", {} times", p->occurrences);
+      body += ConfirmationNote(*p) + "\n";
+      body += "    " + ProofText(races.Of(*p)) + "\n";
     }
   }
   body += entries;
 
-  body += fmt::format("\ndeadlocks: {}\n", findings.deadlocks.size());
+  // Sections of analyses that did not run are left out: "deadlocks: 0" must
+  // mean that the deadlock analysis ran and found none.
+  if (Ran(analyses, "deadlock") || !findings.deadlocks.empty())
+    body += fmt::format("\ndeadlocks: {}\n", findings.deadlocks.size());
   for (const Deadlock& d : findings.deadlocks) {
     std::string locks;
-    for (const DeadlockThread& t : d.cycle)
-      locks += (locks.empty() ? "" : ", ") + names.Object(EventKind::kAcquire, t.held_lock);
+    // A recorded lock is an address: its global's name says which one.
+    auto lock_text = [&](uint64_t lock) {
+      return details != nullptr ? AddressText(*details, lock) : names.Object(EventKind::kAcquire, lock);
+    };
+    for (const DeadlockThread& t : d.cycle) locks += (locks.empty() ? "" : ", ") + lock_text(t.held_lock);
     body += fmt::format("  {} ({}) on locks {}; witness: {}:\n", d.engine, GuaranteeName(d.guarantee), locks,
                         WitnessNote(d.witness));
     for (const DeadlockThread& t : d.cycle) {
-      body += fmt::format("    {} holds {} (acquired at location {}, event {}) and wants {} (location {}, event {})\n",
-                          names.Thread(t.tid), names.Object(EventKind::kAcquire, t.held_lock), t.held_acquire.pc,
-                          t.held_acquire.index, names.Object(EventKind::kAcquire, t.wanted_lock),
-                          t.blocked_acquire.pc, t.blocked_acquire.index);
+      body += fmt::format("    {} holds {} (acquired at {}, event {}) and wants {} (at {}, event {})\n",
+                          names.Thread(t.tid), lock_text(t.held_lock), EventSite(names, details, t.held_acquire),
+                          t.held_acquire.index, lock_text(t.wanted_lock), EventSite(names, details, t.blocked_acquire),
+                          t.blocked_acquire.index);
       if (details != nullptr) {
         body += fmt::format("      {} acquired:\n", AddressText(*details, t.held_lock));
         body += EventStack(details, t.held_acquire, "        ");
@@ -192,11 +210,13 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
     }
   }
 
-  body += fmt::format("\natomicity violations: {}\n", findings.atomicity.size());
+  if (Ran(analyses, "atomicity") || Ran(analyses, "atomic-blocks") || !findings.atomicity.empty())
+    body += fmt::format("\natomicity violations: {}\n", findings.atomicity.size());
   for (const AtomicityViolation& a : findings.atomicity) {
     body += fmt::format("  {} {} on {}: {}; then {}; then {} (witness: {})\n", a.engine, a.pattern,
-                        names.Object(a.local_first.kind, a.local_first.object), Describe(names, a.local_first),
-                        Describe(names, a.remote), Describe(names, a.local_second), WitnessNote(a.witness));
+                        names.Object(a.local_first.kind, a.local_first.object), Describe(names, details, a.local_first),
+                        Describe(names, details, a.remote), Describe(names, details, a.local_second),
+                        WitnessNote(a.witness));
     if (details != nullptr) {
       for (const EventRef* e : {&a.local_first, &a.remote, &a.local_second}) {
         body += fmt::format("    {} {} (event {}):\n", names.Thread(e->tid), EventKindName(e->kind), e->index);

@@ -4,7 +4,10 @@
 // the lost update's three accesses.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <set>
+#include <sstream>
 
 #include "recorded_program.h"
 
@@ -86,6 +89,54 @@ TEST(DemoTest, ClangBuildReportNamesTheThreeBugs) {
   EXPECT_TRUE(HasRace(report, Line("DEMO-RACE-WRITE"), Line("DEMO-RACE-READ"))) << report["races"].dump(1);
   EXPECT_TRUE(HasDeadlock(report)) << report["deadlocks"].dump(1);
   EXPECT_TRUE(HasLostUpdate(report)) << report["atomicity"].dump(1);
+}
+
+// The text report of a recorded run names each lock of the deadlock by its
+// global and each acquisition by the program's own function and line (not a raw
+// pc, not the inlined std::mutex::lock), and each race warning says what proves it.
+TEST(DemoTest, TextReportNamesLockSitesAndProofs) {
+  const std::string dir = testing::MakeTempDir("demo-text");
+  ASSERT_FALSE(dir.empty());
+  const std::string prog = dir + "/service", trace = dir + "/demo.seer", text = dir + "/report.txt";
+  ASSERT_EQ(Shell(std::string(SEER_CXX) + " -O1 " + SEER_DEMO_SOURCE + " -o " + prog + " -pthread"), 0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + trace + " -- " + prog + " >/dev/null"), 0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -o " + text + " " + trace), 0);
+  std::ifstream in(text);
+  const std::string report((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+
+  bool held = false, wanted = false;
+  size_t lines = 0;
+  std::istringstream lines_in(report);
+  for (std::string line; std::getline(lines_in, line);) {
+    if (line.find(" holds ") == std::string::npos || line.find(" and wants ") == std::string::npos) continue;
+    ++lines;
+    EXPECT_EQ(line.find("location "), std::string::npos) << line;
+    EXPECT_EQ(line.find("gthr-default.h"), std::string::npos) << line;
+    EXPECT_NE(line.find("g_accounts"), std::string::npos) << line;
+    held |= line.find("(acquired at (anonymous namespace)::Transfer(") != std::string::npos &&
+            line.find(Line("DEMO-DEADLOCK-FIRST") + ", event") != std::string::npos;
+    wanted |= line.find(Line("DEMO-DEADLOCK-SECOND") + ", event") != std::string::npos;
+  }
+  EXPECT_EQ(lines, 2u) << report;
+  EXPECT_TRUE(held) << report;
+  EXPECT_TRUE(wanted) << report;
+
+  // Every warning is followed by what proves it; the proven ones come first.
+  size_t warnings = 0, proofs = 0;
+  bool predicted_seen = false, proven_after_predicted = false;
+  std::istringstream again(report);
+  for (std::string line, previous; std::getline(again, line); previous = line) {
+    if (line.rfind("WARNING: data race", 0) == 0) ++warnings;
+    if (previous.rfind("WARNING: data race", 0) != 0) continue;
+    const bool proven = line.rfind("  proven: ", 0) == 0, predicted = line.rfind("  predicted only: ", 0) == 0;
+    proofs += proven || predicted;
+    proven_after_predicted |= proven && predicted_seen;
+    predicted_seen |= predicted;
+  }
+  EXPECT_GT(warnings, 0u);
+  EXPECT_EQ(proofs, warnings) << report;
+  EXPECT_FALSE(proven_after_predicted) << report;
 }
 
 // Real probes: the sync events come from the uprobes, the accesses from the

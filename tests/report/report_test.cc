@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 
 #include "predictor/analyze.h"
 #include "predictor/report/details.h"
@@ -199,6 +200,34 @@ TEST_F(ReportTest, CliAnalyzeTakesBinaryDir) {
             std::string::npos)
       << report_text;
   EXPECT_EQ(Shell(std::string(SEER_BIN) + " analyze --binary-dir 2>/dev/null " + trace_), 2);
+}
+
+// SARIF of a recorded program: locations relative to --source-root, and
+// fingerprints made of source positions only, so that another recording (other
+// addresses: ASLR) of the same binary gives the same ones.
+TEST_F(ReportTest, SarifFingerprintsSurviveAnotherRecording) {
+  const std::string again = dir_ + "/again.seer";
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + again + " -- " + prog_), 0);
+  auto fingerprints = [&](const std::string& trace, const std::string& out) {
+    EXPECT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb --format sarif --source-root " + SEER_REPORT_PROGRAMS +
+                    " -o " + out + " " + trace),
+              0);
+    const json sarif = testing::ReadJson(out);
+    std::set<std::string> prints;
+    if (!sarif.is_object()) return prints;
+    for (const json& r : sarif["runs"][0]["results"]) {
+      prints.insert(r["partialFingerprints"]["seerFinding/v1"].get<std::string>());
+      for (const json& l : r["locations"]) {
+        EXPECT_EQ(l["physicalLocation"]["artifactLocation"]["uri"], "racy.c") << l.dump();
+        EXPECT_EQ(l["physicalLocation"]["artifactLocation"]["uriBaseId"], "SRCROOT") << l.dump();
+      }
+    }
+    return prints;
+  };
+  const std::set<std::string> first = fingerprints(trace_, dir_ + "/1.sarif");
+  const std::set<std::string> second = fingerprints(again, dir_ + "/2.sarif");
+  EXPECT_FALSE(first.empty());
+  EXPECT_EQ(first, second);
 }
 
 }  // namespace
