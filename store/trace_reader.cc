@@ -3,7 +3,9 @@
 // that it carries seer's tables and a format version this build reads. Events are
 // decoded chunk by chunk; every inconsistency becomes a Corruption naming the file
 // and the chunk.
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include "seer/trace.h"
 #include "store/chunk_codec.h"
 #include "store/coding.h"
+#include "store/lmdb_check.h"
 #include "store/lmdb_util.h"
 #include "store/tables.h"
 
@@ -42,28 +45,38 @@ class LmdbTraceReader final : public TraceReader {
     // LMDB keeps two meta pages at the front; anything shorter cannot be one.
     if (st.st_size < 8192) return Status::Corruption(path + ": not a seer trace (too short to be a trace file)");
 
+    // Check the whole structure LMDB will walk before it maps the file
+    // (store/lmdb_check.h): LMDB itself trusts every page number and size.
+    LmdbFileLayout layout;
+    {
+      int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return Status::IOError(path + ": " + std::strerror(errno));
+      Status s = CheckLmdbFile(fd, static_cast<uint64_t>(st.st_size), &layout);
+      close(fd);
+      if (!s.ok()) return s.WithContext(path);
+    }
+
     int rc = mdb_env_create(&env_);
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
     mdb_env_set_maxdbs(env_, 8);
+    // Map what the checked commit covers, not the map size its meta page asks
+    // for: a damaged one could ask for any size. LMDB grows the map itself if
+    // the file has gained commits since the check (then caught below).
+    mdb_env_set_mapsize(env_, (layout.last_page + 1) * layout.page_size);
     rc = mdb_env_open(env_, path.c_str(), MDB_NOSUBDIR | MDB_NOLOCK | MDB_RDONLY, 0600);
     if (rc == MDB_INVALID) return Status::Corruption(path + ": not a seer trace (not an LMDB file)");
     if (rc == MDB_VERSION_MISMATCH)
       return Status::NotSupported(path + ": written by an incompatible LMDB version");
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
 
-    // A file cut short (copy interrupted, disk full) would fault on the missing
-    // pages; compare its size with what its last commit claims first.
-    MDB_envinfo env_info;
-    MDB_stat env_stat;
-    mdb_env_info(env_, &env_info);
-    mdb_env_stat(env_, &env_stat);
-    const uint64_t needed = (static_cast<uint64_t>(env_info.me_last_pgno) + 1) * env_stat.ms_psize;
-    if (static_cast<uint64_t>(st.st_size) < needed)
-      return Status::Corruption(path + ": truncated: the file has " + std::to_string(st.st_size) +
-                                " bytes, its last commit needs " + std::to_string(needed));
-
     rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_);
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
+    // The check and LMDB must see the same commit: a file still being written
+    // may have gained one in between, whose pages were not checked.
+    if (mdb_txn_id(txn_) != layout.txnid) {
+      changed_ = true;
+      return Status::IOError(path + ": the file kept changing while being opened");
+    }
     for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_}, {db::kThreads, &threads_db_},
                              {db::kModules, &modules_db_}, {db::kNames, &names_db_},
                              {db::kCounters, &counters_db_}, {db::kChunks, &chunks_db_}}) {
@@ -86,6 +99,8 @@ class LmdbTraceReader final : public TraceReader {
   }
 
   const TraceInfo& info() const override { return info_; }
+  // Open failed because the file gained a commit meanwhile: worth another try.
+  bool changed() const { return changed_; }
 
   std::string Name(Namespace ns, uint64_t id) const override {
     std::string k = NameKey(ns, id);
@@ -211,17 +226,21 @@ class LmdbTraceReader final : public TraceReader {
   int64_t chunk_number_ = -1;
   uint64_t next_index_ = 0;
   bool at_end_ = false;
+  bool changed_ = false;
   Status error_;
 };
 
 }  // namespace
 
 Status TraceReader::Open(const std::string& path, std::unique_ptr<TraceReader>* out) {
-  auto reader = std::make_unique<LmdbTraceReader>(path);
-  Status s = reader->Open();
-  if (!s.ok()) return s;
-  *out = std::move(reader);
-  return Status::Ok();
+  for (int attempt = 0;; ++attempt) {
+    auto reader = std::make_unique<LmdbTraceReader>(path);
+    Status s = reader->Open();
+    if (!s.ok() && reader->changed() && attempt < 10) continue;
+    if (!s.ok()) return s;
+    *out = std::move(reader);
+    return Status::Ok();
+  }
 }
 
 }  // namespace seer
