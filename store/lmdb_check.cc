@@ -309,7 +309,8 @@ Status CheckLmdbFile(int fd, uint64_t file_size, LmdbFileLayout* layout) {
   if (!s.ok()) return s;
   if (metas[0].magic != kMagic) return Status::Corruption("not a seer trace (not an LMDB file)");
   if (metas[0].version != kDataVersion)
-    return Status::NotSupported("written by an incompatible LMDB version (data version " + Str(metas[0].version) + ")");
+    return Status::Corruption("damaged: meta page 0 gives LMDB data version " + Str(metas[0].version) +
+                              " (seer reads version " + Str(kDataVersion) + ")");
   const uint32_t page_size = metas[0].page_size();
   if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0)
     return Status::Corruption("damaged: meta page 0 gives a page size of " + Str(page_size));

@@ -134,6 +134,41 @@ Status DecodeCounters(const std::string& s, TraceCounters* c) {
   return Status::Ok();
 }
 
+uint64_t TableRecordHash(std::string_view table, std::string_view key, std::string_view value) {
+  // FNV-1a over the three fields and their lengths, then a 64-bit finaliser
+  // (splitmix64's) so that the sum of many hashes stays well mixed.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto add = [&h](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+    for (int i = 0; i < 8; ++i) h = (h ^ ((s.size() >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+  };
+  add(table);
+  add(key);
+  add(value);
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+std::string FormatTablesChecksum(uint64_t sum) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, sum >>= 4) out[i] = kHex[sum & 0xf];
+  return out;
+}
+
+bool ParseTablesChecksum(const std::string& text, uint64_t* sum) {
+  if (text.size() != 16) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return false;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  *sum = v;
+  return true;
+}
+
 std::string NameKey(Namespace ns, uint64_t id) {
   return std::string(1, static_cast<char>(ns)) + coding::BigEndianKey(id);
 }

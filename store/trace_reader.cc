@@ -86,8 +86,10 @@ class LmdbTraceReader final : public TraceReader {
       if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
     }
 
+    // The format version first: another version's tables need not add up.
     Status s = ReadMeta();
     if (s.ok()) s = ReadTables();
+    if (s.ok()) s = CheckTablesChecksum();
     if (!s.ok()) return s.WithContext(path);
 
     MDB_stat chunk_stat;
@@ -142,8 +144,15 @@ class LmdbTraceReader final : public TraceReader {
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, "meta");
     MDB_val key, val;
     for (rc = mdb_cursor_get(c, &key, &val, MDB_FIRST); rc == MDB_SUCCESS;
-         rc = mdb_cursor_get(c, &key, &val, MDB_NEXT))
-      info_.meta[std::string(lmdb::View(key))] = std::string(lmdb::View(val));
+         rc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
+      std::string k(lmdb::View(key));
+      if (k == meta::kTablesChecksum) {
+        stored_checksum_ = std::string(lmdb::View(val));
+        continue;
+      }
+      tables_checksum_ += TableRecordHash(db::kMeta, k, lmdb::View(val));
+      info_.meta[std::move(k)] = std::string(lmdb::View(val));
+    }
     mdb_cursor_close(c);
     const std::string version = info_.Meta(meta::kFormatVersion);
     if (version.empty()) return Status::Corruption("not a seer trace (no format version)");
@@ -158,37 +167,61 @@ class LmdbTraceReader final : public TraceReader {
     return Status::Ok();
   }
 
+  // After ReadMeta and ReadTables have summed every record: the tables are
+  // exactly what the writer committed, or damaged.
+  Status CheckTablesChecksum() {
+    uint64_t stored = 0;
+    if (!ParseTablesChecksum(stored_checksum_, &stored))
+      return Status::Corruption("damaged: the tables' checksum is missing or unreadable");
+    if (stored != tables_checksum_)
+      return Status::Corruption(
+          "damaged: the tables (metadata, threads, modules, names, counters) do not match their checksum");
+    return Status::Ok();
+  }
+
+  // Reads the thread, module and counters tables and sums every record of them
+  // and of the names table into the tables' checksum.
   Status ReadTables() {
-    auto scan = [&](MDB_dbi dbi, auto&& fn) -> Status {
+    auto scan = [&](MDB_dbi dbi, const char* table, auto&& fn) -> Status {
       MDB_cursor* c = nullptr;
       int rc = mdb_cursor_open(txn_, dbi, &c);
       if (rc != MDB_SUCCESS) return lmdb::Check(rc, "cursor");
       MDB_val key, val;
       Status s;
       for (rc = mdb_cursor_get(c, &key, &val, MDB_FIRST); rc == MDB_SUCCESS && s.ok();
-           rc = mdb_cursor_get(c, &key, &val, MDB_NEXT))
-        s = fn(std::string(lmdb::View(val)));
+           rc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
+        tables_checksum_ += TableRecordHash(table, lmdb::View(key), lmdb::View(val));
+        s = fn(lmdb::View(key), lmdb::View(val));
+        if (!s.ok()) s = Status::Corruption("damaged: " + s.message());
+      }
       mdb_cursor_close(c);
       return s;
     };
-    Status s = scan(threads_db_, [&](const std::string& v) {
+    Status s = scan(threads_db_, db::kThreads, [&](std::string_view, std::string_view v) {
       ThreadInfo t;
-      Status st = DecodeThread(v, &t);
+      Status st = DecodeThread(std::string(v), &t);
       if (st.ok()) info_.threads.push_back(std::move(t));
       return st;
     });
     if (!s.ok()) return s;
-    s = scan(modules_db_, [&](const std::string& v) {
+    s = scan(modules_db_, db::kModules, [&](std::string_view, std::string_view v) {
       ModuleInfo m;
-      Status st = DecodeModule(v, &m);
+      Status st = DecodeModule(std::string(v), &m);
       if (st.ok()) info_.modules.push_back(std::move(m));
       return st;
     });
     if (!s.ok()) return s;
-    MDB_val key = lmdb::Val("all"), val;
-    if (mdb_get(txn_, counters_db_, &key, &val) == MDB_SUCCESS)
-      return DecodeCounters(std::string(lmdb::View(val)), &info_.counters);
-    return Status::Corruption("no counters record");
+    s = scan(names_db_, db::kNames, [](std::string_view, std::string_view) { return Status::Ok(); });
+    if (!s.ok()) return s;
+    bool have_counters = false;
+    s = scan(counters_db_, db::kCounters, [&](std::string_view k, std::string_view v) {
+      if (k != "all") return Status::Ok();
+      have_counters = true;
+      return DecodeCounters(std::string(v), &info_.counters);
+    });
+    if (!s.ok()) return s;
+    if (!have_counters) return Status::Corruption("no counters record");
+    return Status::Ok();
   }
 
   Status LoadNextChunk() {
@@ -227,6 +260,8 @@ class LmdbTraceReader final : public TraceReader {
   uint64_t next_index_ = 0;
   bool at_end_ = false;
   bool changed_ = false;
+  uint64_t tables_checksum_ = 0;  // summed while reading the tables
+  std::string stored_checksum_;
   Status error_;
 };
 

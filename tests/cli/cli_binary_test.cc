@@ -91,7 +91,7 @@ TEST_F(CliTest, InfoJsonCountsAreExact) {
   EXPECT_EQ(j["locations"], 4);  // pcs of the four accesses
   EXPECT_EQ(j["complete"], true);
   EXPECT_EQ(j["source"], "std-import");
-  EXPECT_EQ(j["format_version"], 1);
+  EXPECT_EQ(j["format_version"], kTraceFormatVersion);
   EXPECT_EQ(j["chunks"], 1);
   EXPECT_GT(j["file_size"].get<uint64_t>(), 0u);
   const json& k = j["by_kind"];
@@ -296,7 +296,7 @@ TEST_F(CliTest, BadTraceInputs) {
     w->SetMeta(meta::kFormatVersion, "9");
     ASSERT_TRUE(w->Close().ok());
   }
-  cases.push_back({Path("v9.seer"), "v9.seer: trace format version 9; this seer reads version 1"});
+  cases.push_back({Path("v9.seer"), "v9.seer: trace format version 9; this seer reads version " + std::to_string(kTraceFormatVersion)});
   // A flipped byte inside a compressed chunk: find chunk 1 by its header.
   {
     std::string bytes = big;

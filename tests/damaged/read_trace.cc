@@ -113,8 +113,11 @@ Status WriteManyChunks(const std::string& path) {
     e.tid = static_cast<uint32_t>(rng() % 4);
     const int r = static_cast<int>(rng() % 10);
     e.kind = r < 4 ? EventKind::kRead : r < 8 ? EventKind::kWrite : r == 8 ? EventKind::kAcquire : EventKind::kRelease;
+    // Mostly each thread's own variables, a few shared ones: some races, not
+    // thousands (the test runs `seer analyze` on copies of this trace).
+    const uint64_t variable = rng() % 64 == 0 ? rng() % 8 : 8 + e.tid * 1024 + rng() % 1024;
     e.object = e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease ? 0x1000 + rng() % 3
-                                                                                : 0x7f0000000000ull + (rng() % 4096) * 8;
+                                                                                : 0x7f0000000000ull + variable * 8;
     e.aux = IsAccess(e.kind) ? 8 : 0;
     e.pc = 0x401000 + (rng() % 300) * 4;
     s = w->Append(e);
