@@ -144,11 +144,13 @@ class Walker {
 
   // Claims `count` pages from `pgno` for the walk; a page reached twice means a
   // cycle or two trees sharing a page, both damage.
-  Status Claim(uint64_t pgno, uint64_t count, const std::string& from) {
+  // `from` names the reference for a message.
+  template <typename From>
+  Status Claim(uint64_t pgno, uint64_t count, const From& from) {
     if (pgno >= pages_ || count > pages_ - pgno)
-      return Damaged(from + " points past the end of the file (" + Str(pages_) + " pages)");
+      return Damaged(from() + " points past the end of the file (" + Str(pages_) + " pages)");
     for (uint64_t p = pgno; p < pgno + count; ++p) {
-      if (seen_[p]) return Damaged(from + " points to page " + Str(p) + ", which is already in use");
+      if (seen_[p]) return Damaged(from() + " points to page " + Str(p) + ", which is already in use");
       seen_[p] = true;
     }
     return Status::Ok();
@@ -165,25 +167,26 @@ class Walker {
   // below it. Its keys must lie in [low, high) when those bounds are set.
   Status WalkPage(uint64_t pgno, int level, std::string_view low, bool has_low, std::string_view high,
                   bool has_high) {
-    const std::string from = level == 1 ? "the root of " + table_ : PageName(pgno);
-    Status s = Claim(pgno, 1, level == 1 ? from : "a branch of " + table_ + " (to page " + Str(pgno) + ")");
+    Status s = Claim(pgno, 1, [&] {
+      return level == 1 ? "the root of " + table_ : "a branch of " + table_ + " (to page " + Str(pgno) + ")";
+    });
     if (!s.ok()) return s;
     uint8_t* page = buffers_[level - 1].data();
     s = Read(pgno, page_size_, page);
     if (!s.ok()) return s;
     ++pages_read_;
-    const std::string where = PageName(pgno);
+    auto where = [&] { return PageName(pgno); };
     if (Load<uint64_t>(page) != pgno)
-      return Damaged(where + " is labelled page " + Str(Load<uint64_t>(page)));
+      return Damaged(where() + " is labelled page " + Str(Load<uint64_t>(page)));
     const uint16_t flags = Load<uint16_t>(page + 10);
     const bool leaf = level == depth_;
     if (flags != (leaf ? kLeaf : kBranch))
-      return Damaged(where + " has flags " + Str(flags) + ", expected a " + (leaf ? "leaf" : "branch") + " page");
+      return Damaged(where() + " has flags " + Str(flags) + ", expected a " + (leaf ? "leaf" : "branch") + " page");
     const uint16_t lower = Load<uint16_t>(page + 12), upper = Load<uint16_t>(page + 14);
     if (lower < kPageHeader || lower > upper || upper > page_size_ || (lower - kPageHeader) % 2 != 0)
-      return Damaged(where + " has a bad header (lower " + Str(lower) + ", upper " + Str(upper) + ")");
+      return Damaged(where() + " has a bad header (lower " + Str(lower) + ", upper " + Str(upper) + ")");
     const size_t keys = (lower - kPageHeader) / 2;
-    if (keys == 0) return Damaged(where + " holds no keys");
+    if (keys == 0) return Damaged(where() + " holds no keys");
     if (leaf) {
       ++counted_.leaf_pages;
       counted_.entries += keys;
@@ -193,10 +196,11 @@ class Walker {
 
     std::string_view previous;
     for (size_t i = 0; i < keys; ++i) {
-      const std::string node_name = where + ", node " + Str(i);
+      // Messages are built only on failure: this loop runs for every key.
+      auto node_name = [&] { return where() + ", node " + Str(i); };
       const uint16_t offset = Load<uint16_t>(page + kPageHeader + 2 * i);
       if (offset < upper || offset % 2 != 0 || size_t{offset} + kNodeHeader > page_size_)
-        return Damaged(node_name + " lies outside the page's nodes (offset " + Str(offset) + ")");
+        return Damaged(node_name() + " lies outside the page's nodes (offset " + Str(offset) + ")");
       const uint8_t* node = page + offset;
       const uint16_t lo = Load<uint16_t>(node), hi = Load<uint16_t>(node + 2);
       const uint16_t node_flags = Load<uint16_t>(node + 4), key_size = Load<uint16_t>(node + 6);
@@ -204,13 +208,13 @@ class Walker {
       // A branch's first key is never compared (it stands for "everything below").
       const bool key_unused = !leaf && i == 0;
       if (key_size > kMaxKeySize || key_size > room || (key_size == 0 && !key_unused))
-        return Damaged(node_name + " has a key of " + Str(key_size) + " bytes");
+        return Damaged(node_name() + " has a key of " + Str(key_size) + " bytes");
       std::string_view key(reinterpret_cast<const char*>(node + kNodeHeader), key_size);
       if (!key_unused) {
         if (i > 0 && !(i == 1 && !leaf) && CompareKeys(previous, key) >= 0)
-          return Damaged(node_name + ": keys out of order");
-        if (has_low && CompareKeys(key, low) < 0) return Damaged(node_name + ": key below its branch");
-        if (has_high && CompareKeys(key, high) >= 0) return Damaged(node_name + ": key above its branch");
+          return Damaged(node_name() + ": keys out of order");
+        if (has_low && CompareKeys(key, low) < 0) return Damaged(node_name() + ": key below its branch");
+        if (has_high && CompareKeys(key, high) >= 0) return Damaged(node_name() + ": key above its branch");
         previous = key;
       }
       const uint8_t* data = node + kNodeHeader + key_size;
@@ -225,10 +229,10 @@ class Walker {
         if (i + 1 < keys) {
           const uint16_t next_offset = Load<uint16_t>(page + kPageHeader + 2 * (i + 1));
           if (next_offset < upper || size_t{next_offset} + kNodeHeader > page_size_)
-            return Damaged(where + ", node " + Str(i + 1) + " lies outside the page's nodes");
+            return Damaged(where() + ", node " + Str(i + 1) + " lies outside the page's nodes");
           const uint16_t next_size = Load<uint16_t>(page + next_offset + 6);
           if (next_size == 0 || next_size > kMaxKeySize || next_size > page_size_ - next_offset - kNodeHeader)
-            return Damaged(where + ", node " + Str(i + 1) + " has a key of " + Str(next_size) + " bytes");
+            return Damaged(where() + ", node " + Str(i + 1) + " has a key of " + Str(next_size) + " bytes");
           child_high = std::string_view(reinterpret_cast<const char*>(page + next_offset + kNodeHeader), next_size);
           child_has_high = true;
         }
@@ -240,7 +244,7 @@ class Walker {
       if (main_tree_) {
         // The main tree lists the named databases: each value is an MDB_db.
         if (node_flags != kSubData || data_size != kDbSize || data_room < kDbSize)
-          return Damaged(node_name + " is not a table record");
+          return Damaged(node_name() + " is not a table record");
         Db sub = Db::Parse(data);
         if (sub.flags != 0 || sub.pad != 0)
           return Damaged("the record of table '" + Printable(key) + "' has flags " + Str(sub.flags));
@@ -248,11 +252,11 @@ class Walker {
         continue;
       }
       if (node_flags == 0) {
-        if (data_size > data_room) return Damaged(node_name + " has a value of " + Str(data_size) + " bytes, past the end of its page");
+        if (data_size > data_room) return Damaged(node_name() + " has a value of " + Str(data_size) + " bytes, past the end of its page");
         continue;
       }
-      if (node_flags != kBigData) return Damaged(node_name + " has flags " + Str(node_flags));
-      if (data_room < 8) return Damaged(node_name + " has no room for its overflow page number");
+      if (node_flags != kBigData) return Damaged(node_name() + " has flags " + Str(node_flags));
+      if (data_room < 8) return Damaged(node_name() + " has no room for its overflow page number");
       s = CheckOverflow(Load<uint64_t>(data), data_size, node_name);
       if (!s.ok()) return s;
     }
@@ -261,10 +265,10 @@ class Walker {
 
   // A value too large for its leaf lives in a run of overflow pages; the first
   // page's header gives the run's length.
-  Status CheckOverflow(uint64_t pgno, uint32_t data_size, const std::string& node_name) {
+  template <typename NodeName>
+  Status CheckOverflow(uint64_t pgno, uint32_t data_size, const NodeName& node_name) {
     const uint64_t needed = (kPageHeader - 1 + uint64_t{data_size}) / page_size_ + 1;  // OVPAGES
-    const std::string from = node_name + " (a value of " + Str(data_size) + " bytes)";
-    Status s = Claim(pgno, needed, from);
+    Status s = Claim(pgno, needed, [&] { return node_name() + " (a value of " + Str(data_size) + " bytes)"; });
     if (!s.ok()) return s;
     uint8_t header[kPageHeader];
     s = Read(pgno, kPageHeader, header);

@@ -296,7 +296,8 @@ TEST_F(CliTest, BadTraceInputs) {
     w->SetMeta(meta::kFormatVersion, "9");
     ASSERT_TRUE(w->Close().ok());
   }
-  cases.push_back({Path("v9.seer"), "v9.seer: trace format version 9; this seer reads version " + std::to_string(kTraceFormatVersion)});
+  cases.push_back({Path("v9.seer"),
+                   "v9.seer: trace format version 9; this seer reads version " + std::to_string(kTraceFormatVersion)});
   // A flipped byte inside a compressed chunk: find chunk 1 by its header.
   {
     std::string bytes = big;

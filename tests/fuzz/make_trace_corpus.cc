@@ -35,7 +35,7 @@ bool Import(const std::string& std_path, const std::string& path) {
 // addresses, many chunks.
 bool Recorded(const std::string& path) {
   seer::TraceWriterOptions options;
-  options.events_per_chunk = 300;
+  options.events_per_chunk = 100;
   std::unique_ptr<seer::TraceWriter> w;
   if (!seer::TraceWriter::Create(path, options, &w).ok()) return false;
   w->SetMeta(seer::meta::kSource, "record");
@@ -46,13 +46,13 @@ bool Recorded(const std::string& path) {
   w->AddThread({0, 4242, -1, "main"});
   w->AddThread({1, 4243, 0, "worker"});
   w->AddLost("runtime-ring", seer::EventKind::kRead, 3);
-  for (uint64_t i = 0; i < 6000; ++i) {
+  for (uint64_t i = 0; i < 3000; ++i) {
     seer::Event e;
     e.tid = static_cast<uint32_t>(i % 2);
     e.kind = i % 7 == 0 ? seer::EventKind::kAcquire : i % 7 == 1 ? seer::EventKind::kRelease
              : i % 3 ? seer::EventKind::kRead : seer::EventKind::kWrite;
     e.object = e.kind == seer::EventKind::kAcquire || e.kind == seer::EventKind::kRelease
-                   ? 0x601040 : 0x7ffd00001000 + (i * 40503) % 4096;
+                   ? 0x601040 : 0x7ffd00001000 + e.tid * 4096 + (i * 40503) % 512 * 8;
     e.aux = 8;
     e.pc = 0x401000 + (i * 2654435761u) % 2048;
     if (!w->Append(e).ok()) return false;
@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string dir = argv[1], data = argv[2];
-  bool ok = Gen(dir + "/gen_small.seer", 200, 2) && Gen(dir + "/gen_chunks.seer", 70000, 3) &&
+  bool ok = Gen(dir + "/gen_small.seer", 200, 2) && Gen(dir + "/gen_threads.seer", 3000, 5) &&
             Import(data + "/names.std", dir + "/names.seer") &&
             Import(data + "/lock_handoff.std", dir + "/lock_handoff.seer") && Recorded(dir + "/recorded.seer");
   if (!ok) std::fprintf(stderr, "make_trace_corpus: cannot write the corpus\n");
