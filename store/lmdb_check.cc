@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "store/tables.h"
+
 namespace seer {
 namespace {
 
@@ -88,14 +90,6 @@ int CompareKeys(std::string_view a, std::string_view b) {
 }
 
 std::string Str(uint64_t v) { return std::to_string(v); }
-
-// A table name fit for a one-line message, whatever bytes a damaged page holds.
-std::string Printable(std::string_view s) {
-  std::string out(s);
-  for (char& c : out)
-    if (c < 0x20 || c > 0x7e) c = '?';
-  return out;
-}
 
 class Walker {
  public:

@@ -110,7 +110,7 @@ Status DecodeCounters(const std::string& s, TraceCounters* c) {
     if (!obj.is_object()) return Status::Corruption("bad counters record");
     for (const auto& [name, n] : obj.items()) {
       auto kind = EventKindFromName(name);
-      if (!kind || !n.is_number_unsigned()) return Status::Corruption("bad counter '" + name + "'");
+      if (!kind || !n.is_number_unsigned()) return Status::Corruption("bad counter '" + Printable(name) + "'");
       (*out)[static_cast<int>(*kind)] = n.get<uint64_t>();
     }
     return Status::Ok();
@@ -167,6 +167,13 @@ bool ParseTablesChecksum(const std::string& text, uint64_t* sum) {
   }
   *sum = v;
   return true;
+}
+
+std::string Printable(std::string_view s) {
+  std::string out(s.substr(0, 200));
+  for (char& c : out)
+    if (c < 0x20 || c > 0x7e) c = '?';
+  return out;
 }
 
 std::string NameKey(Namespace ns, uint64_t id) {

@@ -30,6 +30,10 @@ Status DecodeCounters(const std::string& s, TraceCounters* c);
 
 std::string NameKey(Namespace ns, uint64_t id);
 
+// `s` fit for a one-line message: a damaged record may hold any bytes, newlines
+// included; those outside printable ASCII become '?'.
+std::string Printable(std::string_view s);
+
 // The tables' checksum: the sum (mod 2^64) of TableRecordHash over every record
 // of meta (but meta::kTablesChecksum itself), threads, modules, names and
 // counters. A sum, so the writer updates it per record it adds or replaces; the

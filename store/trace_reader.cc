@@ -158,10 +158,10 @@ class LmdbTraceReader final : public TraceReader {
     if (version.empty()) return Status::Corruption("not a seer trace (no format version)");
     char* end = nullptr;
     unsigned long v = std::strtoul(version.c_str(), &end, 10);
-    if (*end != '\0') return Status::Corruption("bad format version '" + version + "'");
+    if (*end != '\0') return Status::Corruption("bad format version '" + Printable(version) + "'");
     info_.format_version = static_cast<uint32_t>(v);
     if (info_.format_version != kTraceFormatVersion)
-      return Status::NotSupported("trace format version " + version + "; this seer reads version " +
+      return Status::NotSupported("trace format version " + Printable(version) + "; this seer reads version " +
                                   std::to_string(kTraceFormatVersion));
     info_.complete = info_.Meta(meta::kComplete) == "1";
     return Status::Ok();
