@@ -1,8 +1,9 @@
-// TraceReader over LMDB. Opening checks, before any page is touched, that the file
-// is an LMDB environment, that it is not shorter than its last commit says, and
-// that it carries seer's tables and a format version this build reads. Events are
-// decoded chunk by chunk; every inconsistency becomes a Corruption naming the file
-// and the chunk.
+// TraceReader over LMDB. Opening checks, before LMDB maps the file, its whole
+// structure (store/lmdb_check.h: LMDB trusts every page number and size in it),
+// then that it carries seer's tables and a format version this build reads, and
+// that the tables match their checksum. Events are decoded chunk by chunk (each
+// chunk carries its own checksum); every inconsistency becomes a Corruption
+// naming the file and the chunk. docs/trace-format.md, "Damaged files".
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
