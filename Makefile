@@ -4,7 +4,7 @@
 
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 
 all: build
 
@@ -17,7 +17,7 @@ build: deps
 
 # Everything CI checks: the build with warnings as errors and every test under
 # ctest, the same tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
-# and the decoder fuzzer for a bounded time.
+# and the two fuzzers (chunk decoder, whole trace files) for a bounded time each.
 test: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-sanitize
@@ -32,14 +32,21 @@ test-sanitize: deps
 fuzz: deps
 	@cmake -S . -B build-fuzz -G Ninja -DSEER_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
 	  -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address,undefined >/dev/null
-	@ninja -C build-fuzz -j $(JOBS) seer_chunk_decoder_fuzz seer_make_fuzz_corpus
-	@rm -rf build-fuzz/corpus && mkdir -p build-fuzz/corpus
+	@ninja -C build-fuzz -j $(JOBS) seer_chunk_decoder_fuzz seer_make_fuzz_corpus \
+	  seer_trace_file_fuzz seer_make_trace_fuzz_corpus
+	@rm -rf build-fuzz/corpus build-fuzz/trace-corpus && mkdir -p build-fuzz/corpus build-fuzz/trace-corpus
 	@build-fuzz/tests/fuzz/seer_make_fuzz_corpus build-fuzz/corpus
+	@build-fuzz/tests/fuzz/seer_make_trace_fuzz_corpus build-fuzz/trace-corpus tests/cli/data
 	@echo "fuzz: chunk decoder for $(FUZZ_SECONDS)s"
 	@build-fuzz/tests/fuzz/seer_chunk_decoder_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
 	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/corpus 2>build-fuzz/fuzz.log \
 	  || { tail -50 build-fuzz/fuzz.log; exit 1; }
 	@grep -E "stat::number_of_executed_units|Done" build-fuzz/fuzz.log | tail -2
+	@echo "fuzz: whole trace files for $(FUZZ_SECONDS)s"
+	@build-fuzz/tests/fuzz/seer_trace_file_fuzz -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 build-fuzz/trace-corpus 2>build-fuzz/trace-fuzz.log \
+	  || { tail -50 build-fuzz/trace-fuzz.log; exit 1; }
+	@grep -E "stat::number_of_executed_units|Done" build-fuzz/trace-fuzz.log | tail -2
 
 demo: build
 	@BUILD=$(BUILD) bash tools/demo.sh

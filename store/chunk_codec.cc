@@ -202,6 +202,14 @@ Status ChunkDecoder::Load(std::string_view value) {
   if (raw_size > uint64_t{count} * static_cast<uint64_t>(kMaxEventBytes))
     return Status::Corruption("chunk size " + std::to_string(raw_size) + " exceeds what " + std::to_string(count) +
                               " events can take");
+  // The frame's checksum is what finds a changed byte in the events, so a frame
+  // without one (a flipped flag bit) is damage too; and the frame must fill the
+  // value exactly.
+  const auto* frame_bytes = static_cast<const uint8_t*>(frame);
+  if (frame_size < 5 || coding::DecodeFixed32(frame_bytes) != ZSTD_MAGICNUMBER || !(frame_bytes[4] & 0x04))
+    return Status::Corruption("chunk's zstd frame has no checksum");
+  if (ZSTD_findFrameCompressedSize(frame, frame_size) != frame_size)
+    return Status::Corruption("chunk's zstd frame does not fill the chunk");
   raw_.resize(raw_size);
   size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(dctx_), raw_.data(), raw_.size(), frame, frame_size);
   if (ZSTD_isError(n)) return Status::Corruption(std::string("zstd: ") + ZSTD_getErrorName(n));

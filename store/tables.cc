@@ -8,6 +8,41 @@ namespace seer {
 
 using nlohmann::json;
 
+namespace {
+
+// Typed field reads that never throw: a record from a damaged file may hold any
+// JSON, and json::value() throws on a type it cannot convert. An absent field
+// keeps *out; a present one of the wrong type or range is false.
+bool GetUnsigned(const json& j, const char* key, uint64_t* out) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  if (!it->is_number_unsigned()) return false;
+  *out = it->get<uint64_t>();
+  return true;
+}
+
+bool GetSigned(const json& j, const char* key, int64_t* out) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  if (it->is_number_unsigned()) {
+    if (it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) return false;
+  } else if (!it->is_number_integer()) {
+    return false;
+  }
+  *out = it->get<int64_t>();
+  return true;
+}
+
+bool GetString(const json& j, const char* key, std::string* out) {
+  auto it = j.find(key);
+  if (it == j.end()) return true;
+  if (!it->is_string()) return false;
+  *out = it->get<std::string>();
+  return true;
+}
+
+}  // namespace
+
 uint64_t TraceCounters::TotalLost() const {
   uint64_t total = 0;
   for (const auto& [where, counts] : lost)
@@ -21,12 +56,12 @@ std::string EncodeThread(const ThreadInfo& t) {
 
 Status DecodeThread(const std::string& s, ThreadInfo* t) {
   json j = json::parse(s, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || !j.contains("tid") || !j["tid"].is_number_unsigned())
+  uint64_t tid = UINT64_MAX;
+  *t = ThreadInfo();
+  if (!j.is_object() || !GetUnsigned(j, "tid", &tid) || tid > UINT32_MAX || !GetSigned(j, "os_tid", &t->os_tid) ||
+      !GetSigned(j, "parent", &t->parent) || !GetString(j, "name", &t->name))
     return Status::Corruption("bad thread record");
-  t->tid = j["tid"].get<uint32_t>();
-  t->os_tid = j.value("os_tid", int64_t{-1});
-  t->parent = j.value("parent", int64_t{-1});
-  t->name = j.value("name", std::string());
+  t->tid = static_cast<uint32_t>(tid);
   return Status::Ok();
 }
 
@@ -38,12 +73,11 @@ std::string EncodeModule(const ModuleInfo& m) {
 
 Status DecodeModule(const std::string& s, ModuleInfo* m) {
   json j = json::parse(s, nullptr, false);
-  if (!j.is_object() || !j.contains("path")) return Status::Corruption("bad module record");
-  m->path = j.value("path", std::string());
-  m->build_id = j.value("build_id", std::string());
-  m->base = j.value("base", uint64_t{0});
-  m->size = j.value("size", uint64_t{0});
-  m->file_offset = j.value("file_offset", uint64_t{0});
+  *m = ModuleInfo();
+  if (!j.is_object() || !j.contains("path") || !GetString(j, "path", &m->path) ||
+      !GetString(j, "build_id", &m->build_id) || !GetUnsigned(j, "base", &m->base) ||
+      !GetUnsigned(j, "size", &m->size) || !GetUnsigned(j, "file_offset", &m->file_offset))
+    return Status::Corruption("bad module record");
   return Status::Ok();
 }
 
@@ -76,12 +110,12 @@ Status DecodeCounters(const std::string& s, TraceCounters* c) {
     if (!obj.is_object()) return Status::Corruption("bad counters record");
     for (const auto& [name, n] : obj.items()) {
       auto kind = EventKindFromName(name);
-      if (!kind || !n.is_number_unsigned()) return Status::Corruption("bad counter '" + name + "'");
+      if (!kind || !n.is_number_unsigned()) return Status::Corruption("bad counter '" + Printable(name) + "'");
       (*out)[static_cast<int>(*kind)] = n.get<uint64_t>();
     }
     return Status::Ok();
   };
-  c->events = j.value("events", uint64_t{0});
+  if (!GetUnsigned(j, "events", &c->events)) return Status::Corruption("bad counters record");
   if (j.contains("by_kind")) {
     Status st = kinds(j["by_kind"], &c->by_kind);
     if (!st.ok()) return st;
@@ -92,11 +126,54 @@ Status DecodeCounters(const std::string& s, TraceCounters* c) {
       if (!st.ok()) return st;
     }
   }
-  c->distinct_threads = j.value("distinct_threads", uint64_t{0});
-  c->distinct_locks = j.value("distinct_locks", uint64_t{0});
-  c->distinct_variables = j.value("distinct_variables", uint64_t{0});
-  c->distinct_locations = j.value("distinct_locations", uint64_t{0});
+  if (!GetUnsigned(j, "distinct_threads", &c->distinct_threads) ||
+      !GetUnsigned(j, "distinct_locks", &c->distinct_locks) ||
+      !GetUnsigned(j, "distinct_variables", &c->distinct_variables) ||
+      !GetUnsigned(j, "distinct_locations", &c->distinct_locations))
+    return Status::Corruption("bad counters record");
   return Status::Ok();
+}
+
+uint64_t TableRecordHash(std::string_view table, std::string_view key, std::string_view value) {
+  // FNV-1a over the three fields and their lengths, then a 64-bit finaliser
+  // (splitmix64's) so that the sum of many hashes stays well mixed.
+  uint64_t h = 0xcbf29ce484222325ull;
+  auto add = [&h](std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ull;
+    for (int i = 0; i < 8; ++i) h = (h ^ ((s.size() >> (8 * i)) & 0xff)) * 0x100000001b3ull;
+  };
+  add(table);
+  add(key);
+  add(value);
+  h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ull;
+  h = (h ^ (h >> 27)) * 0x94d049bb133111ebull;
+  return h ^ (h >> 31);
+}
+
+std::string FormatTablesChecksum(uint64_t sum) {
+  static const char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, sum >>= 4) out[i] = kHex[sum & 0xf];
+  return out;
+}
+
+bool ParseTablesChecksum(const std::string& text, uint64_t* sum) {
+  if (text.size() != 16) return false;
+  uint64_t v = 0;
+  for (char c : text) {
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return false;
+    v = v << 4 | static_cast<uint64_t>(d);
+  }
+  *sum = v;
+  return true;
+}
+
+std::string Printable(std::string_view s) {
+  std::string out(s.substr(0, 200));
+  for (char& c : out)
+    if (c < 0x20 || c > 0x7e) c = '?';
+  return out;
 }
 
 std::string NameKey(Namespace ns, uint64_t id) {

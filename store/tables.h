@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "seer/status.h"
 #include "seer/trace.h"
@@ -28,5 +29,17 @@ std::string EncodeCounters(const TraceCounters& c);
 Status DecodeCounters(const std::string& s, TraceCounters* c);
 
 std::string NameKey(Namespace ns, uint64_t id);
+
+// `s` fit for a one-line message: a damaged record may hold any bytes, newlines
+// included; those outside printable ASCII become '?'.
+std::string Printable(std::string_view s);
+
+// The tables' checksum: the sum (mod 2^64) of TableRecordHash over every record
+// of meta (but meta::kTablesChecksum itself), threads, modules, names and
+// counters. A sum, so the writer updates it per record it adds or replaces; the
+// reader recomputes it at open. Chunks carry their own (zstd) checksum.
+uint64_t TableRecordHash(std::string_view table, std::string_view key, std::string_view value);
+std::string FormatTablesChecksum(uint64_t sum);  // 16 hex digits
+bool ParseTablesChecksum(const std::string& text, uint64_t* sum);
 
 }  // namespace seer

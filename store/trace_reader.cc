@@ -1,9 +1,12 @@
-// TraceReader over LMDB. Opening checks, before any page is touched, that the file
-// is an LMDB environment, that it is not shorter than its last commit says, and
-// that it carries seer's tables and a format version this build reads. Events are
-// decoded chunk by chunk; every inconsistency becomes a Corruption naming the file
-// and the chunk.
+// TraceReader over LMDB. Opening checks, before LMDB maps the file, its whole
+// structure (store/lmdb_check.h: LMDB trusts every page number and size in it),
+// then that it carries seer's tables and a format version this build reads, and
+// that the tables match their checksum. Events are decoded chunk by chunk (each
+// chunk carries its own checksum); every inconsistency becomes a Corruption
+// naming the file and the chunk. docs/trace-format.md, "Damaged files".
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
@@ -11,6 +14,7 @@
 #include "seer/trace.h"
 #include "store/chunk_codec.h"
 #include "store/coding.h"
+#include "store/lmdb_check.h"
 #include "store/lmdb_util.h"
 #include "store/tables.h"
 
@@ -42,28 +46,38 @@ class LmdbTraceReader final : public TraceReader {
     // LMDB keeps two meta pages at the front; anything shorter cannot be one.
     if (st.st_size < 8192) return Status::Corruption(path + ": not a seer trace (too short to be a trace file)");
 
+    // Check the whole structure LMDB will walk before it maps the file
+    // (store/lmdb_check.h): LMDB itself trusts every page number and size.
+    LmdbFileLayout layout;
+    {
+      int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) return Status::IOError(path + ": " + std::strerror(errno));
+      Status s = CheckLmdbFile(fd, static_cast<uint64_t>(st.st_size), &layout);
+      close(fd);
+      if (!s.ok()) return s.WithContext(path);
+    }
+
     int rc = mdb_env_create(&env_);
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
     mdb_env_set_maxdbs(env_, 8);
+    // Map what the checked commit covers, not the map size its meta page asks
+    // for: a damaged one could ask for any size. LMDB grows the map itself if
+    // the file has gained commits since the check (then caught below).
+    mdb_env_set_mapsize(env_, (layout.last_page + 1) * layout.page_size);
     rc = mdb_env_open(env_, path.c_str(), MDB_NOSUBDIR | MDB_NOLOCK | MDB_RDONLY, 0600);
     if (rc == MDB_INVALID) return Status::Corruption(path + ": not a seer trace (not an LMDB file)");
     if (rc == MDB_VERSION_MISMATCH)
       return Status::NotSupported(path + ": written by an incompatible LMDB version");
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
 
-    // A file cut short (copy interrupted, disk full) would fault on the missing
-    // pages; compare its size with what its last commit claims first.
-    MDB_envinfo env_info;
-    MDB_stat env_stat;
-    mdb_env_info(env_, &env_info);
-    mdb_env_stat(env_, &env_stat);
-    const uint64_t needed = (static_cast<uint64_t>(env_info.me_last_pgno) + 1) * env_stat.ms_psize;
-    if (static_cast<uint64_t>(st.st_size) < needed)
-      return Status::Corruption(path + ": truncated: the file has " + std::to_string(st.st_size) +
-                                " bytes, its last commit needs " + std::to_string(needed));
-
     rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_);
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
+    // The check and LMDB must see the same commit: a file still being written
+    // may have gained one in between, whose pages were not checked.
+    if (mdb_txn_id(txn_) != layout.txnid) {
+      changed_ = true;
+      return Status::IOError(path + ": the file kept changing while being opened");
+    }
     for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_}, {db::kThreads, &threads_db_},
                              {db::kModules, &modules_db_}, {db::kNames, &names_db_},
                              {db::kCounters, &counters_db_}, {db::kChunks, &chunks_db_}}) {
@@ -73,8 +87,10 @@ class LmdbTraceReader final : public TraceReader {
       if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
     }
 
+    // The format version first: another version's tables need not add up.
     Status s = ReadMeta();
     if (s.ok()) s = ReadTables();
+    if (s.ok()) s = CheckTablesChecksum();
     if (!s.ok()) return s.WithContext(path);
 
     MDB_stat chunk_stat;
@@ -86,6 +102,8 @@ class LmdbTraceReader final : public TraceReader {
   }
 
   const TraceInfo& info() const override { return info_; }
+  // Open failed because the file gained a commit meanwhile: worth another try.
+  bool changed() const { return changed_; }
 
   std::string Name(Namespace ns, uint64_t id) const override {
     std::string k = NameKey(ns, id);
@@ -127,53 +145,84 @@ class LmdbTraceReader final : public TraceReader {
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, "meta");
     MDB_val key, val;
     for (rc = mdb_cursor_get(c, &key, &val, MDB_FIRST); rc == MDB_SUCCESS;
-         rc = mdb_cursor_get(c, &key, &val, MDB_NEXT))
-      info_.meta[std::string(lmdb::View(key))] = std::string(lmdb::View(val));
+         rc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
+      std::string k(lmdb::View(key));
+      if (k == meta::kTablesChecksum) {
+        stored_checksum_ = std::string(lmdb::View(val));
+        continue;
+      }
+      tables_checksum_ += TableRecordHash(db::kMeta, k, lmdb::View(val));
+      info_.meta[std::move(k)] = std::string(lmdb::View(val));
+    }
     mdb_cursor_close(c);
     const std::string version = info_.Meta(meta::kFormatVersion);
     if (version.empty()) return Status::Corruption("not a seer trace (no format version)");
     char* end = nullptr;
     unsigned long v = std::strtoul(version.c_str(), &end, 10);
-    if (*end != '\0') return Status::Corruption("bad format version '" + version + "'");
+    if (*end != '\0') return Status::Corruption("bad format version '" + Printable(version) + "'");
     info_.format_version = static_cast<uint32_t>(v);
     if (info_.format_version != kTraceFormatVersion)
-      return Status::NotSupported("trace format version " + version + "; this seer reads version " +
+      return Status::NotSupported("trace format version " + Printable(version) + "; this seer reads version " +
                                   std::to_string(kTraceFormatVersion));
     info_.complete = info_.Meta(meta::kComplete) == "1";
     return Status::Ok();
   }
 
+  // After ReadMeta and ReadTables have summed every record: the tables are
+  // exactly what the writer committed, or damaged.
+  Status CheckTablesChecksum() {
+    uint64_t stored = 0;
+    if (!ParseTablesChecksum(stored_checksum_, &stored))
+      return Status::Corruption("damaged: the tables' checksum is missing or unreadable");
+    if (stored != tables_checksum_)
+      return Status::Corruption(
+          "damaged: the tables (metadata, threads, modules, names, counters) do not match their checksum");
+    return Status::Ok();
+  }
+
+  // Reads the thread, module and counters tables and sums every record of them
+  // and of the names table into the tables' checksum.
   Status ReadTables() {
-    auto scan = [&](MDB_dbi dbi, auto&& fn) -> Status {
+    auto scan = [&](MDB_dbi dbi, const char* table, auto&& fn) -> Status {
       MDB_cursor* c = nullptr;
       int rc = mdb_cursor_open(txn_, dbi, &c);
       if (rc != MDB_SUCCESS) return lmdb::Check(rc, "cursor");
       MDB_val key, val;
       Status s;
       for (rc = mdb_cursor_get(c, &key, &val, MDB_FIRST); rc == MDB_SUCCESS && s.ok();
-           rc = mdb_cursor_get(c, &key, &val, MDB_NEXT))
-        s = fn(std::string(lmdb::View(val)));
+           rc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
+        tables_checksum_ += TableRecordHash(table, lmdb::View(key), lmdb::View(val));
+        s = fn(lmdb::View(key), lmdb::View(val));
+        if (!s.ok()) s = Status::Corruption("damaged: " + s.message());
+      }
       mdb_cursor_close(c);
       return s;
     };
-    Status s = scan(threads_db_, [&](const std::string& v) {
+    Status s = scan(threads_db_, db::kThreads, [&](std::string_view, std::string_view v) {
       ThreadInfo t;
-      Status st = DecodeThread(v, &t);
+      Status st = DecodeThread(std::string(v), &t);
       if (st.ok()) info_.threads.push_back(std::move(t));
       return st;
     });
     if (!s.ok()) return s;
-    s = scan(modules_db_, [&](const std::string& v) {
+    s = scan(modules_db_, db::kModules, [&](std::string_view, std::string_view v) {
       ModuleInfo m;
-      Status st = DecodeModule(v, &m);
+      Status st = DecodeModule(std::string(v), &m);
       if (st.ok()) info_.modules.push_back(std::move(m));
       return st;
     });
     if (!s.ok()) return s;
-    MDB_val key = lmdb::Val("all"), val;
-    if (mdb_get(txn_, counters_db_, &key, &val) == MDB_SUCCESS)
-      return DecodeCounters(std::string(lmdb::View(val)), &info_.counters);
-    return Status::Corruption("no counters record");
+    s = scan(names_db_, db::kNames, [](std::string_view, std::string_view) { return Status::Ok(); });
+    if (!s.ok()) return s;
+    bool have_counters = false;
+    s = scan(counters_db_, db::kCounters, [&](std::string_view k, std::string_view v) {
+      if (k != "all") return Status::Ok();
+      have_counters = true;
+      return DecodeCounters(std::string(v), &info_.counters);
+    });
+    if (!s.ok()) return s;
+    if (!have_counters) return Status::Corruption("no counters record");
+    return Status::Ok();
   }
 
   Status LoadNextChunk() {
@@ -211,17 +260,23 @@ class LmdbTraceReader final : public TraceReader {
   int64_t chunk_number_ = -1;
   uint64_t next_index_ = 0;
   bool at_end_ = false;
+  bool changed_ = false;
+  uint64_t tables_checksum_ = 0;  // summed while reading the tables
+  std::string stored_checksum_;
   Status error_;
 };
 
 }  // namespace
 
 Status TraceReader::Open(const std::string& path, std::unique_ptr<TraceReader>* out) {
-  auto reader = std::make_unique<LmdbTraceReader>(path);
-  Status s = reader->Open();
-  if (!s.ok()) return s;
-  *out = std::move(reader);
-  return Status::Ok();
+  for (int attempt = 0;; ++attempt) {
+    auto reader = std::make_unique<LmdbTraceReader>(path);
+    Status s = reader->Open();
+    if (!s.ok() && reader->changed() && attempt < 10) continue;
+    if (!s.ok()) return s;
+    *out = std::move(reader);
+    return Status::Ok();
+  }
 }
 
 }  // namespace seer

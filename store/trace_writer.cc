@@ -165,17 +165,32 @@ class LmdbTraceWriter final : public TraceWriter {
       MDB_val key = lmdb::Val(k), val = lmdb::Val(v);
       return mdb_put(txn, dbi, &key, &val, 0);
     };
+    // Table records also go into the tables' checksum: a replaced record's
+    // hash comes out of the sum, the new one's goes in.
+    uint64_t sum = tables_checksum_;
+    auto put_record = [&](MDB_dbi dbi, const char* table, std::string_view k, std::string_view v) {
+      MDB_val key = lmdb::Val(k), old;
+      int get_rc = mdb_get(txn, dbi, &key, &old);
+      if (get_rc == MDB_SUCCESS) sum -= TableRecordHash(table, k, lmdb::View(old));
+      else if (get_rc != MDB_NOTFOUND) return get_rc;
+      sum += TableRecordHash(table, k, v);
+      return put(dbi, k, v);
+    };
     if (!chunk.empty() && (rc = put(chunks_db_, coding::BigEndianKey(next_chunk_), chunk))) return rc;
     for (const auto& [k, v] : pending_meta_)
-      if ((rc = put(meta_db_, k, v))) return rc;
+      if (k != meta::kTablesChecksum && (rc = put_record(meta_db_, db::kMeta, k, v))) return rc;
     for (const auto& t : pending_threads_)
-      if ((rc = put(threads_db_, coding::BigEndianKey(t.tid, 4), EncodeThread(t)))) return rc;
+      if ((rc = put_record(threads_db_, db::kThreads, coding::BigEndianKey(t.tid, 4), EncodeThread(t)))) return rc;
     for (const auto& [i, m] : pending_modules_)
-      if ((rc = put(modules_db_, coding::BigEndianKey(i, 4), EncodeModule(m)))) return rc;
+      if ((rc = put_record(modules_db_, db::kModules, coding::BigEndianKey(i, 4), EncodeModule(m)))) return rc;
     for (const auto& [k, v] : pending_names_)
-      if ((rc = put(names_db_, k, v))) return rc;
-    if (counters_dirty_ && (rc = put(counters_db_, "all", EncodeCounters(counters_)))) return rc;
-    return guard.Commit();
+      if ((rc = put_record(names_db_, db::kNames, k, v))) return rc;
+    if (counters_dirty_ && (rc = put_record(counters_db_, db::kCounters, "all", EncodeCounters(counters_))))
+      return rc;
+    if ((rc = put(meta_db_, meta::kTablesChecksum, FormatTablesChecksum(sum)))) return rc;
+    rc = guard.Commit();
+    if (rc == MDB_SUCCESS) tables_checksum_ = sum;
+    return rc;
   }
 
   const std::string path_;
@@ -189,6 +204,7 @@ class LmdbTraceWriter final : public TraceWriter {
   uint64_t chunk_first_index_ = 0;
   uint64_t next_chunk_ = 0;
   uint32_t next_module_ = 0;
+  uint64_t tables_checksum_ = 0;  // as of the last commit
 
   std::map<std::string, std::string> pending_meta_;
   std::vector<ThreadInfo> pending_threads_;

@@ -17,7 +17,8 @@
 namespace seer {
 
 // The version of the on-disk layout. A reader refuses any other version.
-inline constexpr uint32_t kTraceFormatVersion = 1;
+// 2: version 1 plus the tables' checksum (meta::kTablesChecksum).
+inline constexpr uint32_t kTraceFormatVersion = 2;
 
 // Well-known metadata keys (values are strings).
 namespace meta {
@@ -31,6 +32,9 @@ inline constexpr const char* kEndTime = "end_time";
 inline constexpr const char* kClock = "clock";               // how cross-thread order was decided
 inline constexpr const char* kPcKind = "pc_kind";            // "location" (ids) or "address"
 inline constexpr const char* kComplete = "complete";         // "1" once the writer closed cleanly
+// The checksum of every other table record (store/tables.h); kept out of
+// TraceInfo::meta by the reader, which checks it.
+inline constexpr const char* kTablesChecksum = "tables_checksum";
 }  // namespace meta
 
 struct ThreadInfo {

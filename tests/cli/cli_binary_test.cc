@@ -1,6 +1,7 @@
 // The built `seer` binary: exit codes, what goes to stdout and stderr, and the
 // files it writes. Bad input must give exit code 2 and one line naming the file.
 #include <gtest/gtest.h>
+#include <lmdb.h>
 
 #include <nlohmann/json.hpp>
 #include <random>
@@ -8,6 +9,7 @@
 #include "predictor/engine.h"
 #include "store/chunk_codec.h"
 #include "store/coding.h"
+#include "store/tables.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace seer {
@@ -91,7 +93,7 @@ TEST_F(CliTest, InfoJsonCountsAreExact) {
   EXPECT_EQ(j["locations"], 4);  // pcs of the four accesses
   EXPECT_EQ(j["complete"], true);
   EXPECT_EQ(j["source"], "std-import");
-  EXPECT_EQ(j["format_version"], 1);
+  EXPECT_EQ(j["format_version"], kTraceFormatVersion);
   EXPECT_EQ(j["chunks"], 1);
   EXPECT_GT(j["file_size"].get<uint64_t>(), 0u);
   const json& k = j["by_kind"];
@@ -123,7 +125,7 @@ TEST_F(CliTest, InfoText) {
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* line : {"events:       18\n", "  acquire         4\n", "threads:      3\n", "main-thread",
                            "worker.1", "locks:        2\n", "variables:    3\n", "lost events:  0\n",
-                           "complete:     yes\n", "source:       std-import\n", "format:       version 1\n"})
+                           "complete:     yes\n", "source:       std-import\n", "format:       version 2\n"})
     EXPECT_NE(r.out.find(line), std::string::npos) << "missing `" << line << "` in\n" << r.out;
 }
 
@@ -162,6 +164,25 @@ TEST_F(CliTest, InfoOfLostEventsAndUnfinishedTrace) {
   EXPECT_NE(r.err.find("seer: warning: the trace lost 7 events"), std::string::npos) << r.err;
 }
 
+// A record of a trace as LMDB stores it ("" when absent).
+std::string StoredValue(const std::string& path, const char* table, const std::string& key) {
+  MDB_env* env = nullptr;
+  std::string out;
+  if (mdb_env_create(&env) != 0) return out;
+  mdb_env_set_maxdbs(env, 8);
+  MDB_txn* txn = nullptr;
+  MDB_dbi dbi;
+  if (mdb_env_open(env, path.c_str(), MDB_NOSUBDIR | MDB_NOLOCK | MDB_RDONLY, 0600) == 0 &&
+      mdb_txn_begin(env, nullptr, MDB_RDONLY, &txn) == 0) {
+    MDB_val k{key.size(), const_cast<char*>(key.data())}, v;
+    if (mdb_dbi_open(txn, table, 0, &dbi) == 0 && mdb_get(txn, dbi, &k, &v) == 0)
+      out.assign(static_cast<const char*>(v.mv_data), v.mv_size);
+    mdb_txn_abort(txn);
+  }
+  mdb_env_close(env);
+  return out;
+}
+
 TEST_F(CliTest, InfoDetectsCountersThatDisagreeWithTheChunks) {
   const std::string path = Path("c.seer");
   {
@@ -176,8 +197,23 @@ TEST_F(CliTest, InfoDetectsCountersThatDisagreeWithTheChunks) {
     ASSERT_TRUE(w->Close().ok());
   }
   // Same total, other split: LMDB stores the counters record verbatim (and
-  // may keep older copies of it in free pages; change them all).
+  // may keep older copies of it in free pages; change them all). The tables'
+  // checksum would catch that at open; update it too, as a writer with wrong
+  // counters would have, so that what is tested is `seer info`'s own check.
+  const std::string old_counters = StoredValue(path, "counters", "all");
+  const std::string old_sum_text = StoredValue(path, "meta", meta::kTablesChecksum);
+  uint64_t sum = 0;
+  ASSERT_TRUE(ParseTablesChecksum(old_sum_text, &sum)) << old_sum_text;
+  std::string new_counters = old_counters;
+  for (auto [from, to] : {std::pair{"\"read\":5", "\"read\":6"}, {"\"write\":3", "\"write\":2"}}) {
+    ASSERT_NE(new_counters.find(from), std::string::npos) << new_counters;
+    new_counters.replace(new_counters.find(from), std::strlen(from), to);
+  }
+  sum += TableRecordHash("counters", "all", new_counters) - TableRecordHash("counters", "all", old_counters);
+  const std::string new_sum_text = FormatTablesChecksum(sum);
   std::string bytes = ReadFile(path);
+  for (size_t at = bytes.find(old_sum_text); at != std::string::npos; at = bytes.find(old_sum_text, at + 1))
+    bytes.replace(at, old_sum_text.size(), new_sum_text);
   size_t changed = 0;
   for (auto [from, to] : {std::pair{"\"read\":5", "\"read\":6"}, {"\"write\":3", "\"write\":2"}}) {
     for (size_t at = bytes.find(from); at != std::string::npos; at = bytes.find(from, at + 1)) {
@@ -296,7 +332,8 @@ TEST_F(CliTest, BadTraceInputs) {
     w->SetMeta(meta::kFormatVersion, "9");
     ASSERT_TRUE(w->Close().ok());
   }
-  cases.push_back({Path("v9.seer"), "v9.seer: trace format version 9; this seer reads version 1"});
+  cases.push_back({Path("v9.seer"),
+                   "v9.seer: trace format version 9; this seer reads version " + std::to_string(kTraceFormatVersion)});
   // A flipped byte inside a compressed chunk: find chunk 1 by its header.
   {
     std::string bytes = big;
