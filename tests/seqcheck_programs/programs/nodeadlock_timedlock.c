@@ -16,7 +16,9 @@ static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t b = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t c = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t d = PTHREAD_MUTEX_INITIALIZER;
-static long served, timeouts;
+/* One counter per thread: a shared one would order the threads' sections
+   through the writes its reads saw, and hide the inversions. */
+static long server_done, client_done, timeouts;
 
 /* `clock` now plus 50 ms. */
 static struct timespec deadline(clockid_t clock) {
@@ -39,7 +41,7 @@ static void* server(void* arg) {
     pthread_mutex_unlock(&a);
     timeouts++;
   }
-  served++;
+  server_done++;
   pthread_mutex_unlock(&b);
   pthread_mutex_unlock(&a);
   for (;;) {
@@ -49,7 +51,7 @@ static void* server(void* arg) {
     pthread_mutex_unlock(&c);
     timeouts++;
   }
-  served++;
+  server_done++;
   pthread_mutex_unlock(&d);
   pthread_mutex_unlock(&c);
   return NULL;
@@ -60,12 +62,12 @@ static void* client(void* arg) {
   sleep_ms(STAGGER_MS);
   pthread_mutex_lock(&b);
   pthread_mutex_lock(&a);
-  served++;
+  client_done++;
   pthread_mutex_unlock(&a);
   pthread_mutex_unlock(&b);
   pthread_mutex_lock(&d);
   pthread_mutex_lock(&c);
-  served++;
+  client_done++;
   pthread_mutex_unlock(&c);
   pthread_mutex_unlock(&d);
   return NULL;

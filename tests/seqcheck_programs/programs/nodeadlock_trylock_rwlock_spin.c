@@ -21,7 +21,9 @@ static pthread_rwlock_t w = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t r = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_rwlock_t tw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_spinlock_t s;
-static long served, backoffs;
+/* One counter per thread: a shared one would order the threads' sections
+   through the writes its reads saw, and hide the inversions. */
+static long server_done, client_done, backoffs;
 
 static int try_write(void) { return pthread_rwlock_trywrlock(&w); }
 static int try_read(void) { return pthread_rwlock_tryrdlock(&r); }
@@ -47,19 +49,19 @@ static void back_off_until(pthread_mutex_t* outer, int (*attempt)(void)) {
 static void* server(void* arg) {
   (void)arg;
   back_off_until(&m1, try_write);
-  served++;
+  server_done++;
   pthread_rwlock_unlock(&w);
   pthread_mutex_unlock(&m1);
   back_off_until(&m2, try_read);
-  served++;
+  server_done++;
   pthread_rwlock_unlock(&r);
   pthread_mutex_unlock(&m2);
   back_off_until(&m3, try_spin);
-  served++;
+  server_done++;
   pthread_spin_unlock(&s);
   pthread_mutex_unlock(&m3);
   back_off_until(&m4, timed_write);
-  served++;
+  server_done++;
   pthread_rwlock_unlock(&tw);
   pthread_mutex_unlock(&m4);
   return NULL;
@@ -70,22 +72,22 @@ static void* client(void* arg) {
   sleep_ms(STAGGER_MS);
   pthread_rwlock_wrlock(&w);
   pthread_mutex_lock(&m1);
-  served++;
+  client_done++;
   pthread_mutex_unlock(&m1);
   pthread_rwlock_unlock(&w);
   pthread_rwlock_wrlock(&r);
   pthread_mutex_lock(&m2);
-  served++;
+  client_done++;
   pthread_mutex_unlock(&m2);
   pthread_rwlock_unlock(&r);
   pthread_spin_lock(&s);
   pthread_mutex_lock(&m3);
-  served++;
+  client_done++;
   pthread_mutex_unlock(&m3);
   pthread_spin_unlock(&s);
   pthread_rwlock_wrlock(&tw);
   pthread_mutex_lock(&m4);
-  served++;
+  client_done++;
   pthread_mutex_unlock(&m4);
   pthread_rwlock_unlock(&tw);
   return NULL;
