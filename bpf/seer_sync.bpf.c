@@ -133,10 +133,10 @@ int sync_enter(struct pt_regs *ctx)
 	case SEER_OP_ACQ_EXCL:
 		/* Nothing happens in the thread between entry and return, so the entry
 		 * marks the acquisition; the recorder delays it past the holder's release. */
-		emit(tid, SEER_EV_ACQUIRE, a0, 0, pc, 0, ts);
+		emit(tid, SEER_EV_ACQUIRE, a0, SEER_ACQ_BLOCKING, pc, 0, ts);
 		return 0;
 	case SEER_OP_ACQ_SHARED:
-		emit(tid, SEER_EV_ACQUIRE, a0, 0, pc, 1, ts);
+		emit(tid, SEER_EV_ACQUIRE, a0, SEER_ACQ_BLOCKING, pc, 1, ts);
 		return 0;
 	case SEER_OP_RELEASE:
 		emit(tid, SEER_EV_RELEASE, a0, 0, pc, 0, ts);
@@ -185,9 +185,15 @@ int sync_return(struct pt_regs *ctx)
 	switch (op) {
 	case SEER_OP_TRY_EXCL:
 	case SEER_OP_TRY_SHARED:
-		/* A busy trylock or a timed-out timedlock is no acquisition. */
+		/* A busy trylock is no acquisition. */
 		if (rc == 0)
-			emit(tid, SEER_EV_ACQUIRE, a0, 0, pc, op == SEER_OP_TRY_SHARED, ts);
+			emit(tid, SEER_EV_ACQUIRE, a0, SEER_ACQ_TRY, pc, op == SEER_OP_TRY_SHARED, ts);
+		break;
+	case SEER_OP_TIMED_EXCL:
+	case SEER_OP_TIMED_SHARED:
+		/* Nor is a timed-out timedlock. */
+		if (rc == 0)
+			emit(tid, SEER_EV_ACQUIRE, a0, SEER_ACQ_TIMED, pc, op == SEER_OP_TIMED_SHARED, ts);
 		break;
 	case SEER_OP_COND_WAIT:
 		/* The mutex is held again whatever the outcome; only a wakeup is a wait-return. */

@@ -11,7 +11,8 @@
 /* Event kinds. 0..23 are seer::EventKind (daemon/ static_asserts the match);
  * 32.. are lifecycle facts the recorder turns into events or uses itself. */
 enum seer_sync_kind {
-	SEER_EV_ACQUIRE = 5,        /* object = lock, mode = 0 exclusive / 1 shared */
+	SEER_EV_ACQUIRE = 5,        /* object = lock, mode = 0 exclusive / 1 shared,
+	                             * aux = SEER_ACQ_* (how the call got the lock) */
 	SEER_EV_RELEASE = 6,        /* object = lock (the mode is the recorder's to know) */
 	SEER_EV_COND_WAIT_BEGIN = 7,/* object = cond, aux = mutex */
 	SEER_EV_COND_WAIT_END = 8,  /* object = cond, aux = mutex; woken, mutex re-held */
@@ -32,6 +33,13 @@ enum seer_sync_kind {
 	SEER_EV_MODULE_MAPPED = 39, /* object = address, aux = length of a new executable
 	                             * file mapping (dlopen): the module map needs a refresh */
 };
+/* sync_event.aux of an ACQUIRE: seer::AcquireHow (daemon/ static_asserts the
+ * match). A trylock or timed lock cannot wait forever: never a deadlock's
+ * blocked request. */
+#define SEER_ACQ_BLOCKING 0
+#define SEER_ACQ_TRY 1
+#define SEER_ACQ_TIMED 2
+
 /* sync_event.mode of a SIGNAL or WAIT that comes from a futex syscall (pc = user ip). */
 #define SEER_MODE_FUTEX 1
 
@@ -42,8 +50,8 @@ enum seer_sync_op {
 	SEER_OP_ACQ_EXCL = 1,       /* pthread_mutex_lock, rwlock_wrlock, spin_lock: entry */
 	SEER_OP_ACQ_SHARED,         /* pthread_rwlock_rdlock: entry */
 	SEER_OP_RELEASE,            /* *_unlock: entry */
-	SEER_OP_TRY_EXCL,           /* trylock/timedlock/clocklock: acquire if it returns 0 */
-	SEER_OP_TRY_SHARED,         /* tryrdlock/timedrdlock/clockrdlock */
+	SEER_OP_TRY_EXCL,           /* mutex/wrlock/spin trylock: acquire if it returns 0 */
+	SEER_OP_TRY_SHARED,         /* tryrdlock */
 	SEER_OP_COND_WAIT,          /* cond_wait/timedwait/clockwait */
 	SEER_OP_COND_SIGNAL,        /* cond_signal/broadcast: entry */
 	SEER_OP_SEM_WAIT,           /* sem_wait/trywait/timedwait/clockwait: wait if 0 */
@@ -53,6 +61,8 @@ enum seer_sync_op {
 	SEER_OP_BARRIER_WAIT,
 	SEER_OP_CREATE,             /* pthread_create */
 	SEER_OP_JOIN,               /* pthread_join/tryjoin/timedjoin/clockjoin */
+	SEER_OP_TIMED_EXCL,         /* mutex/wrlock timedlock/clocklock: acquire if it returns 0 */
+	SEER_OP_TIMED_SHARED,       /* timedrdlock/clockrdlock */
 };
 
 /* FUTEX_* commands (linux/futex.h), which vmlinux.h does not carry. */

@@ -59,6 +59,7 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
     stats->events = w.events_written();
     stats->lossy_events = w.lossy_events();
     stats->non_rapid_events = w.non_rapid_lines();
+    stats->nonblocking_acquires = w.nonblocking_acquires();
   }
   return Status::Ok();
 }

@@ -46,6 +46,10 @@ class StdTextWriter final : public TraceWriter {
   uint64_t lost_events() const { return lost_; }
   // Lines RAPID cannot read: seer-only kinds, or attributes after a name.
   uint64_t non_rapid_lines() const { return non_rapid_; }
+  // Trylock and timed acquires: written as plain `acq` lines (RAPID's STD has no
+  // trylock, and a recorded trace's acquires stay readable by RAPID), so import
+  // reads them back as blocking acquires.
+  uint64_t nonblocking_acquires() const { return nonblocking_; }
 
  private:
   // The name each id is written with, fixed at its first use.
@@ -78,6 +82,7 @@ class StdTextWriter final : public TraceWriter {
   uint64_t events_ = 0;
   uint64_t lossy_ = 0;
   uint64_t non_rapid_ = 0;
+  uint64_t nonblocking_ = 0;
   uint64_t lost_ = 0;
 };
 

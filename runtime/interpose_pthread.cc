@@ -22,19 +22,23 @@ namespace {
 
 using LockFn = int (*)(void*);
 using TimedFn = int (*)(void*, const struct timespec*);
+using ClockFn = int (*)(void*, clockid_t, const struct timespec*);
 
 RealFunction<int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*)> real_create("pthread_create");
 RealFunction<int (*)(pthread_t, void**)> real_join("pthread_join");
 RealFunction<LockFn> real_mutex_lock("pthread_mutex_lock");
 RealFunction<LockFn> real_mutex_trylock("pthread_mutex_trylock");
 RealFunction<TimedFn> real_mutex_timedlock("pthread_mutex_timedlock");
+RealFunction<ClockFn> real_mutex_clocklock("pthread_mutex_clocklock");
 RealFunction<LockFn> real_mutex_unlock("pthread_mutex_unlock");
 RealFunction<LockFn> real_rdlock("pthread_rwlock_rdlock");
 RealFunction<LockFn> real_tryrdlock("pthread_rwlock_tryrdlock");
 RealFunction<TimedFn> real_timedrdlock("pthread_rwlock_timedrdlock");
+RealFunction<ClockFn> real_clockrdlock("pthread_rwlock_clockrdlock");
 RealFunction<LockFn> real_wrlock("pthread_rwlock_wrlock");
 RealFunction<LockFn> real_trywrlock("pthread_rwlock_trywrlock");
 RealFunction<TimedFn> real_timedwrlock("pthread_rwlock_timedwrlock");
+RealFunction<ClockFn> real_clockwrlock("pthread_rwlock_clockwrlock");
 RealFunction<LockFn> real_rwlock_unlock("pthread_rwlock_unlock");
 RealFunction<LockFn> real_spin_lock("pthread_spin_lock");
 RealFunction<LockFn> real_spin_trylock("pthread_spin_trylock");
@@ -73,6 +77,10 @@ SEER_RT_INLINE uint64_t Addr(const volatile void* p) { return reinterpret_cast<u
 
 constexpr uint8_t kExclusive = static_cast<uint8_t>(LockMode::kExclusive);
 constexpr uint8_t kShared = static_cast<uint8_t>(LockMode::kShared);
+// An acquire's aux: whether the call could have waited forever (event.h).
+constexpr uint64_t kBlocking = static_cast<uint64_t>(AcquireHow::kBlocking);
+constexpr uint64_t kTry = static_cast<uint64_t>(AcquireHow::kTry);
+constexpr uint64_t kTimed = static_cast<uint64_t>(AcquireHow::kTimed);
 
 // Only the outermost acquire/release of a recursive mutex is an event. glibc
 // keeps the recursion depth in __count (0 for other kinds).
@@ -80,8 +88,8 @@ SEER_RT_INLINE bool NestedRecursive(const pthread_mutex_t* m, unsigned depth_whe
   return (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count != depth_when_outermost;
 }
 
-SEER_RT_INLINE void Acquired(const volatile void* lock, uint8_t mode, uint64_t pc) {
-  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kAcquire, mode, Addr(lock), 0, pc);
+SEER_RT_INLINE void Acquired(const volatile void* lock, uint8_t mode, uint64_t how, uint64_t pc) {
+  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kAcquire, mode, Addr(lock), how, pc);
 }
 SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t pc) {
   if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kRelease, mode, Addr(lock), 0, pc);
@@ -90,15 +98,15 @@ SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t 
 // A mutex event (`kind`: acquire, release, cond-wait begin or end), ordered in
 // the mutex's own domain (mutex_order.h) while the calling thread holds it.
 // `cond`: the condition variable of a cond wait, else 0; `after`: see
-// CondWaitEnded.
+// CondWaitEnded; `how`: an acquire's AcquireHow.
 SEER_RT_INLINE void PutMutexEvent(EventKind kind, pthread_mutex_t* m, const void* cond, uint64_t pc,
-                                  bool after = false) {
+                                  bool after = false, uint64_t how = kBlocking) {
   ThreadState* ts = SyncThread();
   if (ts == nullptr || !HoldsMutex(ts, m) || !Reserve(ts, kMaxLongWords, K(kind))) return;
   const uint64_t after_word = after ? g_order[kGlobalDomain].next.load(std::memory_order_seq_cst) : 0;
   const uint64_t order = TakeMutexNumber(m);
   if (cond == nullptr)
-    WriteLong(ts, K(kind), kExclusive, Addr(m), 0, pc, order);
+    WriteLong(ts, K(kind), kExclusive, Addr(m), how, pc, order);
   else
     WriteLong(ts, K(kind), 0, Addr(cond), Addr(m), pc, order, after_word);
 }
@@ -119,6 +127,11 @@ SEER_RT_INLINE void CondWaitBegins(const void* c, pthread_mutex_t* m, uint64_t p
 // the room is there.
 SEER_RT_INLINE void CondWaitEnded(const void* c, pthread_mutex_t* m, uint64_t pc) {
   PutMutexEvent(EventKind::kCondWaitEnd, m, c, pc, /*after=*/true);
+}
+
+// A successful mutex lock call of the given AcquireHow.
+SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc) {
+  if (!NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how);
 }
 
 struct StartArgs {
@@ -209,19 +222,25 @@ int pthread_join(pthread_t th, void** ret) {
 int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   if (ProbesRecordSync()) return real_mutex_lock.get()(m);
   const int rc = real_mutex_lock.get()(m);
-  if (rc == 0 && !NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, SEER_RT_CALLER_PC());
+  if (rc == 0) MutexAcquired(m, kBlocking, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
   if (ProbesRecordSync()) return real_mutex_trylock.get()(m);
   const int rc = real_mutex_trylock.get()(m);
-  if (rc == 0 && !NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, SEER_RT_CALLER_PC());
+  if (rc == 0) MutexAcquired(m, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) noexcept {
   if (ProbesRecordSync()) return real_mutex_timedlock.get()(m, t);
   const int rc = real_mutex_timedlock.get()(m, t);
-  if (rc == 0 && !NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, SEER_RT_CALLER_PC());
+  if (rc == 0) MutexAcquired(m, kTimed, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const struct timespec* t) noexcept {
+  if (ProbesRecordSync()) return real_mutex_clocklock.get()(m, clock, t);
+  const int rc = real_mutex_clocklock.get()(m, clock, t);
+  if (rc == 0) MutexAcquired(m, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
@@ -233,37 +252,49 @@ int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
 int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_rdlock.get()(l);
   const int rc = real_rdlock.get()(l);
-  if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
+  if (rc == 0) Acquired(l, kShared, kBlocking, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_tryrdlock.get()(l);
   const int rc = real_tryrdlock.get()(l);
-  if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
+  if (rc == 0) Acquired(l, kShared, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
   if (ProbesRecordSync()) return real_timedrdlock.get()(l, t);
   const int rc = real_timedrdlock.get()(l, t);
-  if (rc == 0) Acquired(l, kShared, SEER_RT_CALLER_PC());
+  if (rc == 0) Acquired(l, kShared, kTimed, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) noexcept {
+  if (ProbesRecordSync()) return real_clockrdlock.get()(l, clock, t);
+  const int rc = real_clockrdlock.get()(l, clock, t);
+  if (rc == 0) Acquired(l, kShared, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_wrlock.get()(l);
   const int rc = real_wrlock.get()(l);
-  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  if (rc == 0) Acquired(l, kExclusive, kBlocking, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_trywrlock.get()(l);
   const int rc = real_trywrlock.get()(l);
-  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  if (rc == 0) Acquired(l, kExclusive, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
   if (ProbesRecordSync()) return real_timedwrlock.get()(l, t);
   const int rc = real_timedwrlock.get()(l, t);
-  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  if (rc == 0) Acquired(l, kExclusive, kTimed, SEER_RT_CALLER_PC());
+  return rc;
+}
+int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) noexcept {
+  if (ProbesRecordSync()) return real_clockwrlock.get()(l, clock, t);
+  const int rc = real_clockwrlock.get()(l, clock, t);
+  if (rc == 0) Acquired(l, kExclusive, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
@@ -279,13 +310,13 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
 int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_spin_lock.get()(const_cast<int*>(l));
   const int rc = real_spin_lock.get()(const_cast<int*>(l));
-  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  if (rc == 0) Acquired(l, kExclusive, kBlocking, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_spin_trylock.get()(const_cast<int*>(l));
   const int rc = real_spin_trylock.get()(const_cast<int*>(l));
-  if (rc == 0) Acquired(l, kExclusive, SEER_RT_CALLER_PC());
+  if (rc == 0) Acquired(l, kExclusive, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {

@@ -20,6 +20,9 @@ static_assert(SEER_EV_BARRIER_ARRIVE == static_cast<int>(EventKind::kBarrierArri
 static_assert(SEER_EV_BARRIER_DEPART == static_cast<int>(EventKind::kBarrierDepart));
 static_assert(SEER_EV_JOIN == static_cast<int>(EventKind::kJoin));
 static_assert(SEER_EV_THREAD_EXIT == static_cast<int>(EventKind::kThreadEnd));
+static_assert(SEER_ACQ_BLOCKING == static_cast<int>(AcquireHow::kBlocking));
+static_assert(SEER_ACQ_TRY == static_cast<int>(AcquireHow::kTry));
+static_assert(SEER_ACQ_TIMED == static_cast<int>(AcquireHow::kTimed));
 
 std::string CommFromEvent(const sync_event& e) {
   char comm[17] = {};
@@ -214,7 +217,7 @@ Status EventMerger::Emit(Thread& t, const sync_event& e) {
       if (e.mode == 1) {
         if (l.holder == t.tid) return Status::Ok();  // rdlock under own wrlock fails (EDEADLK)
         if (l.readers[t.tid]++ > 0) return Status::Ok();  // only the outermost hold counts
-        return Put(t.tid, EventKind::kAcquire, e.object, 0, pc, static_cast<uint8_t>(LockMode::kShared));
+        return Put(t.tid, EventKind::kAcquire, e.object, e.aux, pc, static_cast<uint8_t>(LockMode::kShared));
       }
       if (l.holder == t.tid) {  // recursive mutex: only the outermost pair counts
         ++l.depth;
@@ -222,7 +225,8 @@ Status EventMerger::Emit(Thread& t, const sync_event& e) {
       }
       l.holder = t.tid;
       l.depth = 1;
-      return Put(t.tid, EventKind::kAcquire, e.object, 0, pc, static_cast<uint8_t>(LockMode::kExclusive));
+      // aux: the call's AcquireHow (a trylock or timed lock never blocks forever).
+      return Put(t.tid, EventKind::kAcquire, e.object, e.aux, pc, static_cast<uint8_t>(LockMode::kExclusive));
     }
     case SEER_EV_RELEASE: {
       auto it = locks_.find(e.object);

@@ -15,7 +15,7 @@ enum class EventKind : uint8_t {
   kAtomicLoad = 2,      // object = address, aux = byte count, mode = MemoryOrder
   kAtomicStore = 3,     // object = address, aux = byte count, mode = MemoryOrder
   kAtomicRmw = 4,       // object = address, aux = byte count, mode = MemoryOrder
-  kAcquire = 5,         // object = lock, mode = LockMode
+  kAcquire = 5,         // object = lock, mode = LockMode, aux = AcquireHow
   kRelease = 6,         // object = lock, mode = LockMode
   kCondWaitBegin = 7,   // object = condition variable, aux = mutex; releases the mutex
   kCondWaitEnd = 8,     // object = condition variable, aux = mutex; wait-return + re-acquire
@@ -40,6 +40,14 @@ inline constexpr int kNumEventKinds = 24;
 // Lock modes of kAcquire / kRelease. Shared (read-mode) sections of one rwlock do
 // not exclude each other.
 enum class LockMode : uint8_t { kExclusive = 0, kShared = 1 };
+
+// How a kAcquire got its lock, kept in the event's aux (0, blocking, in traces
+// written before it existed, so they read as they always did). A trylock that
+// finds the lock taken fails, and a timed or clock lock gives up at its
+// timeout: neither waits forever, so neither is ever the blocked request of a
+// deadlock, though the lock it got may be held in one. Only successful calls
+// are events.
+enum class AcquireHow : uint8_t { kBlocking = 0, kTry = 1, kTimed = 2 };
 
 // What a kAlloc's range is, for reports ("Location is stack of thread T1").
 // The runtime emits a thread's stack and its static TLS blocks when the thread
@@ -81,6 +89,10 @@ inline bool IsMemoryEvent(EventKind k) {
 inline bool IsLockEvent(EventKind k) {
   return k == EventKind::kAcquire || k == EventKind::kRelease || k == EventKind::kCondWaitBegin ||
          k == EventKind::kCondWaitEnd;
+}
+// An acquire that could not have waited forever (AcquireHow other than kBlocking).
+inline bool IsNonBlockingAcquire(const Event& e) {
+  return e.kind == EventKind::kAcquire && e.aux != static_cast<uint64_t>(AcquireHow::kBlocking);
 }
 inline bool IsThreadEvent(EventKind k) { return k == EventKind::kFork || k == EventKind::kJoin; }
 

@@ -26,7 +26,8 @@ namespace seer::rt {
 //               word (kNoSeq for ranges too big for a short record), then aux
 //               if it is not 0, then "after" if it is not 0: the event follows
 //               every global-domain event numbered below it (see docs). Absent
-//               words read as 0. Lock events have neither, so the commonest
+//               words read as 0. Lock events have neither (but a trylock's or
+//               timed lock's acquire has aux, its AcquireHow), so the commonest
 //               long record is three words.
 inline constexpr int kCompactWords = 1;
 inline constexpr int kShortWords = 2;

@@ -22,7 +22,10 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
     const Node& n = m.node(i);
     const VectorClock& c = hard.Before(i);
     auto& h = held[n.tid];
-    if ((n.flags & kAcquires) && !(n.flags & kWaits) && !h.empty()) {
+    // Only an acquisition that can wait forever is a request: a trylock fails and
+    // a timed lock times out instead (their sections still count as held below).
+    const bool request = (n.flags & kAcquires) && !(n.flags & (kWaits | kNonBlocking));
+    if (request && !h.empty()) {
       request_slot_[i] = static_cast<uint32_t>(request_clock_.size() / threads);
       for (uint32_t t = 0; t < threads; ++t) request_clock_.push_back(c.Get(t));
       for (uint32_t a : h) {

@@ -1,8 +1,10 @@
-// The lock-order graph: an edge l -> m for every acquisition of m by a thread
-// holding l, labelled with the two acquire events. Its cycles of distinct threads
-// are the deadlock candidates; the cheap filters (conflicting modes, locks two
-// cycle threads would hold at once such as a gate lock, hard happens-before
-// orders from fork/join and signals) run here, before SeqCheck decides the rest.
+// The lock-order graph: an edge l -> m for every blocking acquisition of m by a
+// thread holding l, labelled with the two acquire events (a trylock or timed lock
+// is never a blocked request, but the lock it got may be the held l). Its cycles
+// of distinct threads are the deadlock candidates; the cheap filters (conflicting
+// modes, locks two cycle threads would hold at once such as a gate lock, hard
+// happens-before orders from fork/join and signals) run here, before SeqCheck
+// decides the rest.
 #pragma once
 
 #include <cstdint>
@@ -12,8 +14,9 @@
 
 namespace seer::seqcheck {
 
-// One dynamic edge: thread `tid` holds the section acquired at `held` and
-// acquires another lock at `request`.
+// One dynamic edge: thread `tid` holds the section acquired at `held` (by any
+// kind of acquisition) and acquires another lock at `request`, a call that can
+// block forever.
 struct LockEdge {
   uint32_t tid = 0;
   uint32_t held = 0;     // acquire node of the held lock

@@ -94,7 +94,7 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
           auto& h = held[e.tid][l];
           if (h.first++ > 0) return;  // nested: only the outermost pair counts
           h.second = i;
-          nd.flags |= kAcquires | (op.shared ? kShared : 0);
+          nd.flags |= kAcquires | (op.shared ? kShared : 0) | (IsNonBlockingAcquire(e) ? kNonBlocking : 0);
           nd.lock = l;
           acquires_[l][e.tid].push_back(nd.pos);
           if (!op.shared) exclusive_[l][e.tid].push_back(nd.pos);

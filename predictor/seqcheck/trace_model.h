@@ -29,6 +29,7 @@ enum NodeFlag : uint16_t {
   kJoins = 1 << 7,
   kSignals = 1 << 8,
   kWaits = 1 << 9,
+  kNonBlocking = 1 << 10,  // the acquire is a trylock or timed lock: it never waits forever
 };
 
 struct Node {

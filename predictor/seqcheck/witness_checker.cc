@@ -20,6 +20,12 @@ bool Waits(EventKind k) {
   return k == EventKind::kWait || k == EventKind::kBarrierDepart || k == EventKind::kCondWaitEnd;
 }
 bool SharedMode(const Event& e) { return e.mode == static_cast<uint8_t>(LockMode::kShared); }
+// Where a lock call would wait, a trylock returns EBUSY and a timed or clock
+// lock returns ETIMEDOUT at its timeout: an acquire recorded with any AcquireHow
+// but blocking (its aux) never leaves its thread blocked.
+bool MayBlockForever(const Event& e) {
+  return e.kind != EventKind::kAcquire || e.aux == static_cast<uint64_t>(AcquireHow::kBlocking);
+}
 
 std::string Pos(uint64_t index) { return "event " + std::to_string(index); }
 
@@ -232,6 +238,9 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
     if (!is_acquire || b.tid != me.tid || wanted != me.wanted_lock || next.held_lock != me.wanted_lock)
       return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) +
                               " is not blocked acquiring the next thread's lock");
+    if (!MayBlockForever(b))
+      return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) + "'s request " +
+                              Pos(b.index) + " is a trylock or timed lock, which fails instead of blocking");
     size_t held = 0;
     if (!Position(next.held_acquire.index, &held) || !r.Ran(held))
       return Status::Internal("deadlock witness: " + Pos(next.held_acquire.index) + " has not run");

@@ -26,7 +26,8 @@ class WitnessChecker {
   Status CheckFeasible(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled = {}) const;
 
   // The schedule is feasible and ends in the deadlock: every cycle thread's next
-  // event is its blocked acquisition, of a lock the next cycle thread holds.
+  // event is its blocked acquisition, a call that can wait forever (not a
+  // trylock or timed lock), of a lock the next cycle thread holds.
   Status CheckDeadlock(const Deadlock& d) const;
   // The schedule is feasible and runs local_first, remote, local_second in that
   // order: accesses of one variable, the first and last by one thread, with the

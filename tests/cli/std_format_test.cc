@@ -408,6 +408,41 @@ TEST_F(StdFormatTest, ExportOfUnnamedTraceUsesFallbackNamesAndAttributes) {
   EXPECT_EQ(stats.non_rapid_events, 3u);  // two lines with attributes, one seer-only kind
 }
 
+// STD has no trylock: a trylock or timed acquire is written as a plain `acq`
+// line (RAPID reads it), counted, and imported back as a blocking acquire.
+TEST_F(StdFormatTest, ExportWritesTrylocksAsPlainAcquiresAndCountsThem) {
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(Path("r.seer"), {}, &w).ok());
+  uint64_t pc = 0;
+  auto lock = [&](EventKind kind, uint64_t lock, AcquireHow how, LockMode mode) {
+    Event e;
+    e.kind = kind;
+    e.object = lock;
+    e.aux = static_cast<uint64_t>(how);
+    e.mode = static_cast<uint8_t>(mode);
+    e.pc = ++pc;
+    ASSERT_TRUE(w->Append(e).ok());
+  };
+  lock(EventKind::kAcquire, 1, AcquireHow::kTry, LockMode::kExclusive);
+  lock(EventKind::kAcquire, 2, AcquireHow::kTimed, LockMode::kShared);
+  lock(EventKind::kAcquire, 3, AcquireHow::kBlocking, LockMode::kExclusive);
+  lock(EventKind::kRelease, 3, AcquireHow::kBlocking, LockMode::kExclusive);
+  lock(EventKind::kRelease, 2, AcquireHow::kBlocking, LockMode::kShared);
+  lock(EventKind::kRelease, 1, AcquireHow::kBlocking, LockMode::kExclusive);
+  ASSERT_TRUE(w->Close().ok());
+  ExportStats stats;
+  const std::string text = Export(Path("r.seer"), &stats);
+  EXPECT_EQ(text, "T0|acq(L1)|1\nT0|acq(L2 mode=shared)|2\nT0|acq(L3)|3\nT0|rel(L3)|4\nT0|rel(L2 mode=shared)|5\n"
+                  "T0|rel(L1)|6\n");
+  EXPECT_EQ(stats.nonblocking_acquires, 2u);
+  EXPECT_EQ(stats.non_rapid_events, 2u);  // only the read-mode lines
+  ASSERT_TRUE(Import(text).ok());
+  std::vector<Event> ev;
+  TraceInfo info;
+  ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev, &info).ok());
+  for (const Event& e : ev) EXPECT_FALSE(IsNonBlockingAcquire(e)) << e.index;
+}
+
 // A generated trace gets no `at=` (its variable ids do not matter when every
 // variable is one byte); an access of another size is written with its size
 // and counted, since import will not restore its overlaps.

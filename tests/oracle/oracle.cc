@@ -19,6 +19,7 @@ struct Step {
   uint64_t object = 0;
   bool atomic = false;
   bool shared = false;
+  bool nonblocking = false;     // a trylock or timed acquire: fails or times out instead of blocking
   uint64_t event = 0;           // trace position of the event it comes from
   uint64_t pc = 0;
   std::vector<int> cells;       // accessed (byte, generation) cells
@@ -102,6 +103,7 @@ class Model {
         s.object = op.object;
         s.atomic = op.atomic;
         s.shared = op.shared;
+        s.nonblocking = op.op == SyncOp::kAcquire && IsNonBlockingAcquire(e);
         const uint64_t bytes = std::max<uint64_t>(1, op.size);
         if (op.op == SyncOp::kFresh) {
           for (uint64_t b = op.object; b < op.object + bytes; ++b) ++generation[b];
@@ -306,7 +308,8 @@ class Explorer {
       const int a = m_.Next(t, s.prefix[t]);
       if (a < 0) continue;
       const Step& st = m_.step(a);
-      if (st.branch || st.op != SyncOp::kAcquire || !NeedsMet(st, s)) continue;
+      // A trylock or timed lock facing a holder returns (EBUSY, ETIMEDOUT): not blocked.
+      if (st.branch || st.op != SyncOp::kAcquire || st.nonblocking || !NeedsMet(st, s)) continue;
       waits_for[t] = Blockers(t, st.object, st.shared, s);
       if (!waits_for[t].empty()) blocked[t] = a;
     }

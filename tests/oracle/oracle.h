@@ -24,7 +24,9 @@ struct OracleOptions {
   uint64_t max_states = 2'000'000;  // safety valve: the result says when it was hit
 };
 
-// A predicted deadlock: the blocked acquires (trace positions), sorted.
+// A predicted deadlock: the blocked acquires (trace positions), sorted. A
+// trylock or timed acquire (IsNonBlockingAcquire) is never blocked: facing a
+// holder it returns instead.
 using DeadlockCycle = std::vector<uint64_t>;
 
 struct OracleResult {

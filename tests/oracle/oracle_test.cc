@@ -75,6 +75,20 @@ TEST(Oracle, LockInversionIsADeadlock) {
   EXPECT_TRUE(RunOracle(g.events()).deadlocks.empty());
 }
 
+TEST(Oracle, TrylockNeverBlocks) {
+  // The inversion with T1's inner acquisition a trylock (or timed lock): in the
+  // state where T2 holds b, T1's next step would fail, not block.
+  for (const char* how : {"how=try", "how=timed"}) {
+    auto p = MakePaperTrace({"T1|acq(a)", std::string("T1|acq(b ") + how + ")", "T1|rel(b)", "T1|rel(a)",
+                             "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)"});
+    EXPECT_TRUE(RunOracle(p.events()).deadlocks.empty()) << how;
+  }
+  // A lock got by trylock is held: both requests block, a deadlock.
+  auto held = MakePaperTrace({"T1|acq(a how=try)", "T1|acq(b)", "T1|rel(b)", "T1|rel(a)",
+                              "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)"});
+  EXPECT_EQ(RunOracle(held.events()).deadlocks, (std::set<DeadlockCycle>{{1, 5}}));
+}
+
 TEST(Oracle, ForkAndJoinOrder) {
   auto p = MakePaperTrace({"T1|w(x)", "T1|fork(T2)", "T2|w(x)", "T1|join(T2)", "T1|w(x)"});
   EXPECT_TRUE(RunOracle(p.events()).races.empty());

@@ -115,6 +115,24 @@ TEST_F(MergerTest, SharedHoldersExcludeOnlyWriters) {
   EXPECT_EQ(out_.back().mode, static_cast<uint8_t>(LockMode::kExclusive));
 }
 
+// How the call got the lock (SEER_ACQ_*) reaches the trace as the acquire's
+// aux (AcquireHow), in both modes; a nested re-acquisition stays no event.
+TEST_F(MergerTest, TrylockAndTimedAcquiresKeepHowTheyGotTheLock) {
+  ASSERT_TRUE(merger_.BeginThread(100, -1, "main").ok());
+  merger_.Add(Rec(10, 100, SEER_EV_ACQUIRE, 7, SEER_ACQ_TRY));
+  merger_.Add(Rec(20, 100, SEER_EV_ACQUIRE, 8, SEER_ACQ_TIMED, 1));
+  merger_.Add(Rec(30, 100, SEER_EV_ACQUIRE, 9, SEER_ACQ_BLOCKING));
+  merger_.Add(Rec(40, 100, SEER_EV_ACQUIRE, 9, SEER_ACQ_TRY));  // recursive: no event
+  ASSERT_TRUE(merger_.Finish().ok());
+  ASSERT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "0:acquire:7", "0:acquire:8", "0:acquire:9"}));
+  EXPECT_EQ(out_[1].aux, static_cast<uint64_t>(AcquireHow::kTry));
+  EXPECT_TRUE(IsNonBlockingAcquire(out_[1]));
+  EXPECT_EQ(out_[2].aux, static_cast<uint64_t>(AcquireHow::kTimed));
+  EXPECT_EQ(out_[2].mode, static_cast<uint8_t>(LockMode::kShared));
+  EXPECT_EQ(out_[3].aux, static_cast<uint64_t>(AcquireHow::kBlocking));
+  EXPECT_FALSE(IsNonBlockingAcquire(out_[3]));
+}
+
 TEST_F(MergerTest, JoinWaitsForTheThreadEndAndNamesTheSeerTid) {
   ASSERT_TRUE(merger_.BeginThread(100, -1, "main").ok());
   merger_.Add(Rec(1, 100, SEER_EV_CLONE, 101));

@@ -141,6 +141,71 @@ TEST(Deadlock, ReadHeldWriteWantedDoesDeadlock) {
   EXPECT_EQ(Predict(b.events()).size(), 1u);
 }
 
+// The back-off server: T1 holds a and only tries b; T2 takes b then a,
+// blocking. T1 never waits for b, so no schedule deadlocks. The same trace with
+// a blocking request in T1 (the twin) does.
+TEST(Deadlock, CycleClosedOnlyThroughATrylockIsNotReported) {
+  for (const char* how : {" how=try", " how=timed", ""}) {
+    SCOPED_TRACE(std::string("T1's request:") + how);
+    auto trace = Std({"T1|acq(a)|1", std::string("T1|acq(b") + how + ")|2", "T1|rel(b)|3", "T1|rel(a)|4",
+                      "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"});
+    SeqCheckStats stats;
+    auto found = Predict(trace, &stats);
+    if (std::string(how).empty()) {
+      ASSERT_EQ(found.size(), 1u);
+      EXPECT_EQ(stats.candidates, 1u);
+    } else {
+      EXPECT_TRUE(found.empty());
+      EXPECT_EQ(stats.candidates, 0u);  // no lock-graph cycle at all: b is no request of T1
+    }
+  }
+}
+
+TEST(Deadlock, TrylocksOnBothSidesCannotDeadlock) {
+  EXPECT_TRUE(Predict(Std({"T1|acq(a)|1", "T1|acq(b how=try)|2", "T1|rel(b)|3", "T1|rel(a)|4",
+                           "T2|acq(b)|5", "T2|acq(a how=timed)|6", "T2|rel(a)|7", "T2|rel(b)|8"}))
+                  .empty());
+  // Read-mode tries too.
+  TraceBuilder b;
+  b.Acquire("T1", "a", 1).TryAcquire("T1", "b", 2, AcquireHow::kTry, LockMode::kShared);
+  b.Release("T1", "b", 3, LockMode::kShared).Release("T1", "a", 4);
+  b.Acquire("T2", "b", 5).Acquire("T2", "a", 6);
+  b.Release("T2", "a", 7).Release("T2", "b", 8);
+  EXPECT_TRUE(Predict(b.events()).empty());
+}
+
+// A lock got by trylock is held like any other: T1 tried a, got it, and blocks
+// on b while T2 holds b and blocks on a. Each thread's request blocks: reported,
+// with the trylock as T1's held acquisition.
+TEST(Deadlock, TrylockHeldWithBlockingRequestsIsReported) {
+  auto trace = Std({"T1|acq(a how=try)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
+                    "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"});
+  auto found = Predict(trace);
+  ASSERT_EQ(found.size(), 1u);
+  std::set<std::pair<uint64_t, uint64_t>> got;
+  for (const DeadlockThread& t : found[0].cycle) got.insert({t.held_acquire.index, t.blocked_acquire.index});
+  EXPECT_EQ(got, (std::set<std::pair<uint64_t, uint64_t>>{{0, 1}, {4, 5}}));
+}
+
+// Three threads a -> b -> c -> a where the a -> b step is taken by two threads:
+// T1 by trylock (no request), T4 blocking. The cycle through T4 is reported;
+// none names T1's trylock as a blocked request.
+TEST(Deadlock, MixedCycleIsReportedThroughItsBlockingInstance) {
+  auto trace = Std({"T1|acq(a)|1", "T1|acq(b how=try)|2", "T1|rel(b)|3", "T1|rel(a)|4",
+                    "T2|acq(b)|5", "T2|acq(c)|6", "T2|rel(c)|7", "T2|rel(b)|8",
+                    "T3|acq(c)|9", "T3|acq(a)|10", "T3|rel(a)|11", "T3|rel(c)|12",
+                    "T4|acq(a)|13", "T4|acq(b)|14", "T4|rel(b)|15", "T4|rel(a)|16"});
+  auto found = Predict(trace);
+  ASSERT_EQ(found.size(), 1u);
+  ASSERT_EQ(found[0].cycle.size(), 3u);
+  std::set<uint64_t> blocked;
+  for (const DeadlockThread& t : found[0].cycle) blocked.insert(t.blocked_acquire.index);
+  EXPECT_EQ(blocked, (std::set<uint64_t>{5, 9, 13}));
+  // Without T4 only the trylock closes the cycle: nothing.
+  trace.resize(12);
+  EXPECT_TRUE(Predict(trace).empty());
+}
+
 TEST(Deadlock, EngineReportsThroughTheRegistry) {
   const EngineSpec* spec = FindEngine("deadlock");
   ASSERT_NE(spec, nullptr);

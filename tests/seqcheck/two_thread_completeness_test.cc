@@ -46,8 +46,9 @@ std::vector<Event> TinyTwoThreadTrace(uint64_t seed) {
   o.threads = 2;
   return test::RandomTrace(o, seed);
 }
-std::vector<Event> NestedTwoThreadTrace(uint64_t seed) {
+std::vector<Event> NestedTwoThreadTrace(uint64_t seed, double nonblocking = 0) {
   test::RandomTraceOptions o;
+  o.nonblocking = nonblocking;
   o.threads = 2;
   o.fork_join = seed % 4 == 0;
   o.events = 10 + seed % 20;
@@ -144,6 +145,29 @@ TEST(SeqCheckTwoThreads, DeadlocksMatchOracle) {
   EXPECT_GT(total, 50u);
   std::printf("two-thread deadlocks: %llu by the oracle, %llu found with prefix reduction\n",
               static_cast<unsigned long long>(total), static_cast<unsigned long long>(reduced));
+}
+
+// The same with a third of the acquisitions trylocks or timed locks: the oracle
+// never counts those as blocked, and SeqCheck must find exactly its deadlocks.
+TEST(SeqCheckTwoThreads, DeadlocksWithTrylocksMatchOracle) {
+  uint64_t total = 0, reduced = 0, nonblocking = 0, blocking_total = 0;
+  for (uint64_t seed = 0; seed < 4000; ++seed) {
+    std::vector<Event> trace = NestedTwoThreadTrace(seed, /*nonblocking=*/0.35);
+    if (!TwoThreads(trace)) continue;
+    for (const Event& e : trace) nonblocking += IsNonBlockingAcquire(e);
+    CompareDeadlocks(trace, seed, &total, &reduced);
+    // Every acquire made blocking: the oracle's count can only grow.
+    for (Event& e : trace)
+      if (e.kind == EventKind::kAcquire) e.aux = 0;
+    blocking_total += Oracle(trace).deadlocks.size();
+  }
+  EXPECT_GT(nonblocking, 1000u);
+  EXPECT_GT(total, 20u);
+  EXPECT_GT(blocking_total, total);  // the trylocks did remove deadlocks
+  std::printf("two-thread deadlocks with trylocks: %llu by the oracle (%llu if all blocked), %llu found with "
+              "prefix reduction\n",
+              static_cast<unsigned long long>(total), static_cast<unsigned long long>(blocking_total),
+              static_cast<unsigned long long>(reduced));
 }
 
 }  // namespace

@@ -97,6 +97,48 @@ TEST(WitnessChecker, RejectsAFalseDeadlockClaim) {
   EXPECT_FALSE(c.CheckDeadlock(d).ok());
 }
 
+// The back-off server's trace: T1 holds a and tries b, T2 holds b and blocks on
+// a. Claiming T1 blocked at its trylock is false whatever the schedule: a
+// trylock returns EBUSY, a timed lock ETIMEDOUT. The same claim on the blocking
+// twin is accepted, so only the acquisition's kind makes the difference.
+TEST(WitnessChecker, RejectsATrylockOrTimedLockAsTheBlockedRequest) {
+  for (const char* how : {"", " how=try", " how=timed"}) {
+    SCOPED_TRACE(std::string("T1's request:") + how);
+    auto t = test::TraceBuilder()
+                 .Std({"T1|acq(a)|1", std::string("T1|acq(b") + how + ")|2", "T1|rel(b)|3", "T1|rel(a)|4",
+                       "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"})
+                 .events();
+    WitnessChecker c(t);
+    Deadlock d;
+    d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[1].object, EventRef::Of(t[1])},
+               {t[4].tid, t[4].object, EventRef::Of(t[4]), t[5].object, EventRef::Of(t[5])}};
+    d.witness.schedule = {0, 4};
+    EXPECT_TRUE(c.CheckFeasible(d.witness.schedule, {1, 5}).ok());  // the schedule itself is fine
+    const Status s = c.CheckDeadlock(d);
+    if (std::string(how).empty()) {
+      EXPECT_TRUE(s.ok()) << s.ToString();
+    } else {
+      EXPECT_FALSE(s.ok());
+      EXPECT_NE(s.message().find("trylock or timed lock"), std::string::npos) << s.ToString();
+    }
+  }
+}
+
+// A lock held through a trylock blocks the next thread like any other hold.
+TEST(WitnessChecker, AcceptsATrylockAsTheHeldAcquisition) {
+  auto t = test::TraceBuilder()
+               .Std({"T1|acq(a how=try)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
+                     "T2|acq(b how=timed)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"})
+               .events();
+  WitnessChecker c(t);
+  Deadlock d;
+  d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[1].object, EventRef::Of(t[1])},
+             {t[4].tid, t[4].object, EventRef::Of(t[4]), t[5].object, EventRef::Of(t[5])}};
+  d.witness.schedule = {0, 4};
+  const Status s = c.CheckDeadlock(d);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+}
+
 TEST(WitnessChecker, RejectsRemoteAccessOutsideTheLocalPair) {
   auto t = test::TraceBuilder().Std({"T1|r(x)|1", "T1|w(x)|2", "T2|w(x)|3"}).events();
   WitnessChecker c(t);

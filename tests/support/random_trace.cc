@@ -98,7 +98,11 @@ std::vector<Event> RandomTrace(const RandomTraceOptions& o, uint64_t seed) {
       if (h.exclusive >= 0 || (!sh && h.shared > 0)) continue;  // would block: pick again
       if (sh) ++h.shared; else h.exclusive = static_cast<int>(t);
       s.held.push_back({l, sh});
-      emit(t, EventKind::kAcquire, l, 0, sh ? 1 : 0);
+      // A trylock or timed lock that got the lock (chance() only when asked
+      // for: the traces of other options stay what they were).
+      AcquireHow how = AcquireHow::kBlocking;
+      if (o.nonblocking > 0 && chance(o.nonblocking)) how = chance(0.5) ? AcquireHow::kTry : AcquireHow::kTimed;
+      emit(t, EventKind::kAcquire, l, static_cast<uint64_t>(how), sh ? 1 : 0);
       --s.budget;
     } else if (r < 0.40 && !s.held.empty()) {
       auto [l, sh] = s.held.back();

@@ -23,6 +23,7 @@ struct RandomTraceOptions {
   bool rwlocks = false;         // some acquisitions in shared mode
   bool atomics = false;         // some accesses are atomic
   bool signals = false;         // some signal/wait pairs (wait only after a signal)
+  double nonblocking = 0;       // fraction of acquisitions recorded as trylocks or timed locks
 };
 
 // Same seed, same trace. Locations: each (thread, step) gets its own pc, so pcs

@@ -1,6 +1,8 @@
 // Builds small in-memory traces for engine tests, either call by call or from
-// STD-like lines ("T1|acq(l)|3"). Names map to dense ids in order of first use,
-// as the STD importer does, so examples read like the papers' figures.
+// STD-like lines ("T1|acq(l)|3"; "T1|acq(l how=try)|3" for a trylock, `how=timed`
+// for a timed lock, `mode=shared` for a read lock). Names map to dense ids in
+// order of first use, as the STD importer does, so examples read like the
+// papers' figures.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +37,14 @@ class TraceBuilder {
   TraceBuilder& Write(const std::string& t, const std::string& var, uint64_t pc) {
     return Add(t, EventKind::kWrite, Id(variables_, var), pc, 1);
   }
-  TraceBuilder& Acquire(const std::string& t, const std::string& lock, uint64_t pc, LockMode m = LockMode::kExclusive) {
-    return Add(t, EventKind::kAcquire, Id(locks_, lock), pc, 0, static_cast<uint8_t>(m));
+  TraceBuilder& Acquire(const std::string& t, const std::string& lock, uint64_t pc, LockMode m = LockMode::kExclusive,
+                        AcquireHow how = AcquireHow::kBlocking) {
+    return Add(t, EventKind::kAcquire, Id(locks_, lock), pc, static_cast<uint64_t>(how), static_cast<uint8_t>(m));
+  }
+  // A trylock (or, with `how`, a timed lock) that got `lock`.
+  TraceBuilder& TryAcquire(const std::string& t, const std::string& lock, uint64_t pc,
+                           AcquireHow how = AcquireHow::kTry, LockMode m = LockMode::kExclusive) {
+    return Acquire(t, lock, pc, m, how);
   }
   TraceBuilder& Release(const std::string& t, const std::string& lock, uint64_t pc, LockMode m = LockMode::kExclusive) {
     return Add(t, EventKind::kRelease, Id(locks_, lock), pc, 0, static_cast<uint8_t>(m));
@@ -59,10 +67,24 @@ class TraceBuilder {
       size_t p = op.find('(');
       std::string name = op.substr(0, p);
       std::string arg = p == std::string::npos ? "" : op.substr(p + 1, op.size() - p - 2);
+      // Lock attributes after the name: how=try|timed, mode=shared.
+      LockMode mode = LockMode::kExclusive;
+      AcquireHow how = AcquireHow::kBlocking;
+      for (size_t sp = arg.rfind(' '); sp != std::string::npos; sp = arg.rfind(' ')) {
+        const std::string attr = arg.substr(sp + 1);
+        arg.resize(sp);
+        if (attr == "how=try") how = AcquireHow::kTry;
+        else if (attr == "how=timed") how = AcquireHow::kTimed;
+        else if (attr == "mode=shared") mode = LockMode::kShared;
+        else throw std::invalid_argument("bad attribute: " + line);
+      }
+      if (how != AcquireHow::kBlocking && name != "acq") throw std::invalid_argument("how= on a non-acquire: " + line);
+      if (mode != LockMode::kExclusive && name != "acq" && name != "rel")
+        throw std::invalid_argument("mode= on a non-lock op: " + line);
       if (name == "r") Read(t, arg, pc);
       else if (name == "w") Write(t, arg, pc);
-      else if (name == "acq") Acquire(t, arg, pc);
-      else if (name == "rel") Release(t, arg, pc);
+      else if (name == "acq") Acquire(t, arg, pc, mode, how);
+      else if (name == "rel") Release(t, arg, pc, mode);
       else if (name == "fork") Fork(t, arg, pc);
       else if (name == "join") Join(t, arg, pc);
       else if (name == "begin") Add(t, EventKind::kAtomicBegin, 0, pc);
