@@ -51,6 +51,11 @@ trap cleanup EXIT
 server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 [ "$(id -u)" = 0 ] && server+=(-u nobody)
 
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  echo "service_throughput: port $port is in use already (PORT=... to choose another)" >&2
+  exit 2
+fi
+
 wait_port() {  # until memcached answers on the port (at most 20 s)
   for _ in $(seq 200); do
     if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
@@ -69,7 +74,7 @@ native_run() {
   "${server[@]}" & server_pid=$!
   wait_port
   local tps; tps=$(load)
-  kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
   echo "$tps"
 }
 
@@ -78,7 +83,7 @@ seer_run() {
   "$seer" record --sync="$1" -o "$tmp/mc.seer" -- "${server[@]}" 2>"$tmp/seer.err" & seer_pid=$!
   wait_port
   local tps; tps=$(load)
-  kill -TERM "$seer_pid"; wait "$seer_pid" 2>/dev/null || true; seer_pid=
+  kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
   local summary; summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/seer.err" || true)
   [ -n "$summary" ] || { cat "$tmp/seer.err" >&2; echo "$tps ? ? ?"; return; }
   echo "$tps $(echo "$summary" | sed -n 's/^seer record: \([0-9]*\) events, \([0-9]*\) lost, [0-9]* threads (\([^)]*\)).*/\1 \2 \3/p' | tr -d ',')"
@@ -117,9 +122,9 @@ if [ "$attach" = 1 ]; then
   "$seer" record -o "$tmp/attach.seer" -p "$server_pid" 2>"$tmp/attach.err" & seer_pid=$!
   sleep "$attach_wait"
   during=$(load)
-  kill -INT "$seer_pid"; wait "$seer_pid" 2>/dev/null || true; seer_pid=
+  kill -INT "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
   after=$(load)
-  kill -TERM "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=
+  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
   summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/attach.err" || cat "$tmp/attach.err")
   awk -v b="$before" -v d="$during" -v a="$after" \
     'BEGIN { printf "attach -p PID: before %d req/s, recorded %d req/s (%.1f%% of before), after detach %d req/s\n", b, d, 100 * d / b, a }'

@@ -130,9 +130,8 @@ TEST(AutoModeTest, PicksByWhatTheProgramIs) {
 // The default mode on an uninstrumented dynamic program: the preloaded runtime
 // records the lock-order inversion, which the deadlock analysis predicts.
 TEST_F(PreloadTest, DefaultModeFindsTheDeadlockOfAnUninstrumentedProgram) {
-  ASSERT_EQ(Record("lock_inversion"), 0) << Err();
+  ASSERT_EQ(Record("lock_inversion_concurrent"), 0) << Err();
   EXPECT_NE(Err().find("threads (preload) -> "), std::string::npos) << Err();
-  EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
   json info = Info();
   EXPECT_EQ(info["sync_mode"], "preload");
   EXPECT_EQ(info["meta"]["record.uprobes"], "0");
@@ -155,6 +154,47 @@ TEST_F(PreloadTest, DefaultModeFindsTheDeadlockOfAnUninstrumentedProgram) {
   json report = json::parse(ReadFile(Path("a.json")), nullptr, false);
   ASSERT_TRUE(!report.is_discarded() && report.contains("deadlocks")) << ReadFile(Path("a.json"));
   EXPECT_EQ(report["deadlocks"].size(), 1u) << report["deadlocks"].dump(2);
+}
+
+// Raw futex syscalls: with the privileges, from the eBPF futex tracepoints,
+// each placed in its thread by its stamp and every wait after the wake that
+// ended it; without, absent and said so.
+TEST_F(PreloadTest, RawFutexEdgesWithPrivilegesAndSaidMissingWithout) {
+  ASSERT_EQ(Record("futex_handoff"), 0) << Err();
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "preload");
+  EXPECT_EQ(info["meta"]["record.uprobes"], "0");
+  if (geteuid() != 0) {
+    EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
+    EXPECT_EQ(info["by_kind"]["wait"], 0u);
+    return;
+  }
+  EXPECT_EQ(Err().find("not seen:"), std::string::npos) << Err();
+  EXPECT_EQ(info["meta"]["record.futex_events"], "6");
+  EXPECT_EQ(info["meta"]["record.futex_late"], "0");
+  EXPECT_EQ(info["meta"]["record.futex_unplaced"], "0");
+  // Three rounds: the main thread wakes, the worker's wait returns.
+  EXPECT_EQ(Kinds(info, 0)["signal"], 3u);
+  EXPECT_EQ(Kinds(info, 1)["wait"], 3u);
+  LoadedTrace trace;
+  Status st = LoadTrace(trace_, &trace);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(CheckOrder(trace), "");
+  int64_t tokens = 0;
+  for (const auto& e : trace.events) {
+    if (e.kind == EventKind::kSignal) ++tokens;
+    if (e.kind == EventKind::kWait) {
+      EXPECT_GT(tokens--, 0) << "a wait before the wake that ended it, event " << e.index;
+    }
+  }
+
+  // As nobody: the same program, no futex edges, and the summary says so.
+  ASSERT_EQ(Record("futex_handoff", {}, {}, {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}), 0)
+      << Err();
+  EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
+  json unprivileged = Info();
+  EXPECT_EQ(unprivileged["by_kind"]["wait"], 0u);
+  EXPECT_NE(unprivileged["meta"]["record.not_seen"], "");
 }
 
 // No uprobe trap in the target: the kernel maps its "[uprobes]" page into a
@@ -243,6 +283,7 @@ TEST_F(PreloadTest, UnprivilegedLaunchRecords) {
   ASSERT_EQ(Record("lock_inversion", {}, {}, as), 0) << Err();
   EXPECT_NE(Err().find("threads (preload) -> "), std::string::npos) << Err();
   EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
+  EXPECT_NE(Info()["meta"]["record.not_seen"], "");
   json info = Info();
   EXPECT_EQ(info["sync_mode"], "preload");
   EXPECT_EQ(info["lost_events"], 0);
