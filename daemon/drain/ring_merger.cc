@@ -14,6 +14,7 @@ RingMerger::RingMerger(rt::ShmHeader* shm)
 void RingMerger::AddExternal(uint32_t ring, uint64_t word, uint64_t number, const Event& event) {
   TidOf(ring);
   Pending& p = rings_[ring];
+  if (word < p.base + p.pos) ++external_late_;
   p.external.push_back({word, number, event});
   // A ring that had nothing ordered pending may have this now; one waiting on
   // a ring record reaches the external event once that record is out.
@@ -44,7 +45,6 @@ Status RingMerger::Examine(uint32_t ring) {
   if (!p.external.empty()) {
     const uint64_t at = p.external.front().word;
     size_t rel = at <= p.base + p.pos ? p.pos : static_cast<size_t>(at - p.base);
-    if (at < p.base + p.pos) ++external_late_;
     if (final_) rel = std::min(rel, end);
     if (rel <= end) {
       limit = rel;
