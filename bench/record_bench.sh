@@ -19,7 +19,7 @@ echo "== 1. probe cost (pthread_mutex_lock/unlock, 200k pairs) =="
 "$build/bench/recorder/seer_uprobe_cost" 200000
 
 echo "== 2. sustained rate: 2 threads locking for ${rate_seconds}s under seer record =="
-out=$("$seer" record -o "$tmp/rate.seer" -- "$target" rate 2 "$rate_seconds" 2>"$tmp/rate.err")
+out=$("$seer" record --sync=ebpf -o "$tmp/rate.seer" -- "$target" rate 2 "$rate_seconds" 2>"$tmp/rate.err")
 pairs=$(echo "$out" | sed -n 's/pairs=\([0-9]*\).*/\1/p')
 secs=$(echo "$out" | seconds)
 cat "$tmp/rate.err"
@@ -29,7 +29,7 @@ awk -v p="$pairs" -v s="$secs" 'BEGIN { printf "sync events/s      %.0f (2 per p
 echo "== 3. slowdown, native vs recorded (wall time of the workload itself) =="
 for w in "locks 2 100000" "compute 300000000"; do
   native=$("$target" $w | seconds)
-  recorded=$("$seer" record -q -o "$tmp/w.seer" -- "$target" $w | seconds)
+  recorded=$("$seer" record -q --sync=ebpf -o "$tmp/w.seer" -- "$target" $w | seconds)
   awk -v w="$w" -v n="$native" -v r="$recorded" \
     'BEGIN { printf "%-20s native %.3fs  recorded %.3fs  slowdown %.2fx\n", w, n, r, r / n }'
 done

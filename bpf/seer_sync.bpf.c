@@ -241,6 +241,12 @@ int BPF_PROG(futex_enter, struct pt_regs *regs, long id)
 	int cmd = (int)BPF_CORE_READ(regs, si) & SEER_FUTEX_CMD_MASK;
 	__u64 ip = BPF_CORE_READ(regs, ip);
 
+	if (cmd == SEER_FUTEX_WAKE && BPF_CORE_READ(regs, dx) == 0 &&
+	    (__u32)BPF_CORE_READ(regs, r9) == SEER_FUTEX_REGISTER_MAGIC) {
+		/* The runtime's registration, no wake: uaddr is the thread's counter. */
+		bpf_map_update_elem(&access_counters, &tid, &uaddr, BPF_ANY);
+		return 0;
+	}
 	switch (cmd) {
 	case SEER_FUTEX_WAKE:
 	case SEER_FUTEX_WAKE_BITSET:

@@ -79,6 +79,12 @@ enum seer_sync_op {
 #define SEER_FUTEX_CMP_REQUEUE_PI 12
 #define SEER_FUTEX_LOCK_PI2 13
 #define SEER_FUTEX_CMD_MASK 127
+/* A preloaded runtime (seer record --sync=preload with privileges) registers
+ * each thread's record counter with FUTEX_WAKE(counter, 0 waiters) and this
+ * value in the otherwise unused val3: the futex tracepoint maps the thread to
+ * the counter (as the register_counter uprobe does) and emits nothing. Same
+ * value as include/seer/ring_layout.h kFutexRegisterMagic. */
+#define SEER_FUTEX_REGISTER_MAGIC 0x5ee25ee2u
 
 struct sync_event {
 	__u64 ts;      /* bpf_ktime_get_ns (CLOCK_MONOTONIC) */

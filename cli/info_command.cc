@@ -99,6 +99,14 @@ std::vector<ThreadRow> Threads(const TraceInfo& info, const ReportNames& names, 
   return rows;
 }
 
+// How a recorded trace saw synchronisation (docs/recording.md, the modes):
+// ebpf, inproc or preload; empty for traces that were not recorded. Traces of
+// the in-process mode written before `record.sync` said only `sync`.
+std::string SyncMode(const TraceInfo& info) {
+  const std::string mode = info.Meta("record.sync");
+  return mode.empty() ? info.Meta("sync") : mode;
+}
+
 constexpr const char* kIncomplete =
     "trace was not closed cleanly: the recorder or target died; events up to the last commit are intact";
 
@@ -111,6 +119,11 @@ std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
   row("source:", info.Meta(meta::kSource).empty() ? "unknown" : info.Meta(meta::kSource));
   if (!info.Meta(meta::kCommandLine).empty()) row("command line:", info.Meta(meta::kCommandLine));
   if (!info.Meta("gen_options").empty()) row("generated:", info.Meta("gen_options"));
+  if (const std::string mode = SyncMode(info); !mode.empty()) {
+    const std::string uprobes = info.Meta("record.uprobes");
+    row("sync mode:", uprobes.empty() ? mode : fmt::format("{} ({} uprobes)", mode, uprobes));
+  }
+  if (!info.Meta("record.not_seen").empty()) row("not seen:", info.Meta("record.not_seen"));
   const std::string start = info.Meta(meta::kStartTime), end = info.Meta(meta::kEndTime);
   row("time:", start.empty() && end.empty() ? "not recorded"
                                             : fmt::format("{} .. {}", start.empty() ? "?" : start,
@@ -150,6 +163,7 @@ std::string Json(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
             {"format_version", info.format_version},
             {"source", info.Meta(meta::kSource)},
             {"command_line", info.Meta(meta::kCommandLine)},
+            {"sync_mode", SyncMode(info)},
             {"start_time", info.Meta(meta::kStartTime)},
             {"end_time", info.Meta(meta::kEndTime)},
             {"complete", info.complete},

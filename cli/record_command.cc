@@ -59,13 +59,15 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
   };
   auto args = std::make_shared<Args>();
   CLI::App* sub = app.add_subcommand(
-      "record", "Record one run of a program (or a running process) with eBPF probes into a trace file");
+      "record", "Record one run of a program (or a running process) into a trace file");
   sub->add_option("-o,--output", args->options.output, "Trace file to write")->capture_default_str();
   sub->add_option("--sync", args->sync,
-                  "How to record synchronisation: ebpf (uprobes and tracepoints; a program built with "
+                  "How to record synchronisation: ebpf (uprobes and tracepoints, root; a program built with "
                   "seer-cc/seer-c++ adds its accesses from the runtime), inproc (the seer runtime linked by "
-                  "seer-cc/seer-c++), auto (inproc when the program carries the runtime)")
-      ->check(CLI::IsMember({"ebpf", "inproc", "auto"}))
+                  "seer-cc/seer-c++), preload (a dynamically linked program launched with libseer_rt.so in "
+                  "LD_PRELOAD: no uprobes, no root), auto (inproc when the program carries the runtime, "
+                  "preload for other dynamically linked programs, ebpf for static ones and -p)")
+      ->check(CLI::IsMember({"ebpf", "inproc", "preload", "auto"}))
       ->capture_default_str();
   sub->add_option("--ringbuf-size", args->options.ebpf.ringbuf_bytes,
                   "BPF ring buffer size in bytes (rounded up to a power of two)")
@@ -98,14 +100,17 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         fprintf(stderr, "seer record: --duration needs -p PID\n");
         return kExitError;
       }
-      if (args->sync == "inproc" && o.pid > 0) {
-        fprintf(stderr, "seer record: --sync=inproc needs a command to run; to record a running process use "
-                "--sync=ebpf or auto (a program built with seer-cc adds its accesses through its attach point)\n");
+      if ((args->sync == "inproc" || args->sync == "preload") && o.pid > 0) {
+        fprintf(stderr, "seer record: --sync=%s needs a command to run; to record a running process use "
+                "--sync=ebpf or auto (a program built with seer-cc adds its accesses through its attach point)\n",
+                args->sync.c_str());
         return kExitError;
       }
-      const bool inproc =
-          args->sync == "inproc" || (args->sync == "auto" && o.pid <= 0 && daemon::CarriesRuntime(o.command[0]));
-      o.mode = inproc ? daemon::RecordMode::kInproc : daemon::RecordMode::kEbpf;
+      if (args->sync == "inproc") o.mode = daemon::RecordMode::kInproc;
+      else if (args->sync == "preload") o.mode = daemon::RecordMode::kPreload;
+      else if (args->sync == "ebpf") o.mode = daemon::RecordMode::kEbpf;
+      else o.mode = daemon::AutoRecordMode(o.command, o.pid);
+      const bool inproc = o.mode != daemon::RecordMode::kEbpf;
       o.inproc.max_spool_bytes = args->spool_mb << 20;
       // eBPF on a binary that carries the runtime: its accesses come from the
       // rings, its sync events from the probes (attach: through its attach point).
@@ -118,10 +123,15 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         fprintf(stderr, "seer record: %s\n", st.ToString().c_str());
         return kExitError;
       }
-      if (inproc) {
+      if (o.mode == daemon::RecordMode::kInproc) {
         if (!result.runtime_seen)
           fprintf(stderr, "seer record: %s does not carry the seer runtime (build it with seer-cc / seer-c++); "
                   "nothing was recorded\n", o.command[0].c_str());
+      } else if (o.mode == daemon::RecordMode::kPreload) {
+        if (!result.runtime_seen)
+          fprintf(stderr, "seer record: the preloaded runtime never started in %s (LD_PRELOAD ignored: a "
+                  "set-user-ID program, or a launcher that clears the environment); nothing was recorded\n",
+                  o.command[0].c_str());
       } else {
         if (!result.runtime_note.empty()) fprintf(stderr, "seer record: %s\n", result.runtime_note.c_str());
         if (result.exec_not_followed)
@@ -129,10 +139,13 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                   result.exec_program.empty() ? "another program" : result.exec_program.c_str());
       }
       if (!args->quiet) {
-        const char* mode = inproc ? " (inproc)" : result.runtime_seen ? " (ebpf sync + runtime accesses)" : "";
-        fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads%s -> %s\n",
+        const std::string mode = inproc ? std::string(daemon::RecordModeName(o.mode))
+                                 : result.runtime_seen ? "ebpf sync + runtime accesses"
+                                                       : "ebpf, " + std::to_string(result.uprobes) + " uprobes";
+        fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads (%s) -> %s\n",
                 static_cast<unsigned long long>(result.events), static_cast<unsigned long long>(result.lost),
-                static_cast<unsigned long long>(result.threads), mode, o.output.c_str());
+                static_cast<unsigned long long>(result.threads), mode.c_str(), o.output.c_str());
+        if (!result.not_seen.empty()) fprintf(stderr, "seer record: not seen: %s\n", result.not_seen.c_str());
       }
       return o.pid > 0 ? kExitOk : result.ExitStatus();
     };

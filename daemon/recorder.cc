@@ -20,6 +20,7 @@ std::string_view RecordModeName(RecordMode mode) {
   switch (mode) {
     case RecordMode::kEbpf: return "ebpf";
     case RecordMode::kInproc: return "inproc";
+    case RecordMode::kPreload: return "preload";
   }
   return "?";
 }
@@ -28,7 +29,8 @@ Status Recording::Start(const RecordOptions& options, std::unique_ptr<Recording>
   if (options.command.empty() && options.pid <= 0) return Status::InvalidArgument("give a command to run or a pid");
   switch (options.mode) {
     case RecordMode::kEbpf: return StartEbpfRecording(options, out);
-    case RecordMode::kInproc: return StartInprocRecording(options, out);
+    case RecordMode::kInproc:
+    case RecordMode::kPreload: return StartInprocRecording(options, out);
   }
   return Status::InvalidArgument("unknown recording mode");
 }
@@ -55,20 +57,95 @@ Status CheckRecordPrivileges() {
   return Status::Permission("seer record needs root or CAP_BPF and CAP_PERFMON to attach uprobes");
 }
 
-bool CarriesRuntime(const std::string& path) {
-  if (path.find('/') != std::string::npos) return HasDefinedSymbol(path, rt::kRuntimeMarkerSymbol);
+namespace {
+
+// What exec would run for `name`: itself when it has a slash, else the first
+// executable of that name in PATH (empty when there is none).
+std::string ResolveProgram(const std::string& name) {
+  if (name.find('/') != std::string::npos) return name;
   const char* env = getenv("PATH");
-  std::string dirs = env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin";
+  const std::string dirs = env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin";
   size_t start = 0;
   while (start <= dirs.size()) {
     size_t end = dirs.find(':', start);
     if (end == std::string::npos) end = dirs.size();
     const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + path;
-    if (access(candidate.c_str(), X_OK) == 0) return HasDefinedSymbol(candidate, rt::kRuntimeMarkerSymbol);
+    const std::string candidate = dir + "/" + name;
+    if (access(candidate.c_str(), X_OK) == 0) return candidate;
     start = end + 1;
   }
-  return false;
+  return "";
+}
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+}  // namespace
+
+bool CarriesRuntime(const std::string& path) {
+  const std::string file = ResolveProgram(path);
+  return !file.empty() && HasDefinedSymbol(file, rt::kRuntimeMarkerSymbol);
+}
+
+bool IsDynamicExecutable(const std::string& path) {
+  const std::string file = ResolveProgram(path);
+  bool dynamic = false;
+  return !file.empty() && IsDynamicallyLinked(file, &dynamic).ok() && dynamic;
+}
+
+RecordMode AutoRecordMode(const std::vector<std::string>& command, pid_t pid) {
+  if (pid > 0 || command.empty()) return RecordMode::kEbpf;
+  if (CarriesRuntime(command[0])) return RecordMode::kInproc;
+  if (IsDynamicExecutable(command[0])) return RecordMode::kPreload;
+  return RecordMode::kEbpf;
+}
+
+Status FindRuntimeLibrary(std::string* path) {
+  constexpr const char* kName = "libseer_rt.so";
+  std::vector<std::string> candidates;
+  if (const char* env = getenv("SEER_RT_LIBRARY"); env != nullptr && *env != '\0') {
+    // An explicit choice is taken or refused, never replaced by another copy.
+    if (access(env, R_OK) == 0) {
+      *path = env;
+      return Status::Ok();
+    }
+    return Status::NotFound(std::string("SEER_RT_LIBRARY=") + env + " cannot be read");
+  }
+  char self[4096];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    const std::string dir = DirName(std::string(self, static_cast<size_t>(n)));
+    for (const char* rel : {"/", "/../lib/seer/", "/../lib/", "/../runtime/"}) candidates.push_back(dir + rel + kName);
+  }
+#ifdef SEER_RT_LIBRARY_BUILD_PATH
+  candidates.push_back(SEER_RT_LIBRARY_BUILD_PATH);
+#endif
+  std::string looked;
+  for (const std::string& c : candidates) {
+    if (access(c.c_str(), R_OK) == 0) {
+      char real[4096];
+      *path = realpath(c.c_str(), real) != nullptr ? real : c;  // LD_PRELOAD wants no relative parts
+      return Status::Ok();
+    }
+    looked += (looked.empty() ? "" : ", ") + c;
+  }
+  return Status::NotFound(std::string(kName) + " not found (looked at " + looked +
+                          "); set SEER_RT_LIBRARY or use --sync=ebpf");
+}
+
+std::string PreloadWith(const char* current, const std::string& library) {
+  std::string value = current != nullptr ? current : "";
+  // ld.so splits LD_PRELOAD at spaces and colons.
+  size_t start = 0;
+  while (start < value.size()) {
+    size_t end = value.find_first_of(" :", start);
+    if (end == std::string::npos) end = value.size();
+    if (value.compare(start, end - start, library) == 0) return value;
+    start = end + 1;
+  }
+  return value.empty() ? library : value + ":" + library;
 }
 
 }  // namespace seer::daemon

@@ -23,7 +23,11 @@ namespace seer::daemon {
 //   kEbpf    uprobes and tracepoints, on any binary, launched or running; a
 //            program built with seer's wrappers adds its accesses from the rings
 //   kInproc  the seer runtime inside the target records everything itself
-enum class RecordMode { kEbpf, kInproc };
+//   kPreload a dynamically linked program not built with seer's wrappers,
+//            launched with libseer_rt.so in LD_PRELOAD: the runtime's pthread,
+//            semaphore and allocation interposers record its synchronisation
+//            (no uprobes, no privileges); raw futex syscalls are not seen
+enum class RecordMode { kEbpf, kInproc, kPreload };
 std::string_view RecordModeName(RecordMode mode);
 
 // kEbpf only.
@@ -39,7 +43,7 @@ struct EbpfOptions {
   bool runtime = false;
 };
 
-// kInproc only.
+// kInproc and kPreload.
 struct InprocOptions {
   uint32_t max_rings = 1024;          // threads that can be recorded
   uint64_t ring_words = 1ull << 19;   // 8-byte words per thread ring (4 MiB), a power of two
@@ -57,6 +61,9 @@ struct InprocOptions {
   // target's exit on. False: normal priority throughout.
   bool merge_when_idle = true;
   TraceWriterOptions writer;
+  // kPreload: the runtime library put in the target's LD_PRELOAD (after the
+  // user's own entries). Empty: FindRuntimeLibrary().
+  std::string runtime_library;
 };
 
 struct RecordOptions {
@@ -88,6 +95,10 @@ struct RecordResult {
   bool runtime_seen = false;
   // kEbpf with the runtime: why the runtime's accesses are missing (empty when they are not).
   std::string runtime_note;
+  // Uprobes the recording attached (kInproc and kPreload: none).
+  uint64_t uprobes = 0;
+  // What the mode could not see, for the summary (empty: nothing it knows of).
+  std::string not_seen;
   // The target called exec: the trace ends there (the new program is not recorded).
   bool exec_not_followed = false;
   std::string exec_program;  // what it executed, when /proc still told
@@ -141,6 +152,24 @@ Status CheckRecordPrivileges();
 // True when the ELF file at `path` carries the seer runtime (its marker
 // symbol). A name without a slash is looked up in PATH, as exec would.
 bool CarriesRuntime(const std::string& path);
+
+// The mode `seer record --sync=auto` takes: -p PID -> kEbpf; a program that
+// carries the runtime -> kInproc; another dynamically linked ELF program ->
+// kPreload; a static one (or what is not ELF, e.g. a script) -> kEbpf.
+RecordMode AutoRecordMode(const std::vector<std::string>& command, pid_t pid);
+
+// True when the ELF file `path` (looked up in PATH without a slash) has a
+// PT_INTERP segment: the loader will honour LD_PRELOAD.
+bool IsDynamicExecutable(const std::string& path);
+
+// libseer_rt.so for kPreload: $SEER_RT_LIBRARY, else next to the seer binary
+// (the same folder, ../lib/seer/, ../lib/, ../runtime/), else where this build
+// put it. NotFound names the places looked at.
+Status FindRuntimeLibrary(std::string* path);
+
+// LD_PRELOAD for the target: the user's `current` value (may be null) with
+// `library` appended, unless it is there already.
+std::string PreloadWith(const char* current, const std::string& library);
 
 // The spool bound when none is given: a quarter of the memory available now
 // (MemAvailable), between 256 MiB and 4 GiB.

@@ -3,6 +3,7 @@
 #include "runtime/rt_state.h"
 
 #include <link.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -222,6 +223,13 @@ bool MapSharedArea() {
   g_rt.shm = h;
   const char* sync = getenv(kSyncEnv);
   g_rt.sync_inproc = sync != nullptr && sync[0] == 'i';  // "inproc"
+  // Compared by hand: the runtime's own strcmp is an interposer.
+  bool futex = sync != nullptr;
+  for (size_t i = 0; futex; ++i) {
+    if (sync[i] != kSyncInprocFutex[i]) futex = false;
+    if (kSyncInprocFutex[i] == '\0') break;
+  }
+  g_rt.futex_stamps = futex;
   return true;
 }
 
@@ -338,6 +346,9 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   // words the thread had written when the event happened, read from its
   // cursor and origin: exact even between publications of the head.
   if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(ts));
+  // The same for the futex tracepoints, without a uprobe: a wake of nobody
+  // that the tracepoint recognises by its val3 (ring_layout.h).
+  if (g_rt.futex_stamps) syscall(SYS_futex, ts, FUTEX_WAKE_PRIVATE, 0, nullptr, nullptr, kFutexRegisterMagic);
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, pc);
   // The thread's own memory, for reports ("Location is stack of thread T1"):
   // a fresh identity too, like any allocation. The TLS blocks come after the

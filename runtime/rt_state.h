@@ -52,6 +52,7 @@ struct Globals {
   ShmHeader* shm = nullptr;
   bool active = false;       // recording: the shared area is mapped and ours
   bool sync_inproc = false;  // emit synchronisation events from the pthread interposers
+  bool futex_stamps = false; // each thread registers its counter for the futex tracepoints
 };
 extern Globals g_rt;
 

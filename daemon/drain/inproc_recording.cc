@@ -19,6 +19,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,7 @@
 #include <thread>
 #include <utility>
 
+#include "daemon/drain/futex_events.h"
 #include "daemon/drain/ring_collector.h"
 #include "daemon/drain/ring_merger.h"
 #include "daemon/drain/shared_area.h"
@@ -66,19 +68,44 @@ std::string JoinArgs(const std::vector<std::string>& argv) {
   return s;
 }
 
-// Starts argv with the ring descriptor in its environment. Exec failures come
-// back through a close-on-exec pipe, so "no such program" is an error here.
-Status Launch(const std::vector<std::string>& argv, const SharedArea& area, bool sync_inproc, pid_t* pid) {
-  int pipefd[2];
+// What the runtime cannot see from inside: futex system calls that bypass
+// the pthread and semaphore functions (RecordResult::not_seen).
+constexpr const char* kNotSeen =
+    "raw futex syscalls (custom locks, futex_waitv, libstdc++'s futex waits): their wake-to-wait edges are "
+    "not in the trace";
+
+// Starts argv with the ring descriptor in its environment (and, for kPreload,
+// the runtime in LD_PRELOAD after the user's own entries). The child waits
+// before exec until `before_exec(child)` has run in the parent (it loads the
+// futex tracepoints for the child's pid, and says whether it did). Exec
+// failures come back through a close-on-exec pipe, so "no such program" is an
+// error here.
+Status Launch(const std::vector<std::string>& argv, const SharedArea& area, const std::string& preload,
+              const std::function<bool(pid_t)>& before_exec, pid_t* pid) {
+  int pipefd[2], go[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) return Status::IOError(std::string("pipe: ") + std::strerror(errno));
+  if (pipe2(go, O_CLOEXEC) != 0) {
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return Status::IOError(std::string("pipe: ") + std::strerror(errno));
+  }
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  const std::string preload_value = preload.empty() ? "" : PreloadWith(getenv("LD_PRELOAD"), preload);
   const pid_t child = fork();
   if (child < 0) return Status::IOError(std::string("fork: ") + std::strerror(errno));
   if (child == 0) {
     close(pipefd[0]);
-    area.ExportToChild(sync_inproc);
+    close(go[1]);
+    char futex = 0;
+    ssize_t got;
+    do {
+      got = read(go[0], &futex, 1);
+    } while (got < 0 && errno == EINTR);
+    if (got != 1) _exit(127);  // the recorder gave up
+    area.ExportToChild(/*sync_inproc=*/true, /*futex_stamps=*/futex == '1');
+    if (!preload_value.empty()) setenv("LD_PRELOAD", preload_value.c_str(), 1);
     execvp(args[0], args.data());
     const int err = errno;
     ssize_t ignored = write(pipefd[1], &err, sizeof err);
@@ -86,6 +113,13 @@ Status Launch(const std::vector<std::string>& argv, const SharedArea& area, bool
     _exit(127);
   }
   close(pipefd[1]);
+  close(go[0]);
+  const char futex = before_exec && before_exec(child) ? '1' : '0';
+  ssize_t sent;
+  do {
+    sent = write(go[1], &futex, 1);
+  } while (sent < 0 && errno == EINTR);
+  close(go[1]);
   int err = 0;
   ssize_t n;
   do {
@@ -104,6 +138,7 @@ Status Launch(const std::vector<std::string>& argv, const SharedArea& area, bool
 struct SpoolItem {
   RingBatch batch;
   std::vector<ModuleInfo> modules;
+  std::vector<FutexEvent> futex;  // taken after the batch was copied: placed before it is merged
 };
 
 class SpoolQueue {
@@ -246,6 +281,10 @@ class InprocRecording final : public Recording {
   struct rusage usage_ = {};
   bool target_alive_ = true;
   bool finished_ = false;
+  bool preload_ = false;  // kPreload: the runtime came in through LD_PRELOAD
+  // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
+  std::unique_ptr<FutexEvents> futex_;
+  std::string futex_note_;  // why there are none, when the tracepoints could not be loaded
 };
 
 InprocRecording::~InprocRecording() {
@@ -264,6 +303,20 @@ Status InprocRecording::Begin() {
   if (argv.empty()) return Status::InvalidArgument("no program to record");
   if (options_.pid > 0)
     return Status::InvalidArgument("in-process recording needs a command to run, not a running process");
+  preload_ = options_.mode == RecordMode::kPreload;
+  std::string library;
+  if (preload_) {
+    // LD_PRELOAD is honoured by the dynamic loader only: a static program would
+    // run unrecorded, and say nothing.
+    if (!IsDynamicExecutable(argv[0]))
+      return Status::InvalidArgument(argv[0] + " is not a dynamically linked program: the runtime cannot be "
+                                     "preloaded into it; record it with --sync=ebpf");
+    library = opts_.runtime_library;
+    if (library.empty()) {
+      Status found = FindRuntimeLibrary(&library);
+      if (!found.ok()) return found;
+    }
+  }
   Status s = area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns});
   if (!s.ok()) return s;
   s = TraceWriter::Create(options_.output, opts_.writer, &writer_);
@@ -278,11 +331,33 @@ Status InprocRecording::Begin() {
   writer_->SetMeta(meta::kStartTime, IsoNow());
   writer_->SetMeta(meta::kClock, kClockDescription);
   writer_->SetMeta(meta::kPcKind, "address");
-  writer_->SetMeta("sync", "inproc");
+  writer_->SetMeta("sync", "inproc");  // the runtime records synchronisation (kPreload too)
+  writer_->SetMeta("record.sync", std::string(RecordModeName(options_.mode)));
+  writer_->SetMeta("record.uprobes", "0");
+  writer_->SetMeta("record.not_seen", kNotSeen);
+  if (preload_) writer_->SetMeta("record.runtime_library", library);
 
   start_ = Clock::now();
-  s = Launch(argv, area_, /*sync_inproc=*/true, &pid_);
+  // With the privileges, raw futex syscalls come from the eBPF tracepoints
+  // (no uprobe), loaded for the child's pid before it execs.
+  std::function<bool(pid_t)> before_exec;
+  if (preload_ && CheckRecordPrivileges().ok()) {
+    before_exec = [this](pid_t child) {
+      futex_ = std::make_unique<FutexEvents>();
+      Status st = futex_->Open(child, options_.ebpf.ringbuf_bytes);
+      if (st.ok()) return true;
+      futex_note_ = "the futex tracepoints could not be loaded: " + st.ToString();
+      futex_.reset();
+      return false;
+    };
+  }
+  s = Launch(argv, area_, library, before_exec, &pid_);
   if (!s.ok()) return s;
+  if (futex_) {
+    writer_->SetMeta("record.not_seen", "");
+    writer_->SetMeta("record.futex", "raw futex syscalls from the eBPF tracepoints (no uprobe), placed by the "
+                                     "stamps they read from each thread's record counter");
+  }
 
   rt::ShmHeader* shm = area_.header();
   collector_ = std::make_unique<RingCollector>(shm);
@@ -304,6 +379,7 @@ Status InprocRecording::Begin() {
     SpoolItem item;
     while (queue_.Pop(&item)) {
       for (const ModuleInfo& m : item.modules) async_->AddModule(m);
+      for (const FutexEvent& f : item.futex) merger_->AddExternal(f.ring, f.word, f.number, f.event);
       Status st = merger_->Add(&item.batch, sink);
       merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
       if (!st.ok()) {
@@ -364,8 +440,16 @@ void InprocRecording::CollectOnce() {
     return;
   }
   const bool copied = collector_->Collect(!target_alive_, &item.batch);
+  // After the copy: every futex record placed before a copied word is in.
+  if (futex_) {
+    Status st = futex_->Take(shm, &item.futex);
+    if (!st.ok()) {
+      futex_note_ = "the futex tracepoints failed: " + st.ToString();
+      futex_.reset();
+    }
+  }
   const uint64_t bytes = item.batch.bytes();
-  if (copied || !item.modules.empty()) queue_.Push(std::move(item));
+  if (copied || !item.modules.empty() || !item.futex.empty() || item.batch.final) queue_.Push(std::move(item));
   // Rest briefly when a round found little.
   if (target_alive_ && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
 }
@@ -413,6 +497,17 @@ Status InprocRecording::CloseTrace() {
   if (const uint64_t gaps = merger_->order_gaps(); gaps > 0) out->SetMeta("order_gaps", std::to_string(gaps));
   if (const uint32_t sig = shm->fatal_signal.load(); sig != 0)
     out->SetMeta("fatal_signal", std::to_string(sig));
+  if (futex_) {
+    const auto lost_bpf = futex_->Lost();
+    for (int k = 0; k < SEER_EV_KIND_SLOTS && k < kNumEventKinds; ++k)
+      if (lost_bpf[k] != 0) out->AddLost("bpf-ringbuf", static_cast<EventKind>(k), lost_bpf[k]);
+    out->SetMeta("record.futex_events", std::to_string(futex_->kept()));
+    out->SetMeta("record.futex_libc_internal_dropped", std::to_string(futex_->libc_internal()));
+    out->SetMeta("record.futex_unplaced", std::to_string(futex_->unplaced()));
+    out->SetMeta("record.futex_late", std::to_string(merger_->external_late()));
+  } else if (!futex_note_.empty()) {
+    out->SetMeta("record.futex", futex_note_);
+  }
   out->SetMeta(meta::kEndTime, IsoNow());
   return out->Close();
 }
@@ -420,7 +515,8 @@ Status InprocRecording::CloseTrace() {
 Status InprocRecording::Finish(RecordResult* result) {
   finished_ = true;
   *result = RecordResult();
-  result->mode = RecordMode::kInproc;
+  result->mode = options_.mode;
+  if (!futex_) result->not_seen = futex_note_.empty() ? kNotSeen : std::string(kNotSeen) + " (" + futex_note_ + ")";
   // Finish before Poll saw the end: the target is ended now.
   if (target_alive_) {
     kill(pid_, SIGKILL);
@@ -432,6 +528,8 @@ Status InprocRecording::Finish(RecordResult* result) {
 
   const std::vector<uint64_t> lost = merger_->LostByKind();
   for (int k = 0; k < kNumEventKinds; ++k) result->lost += lost[k];
+  if (futex_)
+    for (uint64_t n : futex_->Lost()) result->lost += n;
   result->events = async_->events_written();
   result->threads = merger_->Threads().size();
   result->runtime_seen = area_.header()->owner_pid.load() != 0;

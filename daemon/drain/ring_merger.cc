@@ -8,7 +8,18 @@
 
 namespace seer {
 
-RingMerger::RingMerger(rt::ShmHeader* shm) : shm_(shm), next_number_(rt::kDomains, 0), blocked_(rt::kDomains) {}
+RingMerger::RingMerger(rt::ShmHeader* shm)
+    : shm_(shm), next_number_(rt::kDomains + 1, 0), blocked_(rt::kDomains + 1) {}
+
+void RingMerger::AddExternal(uint32_t ring, uint64_t word, uint64_t number, const Event& event) {
+  TidOf(ring);
+  Pending& p = rings_[ring];
+  if (word < p.base + p.pos) ++external_late_;
+  p.external.push_back({word, number, event});
+  // A ring that had nothing ordered pending may have this now; one waiting on
+  // a ring record reaches the external event once that record is out.
+  if (p.wait == Wait::kNone) (void)Examine(ring);
+}
 
 uint32_t RingMerger::TidOf(uint32_t ring) {
   if (ring >= rings_.size()) rings_.resize(ring + 1);
@@ -27,7 +38,21 @@ Status RingMerger::Examine(uint32_t ring) {
   const size_t end = p.words.size();
   size_t pos = std::max(p.pos, p.scan);
   p.wait = Wait::kNone;
-  while (pos < end) {
+  p.at_external = false;
+  // The next external event's place, when it lies within what was copied.
+  size_t limit = end;
+  bool external = false;
+  if (!p.external.empty()) {
+    const uint64_t at = p.external.front().word;
+    size_t rel = at <= p.base + p.pos ? p.pos : static_cast<size_t>(at - p.base);
+    if (final_) rel = std::min(rel, end);
+    if (rel <= end) {
+      limit = rel;
+      external = true;
+      pos = std::min(pos, rel);  // scanned as plain before it arrived: rescan up to it
+    }
+  }
+  while (pos < limit) {
     const uint64_t w0 = w[pos];
     const size_t n = static_cast<size_t>(rt::RecordWords(w0));
     if (pos + n > end) return Damaged(ring, pos, "record cut short");
@@ -35,6 +60,22 @@ Status RingMerger::Examine(uint32_t ring) {
     pos += n;
   }
   p.scan = pos;
+  if (external && pos >= limit) {
+    // The external event is next in this thread (a stamp between records).
+    p.scan = pos = limit;
+    p.at_external = true;
+    const uint64_t number = p.external.front().number;
+    if (number < next_number_[kExternalDomain])
+      return Damaged(ring, pos, "external event " + std::to_string(number) + " delivered twice");
+    if (number == next_number_[kExternalDomain]) {
+      ready_.push_back(ring);
+      p.wait = Wait::kReady;
+    } else {
+      blocked_[kExternalDomain].push_back(ring);
+      p.wait = Wait::kBlocked;
+    }
+    return Status::Ok();
+  }
   if (pos == end) return Status::Ok();
 
   const uint64_t order = rt::LongOrder(w + pos);
@@ -114,6 +155,28 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
 }
 
 Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
+  if (rings_[ring].at_external) {
+    Pending& p = rings_[ring];
+    Event e = p.external.front().event;
+    p.external.pop_front();
+    e.tid = TidOf(ring);
+    origin_ = {ring, p.base + p.pos};
+    p.at_external = false;
+    p.wait = Wait::kNone;
+    ++delivered_;
+    Status s = sink(e);
+    if (!s.ok()) return s;
+    ++next_number_[kExternalDomain];
+    if (!blocked_[kExternalDomain].empty()) {
+      std::vector<uint32_t> waiting;
+      waiting.swap(blocked_[kExternalDomain]);
+      for (uint32_t r : waiting) {
+        s = Examine(r);
+        if (!s.ok()) return s;
+      }
+    }
+    return Examine(ring);
+  }
   // A fork or join names another ring, and TidOf may grow rings_ for it: resolve
   // that before taking a reference into rings_.
   {
@@ -160,9 +223,18 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
 bool RingMerger::SkipGap() {
   uint32_t best_domain = 0;
   uint64_t best_to = 0, best_gap = ~0ull;
-  for (uint32_t d = 0; d < rt::kDomains; ++d) {
+  for (uint32_t d = 0; d <= kExternalDomain; ++d) {
     for (uint32_t r : blocked_[d]) {
       const Pending& p = rings_[r];
+      if (p.at_external) {
+        const uint64_t to = p.external.front().number;
+        if (to - next_number_[d] < best_gap) {
+          best_gap = to - next_number_[d];
+          best_domain = d;
+          best_to = to;
+        }
+        continue;
+      }
       const uint64_t* w = p.words.data() + p.scan;
       uint64_t to = rt::OrderNumber(rt::LongOrder(w));
       const uint64_t after = rt::LongAfter(w);
@@ -187,6 +259,7 @@ bool RingMerger::SkipGap() {
 
 Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
   const uint64_t before = delivered_;
+  if (batch->final) final_ = true;
   if (rings_.size() < batch->words.size()) rings_.resize(batch->words.size());
   for (uint32_t r = 0; r < batch->words.size(); ++r) {
     Pending& p = rings_[r];
@@ -210,6 +283,14 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
       if (!s.ok()) return s;
     }
   }
+
+  // The last batch: external events past a ring's last word go at its end.
+  if (final_)
+    for (uint32_t r = 0; r < rings_.size(); ++r)
+      if (rings_[r].wait == Wait::kNone && !rings_[r].external.empty()) {
+        Status s = Examine(r);
+        if (!s.ok()) return s;
+      }
 
   // Topological merge: a ring is due when its next ordered record's number is
   // the next of its domain. Rings take turns (first come, first served) one

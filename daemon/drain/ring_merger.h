@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -29,6 +30,17 @@ class RingMerger {
   // everything that can be ordered now; after a final batch, everything.
   // *emitted (optional): events delivered.
   Status Add(RingBatch* batch, const Sink& sink, uint64_t* emitted = nullptr);
+
+  // An event from outside the rings, for the thread of ring `ring`: the eBPF
+  // futex tracepoints' records in a preloaded recording. It goes just before
+  // the ring-absolute word `word` (the thread's record count when it happened:
+  // its place in program order), and after every external event of a lower
+  // `number` (0, 1, 2, ... in the order they happened, across threads: a wake
+  // before the wait it ended). Given before the batch that holds `word`; one
+  // given later (its place already delivered) is delivered at the ring's
+  // current place and counted in external_late().
+  void AddExternal(uint32_t ring, uint64_t word, uint64_t number, const Event& event);
+  uint64_t external_late() const { return external_late_; }
 
   // Numbers the final merge found missing (a thread killed between taking a
   // number and publishing its record), and skipped.
@@ -66,7 +78,16 @@ class RingMerger {
     int64_t tid = -1;             // dense seer thread id, -1 until the thread appears
     uint64_t last_pc = 0;         // the pc rule's last pc (ring_record.h)
     Wait wait = Wait::kNone;      // kNone: no ordered record found yet at `scan`
+    bool at_external = false;     // the ordered record at `scan` is external.front()
+    struct External {
+      uint64_t word;
+      uint64_t number;
+      Event event;
+    };
+    std::deque<External> external;  // by word (one thread's, in program order)
   };
+  // The external events' order domain, after the runtime's.
+  static constexpr uint32_t kExternalDomain = rt::kDomains;
 
   // Finds ring `ring`'s next ordered record and files the ring as ready (its
   // domain has reached its number) or blocked (listed under the domain it waits for).
@@ -89,6 +110,8 @@ class RingMerger {
   uint32_t next_tid_ = 0;
   uint64_t delivered_ = 0;
   uint64_t order_gaps_ = 0;
+  uint64_t external_late_ = 0;
+  bool final_ = false;  // the final batch was added: external events past a ring's end go at its end
   Origin origin_;
 };
 

@@ -60,9 +60,9 @@ void SharedArea::ReleaseRings() {
                   static_cast<off_t>(bytes_ - start));
 }
 
-void SharedArea::ExportToChild(bool sync_inproc) const {
+void SharedArea::ExportToChild(bool sync_inproc, bool futex_stamps) const {
   setenv(rt::kShmFdEnv, std::to_string(fd_).c_str(), 1);
-  setenv(rt::kSyncEnv, sync_inproc ? "inproc" : "ebpf", 1);
+  setenv(rt::kSyncEnv, !sync_inproc ? "ebpf" : futex_stamps ? rt::kSyncInprocFutex : "inproc", 1);
 }
 
 }  // namespace seer

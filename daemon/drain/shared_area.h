@@ -35,8 +35,9 @@ class SharedArea {
 
   // In a forked child before exec: tells the runtime where the rings are and
   // whether it records synchronisation itself ("inproc") or leaves it to the
-  // eBPF probes ("ebpf").
-  void ExportToChild(bool sync_inproc) const;
+  // eBPF probes ("ebpf"); `futex_stamps` (inproc): the futex tracepoints run
+  // too, and each thread registers its record counter for their stamps.
+  void ExportToChild(bool sync_inproc, bool futex_stamps = false) const;
 
   // Attach mode, after the detach and the last collection: gives the rings'
   // pages back (the target, which keeps the memfd mapped, would otherwise hold

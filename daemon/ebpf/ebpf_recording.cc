@@ -659,6 +659,8 @@ Status Session::Begin() {
   for (const auto& s : probes_.missing()) missing += (missing.empty() ? "" : ",") + s;
   writer_->SetMeta("record.probes", attached);
   writer_->SetMeta("record.probes_missing", missing);
+  writer_->SetMeta("record.uprobes", std::to_string(probes_.uprobes()));
+  result_->uprobes = probes_.uprobes();
   if (options_.ebpf.runtime && options_.pid > 0)
     writer_->SetMeta("record.attach_point", attach_point_ ? "claimed" : result_->runtime_note);
   start_ns_ = last_checkpoint_ns_ = MonotonicNs();

@@ -108,18 +108,7 @@ void SyncProbes::Close() {
   skel_ = nullptr;
 }
 
-Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes,
-                        const std::string& runtime_binary) {
-  libbpf_set_print(QuietPrint);
-  std::vector<std::string> names;
-  for (const auto& s : SyncProbeSpecs()) names.push_back(s.symbol);
-  std::map<std::string, FunctionLocation> where;
-  Status st = ResolveFunctions(binary, names, &where);
-  if (!st.ok()) return st.WithContext("reading symbols");
-  if (!where.count("pthread_mutex_lock") || !where.count("pthread_create"))
-    return Status::NotFound("no pthread symbols found in " + binary +
-                            " (a static binary must keep its symbol table: do not strip it)");
-
+Status SyncProbes::Load(pid_t tgid, uint64_t ringbuf_bytes) {
   skel_ = seer_sync_bpf__open();
   if (!skel_) return AttachError("BPF object", errno);
   skel_->rodata->targ_tgid = static_cast<uint32_t>(tgid);
@@ -133,6 +122,39 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
     if (err == EPERM || err == EACCES) return AttachError("BPF programs", err);
     return Status::IOError(std::string("cannot load the BPF programs: ") + strerror(err));
   }
+  return Status::Ok();
+}
+
+Status SyncProbes::OpenFutexOnly(pid_t tgid, uint64_t ringbuf_bytes) {
+  libbpf_set_print(QuietPrint);
+  Status st = Load(tgid, ringbuf_bytes);
+  if (!st.ok()) return st;
+  // on_exit forgets a thread's registration when it ends (tids are reused).
+  for (bpf_program* prog : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_enter,
+                            skel_->progs.futex_waitv_exit, skel_->progs.on_exit}) {
+    bpf_link* link = bpf_program__attach(prog);
+    if (!link) return AttachError(std::string("tracepoint ") + bpf_program__name(prog), errno);
+    links_.push_back(link);
+  }
+  ring_ = ring_buffer__new(bpf_map__fd(skel_->maps.events), &SyncProbes::OnRecord, this, nullptr);
+  if (!ring_) return Status::IOError(std::string("cannot open the ring buffer: ") + strerror(errno));
+  return Status::Ok();
+}
+
+Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes,
+                        const std::string& runtime_binary) {
+  libbpf_set_print(QuietPrint);
+  std::vector<std::string> names;
+  for (const auto& s : SyncProbeSpecs()) names.push_back(s.symbol);
+  std::map<std::string, FunctionLocation> where;
+  Status st = ResolveFunctions(binary, names, &where);
+  if (!st.ok()) return st.WithContext("reading symbols");
+  if (!where.count("pthread_mutex_lock") || !where.count("pthread_create"))
+    return Status::NotFound("no pthread symbols found in " + binary +
+                            " (a static binary must keep its symbol table: do not strip it)");
+
+  st = Load(tgid, ringbuf_bytes);
+  if (!st.ok()) return st;
 
   // Two names can be one function (glibc aliases); one probe per address.
   std::set<uint64_t> done_entry, done_return;
@@ -160,11 +182,13 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
       return AttachError(std::string("uprobe on ") + spec.symbol, err);
     }
     links_.push_back(link);
+    ++uprobes_;
     if (spec.on_return && done_return.insert(off).second) {
       LIBBPF_OPTS(bpf_uprobe_opts, ropts, .bpf_cookie = static_cast<uint64_t>(spec.op), .retprobe = true);
       link = bpf_program__attach_uprobe_opts(skel_->progs.sync_return, tgid, binary.c_str(), off, &ropts);
       if (!link) return AttachError(std::string("uretprobe on ") + spec.symbol, errno);
       links_.push_back(link);
+      ++uprobes_;
     }
     attached_.push_back(spec.symbol);
   }
@@ -183,6 +207,7 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
                                                      reg[name].file_offset, &opts);
     if (!link) return AttachError("uprobe on " + name, errno);
     links_.push_back(link);
+    ++uprobes_;
     attached_.push_back(name);
   }
   for (bpf_program* prog : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.on_fork,

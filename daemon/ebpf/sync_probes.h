@@ -50,6 +50,13 @@ class SyncProbes {
   Status Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes,
               const std::string& runtime_binary = "");
 
+  // The futex tracepoints alone (and thread exit), no uprobe: the raw futex
+  // syscalls of a target whose runtime records the rest (kPreload). Each
+  // record is stamped with its thread's record count once the thread has
+  // registered its cursor (the runtime's registration futex call,
+  // SEER_FUTEX_REGISTER_MAGIC).
+  Status OpenFutexOnly(pid_t tgid, uint64_t ringbuf_bytes);
+
   // Waits up to `timeout_ms` for a wakeup, then hands every waiting record to `fn`.
   Status Poll(int timeout_ms, const std::function<void(const sync_event&)>& fn);
 
@@ -59,9 +66,13 @@ class SyncProbes {
   const std::vector<std::string>& attached() const { return attached_; }
   const std::vector<std::string>& missing() const { return missing_; }
   uint64_t ringbuf_bytes() const { return ringbuf_bytes_; }
+  // Uprobes and uretprobes attached (each one a trap per call in the target).
+  uint64_t uprobes() const { return uprobes_; }
 
  private:
   static int OnRecord(void* ctx, void* data, size_t size);
+  // Opens and loads the BPF object for `tgid` with its ring buffer.
+  Status Load(pid_t tgid, uint64_t ringbuf_bytes);
 
   seer_sync_bpf* skel_ = nullptr;
   ring_buffer* ring_ = nullptr;
@@ -69,6 +80,7 @@ class SyncProbes {
   std::vector<std::string> attached_;
   std::vector<std::string> missing_;
   uint64_t ringbuf_bytes_ = 0;
+  uint64_t uprobes_ = 0;
   const std::function<void(const sync_event&)>* fn_ = nullptr;
 };
 

@@ -14,8 +14,14 @@ inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
 inline constexpr uint32_t kShmVersion = 4;  // 3: long records of 3-5 words; 4: the writer state in the descriptor
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
-// emit synchronisation events itself (`seer record --sync=inproc`).
+// emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
+// "inproc+futex" when the recorder also takes raw futex syscalls from the eBPF
+// tracepoints and each thread registers its record counter for their stamps).
 inline constexpr const char* kSyncEnv = "SEER_RT_SYNC";
+inline constexpr const char* kSyncInprocFutex = "inproc+futex";
+// The registration: FUTEX_WAKE on the thread's ThreadState (its cursor and
+// origin) for 0 waiters, with this in val3 (bpf/sync_event.h SEER_FUTEX_REGISTER_MAGIC).
+inline constexpr uint32_t kFutexRegisterMagic = 0x5ee25ee2u;
 // The symbol whose presence in an ELF file says "this binary carries the runtime".
 inline constexpr const char* kRuntimeMarkerSymbol = "__seer_rt_present";
 

@@ -95,7 +95,9 @@ class RecordTest : public ::testing::Test {
   // Records `program args...` into dir_/name.seer; returns seer's exit code.
   int Record(const std::string& program, std::vector<std::string> extra = {}, std::vector<std::string> args = {}) {
     trace_path_ = dir_ + "/" + program + ".seer";
-    std::vector<std::string> argv = {kSeer, "record", "-q", "-o", trace_path_};
+    // These tests are about the eBPF recorder: --sync=auto would preload the
+    // runtime into these uninstrumented programs (tests/recorder/preload_test.cc).
+    std::vector<std::string> argv = {kSeer, "record", "-q", "--sync=ebpf", "-o", trace_path_};
     argv.insert(argv.end(), extra.begin(), extra.end());
     argv.push_back("--");
     argv.push_back(kPrograms + "/" + program);
@@ -415,7 +417,8 @@ TEST_F(RecordTest, AttachByPidAndDetachLeavesTargetRunning) {
 
 TEST_F(RecordTest, KilledRecorderLeavesCommittedPrefix) {
   trace_path_ = dir_ + "/killed.seer";
-  pid_t seer = Spawn({kSeer, "record", "-q", "-o", trace_path_, "--", kPrograms + "/forever"}, dir_ + "/stderr");
+  pid_t seer = Spawn({kSeer, "record", "-q", "--sync=ebpf", "-o", trace_path_, "--", kPrograms + "/forever"},
+                     dir_ + "/stderr");
   std::this_thread::sleep_for(std::chrono::milliseconds(2500));
   kill(seer, SIGKILL);
   WaitExit(seer);
@@ -447,13 +450,16 @@ TEST_F(RecordTest, TinyRingBufferReportsLostEvents) {
 
 TEST_F(RecordTest, ClearErrors) {
   trace_path_ = dir_ + "/x.seer";
-  EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "-o", trace_path_, "--", dir_ + "/no-such-binary"}, dir_ + "/stderr")), 2);
+  EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "--sync=ebpf", "-o", trace_path_, "--", dir_ + "/no-such-binary"},
+                           dir_ + "/stderr")),
+            2);
   EXPECT_NE(Stderr().find("binary not found"), std::string::npos) << Stderr();
   EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "-o", trace_path_, "-p", "999999999"}, dir_ + "/stderr")), 2);
   EXPECT_NE(Stderr().find("no such process"), std::string::npos) << Stderr();
   if (access("/usr/bin/setpriv", X_OK) == 0) {
+    // eBPF needs the privileges (a launch in the default mode does not: preload_test.cc).
     EXPECT_EQ(WaitExit(Spawn({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", kSeer, "record",
-                              "-o", "/tmp/never.seer", "--", "/bin/true"},
+                              "--sync=ebpf", "-o", "/tmp/never.seer", "--", "/bin/true"},
                              dir_ + "/stderr")),
               2);
     EXPECT_NE(Stderr().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Stderr();

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# A real service under seer record: memcached (Debian's build: dynamically
+# linked, not built with seer's wrappers, 4 worker threads) under a C load
+# generator (memcaslap: 2 threads, 16 connections), native against recorded,
+# runs interleaved (native, seer, native, seer, ...). Prints each run's
+# requests/s, the ratio of the medians, and the events recorded and lost.
+#
+#   bench/service_throughput.sh [BUILD_DIR]
+#     ROUNDS=3         native/recorded pairs
+#     SECONDS_PER_RUN=8
+#     MODES="auto"     seer record modes to measure in each round (--sync=...):
+#                      auto picks preload for memcached; add ebpf for the uprobe path
+#     ATTACH=1         also record a running memcached with -p PID (eBPF uprobes)
+#     ATTACH_WAIT=10   seconds between starting `seer record -p` and the load
+#                      (attaching some 60 uprobes takes seconds here)
+#
+# Installs memcached and libmemcached-tools with apt-get when they are missing
+# (root). The eBPF runs (ebpf, ATTACH) need root; the default mode does not.
+# Only 127.0.0.1 is used; every run is bounded by SECONDS_PER_RUN.
+set -euo pipefail
+build=${1:-build}
+seer=$(readlink -f "$build/cli/seer")
+rounds=${ROUNDS:-3}
+secs=${SECONDS_PER_RUN:-8}
+modes=${MODES:-auto}
+attach=${ATTACH:-1}
+attach_wait=${ATTACH_WAIT:-10}
+port=${PORT:-22122}
+
+if ! command -v memcached >/dev/null || ! command -v memcaslap >/dev/null; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "service_throughput: memcached and memcaslap are missing; as root: apt-get install memcached libmemcached-tools" >&2
+    exit 2
+  fi
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq memcached libmemcached-tools >/dev/null
+fi
+[ -x "$seer" ] || { echo "service_throughput: $build/cli/seer not built" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+server_pid=
+seer_pid=
+cleanup() {
+  [ -n "$seer_pid" ] && kill -TERM "$seer_pid" 2>/dev/null && wait "$seer_pid" 2>/dev/null
+  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
+[ "$(id -u)" = 0 ] && server+=(-u nobody)
+
+if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+  echo "service_throughput: port $port is in use already (PORT=... to choose another)" >&2
+  exit 2
+fi
+
+wait_port() {  # until memcached answers on the port (at most 20 s)
+  for _ in $(seq 200); do
+    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
+    sleep 0.1
+  done
+  echo "service_throughput: memcached did not open port $port" >&2
+  return 1
+}
+
+load() {  # prints the requests/s memcaslap reached
+  memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" 2>&1 | tee "$tmp/load.log" |
+    sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' | tail -1
+}
+
+native_run() {
+  "${server[@]}" & server_pid=$!
+  wait_port
+  local tps; tps=$(load)
+  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
+  echo "$tps"
+}
+
+# seer record --sync=$1 -- memcached; prints "tps events lost mode".
+seer_run() {
+  "$seer" record --sync="$1" -o "$tmp/mc.seer" -- "${server[@]}" 2>"$tmp/seer.err" & seer_pid=$!
+  wait_port
+  local tps; tps=$(load)
+  kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
+  local summary; summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/seer.err" || true)
+  [ -n "$summary" ] || { cat "$tmp/seer.err" >&2; echo "$tps ? ? ?"; return; }
+  echo "$tps $(echo "$summary" | sed -n 's/^seer record: \([0-9]*\) events, \([0-9]*\) lost, [0-9]* threads (\([^)]*\)).*/\1 \2 \3/p' | tr -d ',')"
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "memcached $(memcached -V | awk '{print $2}'), 4 worker threads; memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+: >"$tmp/native"
+for m in $modes; do : >"$tmp/seer_$m"; done
+for r in $(seq "$rounds"); do
+  tps=$(native_run); echo "$tps" >>"$tmp/native"
+  printf 'round %d  native          %8s req/s\n' "$r" "$tps"
+  for m in $modes; do
+    read -r tps events lost mode < <(seer_run "$m")
+    echo "$tps" >>"$tmp/seer_$m"
+    printf 'round %d  seer --sync=%-5s %8s req/s  (%s: %s events, %s lost)\n' "$r" "$m" "$tps" "$mode" "$events" "$lost"
+  done
+done
+native=$(median <"$tmp/native")
+for m in $modes; do
+  rec=$(median <"$tmp/seer_$m")
+  awk -v m="$m" -v n="$native" -v r="$rec" \
+    'BEGIN { printf "median: native %.0f req/s, seer --sync=%s %.0f req/s: %.1f%% of native\n", n, m, r, 100 * r / n }'
+done
+
+if [ "$attach" = 1 ]; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "attach (-p PID): skipped, needs root"
+    exit 0
+  fi
+  # One running memcached: native load, then load while `seer record -p` records it.
+  "${server[@]}" & server_pid=$!
+  wait_port
+  before=$(load)
+  "$seer" record -o "$tmp/attach.seer" -p "$server_pid" 2>"$tmp/attach.err" & seer_pid=$!
+  sleep "$attach_wait"
+  during=$(load)
+  kill -INT "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
+  after=$(load)
+  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
+  summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/attach.err" || cat "$tmp/attach.err")
+  awk -v b="$before" -v d="$during" -v a="$after" \
+    'BEGIN { printf "attach -p PID: before %d req/s, recorded %d req/s (%.1f%% of before), after detach %d req/s\n", b, d, 100 * d / b, a }'
+  echo "  $summary"
+fi

@@ -1,0 +1,300 @@
+// `seer record` picking its mode (--sync=auto) and the preloaded runtime
+// (kPreload): an uninstrumented dynamic program is launched with libseer_rt.so
+// in LD_PRELOAD and recorded without uprobes and without root; a static one,
+// and -p PID, stay with eBPF. The preload tests run as any user; as root, the
+// unprivileged launch is run as nobody (setpriv), and the eBPF fallbacks are
+// recorded for real.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "daemon/recorder.h"
+#include "tests/recorder/trace_check.h"
+
+namespace seer::testing {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kSeer = SEER_BINARY;
+const std::string kPrograms = SEER_TEST_PROGRAMS;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// Runs argv with stdout and stderr to files, `env` added to the environment;
+// returns its exit code (128+N for a signal).
+int RunCommand(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
+        const std::map<std::string, std::string>& env = {}) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    if (out >= 0) dup2(out, 1);
+    if (err >= 0) dup2(err, 2);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+class PreloadTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/seer_preload_test_XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    dir_ = tmpl;
+    chmod(dir_.c_str(), 0777);  // the unprivileged run writes its trace here
+  }
+  void TearDown() override {
+    if (!dir_.empty() && std::system(("rm -rf " + dir_).c_str()) != 0) ADD_FAILURE() << "cannot remove " << dir_;
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+
+  // `seer record -o T.seer extra... -- program args...`, prefixed by `as` (a
+  // command that runs seer as another user); returns seer's exit code.
+  int Record(const std::string& program, const std::vector<std::string>& extra = {},
+             const std::vector<std::string>& args = {}, const std::vector<std::string>& as = {},
+             const std::map<std::string, std::string>& env = {}) {
+    trace_ = Path("T.seer");
+    std::vector<std::string> argv = as;
+    for (const std::string& a : {std::string(kSeer), std::string("record"), std::string("-o"), trace_})
+      argv.push_back(a);
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    argv.push_back("--");
+    argv.push_back(kPrograms + "/" + program);
+    argv.insert(argv.end(), args.begin(), args.end());
+    return RunCommand(argv, Path("stdout"), Path("stderr"), env);
+  }
+  std::string Out() const { return ReadFile(Path("stdout")); }
+  std::string Err() const { return ReadFile(Path("stderr")); }
+
+  // `seer info --json` of the trace (it decodes every chunk against the counters).
+  json Info() {
+    const int rc = RunCommand({kSeer, "info", "--json", trace_}, Path("info.json"), Path("info.err"));
+    EXPECT_EQ(rc, 0) << ReadFile(Path("info.err"));
+    json j = json::parse(ReadFile(Path("info.json")), nullptr, false);
+    EXPECT_FALSE(j.is_discarded()) << ReadFile(Path("info.json"));
+    return j;
+  }
+
+  // Events per kind of thread `tid`, from `seer info --json`.
+  static std::map<std::string, uint64_t> Kinds(const json& info, int tid) {
+    std::map<std::string, uint64_t> out;
+    for (const json& t : info["thread_list"])
+      if (t.value("tid", -1) == tid)
+        for (const auto& [kind, n] : t["by_kind"].items()) out[kind] = n.get<uint64_t>();
+    return out;
+  }
+
+  std::string dir_;
+  std::string trace_;
+};
+
+TEST(PreloadWithTest, AppendsToTheUsersPreloadOnce) {
+  EXPECT_EQ(daemon::PreloadWith(nullptr, "/l/libseer_rt.so"), "/l/libseer_rt.so");
+  EXPECT_EQ(daemon::PreloadWith("", "/l/libseer_rt.so"), "/l/libseer_rt.so");
+  EXPECT_EQ(daemon::PreloadWith("/u/a.so", "/l/libseer_rt.so"), "/u/a.so:/l/libseer_rt.so");
+  EXPECT_EQ(daemon::PreloadWith("/u/a.so /l/libseer_rt.so", "/l/libseer_rt.so"), "/u/a.so /l/libseer_rt.so");
+  EXPECT_EQ(daemon::PreloadWith("/l/libseer_rt.so.1", "/l/libseer_rt.so"), "/l/libseer_rt.so.1:/l/libseer_rt.so");
+}
+
+TEST(AutoModeTest, PicksByWhatTheProgramIs) {
+  EXPECT_EQ(daemon::AutoRecordMode({kPrograms + "/lock_inversion"}, 0), daemon::RecordMode::kPreload);
+  EXPECT_EQ(daemon::AutoRecordMode({kPrograms + "/lock_inversion_static"}, 0), daemon::RecordMode::kEbpf);
+  EXPECT_EQ(daemon::AutoRecordMode({}, 1234), daemon::RecordMode::kEbpf);
+  EXPECT_EQ(daemon::AutoRecordMode({"sh"}, 0), daemon::RecordMode::kPreload);  // looked up in PATH
+}
+
+// The default mode on an uninstrumented dynamic program: the preloaded runtime
+// records the lock-order inversion, which the deadlock analysis predicts.
+TEST_F(PreloadTest, DefaultModeFindsTheDeadlockOfAnUninstrumentedProgram) {
+  ASSERT_EQ(Record("lock_inversion_concurrent"), 0) << Err();
+  EXPECT_NE(Err().find("threads (preload) -> "), std::string::npos) << Err();
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "preload");
+  EXPECT_EQ(info["meta"]["record.uprobes"], "0");
+  EXPECT_EQ(info["lost_events"], 0) << info["lost"].dump();
+  ASSERT_EQ(info["threads"], 3u) << info.dump();
+  EXPECT_EQ(Kinds(info, 0)["fork"], 2u);
+  EXPECT_EQ(Kinds(info, 0)["join"], 2u);
+  for (int t : {1, 2}) {
+    EXPECT_EQ(Kinds(info, t)["acquire"], 2u) << "thread " << t;
+    EXPECT_EQ(Kinds(info, t)["release"], 2u) << "thread " << t;
+  }
+  LoadedTrace trace;
+  Status st = LoadTrace(trace_, &trace);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(CheckOrder(trace), "");
+
+  const int rc = RunCommand({kSeer, "analyze", trace_, "--analysis", "deadlock", "--format", "json", "-o", Path("a.json")},
+                     Path("a.out"), Path("a.err"));
+  ASSERT_EQ(rc, 0) << ReadFile(Path("a.err"));
+  json report = json::parse(ReadFile(Path("a.json")), nullptr, false);
+  ASSERT_TRUE(!report.is_discarded() && report.contains("deadlocks")) << ReadFile(Path("a.json"));
+  EXPECT_EQ(report["deadlocks"].size(), 1u) << report["deadlocks"].dump(2);
+}
+
+// Raw futex syscalls: with the privileges, from the eBPF futex tracepoints,
+// each placed in its thread by its stamp and every wait after the wake that
+// ended it; without, absent and said so.
+TEST_F(PreloadTest, RawFutexEdgesWithPrivilegesAndSaidMissingWithout) {
+  ASSERT_EQ(Record("futex_handoff"), 0) << Err();
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "preload");
+  EXPECT_EQ(info["meta"]["record.uprobes"], "0");
+  if (geteuid() != 0) {
+    EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
+    EXPECT_EQ(info["by_kind"]["wait"], 0u);
+    return;
+  }
+  EXPECT_EQ(Err().find("not seen:"), std::string::npos) << Err();
+  EXPECT_EQ(info["meta"]["record.futex_events"], "6");
+  EXPECT_EQ(info["meta"]["record.futex_late"], "0");
+  EXPECT_EQ(info["meta"]["record.futex_unplaced"], "0");
+  // Three rounds: the main thread wakes, the worker's wait returns.
+  EXPECT_EQ(Kinds(info, 0)["signal"], 3u);
+  EXPECT_EQ(Kinds(info, 1)["wait"], 3u);
+  LoadedTrace trace;
+  Status st = LoadTrace(trace_, &trace);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(CheckOrder(trace), "");
+  int64_t tokens = 0;
+  for (const auto& e : trace.events) {
+    if (e.kind == EventKind::kSignal) ++tokens;
+    if (e.kind == EventKind::kWait) {
+      EXPECT_GT(tokens--, 0) << "a wait before the wake that ended it, event " << e.index;
+    }
+  }
+
+  // As nobody: the same program, no futex edges, and the summary says so.
+  ASSERT_EQ(Record("futex_handoff", {}, {}, {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}), 0)
+      << Err();
+  EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
+  json unprivileged = Info();
+  EXPECT_EQ(unprivileged["by_kind"]["wait"], 0u);
+  EXPECT_NE(unprivileged["meta"]["record.not_seen"], "");
+}
+
+// No uprobe trap in the target: the kernel maps its "[uprobes]" page into a
+// process at the first uprobe hit, and the program reports whether it has one.
+// As root the same program under --sync=ebpf shows the page (the check works).
+TEST_F(PreloadTest, NoUprobeIsHitInTheTarget) {
+  ASSERT_EQ(Record("preload_probe"), 0) << Err();
+  EXPECT_NE(Out().find("uprobes_mapped=0"), std::string::npos) << Out();
+  EXPECT_NE(Out().find("libseer_rt.so"), std::string::npos) << "the runtime was not in LD_PRELOAD: " << Out();
+  EXPECT_EQ(Info()["meta"]["record.sync"], "preload");
+  if (geteuid() != 0) GTEST_SKIP() << "NOT RUN (the --sync=ebpf half): needs root";
+  ASSERT_EQ(Record("preload_probe", {"--sync=ebpf"}), 0) << Err();
+  EXPECT_NE(Out().find("uprobes_mapped=1"), std::string::npos) << Out();
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "ebpf");
+  EXPECT_NE(info["meta"]["record.uprobes"], "0");
+}
+
+// The user's LD_PRELOAD stays, first; an exec'd child inherits both entries,
+// finds the rings taken and records nothing (the trace is the parent's).
+TEST_F(PreloadTest, UsersPreloadIsKeptAndExecdChildInheritsIt) {
+  // A library every program maps anyway: preloading it changes nothing.
+  const std::string user_lib = "libpthread.so.0";
+  ASSERT_EQ(Record("preload_probe", {}, {"exec"}, {}, {{"LD_PRELOAD", user_lib}}), 0) << Err();
+  const std::string out = Out();
+  EXPECT_NE(out.find("\nld_preload=" + user_lib + ":/"), std::string::npos) << out;
+  EXPECT_NE(out.find("libseer_rt.so\n"), std::string::npos) << out;
+  EXPECT_NE(out.find("child ld_preload=" + user_lib + ":/"), std::string::npos) << out;
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "preload");
+  ASSERT_EQ(info["threads"], 3u) << "the exec'd child recorded into the parent's trace: " << info.dump();
+  EXPECT_EQ(Kinds(info, 1)["acquire"], 100u);
+  EXPECT_EQ(Kinds(info, 2)["acquire"], 100u);
+}
+
+// A static program cannot be preloaded into: auto falls back to eBPF (root),
+// and an explicit --sync=preload is refused with a reason.
+TEST_F(PreloadTest, StaticProgramFallsBackToEbpf) {
+  EXPECT_EQ(Record("lock_inversion_static", {"--sync=preload"}), 2);
+  EXPECT_NE(Err().find("is not a dynamically linked program"), std::string::npos) << Err();
+  const int rc = Record("lock_inversion_static");
+  if (geteuid() != 0) {
+    EXPECT_EQ(rc, 2);
+    EXPECT_NE(Err().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Err();
+    return;
+  }
+  ASSERT_EQ(rc, 0) << Err();
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "ebpf");
+  EXPECT_NE(info["meta"]["record.uprobes"], "0");
+  EXPECT_EQ(Kinds(info, 1)["acquire"], 2u);
+}
+
+// -p PID is eBPF whatever the program is; preload needs a launch.
+TEST_F(PreloadTest, AttachByPidStaysEbpf) {
+  const pid_t target = fork();
+  if (target == 0) {
+    execl((kPrograms + "/forever").c_str(), "forever", (char*)nullptr);
+    _exit(127);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  trace_ = Path("T.seer");
+  const std::string pid = std::to_string(target);
+  EXPECT_EQ(RunCommand({kSeer, "record", "--sync=preload", "-o", trace_, "-p", pid}, Path("stdout"), Path("stderr")), 2);
+  EXPECT_NE(Err().find("--sync=preload needs a command to run"), std::string::npos) << Err();
+  const int rc = RunCommand({kSeer, "record", "-o", trace_, "-p", pid, "--duration", "1"}, Path("stdout"), Path("stderr"));
+  kill(target, SIGKILL);
+  waitpid(target, nullptr, 0);
+  if (geteuid() != 0) {
+    EXPECT_EQ(rc, 2);
+    EXPECT_NE(Err().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Err();
+    return;
+  }
+  ASSERT_EQ(rc, 0) << Err();
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "ebpf");
+  EXPECT_EQ(info["meta"]["record.mode"], "attach");
+  EXPECT_NE(info["meta"]["record.uprobes"], "0");
+}
+
+// No root needed to record a program one launches: as root, seer runs as
+// nobody with no capabilities.
+TEST_F(PreloadTest, UnprivilegedLaunchRecords) {
+  std::vector<std::string> as;
+  if (geteuid() == 0) as = {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"};
+  ASSERT_EQ(Record("lock_inversion", {}, {}, as), 0) << Err();
+  EXPECT_NE(Err().find("threads (preload) -> "), std::string::npos) << Err();
+  EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
+  EXPECT_NE(Info()["meta"]["record.not_seen"], "");
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "preload");
+  EXPECT_EQ(info["lost_events"], 0);
+  EXPECT_EQ(Kinds(info, 1)["acquire"], 2u);
+  EXPECT_EQ(Kinds(info, 2)["acquire"], 2u);
+  // eBPF is what needs the privileges: the same user is refused there.
+  EXPECT_EQ(Record("lock_inversion", {"--sync=ebpf"}, {}, as), 2);
+  if (!as.empty()) {
+    EXPECT_NE(Err().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Err();
+  }
+}
+
+}  // namespace
+}  // namespace seer::testing
