@@ -90,7 +90,7 @@ class LmdbTraceReader final : public TraceReader {
     // The format version first: another version's tables need not add up.
     Status s = ReadMeta();
     if (s.ok()) s = ReadTables();
-    if (s.ok()) s = CheckTablesChecksum();
+    if (s.ok() && info_.format_version >= 2) s = CheckTablesChecksum();
     if (!s.ok()) return s.WithContext(path);
 
     MDB_stat chunk_stat;
@@ -161,8 +161,10 @@ class LmdbTraceReader final : public TraceReader {
     unsigned long v = std::strtoul(version.c_str(), &end, 10);
     if (*end != '\0') return Status::Corruption("bad format version '" + Printable(version) + "'");
     info_.format_version = static_cast<uint32_t>(v);
-    if (info_.format_version != kTraceFormatVersion)
-      return Status::NotSupported("trace format version " + Printable(version) + "; this seer reads version " +
+    // Version 1 is version 2 without the tables' checksum: still read (the
+    // structure check protects it from crashes; damaged table values are not caught).
+    if (info_.format_version != kTraceFormatVersion && info_.format_version != 1)
+      return Status::NotSupported("trace format version " + Printable(version) + "; this seer reads versions 1 to " +
                                   std::to_string(kTraceFormatVersion));
     info_.complete = info_.Meta(meta::kComplete) == "1";
     return Status::Ok();
