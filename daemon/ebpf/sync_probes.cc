@@ -130,8 +130,13 @@ Status SyncProbes::OpenFutexOnly(pid_t tgid, uint64_t ringbuf_bytes) {
   Status st = Load(tgid, ringbuf_bytes);
   if (!st.ok()) return st;
   // on_exit forgets a thread's registration when it ends (tids are reused).
-  for (bpf_program* prog : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_enter,
-                            skel_->progs.futex_waitv_exit, skel_->progs.on_exit}) {
+  return AttachTracepointsAndOpenRing({skel_->progs.futex_enter, skel_->progs.futex_exit,
+                                       skel_->progs.futex_waitv_enter, skel_->progs.futex_waitv_exit,
+                                       skel_->progs.on_exit});
+}
+
+Status SyncProbes::AttachTracepointsAndOpenRing(std::initializer_list<bpf_program*> programs) {
+  for (bpf_program* prog : programs) {
     bpf_link* link = bpf_program__attach(prog);
     if (!link) return AttachError(std::string("tracepoint ") + bpf_program__name(prog), errno);
     links_.push_back(link);
@@ -210,16 +215,10 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
     ++uprobes_;
     attached_.push_back(name);
   }
-  for (bpf_program* prog : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.on_fork,
-                            skel_->progs.on_exit, skel_->progs.futex_waitv_enter, skel_->progs.futex_waitv_exit,
-                            skel_->progs.on_exec, skel_->progs.on_mmap_exit}) {
-    bpf_link* link = bpf_program__attach(prog);
-    if (!link) return AttachError(std::string("tracepoint ") + bpf_program__name(prog), errno);
-    links_.push_back(link);
-  }
-  ring_ = ring_buffer__new(bpf_map__fd(skel_->maps.events), &SyncProbes::OnRecord, this, nullptr);
-  if (!ring_) return Status::IOError(std::string("cannot open the ring buffer: ") + strerror(errno));
-  return Status::Ok();
+  return AttachTracepointsAndOpenRing({skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.on_fork,
+                                       skel_->progs.on_exit, skel_->progs.futex_waitv_enter,
+                                       skel_->progs.futex_waitv_exit, skel_->progs.on_exec,
+                                       skel_->progs.on_mmap_exit});
 }
 
 int SyncProbes::OnRecord(void* ctx, void* data, size_t size) {

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,7 @@
 struct seer_sync_bpf;
 struct ring_buffer;
 struct bpf_link;
+struct bpf_program;
 
 namespace seer::daemon {
 
@@ -73,6 +75,8 @@ class SyncProbes {
   static int OnRecord(void* ctx, void* data, size_t size);
   // Opens and loads the BPF object for `tgid` with its ring buffer.
   Status Load(pid_t tgid, uint64_t ringbuf_bytes);
+  // Attaches the tracepoint programs (kept in links_) and opens the event ring.
+  Status AttachTracepointsAndOpenRing(std::initializer_list<bpf_program*> programs);
 
   seer_sync_bpf* skel_ = nullptr;
   ring_buffer* ring_ = nullptr;
