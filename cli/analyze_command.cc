@@ -2,9 +2,9 @@
 // and reports their findings as text, JSON, SARIF or an HTML page.
 #include <memory>
 
+#include "cli/analysis_steps.h"
 #include "cli/commands.h"
 #include "cli/output.h"
-#include "cli/progress.h"
 #include "predictor/analyze.h"
 #include "predictor/report/details.h"
 #include "predictor/report/report.h"
@@ -31,22 +31,16 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   std::vector<std::string> names;
   for (const EngineSpec* spec : specs) names.push_back(spec->name);
 
+  AnalysisStepsOptions steps;
+  steps.engine = o.engine;
+  steps.symbolize = !o.no_symbolize;
+  steps.binary_dirs = o.binary_dirs;
   AnalysisRun run;
-  {
-    Progress progress("events");
-    s = RunAnalyses(o.input, specs, o.engine, &run, progress.Callback());
-  }
-  if (!s.ok()) return Fail(s);
-
   ReportDetails details;
-  ReportDetails* with = nullptr;
-  if (!o.no_symbolize && !run.reader->info().modules.empty()) {
-    SymbolizerOptions symbols;
-    symbols.binary_dirs = o.binary_dirs;
-    s = CollectReportDetails(o.input, run.reader->info(), run.findings, symbols, &details);
-    if (!s.ok()) return Fail(s.WithContext("collecting stacks for the report"));
-    with = &details;
-  }
+  bool symbolized = false;
+  s = AnalyzeAndSymbolize(o.input, specs, steps, &run, &details, &symbolized);
+  if (!s.ok()) return Fail(s);
+  ReportDetails* with = symbolized ? &details : nullptr;
   std::string report;
   ReportOptions report_options;
   report_options.source_root = o.source_root;
@@ -60,10 +54,7 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
     report = TextReport(*run.reader, run.findings, names, with);
   }
   if (!s.ok()) return Fail(s.WithContext("writing the report"));
-  Output out;
-  s = out.Open(o.output);
-  if (s.ok()) s = out.Write(report);
-  if (s.ok()) s = out.Close();
+  s = WriteOutput(o.output, report);
   if (!s.ok()) return Fail(s);
   if (specs.empty()) Warn("no analysis selected: this build has no engine in its default set");
   if (o.fail_on_findings && CountFindings(run.findings) > 0) return kExitFindings;

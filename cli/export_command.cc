@@ -6,6 +6,7 @@
 #include <charconv>
 #include <memory>
 
+#include "cli/analysis_steps.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -96,28 +97,19 @@ int RunPerfetto(const ExportOptions& o) {
   }
   // The analyses run over the whole trace: a finding inside the window may
   // need events before it.
+  AnalysisStepsOptions steps;
+  steps.symbolize = !o.no_symbolize;
+  steps.binary_dirs = o.binary_dirs;
   AnalysisRun run;
-  {
-    Progress progress("events");
-    s = RunAnalyses(o.input, specs, AnalysisOptions(), &run, progress.Callback());
-  }
-  if (!s.ok()) return Fail(s);
   ReportDetails details;
-  ReportDetails* with = nullptr;
-  if (!o.no_symbolize && !run.reader->info().modules.empty()) {
-    SymbolizerOptions symbols;
-    symbols.binary_dirs = o.binary_dirs;
-    s = CollectReportDetails(o.input, run.reader->info(), run.findings, symbols, &details);
-    if (!s.ok()) return Fail(s.WithContext("collecting stacks for the findings"));
-    with = &details;
-  }
+  bool symbolized = false;
+  s = AnalyzeAndSymbolize(o.input, specs, steps, &run, &details, &symbolized);
+  if (!s.ok()) return Fail(s);
+  ReportDetails* with = symbolized ? &details : nullptr;
   std::string json;
   s = PerfettoTimeline(o.input, run.findings, with, timeline, &json);
   if (!s.ok()) return Fail(s);
-  Output out;
-  s = out.Open(o.output);
-  if (s.ok()) s = out.Write(json);
-  if (s.ok()) s = out.Close();
+  s = WriteOutput(o.output, json);
   if (!s.ok()) return Fail(s);
   return kExitOk;
 }

@@ -196,10 +196,7 @@ int RunInfo(const InfoOptions& o) {
   const TraceInfo& info = reader->info();
   const ReportNames names(*reader);
   const std::vector<ThreadRow> threads = Threads(info, names, decoded);
-  Output out;
-  s = out.Open("");
-  if (s.ok()) s = out.Write(o.json ? Json(info, threads, file_size) : Text(info, threads, file_size));
-  if (s.ok()) s = out.Close();
+  s = WriteOutput("", o.json ? Json(info, threads, file_size) : Text(info, threads, file_size));
   if (!s.ok()) return Fail(s);
   return kExitOk;
 }

@@ -51,4 +51,12 @@ Status Output::Close() {
   return Status::Ok();
 }
 
+Status WriteOutput(const std::string& path, const std::string& text) {
+  Output out;
+  Status s = out.Open(path);
+  if (s.ok()) s = out.Write(text);
+  if (s.ok()) s = out.Close();
+  return s;
+}
+
 }  // namespace seer::cli

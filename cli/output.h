@@ -15,6 +15,10 @@ int Fail(const Status& status);
 // Prints `seer: warning: <message>` on stderr.
 void Warn(const std::string& message);
 
+// Writes `text` to the file at `path` (stdout when empty or "-") and closes it,
+// reporting a failed write.
+Status WriteOutput(const std::string& path, const std::string& text);
+
 // An output file, or stdout when the path is empty or "-".
 class Output {
  public:
