@@ -283,6 +283,10 @@ class StdImporter {
       auto [p, err] = std::from_chars(decor.data(), decor.data() + decor.size(), e.object);
       if (decor.empty() || err != std::errc() || p != decor.data() + decor.size())
         return Status::InvalidArgument("argument `" + Shown(decor) + "` of `" + Shown(op) + "` is not an integer");
+    } else if (d == Decor::kOrder) {
+      const std::optional<uint8_t> order = std_format::MemoryOrderFromName(decor);
+      if (!order) return Status::InvalidArgument("`" + Shown(decor) + "` is not a memory order (relaxed, consume, acquire, release, acq_rel, seq_cst)");
+      e.mode = *order;
     } else if (d == Decor::kThread) {
       uint32_t child;
       s = ThreadId(decor, &child, e.kind == EventKind::kFork ? e.tid : -1);

@@ -74,6 +74,8 @@ Decor DecorOf(EventKind kind) {
       return Decor::kThread;
     case EventKind::kFuncEntry:
       return Decor::kNumber;
+    case EventKind::kFence:
+      return Decor::kOrder;
     case EventKind::kThreadBegin:
     case EventKind::kThreadEnd:
     case EventKind::kFuncExit:

@@ -18,6 +18,7 @@ enum class Decor {
   kLock,      // a lock or other sync object name
   kVariable,  // a variable name
   kNumber,    // a decimal integer (func_entry: the entered function)
+  kOrder,     // a memory order name (fence: `fence(release)`)
 };
 
 // RAPID's own ops: r w acq rel fork join begin end. Every other kind is written

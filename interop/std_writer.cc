@@ -83,6 +83,11 @@ Status StdTextWriter::Append(const Event& e) {
       break;
     }
     case Decor::kNumber: buf_ += '('; AppendNumber(&buf_, e.object); buf_ += ')'; break;
+    case Decor::kOrder:
+      buf_ += '(';
+      buf_ += std_format::MemoryOrderName(e.mode);
+      buf_ += ')';
+      break;
   }
   if (attributes_start != 0 || !std_format::IsRapidKind(e.kind)) ++non_rapid_;
   buf_ += '|';

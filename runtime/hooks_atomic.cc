@@ -252,12 +252,18 @@ SEER_RT_ATOMIC_ENTRY_POINTS(32, int)
 SEER_RT_ATOMIC_ENTRY_POINTS(64, long)
 SEER_RT_ATOMIC_ENTRY_POINTS(128, __int128)
 
-// Fences order nothing the trace can express beyond what the atomics around
-// them already record; they still have to happen.
+// A thread fence is recorded (with its order) for the analyses' C11 fence rules:
+// a release fence makes the thread's later relaxed stores release, an acquire
+// fence makes its earlier relaxed loads acquire (docs/analyses.md). Its order
+// number says nothing across threads; the global domain only places it.
 SEER_RT_EXPORT void __tsan_atomic_thread_fence(int mo) {
-  (void)mo;
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  const uint8_t order = Order(mo);
+  if (order == static_cast<uint8_t>(seer::MemoryOrder::kRelaxed)) return;  // orders nothing
+  if (ThreadState* ts = CurrentThread()) PutOrdered(ts, seer::EventKind::kFence, order, 0, 0, SEER_RT_CALLER_PC());
 }
+// A signal fence orders a thread with its own signal handler only: nothing
+// between threads, so nothing to record.
 SEER_RT_EXPORT void __tsan_atomic_signal_fence(int mo) {
   (void)mo;
   __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -34,8 +34,9 @@ enum class EventKind : uint8_t {
   kBranch = 21,         // pc = branch site (SeqCheck)
   kAtomicBegin = 22,    // start of a marked atomic block (STD `begin`)
   kAtomicEnd = 23,      // end of a marked atomic block (STD `end`)
+  kFence = 24,          // atomic_thread_fence: mode = MemoryOrder
 };
-inline constexpr int kNumEventKinds = 24;
+inline constexpr int kNumEventKinds = 25;
 
 // Lock modes of kAcquire / kRelease. Shared (read-mode) sections of one rwlock do
 // not exclude each other.

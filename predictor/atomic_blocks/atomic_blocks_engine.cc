@@ -136,7 +136,7 @@ class AtomicBlocksEngine final : public Engine {
       return;
     }
     ops_.clear();
-    LowerEvent(e, [&](const LoweredOp& op) { ops_.push_back(op); });
+    lowering_.Lower(e, [&](const LoweredOp& op) { ops_.push_back(op); });
     if (ops_.empty()) return;
     const uint32_t txn = ts.current != kNone ? ts.current : NewTxn(&ts, e.tid, ref, false);
     const Last me{txn, ref};
@@ -184,6 +184,7 @@ class AtomicBlocksEngine final : public Engine {
         case SyncOp::kWait:
           for (const auto& [tid, last] : signals_[op.object]) AddEdge(last, txn, ref);
           break;
+        case SyncOp::kEndSignals: signals_.erase(op.object); break;
         case SyncOp::kFresh: vars_.erase(op.object); break;
       }
     }
@@ -195,6 +196,7 @@ class AtomicBlocksEngine final : public Engine {
   std::unordered_map<uint64_t, VarState> vars_;
   std::unordered_map<uint32_t, Last> forks_;  // child -> the fork
   std::unordered_map<uint64_t, std::unordered_map<uint32_t, Last>> signals_;  // object -> thread -> latest
+  EventLowering lowering_;
   std::vector<LoweredOp> ops_;
   std::vector<uint32_t> seen_, stack_;
   uint32_t stamp_ = 0;

@@ -1,7 +1,11 @@
-// The one lowering of the 24 event kinds into the few operations the race engines
+// The one lowering of the event kinds into the few operations the race engines
 // reason about, so that every engine treats condition variables, atomics, barriers
 // and semaphores alike (DESIGN.md, "The event model"):
-//   atomic access to x  -> acquire(sync lock of x), access(x, atomic), release(...)
+//   atomic access to x  -> by its C11 memory order (EventLowering below): an
+//                          acquire waits on x's sync object, a release signals it,
+//                          a relaxed access orders nothing; access(x, atomic)
+//   fence               -> release: later relaxed stores release; acquire: earlier
+//                          relaxed loads acquire
 //   cond wait begin     -> release(mutex);  cond wait end -> wait(cond), acquire(mutex)
 //   signal / wait       -> signal(object) / wait(object): a release-acquire edge, no exclusion
 //   barrier arrive/depart -> signal(barrier) / wait(barrier)
@@ -10,7 +14,9 @@
 // begin/end) lower to nothing.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "seer/event.h"
 
@@ -26,6 +32,7 @@ enum class SyncOp : uint8_t {
   kSignal,  // object = sync object (separate namespace from locks)
   kWait,
   kFresh,   // object = address, size = bytes: the range gets a new identity
+  kEndSignals,  // object = sync object: its signals so far reach no later wait
 };
 
 struct LoweredOp {
@@ -36,61 +43,142 @@ struct LoweredOp {
   bool shared;         // kAcquire / kRelease: a read-mode (rwlock) section
 };
 
-// Lock id of the private lock that makes an atomic access to `address` a
-// sync(x) event. User-space addresses and imported lock ids never set bit 63.
-inline uint64_t SyncLockOf(uint64_t address) { return address | (1ull << 63); }
+// The sync object (signal namespace) through which atomics on `address`
+// synchronise: it holds the release sequence's clock. Bit 63 keeps it apart from
+// futex words, semaphores and other signal objects at the same address; user-space
+// addresses and imported ids never set it.
+inline uint64_t AtomicSyncObject(uint64_t address) { return address | (1ull << 63); }
 
 // Plain reads and writes are most of a trace and lower to themselves: engines
-// may handle them before calling LowerEvent, skipping the dispatch.
+// may handle them before EventLowering::Lower, skipping the dispatch.
 inline bool IsPlainAccessEvent(const Event& e) { return e.kind == EventKind::kRead || e.kind == EventKind::kWrite; }
 inline LoweredOp PlainAccessOp(const Event& e) {
   return LoweredOp{e.kind == EventKind::kRead ? SyncOp::kRead : SyncOp::kWrite, e.object, e.aux, false, false};
 }
 
-// Calls `fn(const LoweredOp&)` for each operation `e` lowers to, in order.
-template <typename Fn>
-inline void LowerEvent(const Event& e, Fn&& fn) {
-  switch (e.kind) {
-    case EventKind::kRead:
-    case EventKind::kWrite: fn(PlainAccessOp(e)); return;
-    case EventKind::kAtomicLoad:
-    case EventKind::kAtomicStore:
-    case EventKind::kAtomicRmw: {
-      const uint64_t lock = SyncLockOf(e.object);
-      const SyncOp access = e.kind == EventKind::kAtomicLoad ? SyncOp::kRead : SyncOp::kWrite;
-      fn(LoweredOp{SyncOp::kAcquire, lock, 0, false, false});
-      fn(LoweredOp{access, e.object, e.aux, true, false});
-      fn(LoweredOp{SyncOp::kRelease, lock, 0, false, false});
-      return;
-    }
-    case EventKind::kAcquire:
-    case EventKind::kRelease: {
-      const bool shared = e.mode == static_cast<uint8_t>(LockMode::kShared);
-      fn(LoweredOp{e.kind == EventKind::kAcquire ? SyncOp::kAcquire : SyncOp::kRelease, e.object, 0, false,
-                   shared});
-      return;
-    }
-    case EventKind::kCondWaitBegin: fn(LoweredOp{SyncOp::kRelease, e.aux, 0, false, false}); return;
-    case EventKind::kCondWaitEnd:
-      fn(LoweredOp{SyncOp::kWait, e.object, 0, false, false});
-      fn(LoweredOp{SyncOp::kAcquire, e.aux, 0, false, false});
-      return;
-    case EventKind::kSignal:
-    case EventKind::kBarrierArrive: fn(LoweredOp{SyncOp::kSignal, e.object, 0, false, false}); return;
-    case EventKind::kWait:
-    case EventKind::kBarrierDepart: fn(LoweredOp{SyncOp::kWait, e.object, 0, false, false}); return;
-    case EventKind::kFork: fn(LoweredOp{SyncOp::kFork, e.object, 0, false, false}); return;
-    case EventKind::kJoin: fn(LoweredOp{SyncOp::kJoin, e.object, 0, false, false}); return;
-    case EventKind::kAlloc:
-    case EventKind::kFree: fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false}); return;
-    case EventKind::kThreadBegin:
-    case EventKind::kThreadEnd:
-    case EventKind::kFuncEntry:
-    case EventKind::kFuncExit:
-    case EventKind::kBranch:
-    case EventKind::kAtomicBegin:
-    case EventKind::kAtomicEnd: return;
-  }
+inline bool OrderAcquires(uint8_t order) {
+  const auto o = static_cast<MemoryOrder>(order);
+  return o == MemoryOrder::kConsume || o == MemoryOrder::kAcquire || o == MemoryOrder::kAcqRel ||
+         o == MemoryOrder::kSeqCst;
 }
+inline bool OrderReleases(uint8_t order) {
+  const auto o = static_cast<MemoryOrder>(order);
+  return o == MemoryOrder::kRelease || o == MemoryOrder::kAcqRel || o == MemoryOrder::kSeqCst;
+}
+
+// Lowers events in trace order. Stateful only for C11 atomics: a thread's release
+// fences and the relaxed loads that a later acquire fence turns into acquires.
+//
+// Atomics by memory order (C++20 release sequences). x's sync object holds the
+// clock that an acquire reading x now synchronises with:
+//   release store (or any store after a release fence): it replaces that clock
+//     (ends the sequences before it and heads a new one);
+//   relaxed store: it empties it (a plain store ends every release sequence);
+//   release read-modify-write: it joins into it; relaxed RMW: leaves it (an RMW
+//     continues the sequence it reads from);
+//   acquire load or RMW: waits on it (before its access: the access itself is
+//     ordered after the releases it reads from);
+//   seq_cst is acquire plus release (SC's total order adds no happens-before).
+// The value read is not recorded: a load is taken to read the latest store of x in
+// the trace, which the runtime's per-address order makes the store it read from
+// (hooks_atomic.cc). Fences are approximated on the side of fewer races: a relaxed
+// store after a release fence releases the thread's clock at the store, not at the
+// fence, and an acquire fence waits on the sync objects of the relaxed loads before
+// it as they are at the fence (docs/analyses.md).
+class EventLowering {
+ public:
+  // Calls `fn(const LoweredOp&)` for each operation `e` lowers to, in order.
+  template <typename Fn>
+  void Lower(const Event& e, Fn&& fn) {
+    switch (e.kind) {
+      case EventKind::kRead:
+      case EventKind::kWrite: fn(PlainAccessOp(e)); return;
+      case EventKind::kAtomicLoad:
+      case EventKind::kAtomicStore:
+      case EventKind::kAtomicRmw: LowerAtomic(e, fn); return;
+      case EventKind::kFence: LowerFence(e, fn); return;
+      case EventKind::kAcquire:
+      case EventKind::kRelease: {
+        const bool shared = e.mode == static_cast<uint8_t>(LockMode::kShared);
+        fn(LoweredOp{e.kind == EventKind::kAcquire ? SyncOp::kAcquire : SyncOp::kRelease, e.object, 0, false,
+                     shared});
+        return;
+      }
+      case EventKind::kCondWaitBegin: fn(LoweredOp{SyncOp::kRelease, e.aux, 0, false, false}); return;
+      case EventKind::kCondWaitEnd:
+        fn(LoweredOp{SyncOp::kWait, e.object, 0, false, false});
+        fn(LoweredOp{SyncOp::kAcquire, e.aux, 0, false, false});
+        return;
+      case EventKind::kSignal:
+      case EventKind::kBarrierArrive: fn(LoweredOp{SyncOp::kSignal, e.object, 0, false, false}); return;
+      case EventKind::kWait:
+      case EventKind::kBarrierDepart: fn(LoweredOp{SyncOp::kWait, e.object, 0, false, false}); return;
+      case EventKind::kFork: fn(LoweredOp{SyncOp::kFork, e.object, 0, false, false}); return;
+      case EventKind::kJoin: fn(LoweredOp{SyncOp::kJoin, e.object, 0, false, false}); return;
+      case EventKind::kAlloc:
+      case EventKind::kFree: fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false}); return;
+      case EventKind::kThreadBegin:
+      case EventKind::kThreadEnd:
+      case EventKind::kFuncEntry:
+      case EventKind::kFuncExit:
+      case EventKind::kBranch:
+      case EventKind::kAtomicBegin:
+      case EventKind::kAtomicEnd: return;
+    }
+  }
+
+ private:
+  // A thread's relaxed loads since its last acquire fence are kept up to this many
+  // distinct addresses (the oldest half is forgotten beyond it): the bound on this
+  // state, at the price of a fence not synchronising through a load that old.
+  static constexpr size_t kMaxPendingLoads = 1024;
+
+  struct FenceState {
+    bool release_fenced = false;         // a release fence came before: relaxed stores release
+    std::vector<uint64_t> relaxed_loads;  // addresses, for the next acquire fence
+  };
+
+  FenceState& StateOf(uint32_t tid) {
+    if (tid >= threads_.size()) threads_.resize(tid + 1);
+    return threads_[tid];
+  }
+
+  template <typename Fn>
+  void LowerAtomic(const Event& e, Fn&& fn) {
+    const uint64_t sync = AtomicSyncObject(e.object);
+    const bool acquires = e.kind != EventKind::kAtomicStore && OrderAcquires(e.mode);
+    const bool releases = e.kind != EventKind::kAtomicLoad && OrderReleases(e.mode);
+    if (acquires) fn(LoweredOp{SyncOp::kWait, sync, 0, false, false});
+    const SyncOp access = e.kind == EventKind::kAtomicLoad ? SyncOp::kRead : SyncOp::kWrite;
+    fn(LoweredOp{access, e.object, e.aux, true, false});
+    if (e.kind == EventKind::kAtomicLoad && acquires) return;
+    FenceState& t = StateOf(e.tid);
+    if (e.kind != EventKind::kAtomicStore && !acquires) RememberLoad(&t, e.object);
+    if (e.kind == EventKind::kAtomicLoad) return;
+    const bool release = releases || t.release_fenced;
+    if (e.kind == EventKind::kAtomicStore) fn(LoweredOp{SyncOp::kEndSignals, sync, 0, false, false});
+    if (release) fn(LoweredOp{SyncOp::kSignal, sync, 0, false, false});
+  }
+
+  template <typename Fn>
+  void LowerFence(const Event& e, Fn&& fn) {
+    FenceState& t = StateOf(e.tid);
+    if (OrderAcquires(e.mode)) {
+      for (uint64_t address : t.relaxed_loads)
+        fn(LoweredOp{SyncOp::kWait, AtomicSyncObject(address), 0, false, false});
+      t.relaxed_loads.clear();
+    }
+    if (OrderReleases(e.mode)) t.release_fenced = true;
+  }
+
+  static void RememberLoad(FenceState* t, uint64_t address) {
+    std::vector<uint64_t>& loads = t->relaxed_loads;
+    if (std::find(loads.begin(), loads.end(), address) != loads.end()) return;
+    if (loads.size() == kMaxPendingLoads) loads.erase(loads.begin(), loads.begin() + kMaxPendingLoads / 2);
+    loads.push_back(address);
+  }
+
+  std::vector<FenceState> threads_;
+};
 
 }  // namespace seer

@@ -38,7 +38,7 @@ void HappensBeforeEngine<kSchedulable>::Process(const Event* events, size_t n) {
         Release(e.tid, e.object);
       }
     } else {
-      LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+      lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
     }
     if (racy_) collector_.AddRacyEvent(EventRef::Of(e));
   }
@@ -70,6 +70,9 @@ void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op)
       clocks_[tid].Increment(tid);
       return;
     case SyncOp::kWait: clocks_[tid].Join(signals_[op.object]); return;
+    case SyncOp::kEndSignals:
+      if (VectorClock* s = signals_.Find(op.object)) s->Clear();
+      return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
   }
 }
@@ -100,6 +103,14 @@ void HappensBeforeEngine<kSchedulable>::Release(uint32_t tid, uint64_t lock) {
 template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Access(uint32_t tid, const LoweredOp& op) {
   const bool write = op.op == SyncOp::kWrite;
+  // An atomic read-modify-write reads before it writes (as in every race engine):
+  // it races as a read too, and SHB orders it after the write it read from, whose
+  // order its own write then carries on.
+  if (write && current_->kind == EventKind::kAtomicRmw) {
+    LoweredOp read = op;
+    read.op = SyncOp::kRead;
+    Access(tid, read);
+  }
   bool join_pending = false;
   if (Cell* cell = shadow_.Exact(op.object, op.size)) {
     Visit(*cell, tid, write, op.atomic, &join_pending);

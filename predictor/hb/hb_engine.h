@@ -65,6 +65,7 @@ class HappensBeforeEngine : public Engine {
   std::vector<VectorClock> clocks_;  // C_t
   FlatMap64<LockClocks> locks_;
   FlatMap64<VectorClock> signals_;   // signal/wait and barrier objects
+  EventLowering lowering_;
   HeldLocks held_;
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;

@@ -12,7 +12,7 @@
 namespace seer {
 namespace {
 
-// Lock ids engines never see from a trace: user locks and SyncLockOf() ids
+// Lock ids engines never see from a trace: user locks and AtomicSyncObject() ids
 // never set bit 62 alone.
 uint64_t ThreadLockOf(uint32_t tid) { return (1ull << 62) | tid; }
 
@@ -63,7 +63,7 @@ class LocksetEngine : public Engine {
       if (IsPlainAccessEvent(e)) {
         Apply(e.tid, PlainAccessOp(e));  // most events: no lowering dispatch
       } else {
-        LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+        lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
       }
       if (racy_) collector_.AddRacyEvent(current_);
     }
@@ -139,7 +139,8 @@ class LocksetEngine : public Engine {
       case SyncOp::kFork:
       case SyncOp::kJoin:
       case SyncOp::kSignal:
-      case SyncOp::kWait: return;  // locksets ignore ordering
+      case SyncOp::kWait:
+      case SyncOp::kEndSignals: return;  // locksets ignore ordering
     }
   }
 
@@ -196,6 +197,7 @@ class LocksetEngine : public Engine {
 
   const bool rapid_;
   ThreadIdCheck thread_ids_;
+  EventLowering lowering_;
   HeldLocks held_;
   std::vector<Holds> holds_;
   ShadowMemory<Cell> shadow_;

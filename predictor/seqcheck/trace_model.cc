@@ -16,10 +16,12 @@ uint32_t Dense(std::unordered_map<uint64_t, uint32_t>* ids, uint64_t key) {
   return it->second;
 }
 
-// Atomic accesses lower to a section on a lock private to the address. The
-// access is one event, so that section can never overlap another: the lock
-// adds no constraint and is left out.
-bool IsPrivateSyncLock(uint64_t lock) { return (lock >> 63) != 0; }
+// Atomics synchronise through sync objects with bit 63 set (AtomicSyncObject).
+// The model leaves them out: a feasible reordering keeps every read's writer,
+// which orders a load after the store it reads from whatever their memory
+// orders, and on a sequentially consistent schedule acquire and release order
+// nothing more than that.
+bool IsAtomicSyncObject(uint64_t object) { return (object >> 63) != 0; }
 
 }  // namespace
 
@@ -45,6 +47,7 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
   // Per thread: lock -> (depth, acquire node) of the outermost held section.
   std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> held(nthreads);
   std::vector<std::pair<uint32_t, uint32_t>> joins;  // (join node, child)
+  EventLowering lowering;
 
   for (uint32_t i = 0; i < n; ++i) {
     const Event& e = events_[i];
@@ -70,7 +73,7 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
       }
       return l;
     };
-    LowerEvent(e, [&](const LoweredOp& op) {
+    lowering.Lower(e, [&](const LoweredOp& op) {
       switch (op.op) {
         case SyncOp::kRead:
         case SyncOp::kWrite: {
@@ -89,7 +92,6 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
           return;
         }
         case SyncOp::kAcquire: {
-          if (IsPrivateSyncLock(op.object)) return;
           const uint32_t l = lock_of(op.object);
           auto& h = held[e.tid][l];
           if (h.first++ > 0) return;  // nested: only the outermost pair counts
@@ -101,7 +103,6 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
           return;
         }
         case SyncOp::kRelease: {
-          if (IsPrivateSyncLock(op.object)) return;
           const uint32_t l = lock_of(op.object);
           auto it = held[e.tid].find(l);
           if (it == held[e.tid].end() || it->second.first == 0) return;  // release of a lock not held
@@ -124,6 +125,7 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
           return;
         }
         case SyncOp::kSignal: {
+          if (IsAtomicSyncObject(op.object)) return;
           const uint32_t s = Dense(&signal_ids, op.object);
           if (s >= last_signal.size()) last_signal.emplace_back(nthreads, kNone);
           nd.flags |= kSignals;
@@ -131,12 +133,19 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
           return;
         }
         case SyncOp::kWait: {
+          if (IsAtomicSyncObject(op.object)) return;
           const uint32_t s = Dense(&signal_ids, op.object);
           if (s >= last_signal.size()) last_signal.emplace_back(nthreads, kNone);
           nd.flags |= kWaits;
           auto& req = signals_before_[i];
           for (uint32_t sig : last_signal[s])
             if (sig != kNone) req.push_back(sig);
+          return;
+        }
+        case SyncOp::kEndSignals: {
+          if (IsAtomicSyncObject(op.object)) return;
+          const uint32_t s = Dense(&signal_ids, op.object);
+          if (s < last_signal.size()) std::fill(last_signal[s].begin(), last_signal[s].end(), kNone);
           return;
         }
         case SyncOp::kFresh: {

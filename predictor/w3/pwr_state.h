@@ -50,6 +50,8 @@ class PwrState {
   void Join(uint32_t t, uint32_t child);
   void Signal(uint32_t t, uint64_t object);
   void Wait(uint32_t t, uint64_t object);
+  // The object's signals so far reach no later wait (an atomic's release sequence ended).
+  void EndSignals(uint64_t object) { signals_.erase(object); }
 
   // Critical sections dropped because the history bound was reached.
   uint64_t dropped_sections() const { return dropped_; }

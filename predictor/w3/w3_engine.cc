@@ -199,7 +199,7 @@ class W3Engine : public Engine {
   void Process(const Event* events, size_t n) override {
     for (size_t i = 0; i < n; ++i) {
       const Event& e = events[i];
-      LowerEvent(e, [&](const LoweredOp& op) { Apply(e, op); });
+      lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e, op); });
     }
   }
 
@@ -249,6 +249,7 @@ class W3Engine : public Engine {
       case SyncOp::kJoin: pwr_.Join(t, static_cast<uint32_t>(op.object)); return;
       case SyncOp::kSignal: pwr_.Signal(t, op.object); return;
       case SyncOp::kWait: pwr_.Wait(t, op.object); return;
+      case SyncOp::kEndSignals: pwr_.EndSignals(op.object); return;
       case SyncOp::kFresh: Forget(op.object, std::max<uint64_t>(1, op.size)); return;
     }
   }
@@ -434,6 +435,7 @@ class W3Engine : public Engine {
   bool exact_;
   uint64_t edge_bound_;
   w3::PwrState pwr_;
+  EventLowering lowering_;
   RaceCollector collector_;
   // By word (address >> 3); a freed word's entry stays, empty.
   FlatMap64<Word> vars_;

@@ -43,7 +43,7 @@ void WcpEngine::Process(const Event* events, size_t n) {
     if (IsPlainAccessEvent(e)) {
       Access(e.tid, PlainAccessOp(e));
     } else {
-      LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+      lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
     }
     if (racy_) collector_.AddRacyEvent(EventRef::Of(e));
   }
@@ -103,6 +103,9 @@ void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
       threads_[tid].p.Join(s);
       return;
     }
+    case SyncOp::kEndSignals:
+      if (VectorClock* s = signals_.Find(op.object)) s->Clear();
+      return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
   }
 }
@@ -258,8 +261,14 @@ void WcpEngine::Trim(LockState* l) {
 }
 
 void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
-  ThreadState& t = threads_[tid];
   const bool write = op.op == SyncOp::kWrite;
+  // An atomic read-modify-write reads before it writes (as in every race engine).
+  if (write && current_->kind == EventKind::kAtomicRmw) {
+    LoweredOp read = op;
+    read.op = SyncOp::kRead;
+    Access(tid, read);
+  }
+  ThreadState& t = threads_[tid];
   // Lines 11-12: rule (a), releases of other threads' sections on a held lock
   // that touched x in a conflicting way.
   // A read-mode section excludes only write-mode ones, so it is ordered only

@@ -161,6 +161,7 @@ class WcpEngine : public Engine {
   std::vector<std::unique_ptr<Snapshot>> snapshot_pool_;  // declared before locks_: outlives their references
   FlatMap64<LockState> locks_;
   FlatMap64<VectorClock> signals_;
+  EventLowering lowering_;
   HeldLocks held_;
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;

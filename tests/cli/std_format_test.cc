@@ -209,6 +209,21 @@ TEST_F(StdFormatTest, SyntaxErrorsNameTheLine) {
   EXPECT_NE(ImportError("T 0|r(x)|1\n", 1).find("bad name `T 0`"), std::string::npos);
   EXPECT_NE(ImportError("T0|r(a(b)|1\n", 1).find("bad name `a(b`"), std::string::npos);
   EXPECT_NE(ImportError("T0|func_entry(main)|1\n", 1).find("is not an integer"), std::string::npos);
+  EXPECT_NE(ImportError("T0|fence(strong)|1\n", 1).find("`strong` is not a memory order"), std::string::npos);
+  EXPECT_NE(ImportError("T0|fence|1\n", 1).find("needs an argument"), std::string::npos);
+}
+
+// A fence keeps its memory order through import and export.
+TEST_F(StdFormatTest, FencesRoundTrip) {
+  const std::string text = "T0|fence(release)|1\nT0|fence(seq_cst)|2\n";
+  ASSERT_TRUE(Import(text).ok());
+  std::vector<Event> ev;
+  ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev).ok());
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0].kind, EventKind::kFence);
+  EXPECT_EQ(ev[0].mode, static_cast<uint8_t>(MemoryOrder::kRelease));
+  EXPECT_EQ(ev[1].mode, static_cast<uint8_t>(MemoryOrder::kSeqCst));
+  EXPECT_EQ(Export(Path("t.seer")), text);
 }
 
 TEST_F(StdFormatTest, LockSemanticsViolationsNameTheLine) {

@@ -23,7 +23,7 @@ PairSet EventPairs(const RaceResult& r) {
   return out;
 }
 
-// The write-mode locks each event holds (atomics hold their sync lock).
+// The write-mode locks each event holds.
 std::vector<std::set<uint64_t>> ExclusiveLocksets(const std::vector<Event>& events) {
   std::map<uint32_t, std::map<uint64_t, int>> held;  // tid -> lock -> depth (write mode only)
   std::vector<std::set<uint64_t>> out(events.size());
@@ -33,7 +33,6 @@ std::vector<std::set<uint64_t>> ExclusiveLocksets(const std::vector<Event>& even
         --held[e.tid][e.object] == 0)
       held[e.tid].erase(e.object);
     for (const auto& [lock, depth] : held[e.tid]) out[e.index].insert(lock);
-    if (IsAtomicAccess(e.kind)) out[e.index].insert(SyncLockOf(e.object));
   }
   return out;
 }

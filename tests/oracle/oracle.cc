@@ -23,9 +23,9 @@ struct Step {
   uint64_t event = 0;           // trace position of the event it comes from
   uint64_t pc = 0;
   std::vector<int> cells;       // accessed (byte, generation) cells
-  std::vector<int> read_from;   // kRead: per cell, the step of the trace's last write, or -1
+  std::vector<int> read_from;   // a read (kRead, or an atomic RMW's kWrite): per cell, the step of the trace's last write, or -1
   std::vector<int> needs;       // per thread: steps of that thread that must precede this one
-  int read_slot = -1;           // kRead: index of its bit "saw its trace writes"
+  int read_slot = -1;           // a read: index of its bit "saw its trace writes"; -1 for the rest
 };
 
 struct Held {
@@ -76,6 +76,7 @@ class Model {
     std::map<uint32_t, std::pair<uint32_t, int>> forked_by;  // child -> (parent, steps to wait for)
     std::map<uint64_t, std::vector<int>> signals;  // sync object -> signal steps so far
     std::vector<std::pair<int, uint32_t>> joins;   // (step, joined thread)
+    EventLowering lowering;
     for (const Event& e : trace) {
       auto add = [&](Step s) {
         s.tid = e.tid;
@@ -97,7 +98,7 @@ class Model {
         add(std::move(s));
         continue;
       }
-      LowerEvent(e, [&](const LoweredOp& op) {
+      lowering.Lower(e, [&](const LoweredOp& op) {
         Step s;
         s.op = op.op;
         s.object = op.object;
@@ -112,7 +113,8 @@ class Model {
         }
         if (op.op == SyncOp::kRead || op.op == SyncOp::kWrite) {
           for (uint64_t b = op.object; b < op.object + bytes; ++b) s.cells.push_back(Cell(b, generation[b]));
-          if (op.op == SyncOp::kRead) {
+          // An atomic read-modify-write reads too: it keeps the writer it read from.
+          if (op.op == SyncOp::kRead || e.kind == EventKind::kAtomicRmw) {
             for (int c : s.cells) {
               auto it = last_write.find(c);
               s.read_from.push_back(it == last_write.end() ? -1 : it->second);
@@ -133,6 +135,7 @@ class Model {
           }
         }
         if (op.op == SyncOp::kSignal) signals[op.object].push_back(id);
+        if (op.op == SyncOp::kEndSignals) signals[op.object].clear();
         if (op.op == SyncOp::kWrite)
           for (int c : added.cells) last_write[c] = id;
         if (op.op == SyncOp::kFork)
@@ -255,7 +258,8 @@ class Explorer {
     }
     switch (st.op) {
       case SyncOp::kAcquire: return Blockers(st.tid, st.object, st.shared, s).empty();
-      case SyncOp::kRead: return !strict_reads || SeesTraceWrites(st, s);
+      case SyncOp::kRead:
+      case SyncOp::kWrite: return st.read_slot < 0 || !strict_reads || SeesTraceWrites(st, s);
       default: return true;
     }
   }
@@ -263,9 +267,9 @@ class Explorer {
     State n = s;
     const Step& st = m_.step(id);
     ++n.prefix[st.tid];
+    if (!st.branch && st.read_slot >= 0) n.saw_trace_write[st.read_slot] = SeesTraceWrites(st, s);
     if (!st.branch && st.op == SyncOp::kWrite)
       for (int c : st.cells) n.last_write[c] = id;
-    if (!st.branch && st.op == SyncOp::kRead) n.saw_trace_write[st.read_slot] = SeesTraceWrites(st, s);
     return n;
   }
 

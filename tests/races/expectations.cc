@@ -32,13 +32,14 @@ bool ParseExpectations(const std::string& path, Expectations* out, std::string* 
     if (FindDirective(line, "seer-std: lossy", &rest)) out->std_lossy = rest.empty() ? "lossy" : rest;
     if (FindDirective(line, "seer-std: known-failure", &rest))
       out->std_known_failure = rest.empty() ? "known failure" : rest;
-    if (FindDirective(line, "seer-after-race:", &rest) || FindDirective(line, "seer-known-failure:", &rest)) {
+    if (FindDirective(line, "seer-after-race:", &rest) || FindDirective(line, "seer-relaxed-race:", &rest) ||
+        FindDirective(line, "seer-known-failure:", &rest)) {
       const size_t space = rest.find(' ');
       if (space == std::string::npos) {
         *error = out->file + ":" + std::to_string(number) + ": a directive needs a name and a reason";
         return false;
       }
-      auto& table = line.find("seer-after-race:") != std::string::npos ? out->after_race : out->known_failures;
+      auto& table = line.find("seer-known-failure:") == std::string::npos ? out->writer_ordered : out->known_failures;
       table[rest.substr(0, space)] = rest.substr(space + 1);
     }
     const size_t comment = line.find("//");
@@ -63,9 +64,9 @@ bool ParseExpectations(const std::string& path, Expectations* out, std::string* 
       return false;
     }
   }
-  for (const auto& [label, why] : out->after_race) {
+  for (const auto& [label, why] : out->writer_ordered) {
     if (!labels.count(label)) {
-      *error = out->file + ": seer-after-race names `" + label + "`, which marks no line";
+      *error = out->file + ": seer-after-race or seer-relaxed-race names `" + label + "`, which marks no line";
       return false;
     }
   }

@@ -24,10 +24,13 @@ struct Expectations {
   std::set<int> marked_lines;        // every line carrying a RACE marker
   std::string std_lossy;             // `seer-std: lossy <why>`: STD export cannot keep the verdict
   std::string std_known_failure;     // `seer-std: known-failure <why>`: the round trip is broken here
-  // `seer-after-race: <label> <why>`: the pair is ordered once an earlier race's
-  // read keeps the value it read, so engines that keep every read's writer (shb,
-  // w3-linear) rightly leave it out; hb and wcp must report it.
-  std::map<std::string, std::string> after_race;
+  // The pair is ordered once some read keeps the writer it read from, so engines
+  // that keep every read's writer (shb, w3-linear) rightly leave it out; hb and
+  // wcp must report it. Two directives: `seer-after-race: <label> <why>` (the read
+  // is an earlier race's) and `seer-relaxed-race: <label> <why>` (the read is a
+  // relaxed atomic load: a race by C11's rules that no sequentially consistent
+  // reordering shows).
+  std::map<std::string, std::string> writer_ordered;
   // `seer-known-failure: <engine> <why>`: seer is wrong here and nobody fixed it
   // yet; the test says so loudly, and fails once the engine gets it right.
   std::map<std::string, std::string> known_failures;

@@ -120,9 +120,18 @@ std::vector<Event> RandomTrace(const RandomTraceOptions& o, uint64_t seed) {
     } else {
       uint64_t v = rng() % std::max<uint32_t>(1, o.variables);
       bool w = chance(o.write_fraction);
-      if (o.atomics && chance(0.2))
-        emit(t, w ? EventKind::kAtomicStore : EventKind::kAtomicLoad, v, 1, static_cast<uint8_t>(MemoryOrder::kSeqCst));
-      else
+      if (o.atomics && chance(0.2)) {
+        // Every C11 order, read-modify-writes and now and then a fence, so that
+        // the engines' memory-order rules are under the properties too.
+        constexpr MemoryOrder kOrders[] = {MemoryOrder::kRelaxed, MemoryOrder::kAcquire, MemoryOrder::kRelease,
+                                           MemoryOrder::kAcqRel, MemoryOrder::kSeqCst};
+        const auto order = static_cast<uint8_t>(kOrders[rng() % 5]);
+        if (chance(0.1))
+          emit(t, EventKind::kFence, 0, 0, order);
+        else
+          emit(t, w ? (chance(0.3) ? EventKind::kAtomicRmw : EventKind::kAtomicStore) : EventKind::kAtomicLoad, v, 1,
+               order);
+      } else
         emit(t, w ? EventKind::kWrite : EventKind::kRead, v, 1);
       --s.budget;
     }
