@@ -1,5 +1,7 @@
 #include "store/async_writer.h"
 
+#include <algorithm>
+
 namespace seer {
 
 AsyncTraceWriter::AsyncTraceWriter(TraceWriter* target) : target_(target) {
@@ -40,6 +42,21 @@ Status AsyncTraceWriter::Append(const Event& event) {
   current_.events.push_back(event);
   ++appended_;
   if (current_.events.size() >= kBatchEvents) return Submit();
+  return Status::Ok();
+}
+
+Status AsyncTraceWriter::AppendBatch(const Event* events, size_t n) {
+  while (n > 0) {
+    const size_t take = std::min(n, kBatchEvents - current_.events.size());
+    current_.events.insert(current_.events.end(), events, events + take);
+    appended_ += take;
+    events += take;
+    n -= take;
+    if (current_.events.size() >= kBatchEvents) {
+      Status s = Submit();
+      if (!s.ok()) return s;
+    }
+  }
   return Status::Ok();
 }
 
@@ -96,10 +113,14 @@ void AsyncTraceWriter::Work() {
 
     Status s;
     if (!failed) {
-      size_t call = 0;
-      for (size_t i = 0; i < batch.events.size() && s.ok(); ++i) {
+      // The events between two table calls go to the target in one run.
+      size_t call = 0, i = 0;
+      const size_t n = batch.events.size();
+      while (s.ok() && i < n) {
         while (call < batch.calls.size() && batch.calls[call].first <= i) batch.calls[call++].second(target_);
-        s = target_->Append(batch.events[i]);
+        const size_t end = call < batch.calls.size() ? std::min(n, batch.calls[call].first) : n;
+        s = target_->AppendBatch(batch.events.data() + i, end - i);
+        i = end;
       }
       while (s.ok() && call < batch.calls.size()) batch.calls[call++].second(target_);
     }

@@ -31,6 +31,7 @@ class AsyncTraceWriter final : public TraceWriter {
 
   // Errors of the real writer come back from a later Append, or from Flush/Close.
   Status Append(const Event& event) override;
+  Status AppendBatch(const Event* events, size_t n) override;
   // Waits until the worker has written everything, then flushes / closes the target.
   Status Flush() override;
   Status Close() override;
