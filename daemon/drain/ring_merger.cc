@@ -53,6 +53,10 @@ Status RingMerger::Examine(uint32_t ring) {
     }
   }
   while (pos < limit) {
+    // Most records are one-word compact accesses: step over them without
+    // working out each record's length.
+    while (pos < limit && rt::IsCompact(w[pos])) ++pos;
+    if (pos >= limit) break;
     const uint64_t w0 = w[pos];
     const size_t n = static_cast<size_t>(rt::RecordWords(w0));
     if (pos + n > end) return Damaged(ring, pos, "record cut short");
