@@ -4,7 +4,8 @@
 
 namespace seer {
 
-AsyncTraceWriter::AsyncTraceWriter(TraceWriter* target) : target_(target) {
+AsyncTraceWriter::AsyncTraceWriter(TraceWriter* target)
+    : target_(target), run_target_(dynamic_cast<RunAppender*>(target)) {
   current_.events.reserve(kBatchEvents);
   worker_ = std::thread([this] { Work(); });
 }
@@ -45,7 +46,7 @@ Status AsyncTraceWriter::Append(const Event& event) {
   return Status::Ok();
 }
 
-Status AsyncTraceWriter::AppendBatch(const Event* events, size_t n) {
+Status AsyncTraceWriter::AppendRun(const Event* events, size_t n) {
   while (n > 0) {
     const size_t take = std::min(n, kBatchEvents - current_.events.size());
     current_.events.insert(current_.events.end(), events, events + take);
@@ -99,6 +100,15 @@ Status AsyncTraceWriter::Close() {
   return target_->Close();
 }
 
+Status AsyncTraceWriter::AppendTo(const Event* events, size_t n) {
+  if (run_target_ != nullptr) return run_target_->AppendRun(events, n);
+  for (size_t i = 0; i < n; ++i) {
+    Status s = target_->Append(events[i]);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
 void AsyncTraceWriter::Work() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -119,7 +129,7 @@ void AsyncTraceWriter::Work() {
       while (s.ok() && i < n) {
         while (call < batch.calls.size() && batch.calls[call].first <= i) batch.calls[call++].second(target_);
         const size_t end = call < batch.calls.size() ? std::min(n, batch.calls[call].first) : n;
-        s = target_->AppendBatch(batch.events.data() + i, end - i);
+        s = AppendTo(batch.events.data() + i, end - i);
         i = end;
       }
       while (s.ok() && call < batch.calls.size()) batch.calls[call++].second(target_);

@@ -15,12 +15,13 @@
 #include "store/coding.h"
 #include "store/flat_set.h"
 #include "store/lmdb_util.h"
+#include "store/run_appender.h"
 #include "store/tables.h"
 
 namespace seer {
 namespace {
 
-class LmdbTraceWriter final : public TraceWriter {
+class LmdbTraceWriter final : public TraceWriter, public RunAppender {
  public:
   LmdbTraceWriter(std::string path, const TraceWriterOptions& options)
       : path_(std::move(path)), options_(options) {}
@@ -74,9 +75,9 @@ class LmdbTraceWriter final : public TraceWriter {
     counters_dirty_ = true;
   }
 
-  Status Append(const Event& e) override { return AppendBatch(&e, 1); }
+  Status Append(const Event& e) override { return AppendRun(&e, 1); }
 
-  Status AppendBatch(const Event* events, size_t n) override {
+  Status AppendRun(const Event* events, size_t n) override {
     if (closed_) return Status::Internal("append to a closed trace writer");
     for (size_t i = 0; i < n; ++i) {
       const Event& e = events[i];

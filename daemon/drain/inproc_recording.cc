@@ -375,7 +375,7 @@ Status InprocRecording::Begin() {
     // Events go to the writer in runs: one hand-off per run, not per event.
     auto sink = [&](const Event* events, size_t n) {
       merged += n;
-      return async_->AppendBatch(events, n);
+      return async_->AppendRun(events, n);
     };
     SpoolItem item;
     while (queue_.Pop(&item)) {

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <array>
-#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -116,15 +115,6 @@ class TraceWriter {
   // Appends an event; its index is assigned by the writer (the count so far).
   // A full chunk is compressed and committed before this returns.
   virtual Status Append(const Event& event) = 0;
-  // Appends events[0..n) in order, as n calls of Append would; writers that
-  // can take a run of events at once (one hand-off instead of n) override it.
-  virtual Status AppendBatch(const Event* events, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      Status s = Append(events[i]);
-      if (!s.ok()) return s;
-    }
-    return Status::Ok();
-  }
 
   // Commits the current partial chunk and the buffered tables.
   virtual Status Flush() = 0;
