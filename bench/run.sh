@@ -28,4 +28,6 @@ echo "== recorder (eBPF) =="
 bash bench/record_bench.sh "$build"
 echo
 echo "== runtime (seer --sync=inproc vs native vs ThreadSanitizer) =="
-"$build/bench/runtime/seer_runtime_bench" 2 2000000 3
+"$build/bench/runtime/seer_runtime_bench" 2 2000000 3 shared
+echo
+"$build/bench/runtime/seer_runtime_bench" 4 600000 3 private

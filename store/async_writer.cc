@@ -1,8 +1,11 @@
 #include "store/async_writer.h"
 
+#include <algorithm>
+
 namespace seer {
 
-AsyncTraceWriter::AsyncTraceWriter(TraceWriter* target) : target_(target) {
+AsyncTraceWriter::AsyncTraceWriter(TraceWriter* target)
+    : target_(target), run_target_(dynamic_cast<RunAppender*>(target)) {
   current_.events.reserve(kBatchEvents);
   worker_ = std::thread([this] { Work(); });
 }
@@ -40,6 +43,21 @@ Status AsyncTraceWriter::Append(const Event& event) {
   current_.events.push_back(event);
   ++appended_;
   if (current_.events.size() >= kBatchEvents) return Submit();
+  return Status::Ok();
+}
+
+Status AsyncTraceWriter::AppendRun(const Event* events, size_t n) {
+  while (n > 0) {
+    const size_t take = std::min(n, kBatchEvents - current_.events.size());
+    current_.events.insert(current_.events.end(), events, events + take);
+    appended_ += take;
+    events += take;
+    n -= take;
+    if (current_.events.size() >= kBatchEvents) {
+      Status s = Submit();
+      if (!s.ok()) return s;
+    }
+  }
   return Status::Ok();
 }
 
@@ -82,6 +100,15 @@ Status AsyncTraceWriter::Close() {
   return target_->Close();
 }
 
+Status AsyncTraceWriter::AppendTo(const Event* events, size_t n) {
+  if (run_target_ != nullptr) return run_target_->AppendRun(events, n);
+  for (size_t i = 0; i < n; ++i) {
+    Status s = target_->Append(events[i]);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
 void AsyncTraceWriter::Work() {
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -96,10 +123,14 @@ void AsyncTraceWriter::Work() {
 
     Status s;
     if (!failed) {
-      size_t call = 0;
-      for (size_t i = 0; i < batch.events.size() && s.ok(); ++i) {
+      // The events between two table calls go to the target in one run.
+      size_t call = 0, i = 0;
+      const size_t n = batch.events.size();
+      while (s.ok() && i < n) {
         while (call < batch.calls.size() && batch.calls[call].first <= i) batch.calls[call++].second(target_);
-        s = target_->Append(batch.events[i]);
+        const size_t end = call < batch.calls.size() ? std::min(n, batch.calls[call].first) : n;
+        s = AppendTo(batch.events.data() + i, end - i);
+        i = end;
       }
       while (s.ok() && call < batch.calls.size()) batch.calls[call++].second(target_);
     }

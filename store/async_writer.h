@@ -13,10 +13,11 @@
 #include <vector>
 
 #include "seer/trace.h"
+#include "store/run_appender.h"
 
 namespace seer {
 
-class AsyncTraceWriter final : public TraceWriter {
+class AsyncTraceWriter final : public TraceWriter, public RunAppender {
  public:
   // `target` must outlive this object and is used only by the worker thread
   // until Flush() or Close() returns.
@@ -31,6 +32,7 @@ class AsyncTraceWriter final : public TraceWriter {
 
   // Errors of the real writer come back from a later Append, or from Flush/Close.
   Status Append(const Event& event) override;
+  Status AppendRun(const Event* events, size_t n) override;
   // Waits until the worker has written everything, then flushes / closes the target.
   Status Flush() override;
   Status Close() override;
@@ -50,8 +52,10 @@ class AsyncTraceWriter final : public TraceWriter {
   Status Submit();  // queues the current batch
   Status Drain();   // submits and waits until the worker is idle
   void Work();
+  Status AppendTo(const Event* events, size_t n);  // to the target, as a run if it takes runs
 
   TraceWriter* target_;
+  RunAppender* run_target_;  // target_ when it takes runs, else nullptr
   Batch current_;
   uint64_t appended_ = 0;
 

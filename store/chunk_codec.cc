@@ -100,14 +100,11 @@ struct ChunkEncoder::ThreadState {
 ChunkEncoder::ChunkEncoder() : sites_(std::make_unique<SiteTable>()), cctx_(ZSTD_createCCtx()) {}
 ChunkEncoder::~ChunkEncoder() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
-ChunkEncoder::ThreadState& ChunkEncoder::StateOf(uint32_t tid) {
-  if (tid >= threads_.size()) threads_.resize(tid + 1);
-  return threads_[tid];
-}
 
 void ChunkEncoder::Add(const Event& e) {
   const uint8_t cls = kClassOf[static_cast<int>(e.kind)];
-  ThreadState& ts = StateOf(e.tid);
+  if (e.tid >= threads_.size()) threads_.resize(e.tid + 1);  // rare: inline, not a call per event
+  ThreadState& ts = threads_[e.tid];
   uint64_t& site = sites_->At(e.pc, ts.object[cls]);
   uint8_t head = static_cast<uint8_t>(e.kind);
   uint8_t extra = 0;

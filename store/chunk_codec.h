@@ -47,7 +47,6 @@ class ChunkEncoder {
 
  private:
   struct ThreadState;
-  ThreadState& StateOf(uint32_t tid);
 
   std::vector<uint8_t> raw_;  // the chunk's events, encoded: raw_size_ bytes of it
   size_t raw_size_ = 0;

@@ -15,12 +15,13 @@
 #include "store/coding.h"
 #include "store/flat_set.h"
 #include "store/lmdb_util.h"
+#include "store/run_appender.h"
 #include "store/tables.h"
 
 namespace seer {
 namespace {
 
-class LmdbTraceWriter final : public TraceWriter {
+class LmdbTraceWriter final : public TraceWriter, public RunAppender {
  public:
   LmdbTraceWriter(std::string path, const TraceWriterOptions& options)
       : path_(std::move(path)), options_(options) {}
@@ -74,16 +75,24 @@ class LmdbTraceWriter final : public TraceWriter {
     counters_dirty_ = true;
   }
 
-  Status Append(const Event& e) override {
+  Status Append(const Event& e) override { return AppendRun(&e, 1); }
+
+  Status AppendRun(const Event* events, size_t n) override {
     if (closed_) return Status::Internal("append to a closed trace writer");
-    if (e.tid >= kMaxThreads)
-      return Status::InvalidArgument("thread id " + std::to_string(e.tid) + " exceeds the limit of " +
-                                     std::to_string(kMaxThreads));
-    if (static_cast<int>(e.kind) >= kNumEventKinds) return Status::InvalidArgument("unknown event kind");
-    if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
-    encoder_.Add(e);
-    Count(e);
-    if (encoder_.count() >= options_.events_per_chunk) return Flush();
+    for (size_t i = 0; i < n; ++i) {
+      const Event& e = events[i];
+      if (e.tid >= kMaxThreads)
+        return Status::InvalidArgument("thread id " + std::to_string(e.tid) + " exceeds the limit of " +
+                                       std::to_string(kMaxThreads));
+      if (static_cast<int>(e.kind) >= kNumEventKinds) return Status::InvalidArgument("unknown event kind");
+      if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
+      encoder_.Add(e);
+      Count(e);
+      if (encoder_.count() >= options_.events_per_chunk) {
+        Status s = Flush();
+        if (!s.ok()) return s;
+      }
+    }
     return Status::Ok();
   }
 
@@ -143,13 +152,22 @@ class LmdbTraceWriter final : public TraceWriter {
       ++counters_.distinct_threads;
     }
     if (IsAccess(e.kind) || IsAtomicAccess(e.kind)) {
-      // Most accesses repeat an earlier (pc, object) pair; a hit in this small
-      // cache proves both were counted, and saves two set lookups.
-      RecentAccess& recent = recent_accesses_[(e.pc * 0x9e3779b97f4a7c15ull) >> 52];
-      if (recent.valid && recent.pc == e.pc && recent.object == e.object) return;
-      recent = {e.pc, e.object, true};
-      if (variables_.Insert(e.object)) counters_.distinct_variables = variables_.size();
-      if (locations_.Insert(e.pc)) counters_.distinct_locations = locations_.size();
+      // Most accesses touch an object and come from a pc seen a moment ago; a
+      // hit in these small direct-mapped caches proves the key was counted and
+      // saves a set lookup (which misses the cache once the set is large). The
+      // object and the pc are cached apart: a loop's pc touches a new object
+      // each time, yet the object (touched in the previous pass) and the pc are
+      // both recent.
+      RecentKey& object = recent_objects_[((e.object >> 3) ^ (e.object >> 15)) & (kRecentObjects - 1)];
+      if (!object.valid || object.key != e.object) {
+        object = {e.object, true};
+        if (variables_.Insert(e.object)) counters_.distinct_variables = variables_.size();
+      }
+      RecentKey& pc = recent_pcs_[(e.pc * 0x9e3779b97f4a7c15ull) >> (64 - kRecentPcBits)];
+      if (!pc.valid || pc.key != e.pc) {
+        pc = {e.pc, true};
+        if (locations_.Insert(e.pc)) counters_.distinct_locations = locations_.size();
+      }
     } else if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
       if (locks_.Insert(e.object)) counters_.distinct_locks = locks_.size();
     }
@@ -215,12 +233,14 @@ class LmdbTraceWriter final : public TraceWriter {
   bool counters_dirty_ = true;
   std::vector<bool> seen_threads_;
   FlatSet64 variables_{FlatSet64::Keys::kAddresses}, locations_, locks_;
-  struct RecentAccess {
-    uint64_t pc = 0;
-    uint64_t object = 0;
+  struct RecentKey {
+    uint64_t key = 0;
     bool valid = false;
   };
-  std::array<RecentAccess, 4096> recent_accesses_{};
+  static constexpr size_t kRecentObjects = 8192;
+  static constexpr int kRecentPcBits = 10;
+  std::array<RecentKey, kRecentObjects> recent_objects_{};
+  std::array<RecentKey, size_t{1} << kRecentPcBits> recent_pcs_{};
 };
 
 }  // namespace

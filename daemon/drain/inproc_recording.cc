@@ -372,15 +372,16 @@ Status InprocRecording::Begin() {
     }
     async_ = std::make_unique<AsyncTraceWriter>(writer_.get());
     uint64_t merged = 0;
-    auto sink = [&](const Event& e) {
-      ++merged;
-      return async_->Append(e);
+    // Events go to the writer in runs: one hand-off per run, not per event.
+    auto sink = [&](const Event* events, size_t n) {
+      merged += n;
+      return async_->AppendRun(events, n);
     };
     SpoolItem item;
     while (queue_.Pop(&item)) {
       for (const ModuleInfo& m : item.modules) async_->AddModule(m);
       for (const FutexEvent& f : item.futex) merger_->AddExternal(f.ring, f.word, f.number, f.event);
-      Status st = merger_->Add(&item.batch, sink);
+      Status st = merger_->AddRuns(&item.batch, sink);
       merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
       if (!st.ok()) {
         merge_status_ = st;

@@ -53,6 +53,10 @@ Status RingMerger::Examine(uint32_t ring) {
     }
   }
   while (pos < limit) {
+    // Most records are one-word compact accesses: step over them without
+    // working out each record's length.
+    while (pos < limit && rt::IsCompact(w[pos])) ++pos;
+    if (pos >= limit) break;
     const uint64_t w0 = w[pos];
     const size_t n = static_cast<size_t>(rt::RecordWords(w0));
     if (pos + n > end) return Damaged(ring, pos, "record cut short");
@@ -116,23 +120,27 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   Pending& p = rings_[ring];
   const uint32_t tid = TidOf(ring);
   const uint64_t* w = p.words.data();
-  Event e;
-  e.tid = tid;
+  Event local;
   while (p.pos < p.scan) {
     const uint64_t w0 = w[p.pos];
     origin_ = {ring, p.base + p.pos};
+    // In a run the event is built where it goes: building it aside and copying
+    // it (16-byte loads of fields just stored in 8, 4 and 1 bytes) stalls on
+    // store forwarding, which perf put at over a tenth of the merge's time.
+    Event& e = run_sink_ != nullptr ? run_.emplace_back() : local;
+    e.tid = tid;
     if (rt::IsCompact(w0)) {
       e.kind = static_cast<EventKind>(rt::CompactKind(w0));
       e.mode = 0;
       e.object = rt::ShortObject(w0);
       e.aux = rt::CompactSize(w0);
-      if (e.aux == 0) return Damaged(ring, p.pos, "compact record of an impossible size");
+      if (e.aux == 0) return DamagedInRun(ring, p.pos, "compact record of an impossible size");
       e.pc = rt::CompactPc(w0, p.last_pc);
       p.last_pc = e.pc;
       p.pos += rt::kCompactWords;
     } else {
       const uint8_t kind = rt::RecordKind(w0);
-      if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
+      if (kind >= kNumEventKinds) return DamagedInRun(ring, p.pos, "unknown record kind " + std::to_string(kind));
       e.kind = static_cast<EventKind>(kind);
       if (rt::IsLong(w0)) {
         // A long plain record: a range too big for a short one.
@@ -148,10 +156,20 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
       }
     }
     ++delivered_;
-    Status s = sink(e);
-    if (!s.ok()) return s;
+    if (run_sink_ == nullptr) {
+      Status s = sink(e);
+      if (!s.ok()) return s;
+    } else if (run_.size() >= kRunEvents) {
+      Status s = FlushRun();
+      if (!s.ok()) return s;
+    }
   }
   return Status::Ok();
+}
+
+Status RingMerger::DamagedInRun(uint32_t ring, size_t pos, const std::string& what) {
+  if (run_sink_ != nullptr) run_.pop_back();  // the half-built event
+  return Damaged(ring, pos, what);
 }
 
 Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
@@ -164,7 +182,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
     p.at_external = false;
     p.wait = Wait::kNone;
     ++delivered_;
-    Status s = sink(e);
+    Status s = Deliver(sink, e);
     if (!s.ok()) return s;
     ++next_number_[kExternalDomain];
     if (!blocked_[kExternalDomain].empty()) {
@@ -205,7 +223,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   p.scan = p.pos;
   p.wait = Wait::kNone;
   ++delivered_;
-  Status s = sink(e);
+  Status s = Deliver(sink, e);
   if (!s.ok()) return s;
   // The domain moves on: whoever waited for it may be due now.
   ++next_number_[domain];
@@ -323,6 +341,22 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
   }
   if (emitted) *emitted = delivered_ - before;
   return Status::Ok();
+}
+
+Status RingMerger::FlushRun() {
+  Status s = run_.empty() ? Status::Ok() : (*run_sink_)(run_.data(), run_.size());
+  run_.clear();
+  return s;
+}
+
+Status RingMerger::AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emitted) {
+  run_sink_ = &sink;
+  run_.reserve(kRunEvents);
+  Status s = Add(batch, [](const Event&) { return Status::Ok(); }, emitted);  // Deliver bypasses it
+  if (s.ok()) s = FlushRun();
+  run_.clear();
+  run_sink_ = nullptr;
+  return s;
 }
 
 std::vector<ThreadInfo> RingMerger::Threads() const {

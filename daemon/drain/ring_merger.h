@@ -31,6 +31,13 @@ class RingMerger {
   // *emitted (optional): events delivered.
   Status Add(RingBatch* batch, const Sink& sink, uint64_t* emitted = nullptr);
 
+  // The same, the events handed to `sink` in runs of up to kRunEvents (in
+  // order; origin() means nothing then): one call per run instead of one per
+  // event, for a sink that only stores them (the in-process recording's writer).
+  using RunSink = std::function<Status(const Event* events, size_t n)>;
+  static constexpr size_t kRunEvents = 1024;
+  Status AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emitted = nullptr);
+
   // An event from outside the rings, for the thread of ring `ring`: the eBPF
   // futex tracepoints' records in a preloaded recording. It goes just before
   // the ring-absolute word `word` (the thread's record count when it happened:
@@ -99,7 +106,16 @@ class RingMerger {
   // Final merge only: skips the smallest missing number a blocked ring waits for.
   bool SkipGap();
   uint32_t TidOf(uint32_t ring);
+  // Hands `e` to `sink`, or to the current run when AddRuns is at work.
+  Status Deliver(const Sink& sink, const Event& e) {
+    if (run_sink_ == nullptr) return sink(e);
+    run_.push_back(e);
+    return run_.size() < kRunEvents ? Status::Ok() : FlushRun();
+  }
+  Status FlushRun();
   Status Damaged(uint32_t ring, size_t pos, const std::string& what) const;
+  // Damaged, from EmitPlain, which has begun an event at the end of the run.
+  Status DamagedInRun(uint32_t ring, size_t pos, const std::string& what);
 
   rt::ShmHeader* shm_;
   std::vector<Pending> rings_;
@@ -113,6 +129,8 @@ class RingMerger {
   uint64_t external_late_ = 0;
   bool final_ = false;  // the final batch was added: external events past a ring's end go at its end
   Origin origin_;
+  const RunSink* run_sink_ = nullptr;  // set while AddRuns runs
+  std::vector<Event> run_;
 };
 
 }  // namespace seer

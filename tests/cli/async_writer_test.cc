@@ -81,6 +81,65 @@ TEST(AsyncTraceWriterTest, KeepsTheOrderOfEventsAndTableCalls) {
   EXPECT_EQ(target.log, expected);
 }
 
+// A target that takes runs: it must get every event once, in order, and the
+// table calls between the same events as when events come one at a time.
+class RunRecordingWriter final : public TraceWriter, public RunAppender {
+ public:
+  void SetMeta(const std::string& key, const std::string& v) override { inner.SetMeta(key, v); }
+  void AddThread(const ThreadInfo& t) override { inner.AddThread(t); }
+  void AddModule(const ModuleInfo& m) override { inner.AddModule(m); }
+  void SetName(Namespace ns, uint64_t id, const std::string& name) override { inner.SetName(ns, id, name); }
+  void AddLost(const std::string& where, EventKind k, uint64_t n) override { inner.AddLost(where, k, n); }
+  Status Append(const Event& e) override {
+    ++single;
+    return inner.Append(e);
+  }
+  Status AppendRun(const Event* events, size_t n) override {
+    ++runs;
+    for (size_t i = 0; i < n; ++i) {
+      Status s = inner.Append(events[i]);
+      if (!s.ok()) return s;
+    }
+    return Status::Ok();
+  }
+  Status Flush() override { return inner.Flush(); }
+  Status Close() override { return inner.Close(); }
+  uint64_t events_written() const override { return inner.events; }
+
+  RecordingWriter inner;
+  uint64_t single = 0, runs = 0;
+};
+
+TEST(AsyncTraceWriterTest, RunsKeepTheOrderOfEventsAndTableCalls) {
+  RecordingWriter one_by_one;
+  RunRecordingWriter in_runs;
+  {
+    AsyncTraceWriter a(&one_by_one), b(&in_runs);
+    std::vector<Event> run;
+    for (uint64_t i = 0; i < 100000; ++i) {
+      if (i % 7777 == 0) {  // a table call, on a run boundary of the producer
+        ASSERT_TRUE(b.AppendRun(run.data(), run.size()).ok());
+        run.clear();
+        a.SetName(Namespace::kVariable, i, "v");
+        b.SetName(Namespace::kVariable, i, "v");
+      }
+      ASSERT_TRUE(a.Append(At(i)).ok());
+      run.push_back(At(i));
+      if (run.size() == 1000) {  // runs that cross the writer's batches
+        ASSERT_TRUE(b.AppendRun(run.data(), run.size()).ok());
+        run.clear();
+      }
+    }
+    ASSERT_TRUE(b.AppendRun(run.data(), run.size()).ok());
+    EXPECT_EQ(b.events_written(), 100000u);
+    ASSERT_TRUE(a.Close().ok());
+    ASSERT_TRUE(b.Close().ok());
+  }
+  EXPECT_EQ(in_runs.inner.log, one_by_one.log);
+  EXPECT_EQ(in_runs.single, 0u);  // everything came as runs
+  EXPECT_GT(in_runs.runs, 13u);   // at least one per stretch between table calls
+}
+
 TEST(AsyncTraceWriterTest, ReturnsTheTargetsError) {
   RecordingWriter target(50000);
   AsyncTraceWriter w(&target);

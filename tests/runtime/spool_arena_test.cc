@@ -59,6 +59,33 @@ TEST(SpoolArena, WrapsAroundAndFallsBackToMallocWhenFull) {
   EXPECT_EQ(a.span_bytes(), 0u);
 }
 
+TEST(SpoolArena, WrapsEarlyOnceTheFrontHasRoomForSeveralTimesWhatIsInUse) {
+  // A steady stream (the merger keeps up): blocks are freed a little after they
+  // were handed out, and the front is reused long before the end of the arena,
+  // so the memory touched stays a few times what is in use.
+  SpoolArena& a = SpoolArena::Get();
+  ASSERT_EQ(a.span_bytes(), 0u);
+  constexpr size_t kBlock = 1 << 16;
+  std::vector<char*> live;
+  char* lowest = nullptr;
+  char* highest = nullptr;
+  for (int i = 0; i < 200; ++i) {
+    char* b = static_cast<char*>(a.Allocate(kBlock));
+    ASSERT_TRUE(a.InArena(b));
+    lowest = lowest == nullptr || b < lowest ? b : lowest;
+    highest = highest == nullptr || b > highest ? b : highest;
+    live.push_back(b);
+    if (live.size() > 4) {  // four blocks in flight
+      a.Free(live.front());
+      live.erase(live.begin());
+    }
+  }
+  // Without the early wrap the 200 blocks would span 200 block sizes.
+  EXPECT_LT(static_cast<size_t>(highest - lowest), 40 * (kBlock + 64));
+  for (char* b : live) a.Free(b);
+  EXPECT_EQ(a.span_bytes(), 0u);
+}
+
 TEST(SpoolArena, VectorsOfRingWordsUseIt) {
   std::vector<uint64_t, SpoolAllocator<uint64_t>> words(1000, 7);
   EXPECT_TRUE(SpoolArena::Get().InArena(words.data()));
