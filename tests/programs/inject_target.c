@@ -1,7 +1,8 @@
 /* A running service for `seer record -p PID` (tests/recorder/inject_test.cc):
  * prints its pid, then worker threads count under a mutex while the main
- * thread waits for commands on stdin. One worker holds a lock across a sleep,
- * so the recorder attaches while locks are held. "invert" runs a lock-order
+ * thread waits for commands on stdin. One worker holds a lock from its start
+ * until "release" (so the recorder attaches while a lock is held and sees it
+ * released), then takes and releases it in a loop. "invert" runs a lock-order
  * inversion once (one thread takes A then B, another, after a pause, B then A:
  * this run never deadlocks, another schedule would) and prints "inverted".
  * "stop" ends the workers and prints "ok TOTAL SUM": the shared count and the
@@ -21,7 +22,7 @@ static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t b = PTHREAD_MUTEX_INITIALIZER;
 static long total;
 static int inverted;
-static volatile int stopping;
+static volatile int stopping, released;
 
 static void pause_us(long us) {
   const struct timespec t = {0, us * 1000};
@@ -44,6 +45,9 @@ static void* worker(void* arg) {
 
 static void* holder(void* arg) {
   (void)arg;
+  pthread_mutex_lock(&held_lock);
+  while (!released && !stopping) pause_us(1000);
+  pthread_mutex_unlock(&held_lock);
   while (!stopping) {
     pthread_mutex_lock(&held_lock);
     pause_us(20000);
@@ -90,6 +94,8 @@ int main(void) {
       pthread_join(t1, 0);
       pthread_join(t2, 0);
       printf("inverted\n");
+    } else if (strncmp(line, "release", 7) == 0) {
+      released = 1;
     } else if (strncmp(line, "stop", 4) == 0) {
       break;
     }
