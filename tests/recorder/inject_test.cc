@@ -8,6 +8,7 @@
 // processes, ptrace and (for the fallback and the futex tracepoints) eBPF:
 // root needed, skipped loudly without.
 #include <dirent.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -148,6 +149,25 @@ TEST_F(InjectTest, RecordsARunningProcessAndLetsItGo) {
   const nlohmann::json report = nlohmann::json::parse(test::ReadWholeFile(Path("a.json")), nullptr, false);
   ASSERT_TRUE(!report.is_discarded() && report.contains("deadlocks")) << test::ReadWholeFile(Path("a.json"));
   EXPECT_EQ(report["deadlocks"].size(), 1u) << report["deadlocks"].dump(2);
+}
+
+// seer killed while it records: the runtime notices that its recorder is gone,
+// puts the calls back by itself, and the program runs on unharmed.
+TEST_F(InjectTest, ProgramOutlivesAKilledRecorder) {
+  const pid_t pid = StartTarget("inject_target");
+  ASSERT_GT(pid, 0);
+  Child seer;
+  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(seer.pid, SIGKILL);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(10)), 128 + SIGKILL);
+  EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)))
+      << "the runtime did not notice that its recorder died";
+  target_.Send("invert\n");
+  EXPECT_EQ(target_.ReadLine(), "inverted");
+  EXPECT_EQ(StopTarget(), 2);
 }
 
 TEST_F(InjectTest, StaticProgramFallsBackToUprobes) {
