@@ -144,7 +144,7 @@ if [ "$attach" = 1 ]; then
     kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
     summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/attach.err" || cat "$tmp/attach.err")
     awk -v m="$am" -v b="$before" -v d="$during" -v a="$after" -v alive="$alive" \
-      'BEGIN { printf "attach -p PID --sync=%s: before %d req/s, recorded %d req/s (%.1f%% of before), after detach %d req/s (server alive: %s)\n", m, b, d, 100 * d / b, a, alive }'
+      'BEGIN { printf "attach -p PID --sync=%s: before %d req/s, recorded %d req/s, after detach %d req/s: %.1f%% of before, %.1f%% of the mean of before and after (server alive: %s)\n", m, b, d, a, 100 * d / b, 200 * d / (b + a), alive }'
     echo "  $summary"
   done
 fi
