@@ -2,8 +2,9 @@
 // daemon/inject/): the runtime is loaded into a running, uninstrumented
 // program (tests/programs/inject_target.c) that loops on locks, records its
 // lock pairs and a lock-order inversion planted after the attach, and lets it
-// go at the end: its calls are put back, it runs on and exits with correct
-// output. A static program cannot take the runtime (auto falls back to
+// go at the end: its calls are put back (its GOT slot for pthread_mutex_lock
+// points into libseer_rt.so while recorded, into libc after; also when seer is
+// killed), it runs on and exits with correct output. A static program cannot take the runtime (auto falls back to
 // uprobes, --sync=inject is refused) and a missing process is refused. Real
 // processes, ptrace and (for the fallback and the futex tracepoints) eBPF:
 // root needed, skipped loudly without.
@@ -16,11 +17,13 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "tests/recorder/child_process.h"
@@ -59,6 +62,43 @@ bool WaitThread(pid_t pid, const std::string& name, bool want, std::chrono::seco
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   return true;
+}
+
+// The file that holds the function the target's GOT slot for `symbol` points
+// at now ("" when unknown): libc while the program runs on its own,
+// libseer_rt.so while it is recorded by injection. The slot is found with
+// readelf (binutils) in the executable, and read through /proc/PID/mem.
+std::string SlotTarget(pid_t pid, const std::string& exe, const std::string& symbol) {
+  uint64_t slot_offset = 0;
+  if (FILE* p = popen(("readelf -rW " + exe).c_str(), "r")) {
+    char line[512];
+    while (fgets(line, sizeof line, p) != nullptr) {
+      const std::string l(line);
+      if (l.find("R_X86_64_JUMP_SLOT") != std::string::npos && l.find(" " + symbol + "@") != std::string::npos)
+        slot_offset = std::stoull(l.substr(0, l.find(' ')), nullptr, 16);
+    }
+    pclose(p);
+  }
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t, std::string>> mappings;  // start, end, offset, path
+  uint64_t base = 0;
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream in(line);
+    std::string range, perms, offset, dev, inode, path;
+    in >> range >> perms >> offset >> dev >> inode >> path;
+    const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    const uint64_t end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
+    mappings.emplace_back(start, end, std::stoull(offset, nullptr, 16), path);
+    if (path == exe && std::stoull(offset, nullptr, 16) == 0 && base == 0) base = start;
+  }
+  if (slot_offset == 0 || base == 0) return "";
+  uint64_t value = 0;
+  std::ifstream mem("/proc/" + std::to_string(pid) + "/mem", std::ios::binary);
+  mem.seekg(static_cast<std::streamoff>(base + slot_offset));
+  if (!mem.read(reinterpret_cast<char*>(&value), sizeof value)) return "";
+  for (const auto& [start, end, offset, path] : mappings)
+    if (value >= start && value < end) return path.substr(path.rfind('/') + 1);
+  return "";
 }
 
 class InjectTest : public ::testing::Test {
@@ -111,6 +151,8 @@ TEST_F(InjectTest, RecordsARunningProcessAndLetsItGo) {
   seer.Start({kSeer, "record", "-o", trace, "-p", std::to_string(pid), "--duration", "4"}, Path("seer.err"));
   ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
       << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  const std::string exe = kPrograms + "/inject_target";
+  EXPECT_EQ(SlotTarget(pid, exe, "pthread_mutex_lock"), "libseer_rt.so");
   // After the attach: the release of the lock held since before it (left out
   // of the trace), and the inversion, which must be in the trace.
   target_.Send("release\n");
@@ -121,6 +163,7 @@ TEST_F(InjectTest, RecordsARunningProcessAndLetsItGo) {
   EXPECT_NE(err.find("threads (inject) -> "), std::string::npos) << err;
   // The runtime put the calls back and its thread ended; the program runs on.
   EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)));
+  EXPECT_EQ(SlotTarget(pid, exe, "pthread_mutex_lock"), "libc.so.6");
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(StopTarget(), 2);
 
@@ -165,6 +208,7 @@ TEST_F(InjectTest, ProgramOutlivesAKilledRecorder) {
   EXPECT_EQ(seer.Wait(std::chrono::seconds(10)), 128 + SIGKILL);
   EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)))
       << "the runtime did not notice that its recorder died";
+  EXPECT_EQ(SlotTarget(pid, kPrograms + "/inject_target", "pthread_mutex_lock"), "libc.so.6");
   target_.Send("invert\n");
   EXPECT_EQ(target_.ReadLine(), "inverted");
   EXPECT_EQ(StopTarget(), 2);
