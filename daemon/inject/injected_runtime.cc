@@ -6,6 +6,7 @@
 #include <linux/futex.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -77,9 +78,14 @@ std::string InjectedRuntime::WhyNotInjectable(pid_t pid) {
   return "";
 }
 
-Status InjectedRuntime::Inject(pid_t pid, const std::string& library, const SharedAreaOptions& options,
+Status InjectedRuntime::Inject(pid_t pid, const std::string& given_library, const SharedAreaOptions& options,
                                bool futex_stamps, SharedArea* area) {
   pid_ = pid;
+  // The path the process's memory map will show (no symbolic link, no relative part).
+  char real[PATH_MAX];
+  if (realpath(given_library.c_str(), real) == nullptr)
+    return Status::NotFound("the runtime library " + given_library + ": " + std::strerror(errno));
+  const std::string library = real;
   const std::string who = "process " + std::to_string(pid);
   if (const std::string why = WhyNotInjectable(pid); !why.empty()) return Status::InvalidArgument(why);
   std::vector<Mapping> maps;
