@@ -10,9 +10,15 @@
 #     SECONDS_PER_RUN=8
 #     MODES="auto"     seer record modes to measure in each round (--sync=...):
 #                      auto picks preload for memcached; add ebpf for the uprobe path
-#     ATTACH=1         also record a running memcached with -p PID (eBPF uprobes)
-#     ATTACH_WAIT=10   seconds between starting `seer record -p` and the load
-#                      (attaching some 60 uprobes takes seconds here)
+#     ATTACH=1         also record a running memcached with -p PID
+#     ATTACH_MODES="inject"  how (--sync=...): inject (the runtime loaded into
+#                      the process, its calls redirected; what auto picks), ebpf
+#                      (uprobes); each on a fresh server: load before the
+#                      attach, while recorded, after the detach
+#     ATTACH_WAIT=10   at most this many seconds between starting `seer record -p`
+#                      and the load (inject: until the runtime's detach thread is
+#                      there; ebpf: the whole wait, attaching some 60 uprobes takes
+#                      seconds here)
 #
 # Installs memcached and libmemcached-tools with apt-get when they are missing
 # (root). The eBPF runs (ebpf, ATTACH) need root; the default mode does not.
@@ -25,6 +31,7 @@ secs=${SECONDS_PER_RUN:-8}
 modes=${MODES:-auto}
 attach=${ATTACH:-1}
 attach_wait=${ATTACH_WAIT:-10}
+attach_modes=${ATTACH_MODES:-inject}
 port=${PORT:-22122}
 
 if ! command -v memcached >/dev/null || ! command -v memcaslap >/dev/null; then
@@ -115,18 +122,29 @@ if [ "$attach" = 1 ]; then
     echo "attach (-p PID): skipped, needs root"
     exit 0
   fi
-  # One running memcached: native load, then load while `seer record -p` records it.
-  "${server[@]}" & server_pid=$!
-  wait_port
-  before=$(load)
-  "$seer" record -o "$tmp/attach.seer" -p "$server_pid" 2>"$tmp/attach.err" & seer_pid=$!
-  sleep "$attach_wait"
-  during=$(load)
-  kill -INT "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
-  after=$(load)
-  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
-  summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/attach.err" || cat "$tmp/attach.err")
-  awk -v b="$before" -v d="$during" -v a="$after" \
-    'BEGIN { printf "attach -p PID: before %d req/s, recorded %d req/s (%.1f%% of before), after detach %d req/s\n", b, d, 100 * d / b, a }'
-  echo "  $summary"
+  # until the injected runtime's detach thread exists in process $1 (at most $attach_wait s)
+  wait_injected() {
+    for _ in $(seq $((attach_wait * 10))); do
+      grep -qx seer-detach /proc/"$1"/task/*/comm 2>/dev/null && return 0
+      sleep 0.1
+    done
+    return 1
+  }
+  # One running memcached per mode: load before, while `seer record -p` records it, after the detach.
+  for am in $attach_modes; do
+    "${server[@]}" & server_pid=$!
+    wait_port
+    before=$(load)
+    "$seer" record --sync="$am" -o "$tmp/attach.seer" -p "$server_pid" 2>"$tmp/attach.err" & seer_pid=$!
+    if [ "$am" = inject ]; then wait_injected "$server_pid" || echo "  (no injected runtime after ${attach_wait} s)"; else sleep "$attach_wait"; fi
+    during=$(load)
+    kill -INT "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
+    after=$(load)
+    alive=yes; kill -0 "$server_pid" 2>/dev/null || alive=no
+    kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
+    summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/attach.err" || cat "$tmp/attach.err")
+    awk -v m="$am" -v b="$before" -v d="$during" -v a="$after" -v alive="$alive" \
+      'BEGIN { printf "attach -p PID --sync=%s: before %d req/s, recorded %d req/s, after detach %d req/s: %.1f%% of before, %.1f%% of the mean of before and after (server alive: %s)\n", m, b, d, a, 100 * d / b, 200 * d / (b + a), alive }'
+    echo "  $summary"
+  done
 fi

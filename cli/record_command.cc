@@ -27,10 +27,11 @@ void OnStopSignal(int sig) {
   if (daemon::Recording* r = g_recording.load()) r->Stop();
 }
 
-// Start, poll until the end (or a signal), finish.
-Status RunRecording(const daemon::RecordOptions& options, daemon::RecordResult* result) {
+// Start, poll until the end (or a signal), finish. *started: Start succeeded.
+Status RunRecording(const daemon::RecordOptions& options, daemon::RecordResult* result, bool* started) {
   std::unique_ptr<daemon::Recording> recording;
   Status st = daemon::Recording::Start(options, &recording);
+  *started = st.ok();
   if (!st.ok()) return st;
   g_attach = options.pid > 0;
   g_recording.store(recording.get());
@@ -65,9 +66,11 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                   "How to record synchronisation: ebpf (uprobes and tracepoints, root; a program built with "
                   "seer-cc/seer-c++ adds its accesses from the runtime), inproc (the seer runtime linked by "
                   "seer-cc/seer-c++), preload (a dynamically linked program launched with libseer_rt.so in "
-                  "LD_PRELOAD: no uprobes, no root), auto (inproc when the program carries the runtime, "
-                  "preload for other dynamically linked programs, ebpf for static ones and -p)")
-      ->check(CLI::IsMember({"ebpf", "inproc", "preload", "auto"}))
+                  "LD_PRELOAD: no uprobes, no root), inject (-p PID: the runtime loaded into the running "
+                  "process, its pthread and allocation calls redirected to it until the detach; root or "
+                  "ptrace rights), auto (inproc when the program carries the runtime, preload for other "
+                  "dynamically linked programs, ebpf for static ones; with -p inject when possible, else ebpf)")
+      ->check(CLI::IsMember({"ebpf", "inproc", "preload", "inject", "auto"}))
       ->capture_default_str();
   sub->add_option("--ringbuf-size", args->options.ebpf.ringbuf_bytes,
                   "BPF ring buffer size in bytes (rounded up to a power of two)")
@@ -106,19 +109,44 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                 args->sync.c_str());
         return kExitError;
       }
+      if (args->sync == "inject" && o.pid <= 0) {
+        fprintf(stderr, "seer record: --sync=inject records a running process: give -p PID (a program to launch "
+                "is recorded with --sync=preload)\n");
+        return kExitError;
+      }
+      std::string why_not_inject;
       if (args->sync == "inproc") o.mode = daemon::RecordMode::kInproc;
       else if (args->sync == "preload") o.mode = daemon::RecordMode::kPreload;
+      else if (args->sync == "inject") o.mode = daemon::RecordMode::kInject;
       else if (args->sync == "ebpf") o.mode = daemon::RecordMode::kEbpf;
-      else o.mode = daemon::AutoRecordMode(o.command, o.pid);
-      const bool inproc = o.mode != daemon::RecordMode::kEbpf;
+      else o.mode = daemon::AutoRecordMode(o.command, o.pid, &why_not_inject);
+      const bool auto_inject = args->sync == "auto" && o.mode == daemon::RecordMode::kInject;
+      // A process that cannot take the runtime is recorded with uprobes; say why
+      // (a missing process is reported by the eBPF attach itself).
+      if (o.pid > 0 && !why_not_inject.empty() && why_not_inject.rfind("no such process", 0) != 0 && !args->quiet)
+        fprintf(stderr, "seer record: %s; recording it with uprobes\n", why_not_inject.c_str());
       o.inproc.max_spool_bytes = args->spool_mb << 20;
       // eBPF on a binary that carries the runtime: its accesses come from the
       // rings, its sync events from the probes (attach: through its attach point).
-      if (!inproc)
+      auto use_ebpf_runtime = [&o] {
         o.ebpf.runtime =
             daemon::CarriesRuntime(o.pid > 0 ? "/proc/" + std::to_string(o.pid) + "/exe" : o.command[0]);
+      };
+      if (o.mode == daemon::RecordMode::kEbpf) use_ebpf_runtime();
       daemon::RecordResult result;
-      Status st = RunRecording(o, &result);
+      bool started = false;
+      Status st = RunRecording(o, &result, &started);
+      if (!started && auto_inject) {
+        // The runtime could not be loaded (ptrace refused, no thread at a safe
+        // point, dlopen failed): the process runs on untouched; use uprobes.
+        if (!args->quiet)
+          fprintf(stderr, "seer record: cannot load the runtime into process %d (%s); recording it with uprobes\n",
+                  static_cast<int>(o.pid), st.ToString().c_str());
+        o.mode = daemon::RecordMode::kEbpf;
+        use_ebpf_runtime();
+        st = RunRecording(o, &result, &started);
+      }
+      const bool inproc = o.mode != daemon::RecordMode::kEbpf;
       if (!st.ok()) {
         fprintf(stderr, "seer record: %s\n", st.ToString().c_str());
         return kExitError;
@@ -127,6 +155,9 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         if (!result.runtime_seen)
           fprintf(stderr, "seer record: %s does not carry the seer runtime (build it with seer-cc / seer-c++); "
                   "nothing was recorded\n", o.command[0].c_str());
+      } else if (o.mode == daemon::RecordMode::kInject) {
+        if (!result.runtime_note.empty())
+          fprintf(stderr, "seer record: detach: %s\n", result.runtime_note.c_str());
       } else if (o.mode == daemon::RecordMode::kPreload) {
         if (!result.runtime_seen)
           fprintf(stderr, "seer record: the preloaded runtime never started in %s (LD_PRELOAD ignored: a "

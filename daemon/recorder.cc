@@ -12,6 +12,7 @@
 #include "daemon/drain/inproc_recording.h"
 #include "daemon/ebpf/ebpf_recording.h"
 #include "daemon/elf_file.h"
+#include "daemon/inject/injected_runtime.h"
 #include "seer/ring_layout.h"
 
 namespace seer::daemon {
@@ -21,6 +22,7 @@ std::string_view RecordModeName(RecordMode mode) {
     case RecordMode::kEbpf: return "ebpf";
     case RecordMode::kInproc: return "inproc";
     case RecordMode::kPreload: return "preload";
+    case RecordMode::kInject: return "inject";
   }
   return "?";
 }
@@ -30,7 +32,8 @@ Status Recording::Start(const RecordOptions& options, std::unique_ptr<Recording>
   switch (options.mode) {
     case RecordMode::kEbpf: return StartEbpfRecording(options, out);
     case RecordMode::kInproc:
-    case RecordMode::kPreload: return StartInprocRecording(options, out);
+    case RecordMode::kPreload:
+    case RecordMode::kInject: return StartInprocRecording(options, out);
   }
   return Status::InvalidArgument("unknown recording mode");
 }
@@ -95,8 +98,18 @@ bool IsDynamicExecutable(const std::string& path) {
   return !file.empty() && IsDynamicallyLinked(file, &dynamic).ok() && dynamic;
 }
 
-RecordMode AutoRecordMode(const std::vector<std::string>& command, pid_t pid) {
-  if (pid > 0 || command.empty()) return RecordMode::kEbpf;
+RecordMode AutoRecordMode(const std::vector<std::string>& command, pid_t pid, std::string* why_not_inject) {
+  if (pid > 0) {
+    std::string why = InjectedRuntime::WhyNotInjectable(pid), library;
+    if (why.empty()) {
+      Status found = FindRuntimeLibrary(&library);
+      if (found.ok()) return RecordMode::kInject;
+      why = found.ToString();
+    }
+    if (why_not_inject != nullptr) *why_not_inject = why;
+    return RecordMode::kEbpf;
+  }
+  if (command.empty()) return RecordMode::kEbpf;
   if (CarriesRuntime(command[0])) return RecordMode::kInproc;
   if (IsDynamicExecutable(command[0])) return RecordMode::kPreload;
   return RecordMode::kEbpf;

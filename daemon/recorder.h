@@ -27,7 +27,10 @@ namespace seer::daemon {
 //            launched with libseer_rt.so in LD_PRELOAD: the runtime's pthread,
 //            semaphore and allocation interposers record its synchronisation
 //            (no uprobes, no privileges); raw futex syscalls are not seen
-enum class RecordMode { kEbpf, kInproc, kPreload };
+//   kInject  a running dynamically linked process (-p PID): the runtime is
+//            loaded into it (ptrace, dlopen) and its calls redirected to the
+//            interposers until the detach (daemon/inject/); then as kPreload
+enum class RecordMode { kEbpf, kInproc, kPreload, kInject };
 std::string_view RecordModeName(RecordMode mode);
 
 // kEbpf only.
@@ -43,7 +46,7 @@ struct EbpfOptions {
   bool runtime = false;
 };
 
-// kInproc and kPreload.
+// kInproc, kPreload and kInject.
 struct InprocOptions {
   uint32_t max_rings = 1024;          // threads that can be recorded
   uint64_t ring_words = 1ull << 19;   // 8-byte words per thread ring (4 MiB), a power of two
@@ -62,7 +65,8 @@ struct InprocOptions {
   bool merge_when_idle = true;
   TraceWriterOptions writer;
   // kPreload: the runtime library put in the target's LD_PRELOAD (after the
-  // user's own entries). Empty: FindRuntimeLibrary().
+  // user's own entries); kInject: the one loaded into the process. Empty:
+  // FindRuntimeLibrary().
   std::string runtime_library;
 };
 
@@ -70,7 +74,7 @@ struct RecordOptions {
   RecordMode mode = RecordMode::kEbpf;
   std::string output = "run.seer";
   std::vector<std::string> command;  // launch: argv of the target (argv[0] looked up in PATH)
-  pid_t pid = 0;                     // attach (kEbpf only) when > 0
+  pid_t pid = 0;                     // attach (kEbpf, kInject) when > 0
   double duration_s = 0;             // attach: stop after this long (0: no limit)
   EbpfOptions ebpf;
   InprocOptions inproc;
@@ -153,10 +157,12 @@ Status CheckRecordPrivileges();
 // symbol). A name without a slash is looked up in PATH, as exec would.
 bool CarriesRuntime(const std::string& path);
 
-// The mode `seer record --sync=auto` takes: -p PID -> kEbpf; a program that
+// The mode `seer record --sync=auto` takes: -p PID -> kInject when the
+// runtime can be loaded into the process (InjectedRuntime::WhyNotInjectable),
+// else kEbpf (`*why_not_inject` says why, when given); a program that
 // carries the runtime -> kInproc; another dynamically linked ELF program ->
 // kPreload; a static one (or what is not ELF, e.g. a script) -> kEbpf.
-RecordMode AutoRecordMode(const std::vector<std::string>& command, pid_t pid);
+RecordMode AutoRecordMode(const std::vector<std::string>& command, pid_t pid, std::string* why_not_inject = nullptr);
 
 // True when the ELF file `path` (looked up in PATH without a slash) has a
 // PT_INTERP segment: the loader will honour LD_PRELOAD.

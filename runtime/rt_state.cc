@@ -249,7 +249,8 @@ bool ActivateAttached() {
     return false;
   }
   g_rt.shm = h;
-  g_rt.sync_inproc = false;  // the recorder's probes record synchronisation
+  // Injected: the interposers record; else the recorder's probes do.
+  g_rt.sync_inproc = g_rt.injected;
   InstallSignalHandlers();
   __atomic_store_n(&g_rt.active, true, __ATOMIC_RELEASE);
   activate_state.store(2);
@@ -257,6 +258,13 @@ bool ActivateAttached() {
 }
 
 }  // namespace
+
+bool ActivateInjected(bool futex_stamps) {
+  if (attach_fd < 0 || g_attach_point->state.load(std::memory_order_acquire) != kAttachRequested) return false;
+  g_rt.injected = true;
+  g_rt.futex_stamps = futex_stamps;
+  return ActivateAttached();
+}
 
 uint64_t NowNs() {
   timespec t;
@@ -376,7 +384,8 @@ namespace {
 // AttachThread past its gate: the runtime records, or a recorder asked it to.
 // In attach mode only a pthread call starts a thread (AttachThreadAtSyncCall).
 SEER_RT_NOINLINE ThreadState* StartRecordingThread(bool at_sync_call) {
-  if (tls_finished || tls_attaching || (attach_fd >= 0 && !at_sync_call)) return nullptr;
+  // Injected, every hook is an interposed sync or allocation call.
+  if (tls_finished || tls_attaching || (attach_fd >= 0 && !at_sync_call && !g_rt.injected)) return nullptr;
   if (!__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE)) {
     tls_attaching = true;
     const bool started = ActivateAttached();

@@ -53,6 +53,7 @@ struct Globals {
   bool active = false;       // recording: the shared area is mapped and ours
   bool sync_inproc = false;  // emit synchronisation events from the pthread interposers
   bool futex_stamps = false; // each thread registers its counter for the futex tracepoints
+  bool injected = false;     // loaded into a running process (attach_inject.cc): the interposers record
 };
 extern Globals g_rt;
 
@@ -65,6 +66,11 @@ extern AttachPoint* g_attach_point;
 // Maps the shared area named by SEER_RT_SHM_FD and attaches the calling thread.
 // Idempotent; called from __tsan_init and the runtime's constructor.
 void Initialize();
+
+// Attach by injection (attach_inject.cc): maps the area the recorder laid out
+// behind the attach page, recording synchronisation in-process from now on.
+// False when there is no requested area, or it is not ours.
+bool ActivateInjected(bool futex_stamps);
 
 // Claims a ring for a thread the runtime has not seen (the main thread, or one
 // not started through the interposed pthread_create). Null when not recording.

@@ -34,6 +34,8 @@
 #include "daemon/drain/ring_merger.h"
 #include "daemon/drain/shared_area.h"
 #include "daemon/elf_file.h"
+#include "daemon/inject/attach_filter.h"
+#include "daemon/inject/injected_runtime.h"
 #include "daemon/proc_maps.h"
 #include "seer/ring_layout.h"
 #include "store/async_writer.h"
@@ -242,6 +244,12 @@ class InprocRecording final : public Recording {
   ~InprocRecording() override;
 
   Status Begin();
+  // kInject: loads the runtime into the running process options_.pid.
+  Status AttachByInjection(const std::string& library, const std::function<bool(pid_t)>& load_futex);
+  // kInject: the process still runs (not ended, not a zombie).
+  bool AttachedAlive() const;
+  // kInject, at the end: puts the process's calls back, collects what is left.
+  void DetachInjected();
   Status Poll(bool* running) override;
   void Stop() override;
   Status Finish(RecordResult* result) override;
@@ -282,13 +290,21 @@ class InprocRecording final : public Recording {
   bool target_alive_ = true;
   bool finished_ = false;
   bool preload_ = false;  // kPreload: the runtime came in through LD_PRELOAD
+  // kInject: the runtime loaded into a running process, which is never killed
+  // or waited for; the recording ends at --duration, Stop or its exit.
+  bool attached_ = false;
+  std::atomic<bool> stop_requested_{false};
+  InjectedRuntime injected_;
+  AttachFilter attach_filter_;  // used by the merge thread only
+  std::string detach_note_;    // why the calls may not have been put back
+  bool detached_ = false;
   // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
   std::unique_ptr<FutexEvents> futex_;
   std::string futex_note_;  // why there are none, when the tracepoints could not be loaded
 };
 
 InprocRecording::~InprocRecording() {
-  if (!finished_ && target_alive_ && pid_ > 0) {  // Finish was never called: leave nothing behind
+  if (!finished_ && target_alive_ && pid_ > 0 && !attached_) {  // Finish was never called: leave nothing behind
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
@@ -300,15 +316,21 @@ InprocRecording::~InprocRecording() {
 
 Status InprocRecording::Begin() {
   const std::vector<std::string>& argv = options_.command;
-  if (argv.empty()) return Status::InvalidArgument("no program to record");
-  if (options_.pid > 0)
-    return Status::InvalidArgument("in-process recording needs a command to run, not a running process");
+  if (argv.empty() && options_.pid <= 0) return Status::InvalidArgument("no program to record");
+  attached_ = options_.mode == RecordMode::kInject;
+  if (attached_ != (options_.pid > 0))
+    return Status::InvalidArgument(attached_ ? "attach by injection needs a running process (-p PID)"
+                                             : "in-process recording needs a command to run, not a running process");
   preload_ = options_.mode == RecordMode::kPreload;
   std::string library;
-  if (preload_) {
+  if (attached_) {
+    if (const std::string why = InjectedRuntime::WhyNotInjectable(options_.pid); !why.empty())
+      return Status::InvalidArgument(why);
+  }
+  if (preload_ || attached_) {
     // LD_PRELOAD is honoured by the dynamic loader only: a static program would
     // run unrecorded, and say nothing.
-    if (!IsDynamicExecutable(argv[0]))
+    if (preload_ && !IsDynamicExecutable(argv[0]))
       return Status::InvalidArgument(argv[0] + " is not a dynamically linked program: the runtime cannot be "
                                      "preloaded into it; record it with --sync=ebpf");
     library = opts_.runtime_library;
@@ -317,7 +339,7 @@ Status InprocRecording::Begin() {
       if (!found.ok()) return found;
     }
   }
-  Status s = area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns});
+  Status s = attached_ ? Status::Ok() : area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns});
   if (!s.ok()) return s;
   s = TraceWriter::Create(options_.output, opts_.writer, &writer_);
   if (!s.ok()) return s;
@@ -325,7 +347,8 @@ Status InprocRecording::Begin() {
   struct utsname un;
   uname(&un);
   writer_->SetMeta(meta::kSource, "record");
-  writer_->SetMeta(meta::kCommandLine, JoinArgs(argv));
+  writer_->SetMeta(meta::kCommandLine, attached_ ? "attach to process " + std::to_string(options_.pid)
+                                                 : JoinArgs(argv));
   writer_->SetMeta(meta::kHost, un.nodename);
   writer_->SetMeta(meta::kKernel, un.release);
   writer_->SetMeta(meta::kStartTime, IsoNow());
@@ -335,13 +358,13 @@ Status InprocRecording::Begin() {
   writer_->SetMeta("record.sync", std::string(RecordModeName(options_.mode)));
   writer_->SetMeta("record.uprobes", "0");
   writer_->SetMeta("record.not_seen", kNotSeen);
-  if (preload_) writer_->SetMeta("record.runtime_library", library);
+  if (preload_ || attached_) writer_->SetMeta("record.runtime_library", library);
 
   start_ = Clock::now();
   // With the privileges, raw futex syscalls come from the eBPF tracepoints
   // (no uprobe), loaded for the child's pid before it execs.
   std::function<bool(pid_t)> before_exec;
-  if (preload_ && CheckRecordPrivileges().ok()) {
+  if ((preload_ || attached_) && CheckRecordPrivileges().ok()) {
     before_exec = [this](pid_t child) {
       futex_ = std::make_unique<FutexEvents>();
       Status st = futex_->Open(child, options_.ebpf.ringbuf_bytes);
@@ -351,7 +374,7 @@ Status InprocRecording::Begin() {
       return false;
     };
   }
-  s = Launch(argv, area_, library, before_exec, &pid_);
+  s = attached_ ? AttachByInjection(library, before_exec) : Launch(argv, area_, library, before_exec, &pid_);
   if (!s.ok()) return s;
   if (futex_) {
     writer_->SetMeta("record.not_seen", "");
@@ -373,9 +396,24 @@ Status InprocRecording::Begin() {
     async_ = std::make_unique<AsyncTraceWriter>(writer_.get());
     uint64_t merged = 0;
     // Events go to the writer in runs: one hand-off per run, not per event.
+    // Attached to a running process, the events of locks and blocks from before
+    // the attach are left out (AttachFilter), and the runs are cut around them.
     auto sink = [&](const Event* events, size_t n) {
-      merged += n;
-      return async_->AppendRun(events, n);
+      if (!attached_) {
+        merged += n;
+        return async_->AppendRun(events, n);
+      }
+      size_t kept_from = 0;
+      for (size_t i = 0; i <= n; ++i) {
+        if (i < n && attach_filter_.Keep(events[i])) continue;
+        if (i > kept_from) {
+          merged += i - kept_from;
+          Status s = async_->AppendRun(events + kept_from, i - kept_from);
+          if (!s.ok()) return s;
+        }
+        kept_from = i + 1;
+      }
+      return Status::Ok();
     };
     SpoolItem item;
     while (queue_.Pop(&item)) {
@@ -405,16 +443,20 @@ void InprocRecording::NewModules(std::vector<ModuleInfo>* out) {
 // round that sees the target gone copies everything that is left).
 void InprocRecording::CollectOnce() {
   rt::ShmHeader* shm = area_.header();
-  const pid_t w = wait4(pid_, &status_, WNOHANG, &usage_);
-  if (w == pid_) target_alive_ = false;
+  const pid_t w = attached_ ? 0 : wait4(pid_, &status_, WNOHANG, &usage_);
+  if (w == pid_ || (attached_ && (detached_ || !AttachedAlive()))) target_alive_ = false;
   if (w < 0 && errno != EINTR) {
     kill(pid_, SIGKILL);
     waitpid(pid_, &status_, 0);
     target_alive_ = false;
   }
   if (queue_.failed()) {
-    // A damaged ring or a failing disk: stop the target rather than record garbage.
-    if (target_alive_) {
+    // A damaged ring or a failing disk: stop the target rather than record garbage
+    // (an attached one is let go, unharmed).
+    if (target_alive_ && attached_) {
+      DetachInjected();
+      target_alive_ = false;
+    } else if (target_alive_) {
       kill(pid_, SIGKILL);
       waitpid(pid_, &status_, 0);
       target_alive_ = false;
@@ -455,7 +497,44 @@ void InprocRecording::CollectOnce() {
   if (target_alive_ && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
 }
 
+Status InprocRecording::AttachByInjection(const std::string& library, const std::function<bool(pid_t)>& load_futex) {
+  pid_ = options_.pid;
+  // The futex tracepoints first, so that each thread's counter registration
+  // (at its first recorded call) finds them.
+  const bool futex = load_futex && load_futex(pid_);
+  Status st = injected_.Inject(pid_, library, {opts_.max_rings, opts_.ring_words, opts_.wait_ns}, futex, &area_);
+  if (!st.ok()) return st;
+  writer_->SetMeta("record.pid", std::to_string(pid_));
+  writer_->SetMeta("record.redirected_slots", std::to_string(injected_.slots()));
+  writer_->SetMeta("record.redirected_modules", std::to_string(injected_.modules()));
+  return Status::Ok();
+}
+
+bool InprocRecording::AttachedAlive() const {
+  if (kill(pid_, 0) != 0 && errno == ESRCH) return false;
+  // A process that exited but was not yet waited for by its parent is gone too.
+  char path[64], state = '?';
+  snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid_));
+  if (FILE* f = fopen(path, "r")) {
+    if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1) state = '?';
+    fclose(f);
+  }
+  return state != 'Z' && state != 'X';
+}
+
+void InprocRecording::DetachInjected() {
+  if (detached_) return;
+  detached_ = true;
+  Status st = injected_.Detach(std::chrono::seconds(2));
+  if (!st.ok()) detach_note_ = st.ToString();
+}
+
 Status InprocRecording::Poll(bool* running) {
+  if (attached_ && target_alive_ &&
+      (stop_requested_.load() ||
+       (options_.duration_s > 0 &&
+        std::chrono::duration<double>(Clock::now() - start_).count() >= options_.duration_s)))
+    DetachInjected();
   // A few rounds per call, so that a caller polling in a loop costs nothing extra.
   const auto until = Clock::now() + std::chrono::milliseconds(5);
   while (target_alive_ && Clock::now() < until) CollectOnce();
@@ -465,6 +544,10 @@ Status InprocRecording::Poll(bool* running) {
 }
 
 void InprocRecording::Stop() {
+  if (attached_) {
+    stop_requested_.store(true);  // the next Poll detaches; the process runs on
+    return;
+  }
   if (target_alive_ && pid_ > 0) kill(pid_, SIGTERM);  // pass it on; the target decides how to end
 }
 
@@ -509,6 +592,11 @@ Status InprocRecording::CloseTrace() {
   } else if (!futex_note_.empty()) {
     out->SetMeta("record.futex", futex_note_);
   }
+  if (attached_) {
+    out->SetMeta("record.unmatched_releases", std::to_string(attach_filter_.unmatched_releases()));
+    out->SetMeta("record.frees_before_attach", std::to_string(attach_filter_.frees_before_attach()));
+    if (!detach_note_.empty()) out->SetMeta("record.detach", detach_note_);
+  }
   out->SetMeta(meta::kEndTime, IsoNow());
   return out->Close();
 }
@@ -518,12 +606,16 @@ Status InprocRecording::Finish(RecordResult* result) {
   *result = RecordResult();
   result->mode = options_.mode;
   if (!futex_) result->not_seen = futex_note_.empty() ? kNotSeen : std::string(kNotSeen) + " (" + futex_note_ + ")";
-  // Finish before Poll saw the end: the target is ended now.
-  if (target_alive_) {
+  // Finish before Poll saw the end: an attached process is let go, a launched one ended.
+  if (target_alive_ && attached_) {
+    DetachInjected();
+    while (target_alive_) CollectOnce();
+  } else if (target_alive_) {
     kill(pid_, SIGKILL);
     while (target_alive_) CollectOnce();
     exited_ = Clock::now();
   }
+  if (attached_) area_.ReleaseRings();  // collected; the process keeps the memfd mapped
   Status s = CloseTrace();
   if (!s.ok()) return s;
 
@@ -534,8 +626,11 @@ Status InprocRecording::Finish(RecordResult* result) {
   result->events = async_->events_written();
   result->threads = merger_->Threads().size();
   result->runtime_seen = area_.header()->owner_pid.load() != 0;
-  result->target_exited = true;
-  if (WIFEXITED(status_)) result->exit_code = WEXITSTATUS(status_);
+  result->target_exited = !attached_ || !AttachedAlive();
+  if (attached_) {
+    result->runtime_note = detach_note_;
+    result->uprobes = 0;
+  } else if (WIFEXITED(status_)) result->exit_code = WEXITSTATUS(status_);
   if (WIFSIGNALED(status_)) result->term_signal = WTERMSIG(status_);
   result->wall_seconds = std::chrono::duration<double>(exited_ - start_).count();
   result->drain_seconds = std::chrono::duration<double>(Clock::now() - exited_).count();

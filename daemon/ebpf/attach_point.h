@@ -35,6 +35,10 @@ class RuntimeAttachPoint {
   // Recording is over: the runtime stops writing, and never waits for us.
   void Detach();
 
+  // The claimed page (null before Claim): attach by injection waits on it for
+  // the runtime to put the program's calls back (daemon/inject/injected_runtime.h).
+  rt::AttachPoint* page() const { return page_; }
+
  private:
   int fd_ = -1;
   rt::AttachPoint* page_ = nullptr;

@@ -117,6 +117,9 @@ struct alignas(64) AttachPoint {
   uint32_t version;
   std::atomic<uint32_t> state;         // AttachState
   std::atomic<int64_t> recorder_pid;   // who claimed it: the runtime stops waiting once it is gone
+  // Attach by injection (runtime/attach_inject.cc): 1 once the runtime has put
+  // the program's calls back after the detach (or its recorder's death).
+  std::atomic<uint32_t> restored;
 };
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "rings are shared across processes");

@@ -1,7 +1,8 @@
 // `seer record` picking its mode (--sync=auto) and the preloaded runtime
 // (kPreload): an uninstrumented dynamic program is launched with libseer_rt.so
-// in LD_PRELOAD and recorded without uprobes and without root; a static one,
-// and -p PID, stay with eBPF. The preload tests run as any user; as root, the
+// in LD_PRELOAD and recorded without uprobes and without root; a static one
+// stays with eBPF, and -p PID takes the injected runtime (inject_test.cc has
+// the details) or, with --sync=ebpf, uprobes. The preload tests run as any user; as root, the
 // unprivileged launch is run as nobody (setpriv), and the eBPF fallbacks are
 // recorded for real.
 #include <fcntl.h>
@@ -253,8 +254,8 @@ TEST_F(PreloadTest, StaticProgramFallsBackToEbpf) {
   EXPECT_EQ(Kinds(info, 1)["acquire"], 2u);
 }
 
-// -p PID is eBPF whatever the program is; preload needs a launch.
-TEST_F(PreloadTest, AttachByPidStaysEbpf) {
+// -p PID: uprobes with --sync=ebpf, the runtime injected under auto; preload needs a launch.
+TEST_F(PreloadTest, AttachByPidInjectsOrUsesEbpf) {
   const pid_t target = fork();
   if (target == 0) {
     execl((kPrograms + "/forever").c_str(), "forever", (char*)nullptr);
@@ -265,19 +266,31 @@ TEST_F(PreloadTest, AttachByPidStaysEbpf) {
   const std::string pid = std::to_string(target);
   EXPECT_EQ(RunCommand({kSeer, "record", "--sync=preload", "-o", trace_, "-p", pid}, Path("stdout"), Path("stderr")), 2);
   EXPECT_NE(Err().find("--sync=preload needs a command to run"), std::string::npos) << Err();
-  const int rc = RunCommand({kSeer, "record", "-o", trace_, "-p", pid, "--duration", "1"}, Path("stdout"), Path("stderr"));
-  kill(target, SIGKILL);
-  waitpid(target, nullptr, 0);
+  // Uprobes first: once injected, the process carries the runtime for good.
+  const int ebpf_rc =
+      RunCommand({kSeer, "record", "--sync=ebpf", "-o", trace_, "-p", pid, "--duration", "1"}, Path("stdout"),
+                 Path("stderr"));
   if (geteuid() != 0) {
-    EXPECT_EQ(rc, 2);
+    kill(target, SIGKILL);
+    waitpid(target, nullptr, 0);
+    EXPECT_EQ(ebpf_rc, 2);
     EXPECT_NE(Err().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Err();
     return;
   }
-  ASSERT_EQ(rc, 0) << Err();
+  ASSERT_EQ(ebpf_rc, 0) << Err();
   json info = Info();
   EXPECT_EQ(info["sync_mode"], "ebpf");
   EXPECT_EQ(info["meta"]["record.mode"], "attach");
   EXPECT_NE(info["meta"]["record.uprobes"], "0");
+  // auto: the runtime is loaded into the process (docs/recording.md, "Attach by injection").
+  const int rc = RunCommand({kSeer, "record", "-o", trace_, "-p", pid, "--duration", "1"}, Path("stdout"), Path("stderr"));
+  kill(target, SIGKILL);
+  waitpid(target, nullptr, 0);
+  ASSERT_EQ(rc, 0) << Err();
+  info = Info();
+  EXPECT_EQ(info["sync_mode"], "inject");
+  EXPECT_EQ(info["meta"]["record.uprobes"], "0");
+  EXPECT_NE(info["meta"]["record.redirected_slots"], "0");
 }
 
 // No root needed to record a program one launches: as root, seer runs as

@@ -386,7 +386,9 @@ TEST_F(RecordTest, AttachByPidAndDetachLeavesTargetRunning) {
   char buf[6] = {};
   ASSERT_EQ(read(out[0], buf, 6), 6);  // "ready\n"
   trace_path_ = dir_ + "/attach.seer";
-  int rc = WaitExit(Spawn({kSeer, "record", "-q", "-o", trace_path_, "-p", std::to_string(target), "--duration", "1"},
+  // --sync=ebpf: under auto, -p loads the runtime into the process instead (inject_test.cc).
+  int rc = WaitExit(Spawn({kSeer, "record", "-q", "--sync=ebpf", "-o", trace_path_, "-p", std::to_string(target),
+                           "--duration", "1"},
                           dir_ + "/stderr"));
   EXPECT_EQ(rc, 0) << Stderr();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));

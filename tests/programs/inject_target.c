@@ -1,0 +1,110 @@
+/* A running service for `seer record -p PID` (tests/recorder/inject_test.cc):
+ * prints its pid, then worker threads count under a mutex while the main
+ * thread waits for commands on stdin. One worker holds a lock from its start
+ * until "release" (so the recorder attaches while a lock is held and sees it
+ * released), then takes and releases it in a loop. "invert" runs a lock-order
+ * inversion once (one thread takes A then B, another, after a pause, B then A:
+ * this run never deadlocks, another schedule would) and prints "inverted".
+ * "stop" ends the workers and prints "ok TOTAL SUM": the shared count and the
+ * sum of what each worker counted, which are equal when no increment was lost;
+ * it exits with 0 then, 1 otherwise. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { kWorkers = 3 };
+
+static pthread_mutex_t count_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t held_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t a = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t b = PTHREAD_MUTEX_INITIALIZER;
+static long total;
+static int inverted;
+static volatile int stopping, released;
+
+static void pause_us(long us) {
+  const struct timespec t = {0, us * 1000};
+  nanosleep(&t, 0);
+}
+
+static void* worker(void* arg) {
+  long* mine = arg;
+  while (!stopping) {
+    for (int i = 0; i < 200; ++i) {
+      pthread_mutex_lock(&count_lock);
+      ++total;
+      pthread_mutex_unlock(&count_lock);
+      ++*mine;
+    }
+    pause_us(1000);
+  }
+  return 0;
+}
+
+static void* holder(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&held_lock);
+  while (!released && !stopping) pause_us(1000);
+  pthread_mutex_unlock(&held_lock);
+  while (!stopping) {
+    pthread_mutex_lock(&held_lock);
+    pause_us(20000);
+    pthread_mutex_unlock(&held_lock);
+    pause_us(100);
+  }
+  return 0;
+}
+
+static void* a_then_b(void* arg) {
+  (void)arg;
+  pthread_mutex_lock(&a);
+  pthread_mutex_lock(&b);
+  ++inverted;
+  pthread_mutex_unlock(&b);
+  pthread_mutex_unlock(&a);
+  return 0;
+}
+
+static void* b_then_a(void* arg) {
+  (void)arg;
+  pause_us(100000);
+  pthread_mutex_lock(&b);
+  pthread_mutex_lock(&a);
+  ++inverted;
+  pthread_mutex_unlock(&a);
+  pthread_mutex_unlock(&b);
+  return 0;
+}
+
+int main(void) {
+  pthread_t workers[kWorkers], hold;
+  long counts[kWorkers] = {0};
+  setvbuf(stdout, 0, _IOLBF, 0);
+  for (int i = 0; i < kWorkers; ++i) pthread_create(&workers[i], 0, worker, &counts[i]);
+  pthread_create(&hold, 0, holder, 0);
+  printf("%d\n", (int)getpid());
+  char line[64];
+  while (fgets(line, sizeof line, stdin) != 0) {
+    if (strncmp(line, "invert", 6) == 0) {
+      pthread_t t1, t2;
+      pthread_create(&t1, 0, a_then_b, 0);
+      pthread_create(&t2, 0, b_then_a, 0);
+      pthread_join(t1, 0);
+      pthread_join(t2, 0);
+      printf("inverted\n");
+    } else if (strncmp(line, "release", 7) == 0) {
+      released = 1;
+    } else if (strncmp(line, "stop", 4) == 0) {
+      break;
+    }
+  }
+  stopping = 1;
+  for (int i = 0; i < kWorkers; ++i) pthread_join(workers[i], 0);
+  pthread_join(hold, 0);
+  long sum = 0;
+  for (int i = 0; i < kWorkers; ++i) sum += counts[i];
+  printf("ok %ld %ld %d\n", total, sum, inverted);
+  return total == sum && (inverted == 0 || inverted == 2) ? 0 : 1;
+}

@@ -1,0 +1,262 @@
+// `seer record -p PID` by injection (runtime/attach_inject.cc,
+// daemon/inject/): the runtime is loaded into a running, uninstrumented
+// program (tests/programs/inject_target.c) that loops on locks, records its
+// lock pairs and a lock-order inversion planted after the attach, and lets it
+// go at the end: its calls are put back (its GOT slot for pthread_mutex_lock
+// points into libseer_rt.so while recorded, into libc after; also when seer is
+// killed), it runs on and exits with correct output. A static program cannot take the runtime (auto falls back to
+// uprobes, --sync=inject is refused) and a missing process is refused. Real
+// processes, ptrace and (for the fallback and the futex tracepoints) eBPF:
+// root needed, skipped loudly without.
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "tests/recorder/child_process.h"
+#include "tests/recorder/trace_check.h"
+#include "tests/support/program_suite.h"
+
+namespace seer::testing {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* kSeer = SEER_BINARY;
+const std::string kPrograms = SEER_TEST_PROGRAMS;
+
+// True while a thread of `pid` is named `name` (the injected runtime's detach thread).
+bool HasThread(pid_t pid, const std::string& name) {
+  const std::string dir = "/proc/" + std::to_string(pid) + "/task";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return false;
+  bool found = false;
+  while (dirent* e = readdir(d)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream comm(dir + "/" + e->d_name + "/comm");
+    std::string line;
+    if (std::getline(comm, line) && line == name) found = true;
+  }
+  closedir(d);
+  return found;
+}
+
+// Waits up to `limit` until HasThread(pid, name) == want.
+bool WaitThread(pid_t pid, const std::string& name, bool want, std::chrono::seconds limit) {
+  const auto deadline = Clock::now() + limit;
+  while (HasThread(pid, name) != want) {
+    if (Clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return true;
+}
+
+// The file that holds the function the target's GOT slot for `symbol` points
+// at now ("" when unknown): libc while the program runs on its own,
+// libseer_rt.so while it is recorded by injection. The slot is found with
+// readelf (binutils) in the executable, and read through /proc/PID/mem.
+std::string SlotTarget(pid_t pid, const std::string& exe, const std::string& symbol) {
+  uint64_t slot_offset = 0;
+  if (FILE* p = popen(("readelf -rW " + exe).c_str(), "r")) {
+    char line[512];
+    while (fgets(line, sizeof line, p) != nullptr) {
+      const std::string l(line);
+      if (l.find("R_X86_64_JUMP_SLOT") != std::string::npos && l.find(" " + symbol + "@") != std::string::npos)
+        slot_offset = std::stoull(l.substr(0, l.find(' ')), nullptr, 16);
+    }
+    pclose(p);
+  }
+  std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+  std::vector<std::tuple<uint64_t, uint64_t, uint64_t, std::string>> mappings;  // start, end, offset, path
+  uint64_t base = 0;
+  for (std::string line; std::getline(maps, line);) {
+    std::istringstream in(line);
+    std::string range, perms, offset, dev, inode, path;
+    in >> range >> perms >> offset >> dev >> inode >> path;
+    const uint64_t start = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
+    const uint64_t end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
+    mappings.emplace_back(start, end, std::stoull(offset, nullptr, 16), path);
+    if (path == exe && std::stoull(offset, nullptr, 16) == 0 && base == 0) base = start;
+  }
+  if (slot_offset == 0 || base == 0) return "";
+  uint64_t value = 0;
+  std::ifstream mem("/proc/" + std::to_string(pid) + "/mem", std::ios::binary);
+  mem.seekg(static_cast<std::streamoff>(base + slot_offset));
+  if (!mem.read(reinterpret_cast<char*>(&value), sizeof value)) return "";
+  for (const auto& [start, end, offset, path] : mappings)
+    if (value >= start && value < end) return path.substr(path.rfind('/') + 1);
+  return "";
+}
+
+class InjectTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0)
+      GTEST_SKIP() << "\n*** NOT RUN: seer record -p loads the runtime with ptrace and falls back to uprobes: "
+                      "run the recorder tests as root ***";
+    scratch_ = std::make_unique<test::ScratchDir>(
+        std::string("seer-inject-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  }
+
+  std::string Path(const std::string& name) const { return scratch_->Path(name); }
+
+  // Starts a target program; its pid (0 if it did not start).
+  pid_t StartTarget(const std::string& program) {
+    target_.Start({kPrograms + "/" + program}, Path("target.err"));
+    const std::string pid = target_.ReadLine();
+    EXPECT_FALSE(pid.empty()) << "the target printed no pid: " << test::ReadWholeFile(Path("target.err"));
+    return pid.empty() ? 0 : static_cast<pid_t>(std::stol(pid));
+  }
+
+  // "stop" to the target: it must print "ok TOTAL SUM INVERTED" with TOTAL ==
+  // SUM (no lost increment) and exit with 0. Returns INVERTED.
+  int StopTarget() {
+    target_.Send("stop\n");
+    const std::string line = target_.ReadLine();
+    std::istringstream in(line);
+    std::string ok;
+    long total = -1, sum = -2;
+    int inverted = -1;
+    in >> ok >> total >> sum >> inverted;
+    EXPECT_EQ(ok, "ok") << "the target's last line: '" << line << "'";
+    EXPECT_EQ(total, sum) << line;
+    EXPECT_GT(total, 0) << line;
+    EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0)
+        << "the target did not exit cleanly: " << test::ReadWholeFile(Path("target.err"));
+    return inverted;
+  }
+
+  std::unique_ptr<test::ScratchDir> scratch_;
+  Child target_;
+};
+
+TEST_F(InjectTest, RecordsARunningProcessAndLetsItGo) {
+  const pid_t pid = StartTarget("inject_target");
+  ASSERT_GT(pid, 0);
+  const std::string trace = Path("run.seer");
+  Child seer;
+  seer.Start({kSeer, "record", "-o", trace, "-p", std::to_string(pid), "--duration", "4"}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  const std::string exe = kPrograms + "/inject_target";
+  EXPECT_EQ(SlotTarget(pid, exe, "pthread_mutex_lock"), "libseer_rt.so");
+  // After the attach: the release of the lock held since before it (left out
+  // of the trace), and the inversion, which must be in the trace.
+  target_.Send("release\n");
+  target_.Send("invert\n");
+  EXPECT_EQ(target_.ReadLine(), "inverted");
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(60)), 0) << test::ReadWholeFile(Path("seer.err"));
+  const std::string err = test::ReadWholeFile(Path("seer.err"));
+  EXPECT_NE(err.find("threads (inject) -> "), std::string::npos) << err;
+  // The runtime put the calls back and its thread ended; the program runs on.
+  EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)));
+  EXPECT_EQ(SlotTarget(pid, exe, "pthread_mutex_lock"), "libc.so.6");
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(StopTarget(), 2);
+
+  LoadedTrace t;
+  ASSERT_TRUE(LoadTrace(trace, &t).ok());
+  // 3 counting workers and the holder were running before the attach, the two
+  // inversion threads started after it.
+  EXPECT_GT(t.Count(EventKind::kAcquire), 1000u) << KindSummary(t);
+  EXPECT_GE(t.Count(EventKind::kRelease) + 8, t.Count(EventKind::kAcquire)) << KindSummary(t);
+  EXPECT_EQ(t.Count(EventKind::kFork), 2u) << KindSummary(t);
+  EXPECT_EQ(t.Count(EventKind::kJoin), 2u) << KindSummary(t);
+  EXPECT_EQ(CheckOrder(t), "");
+  EXPECT_EQ(t.info.Meta("record.sync"), "inject");
+  EXPECT_GT(std::stol("0" + t.info.Meta("record.redirected_slots")), 0);
+  EXPECT_GE(std::stol("0" + t.info.Meta("record.unmatched_releases")), 1);
+  std::string info;
+  ASSERT_EQ(scratch_->Run(std::string(kSeer) + " info " + trace, &info), 0) << info;
+  EXPECT_NE(info.find("sync mode:    inject"), std::string::npos) << info;
+
+  std::string out;
+  ASSERT_EQ(scratch_->Run(std::string(kSeer) + " analyze " + trace + " --analysis deadlock --format json -o " +
+                              Path("a.json"),
+                          &out),
+            0)
+      << out;
+  const nlohmann::json report = nlohmann::json::parse(test::ReadWholeFile(Path("a.json")), nullptr, false);
+  ASSERT_TRUE(!report.is_discarded() && report.contains("deadlocks")) << test::ReadWholeFile(Path("a.json"));
+  EXPECT_EQ(report["deadlocks"].size(), 1u) << report["deadlocks"].dump(2);
+}
+
+// seer killed while it records: the runtime notices that its recorder is gone,
+// puts the calls back by itself, and the program runs on unharmed.
+TEST_F(InjectTest, ProgramOutlivesAKilledRecorder) {
+  const pid_t pid = StartTarget("inject_target");
+  ASSERT_GT(pid, 0);
+  Child seer;
+  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  kill(seer.pid, SIGKILL);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(10)), 128 + SIGKILL);
+  EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)))
+      << "the runtime did not notice that its recorder died";
+  EXPECT_EQ(SlotTarget(pid, kPrograms + "/inject_target", "pthread_mutex_lock"), "libc.so.6");
+  target_.Send("invert\n");
+  EXPECT_EQ(target_.ReadLine(), "inverted");
+  EXPECT_EQ(StopTarget(), 2);
+}
+
+TEST_F(InjectTest, StaticProgramFallsBackToUprobes) {
+  const pid_t pid = StartTarget("inject_target_static");
+  ASSERT_GT(pid, 0);
+  std::string err;
+  EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record --sync=inject -o " + Path("i.seer") + " -p " +
+                              std::to_string(pid) + " --duration 1",
+                          &err),
+            2)
+      << err;
+  EXPECT_NE(err.find("statically linked"), std::string::npos) << err;
+  EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record -o " + Path("u.seer") + " -p " + std::to_string(pid) +
+                              " --duration 2",
+                          &err),
+            0)
+      << err;
+  EXPECT_NE(err.find("statically linked: it cannot load the runtime; recording it with uprobes"), std::string::npos)
+      << err;
+  EXPECT_NE(err.find("(ebpf, "), std::string::npos) << err;
+  EXPECT_FALSE(HasThread(pid, "seer-detach"));
+  EXPECT_EQ(StopTarget(), 0);
+}
+
+TEST_F(InjectTest, MissingProcessIsRefused) {
+  // The pid of a child that has ended and been waited for: nobody has it now.
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_GT(gone, 0);
+  ASSERT_EQ(waitpid(gone, nullptr, 0), gone);
+  for (const std::string sync : {"auto", "inject"}) {
+    std::string err;
+    EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record --sync=" + sync + " -o " + Path("m.seer") + " -p " +
+                                std::to_string(gone) + " --duration 1",
+                            &err),
+              2)
+        << sync << ": " << err;
+    EXPECT_NE(err.find("no such process: " + std::to_string(gone)), std::string::npos) << sync << ": " << err;
+  }
+  std::string err;
+  EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record --sync=inject -o " + Path("m.seer") + " -- /bin/true", &err),
+            2)
+      << err;
+  EXPECT_NE(err.find("--sync=inject records a running process"), std::string::npos) << err;
+}
+
+}  // namespace
+}  // namespace seer::testing
