@@ -5,12 +5,14 @@
 //   cond wait begin     -> release(mutex);  cond wait end -> wait(cond), acquire(mutex)
 //   signal / wait       -> signal(object) / wait(object): a release-acquire edge, no exclusion
 //   barrier arrive/depart -> signal(barrier) / wait(barrier)
-//   alloc / free        -> fresh(range): forget the range's access history
+//   alloc               -> fresh(range): forget the range's access history
+//   free                -> free(range): a write of the whole block
 // Kinds no race engine needs (function entry/exit, branches, atomic blocks, thread
 // begin/end) lower to nothing.
 #pragma once
 
 #include <cstdint>
+#include <unordered_map>
 
 #include "seer/event.h"
 
@@ -26,12 +28,21 @@ enum class SyncOp : uint8_t {
   kSignal,  // object = sync object (separate namespace from locks)
   kWait,
   kFresh,   // object = address, size = bytes: the range gets a new identity
+  // object = address, size = bytes (at least 1): a plain write of every byte of
+  // the block (ThreadSanitizer's "race with free"), which stays the block's last
+  // access until an allocation makes the range fresh: an access unordered with
+  // the free races with it whether the trace puts it before or after the free
+  // (a thread's accesses are placed only between its own numbered events, so
+  // the trace may put a read that ran before a free after it). Bytes of blocks
+  // above kFreeWholeBlockBytes (shadow_memory.h) that no access touched before
+  // the free are not written.
+  kFree,
 };
 
 struct LoweredOp {
   SyncOp op;
   uint64_t object;     // address, lock id, sync object or thread id
-  uint64_t size;       // bytes, for kRead / kWrite / kFresh
+  uint64_t size;       // bytes, for kRead / kWrite / kFresh / kFree
   bool atomic;         // kRead / kWrite: an atomic access (never races with atomics)
   bool shared;         // kAcquire / kRelease: a read-mode (rwlock) section
 };
@@ -81,8 +92,10 @@ inline void LowerEvent(const Event& e, Fn&& fn) {
     case EventKind::kBarrierDepart: fn(LoweredOp{SyncOp::kWait, e.object, 0, false, false}); return;
     case EventKind::kFork: fn(LoweredOp{SyncOp::kFork, e.object, 0, false, false}); return;
     case EventKind::kJoin: fn(LoweredOp{SyncOp::kJoin, e.object, 0, false, false}); return;
-    case EventKind::kAlloc:
-    case EventKind::kFree: fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false}); return;
+    case EventKind::kAlloc: fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false}); return;
+    // A free of unknown size (aux 0: imported traces; the runtime always knows
+    // it) writes the block's first byte only (BlockLowering knows better).
+    case EventKind::kFree: fn(LoweredOp{SyncOp::kFree, e.object, e.aux == 0 ? 1 : e.aux, false, false}); return;
     case EventKind::kThreadBegin:
     case EventKind::kThreadEnd:
     case EventKind::kFuncEntry:
@@ -92,5 +105,34 @@ inline void LowerEvent(const Event& e, Fn&& fn) {
     case EventKind::kAtomicEnd: return;
   }
 }
+
+// LowerEvent for the race engines, which also remembers the size of each live
+// block so that a free writes exactly the bytes its allocation handed out. The
+// runtime records a free with the block's usable size (malloc_usable_size: the
+// requested size and some slack) and an allocation with the requested size, so
+// the slack would keep a free's write after the next allocation there made the
+// block fresh, and a later free of that block would race with it. A free of a
+// block no allocation described keeps its own size (1 byte when unknown).
+class BlockLowering {
+ public:
+  template <typename Fn>
+  void Lower(const Event& e, Fn&& fn) {
+    if (e.kind == EventKind::kAlloc && e.aux != 0) {
+      sizes_[e.object] = e.aux;
+    } else if (e.kind == EventKind::kFree) {
+      auto it = sizes_.find(e.object);
+      if (it != sizes_.end()) {
+        const uint64_t size = it->second;
+        sizes_.erase(it);
+        fn(LoweredOp{SyncOp::kFree, e.object, size, false, false});
+        return;
+      }
+    }
+    LowerEvent(e, fn);
+  }
+
+ private:
+  std::unordered_map<uint64_t, uint64_t> sizes_;  // live block address -> allocated bytes
+};
 
 }  // namespace seer

@@ -38,7 +38,7 @@ void HappensBeforeEngine<kSchedulable>::Process(const Event* events, size_t n) {
         Release(e.tid, e.object);
       }
     } else {
-      LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+      lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
     }
     if (racy_) collector_.AddRacyEvent(EventRef::Of(e));
   }
@@ -71,7 +71,15 @@ void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op)
       return;
     case SyncOp::kWait: clocks_[tid].Join(signals_[op.object]); return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
+    case SyncOp::kFree: Free(tid, op); return;
   }
+}
+
+template <bool kSchedulable>
+void HappensBeforeEngine<kSchedulable>::Free(uint32_t tid, const LoweredOp& op) {
+  bool join_pending = false;  // writes never join: stays false
+  shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { Visit(c, tid, /*write=*/true, /*atomic=*/false, &join_pending); });
+  if constexpr (kSchedulable) clocks_[tid].Increment(tid);
 }
 
 template <bool kSchedulable>

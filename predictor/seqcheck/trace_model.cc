@@ -139,7 +139,10 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
             if (sig != kNone) req.push_back(sig);
           return;
         }
-        case SyncOp::kFresh: {
+        // SeqCheck's own patterns do not read a free as a write (yet): it
+        // only starts new variables, as an allocation does.
+        case SyncOp::kFresh:
+        case SyncOp::kFree: {
           const auto [first, last] = CoveredKeys(live_addresses, op.object, op.size);
           for (auto it = first; it != last; ++it) var_ids.erase(*it);
           live_addresses.erase(first, last);

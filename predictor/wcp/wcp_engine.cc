@@ -43,7 +43,7 @@ void WcpEngine::Process(const Event* events, size_t n) {
     if (IsPlainAccessEvent(e)) {
       Access(e.tid, PlainAccessOp(e));
     } else {
-      LowerEvent(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+      lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
     }
     if (racy_) collector_.AddRacyEvent(EventRef::Of(e));
   }
@@ -104,6 +104,7 @@ void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
       return;
     }
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
+    case SyncOp::kFree: Free(tid, op); return;
   }
 }
 
@@ -257,16 +258,15 @@ void WcpEngine::Trim(LockState* l) {
   }
 }
 
-void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
+// Lines 11-12: rule (a), releases of other threads' sections on a held lock
+// that touched x in a conflicting way.
+void WcpEngine::RuleA(uint32_t tid, uint64_t object, bool write) {
   ThreadState& t = threads_[tid];
-  const bool write = op.op == SyncOp::kWrite;
-  // Lines 11-12: rule (a), releases of other threads' sections on a held lock
-  // that touched x in a conflicting way.
   // A read-mode section excludes only write-mode ones, so it is ordered only
   // after their releases.
   for (OpenSection& s : t.sections) {
     LockState& l = locks_.At(s.lock_index);
-    const uint32_t x = l.vars.IndexOf(op.object);
+    const uint32_t x = l.vars.IndexOf(object);
     ReleaseTimes& r = l.vars.At(x);
     auto join = [&](const PerThreadClock& c) {
       if (t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
@@ -288,6 +288,12 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
       (write ? s.writes : s.reads).push_back(x);
     }
   }
+}
+
+void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
+  ThreadState& t = threads_[tid];
+  const bool write = op.op == SyncOp::kWrite;
+  RuleA(tid, op.object, write);
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
   const AccessRecord record = AccessRecord::Of(*current_, t.n, op.atomic);
@@ -300,6 +306,30 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
       racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
     });
   }
+}
+
+// A free writes its whole block (sync_ops.h). Rule (a) for it is rule (a) for
+// a write to every variable of the block, named as its kept accesses name them
+// (sections key a variable by an access's address).
+void WcpEngine::Free(uint32_t tid, const LoweredOp& op) {
+  ThreadState& t = threads_[tid];
+  if (!t.sections.empty()) {
+    freed_objects_.assign(1, op.object);
+    auto add = [&](const AccessRecord& a) { freed_objects_.push_back(a.object); };
+    shadow_.ForEachExisting(op.object, op.size, [&](const Cell& c) {
+      c.reads.ForEach(add);
+      c.writes.ForEach(add);
+    });
+    std::sort(freed_objects_.begin(), freed_objects_.end());
+    freed_objects_.erase(std::unique(freed_objects_.begin(), freed_objects_.end()), freed_objects_.end());
+    for (uint64_t x : freed_objects_) RuleA(tid, x, /*write=*/true);
+  }
+  const AccessRecord record = AccessRecord::Of(*current_, t.n, /*atomic=*/false);
+  auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
+  shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) {
+    racy_ |= CheckAndRecord(&c.reads, &c.writes, record, /*write=*/true, known, on_race);
+  });
 }
 
 Status WcpEngine::Finish(Findings* findings) {

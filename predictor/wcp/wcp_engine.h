@@ -147,6 +147,9 @@ class WcpEngine : public Engine {
   void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
   [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op);  // inlined: runs per access
+  [[gnu::always_inline]] inline void RuleA(uint32_t tid, uint64_t object, bool write);
+  // A free: a write of the whole block (sync_ops.h).
+  void Free(uint32_t tid, const LoweredOp& op);
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
   void Tick(uint32_t tid);
@@ -163,8 +166,10 @@ class WcpEngine : public Engine {
   FlatMap64<VectorClock> signals_;
   HeldLocks held_;
   ShadowMemory<Cell> shadow_;
+  BlockLowering lowering_;
   RaceCollector collector_;
   ThreadIdCheck thread_ids_;
+  std::vector<uint64_t> freed_objects_;      // Free: the block's variables, for rule (a)
   const Event* current_ = nullptr;  // the event being processed
   bool racy_ = false;
   uint64_t sections_opened_ = 0;

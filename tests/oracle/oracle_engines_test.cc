@@ -29,7 +29,7 @@ const RacePair* FirstRace(const Findings& f) {
 TEST(OracleEngines, ShbRacesAreAllPredictable) {
   if (!Registered("shb")) GTEST_SKIP() << "SKIPPED: engine 'shb' is not registered on this branch";
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
-    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
+    auto trace = RandomTrace(TinyTraceOptionsWithFrees(seed), seed);
     OracleResult oracle = RunOracle(trace);
     // Bind the findings first: a range-for over RunEngine(...).races.at(0) would
     // read from a destroyed temporary (at() returns a reference into it).
@@ -43,7 +43,7 @@ TEST(OracleEngines, ShbRacesAreAllPredictable) {
 TEST(OracleEngines, HbFirstRaceIsPredictable) {
   if (!Registered("hb")) GTEST_SKIP() << "SKIPPED: engine 'hb' is not registered on this branch";
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
-    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
+    auto trace = RandomTrace(TinyTraceOptionsWithFrees(seed), seed);
     auto findings = RunEngine("hb", trace);
     const RacePair* first = FirstRace(findings);
     if (first == nullptr) continue;
@@ -55,7 +55,7 @@ TEST(OracleEngines, HbFirstRaceIsPredictable) {
 TEST(OracleEngines, WcpFirstRaceIsARaceOrADeadlock) {
   if (!Registered("wcp")) GTEST_SKIP() << "SKIPPED: engine 'wcp' is not registered on this branch";
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
-    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
+    auto trace = RandomTrace(TinyTraceOptionsWithFrees(seed), seed);
     auto findings = RunEngine("wcp", trace);
     const RacePair* first = FirstRace(findings);
     if (first == nullptr) continue;

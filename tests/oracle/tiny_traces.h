@@ -22,4 +22,12 @@ inline RandomTraceOptions TinyTraceOptions(uint64_t seed) {
   return o;
 }
 
+// TinyTraceOptions with frees and allocs of the variables for one seed in
+// four, for the checks of the race engines against the oracle.
+inline RandomTraceOptions TinyTraceOptionsWithFrees(uint64_t seed) {
+  RandomTraceOptions o = TinyTraceOptions(seed);
+  if (seed % 4 == 1) o.frees = 0.25;
+  return o;
+}
+
 }  // namespace seer::test

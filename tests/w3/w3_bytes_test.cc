@@ -82,13 +82,16 @@ TEST(W3Bytes, WriteReadDependencyIsPerByte) {
   EXPECT_EQ(W3Pairs(c.events()), (Pairs{{1, 3}, {2, 3}}));
 }
 
-// A free of half a word renews those bytes only; pairs found before the free
-// stay (the exact variant traverses them before it forgets the bytes).
-TEST(W3Bytes, FreeOfPartOfAWordForgetsOnlyItsBytes) {
+// An allocation of half a word renews those bytes only; pairs found before it
+// stay (the exact variant traverses them before it forgets the bytes). The
+// free before it writes its bytes (T1's own), and no access after the
+// allocation meets that write.
+TEST(W3Bytes, AllocOfPartOfAWordForgetsOnlyItsBytes) {
   TraceBuilder b;
   b.Add("T1", EventKind::kWrite, 0x100, 1, 8);
   b.Add("T2", EventKind::kWrite, 0x104, 2, 4);  // races with pc 1
   b.Add("T1", EventKind::kFree, 0x100, 3, 4);
+  b.Add("T3", EventKind::kAlloc, 0x100, 6, 4);
   b.Add("T3", EventKind::kWrite, 0x100, 4, 4);  // fresh bytes: no race
   b.Add("T3", EventKind::kWrite, 0x104, 5, 1);  // kept bytes: races with pcs 1 and 2
   EXPECT_EQ(W3Pairs(b.events()), (Pairs{{1, 2}, {1, 5}, {2, 5}}));
