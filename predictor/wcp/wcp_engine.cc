@@ -259,14 +259,14 @@ void WcpEngine::Trim(LockState* l) {
 }
 
 // Lines 11-12: rule (a), releases of other threads' sections on a held lock
-// that touched x in a conflicting way.
-void WcpEngine::RuleA(uint32_t tid, uint64_t object, bool write) {
+// that touched x (named by VarOf) in a conflicting way.
+void WcpEngine::RuleA(uint32_t tid, uint64_t var, bool write) {
   ThreadState& t = threads_[tid];
   // A read-mode section excludes only write-mode ones, so it is ordered only
   // after their releases.
   for (OpenSection& s : t.sections) {
     LockState& l = locks_.At(s.lock_index);
-    const uint32_t x = l.vars.IndexOf(object);
+    const uint32_t x = l.vars.IndexOf(var);
     ReleaseTimes& r = l.vars.At(x);
     auto join = [&](const PerThreadClock& c) {
       if (t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
@@ -290,40 +290,45 @@ void WcpEngine::RuleA(uint32_t tid, uint64_t object, bool write) {
   }
 }
 
+// Rule (a)'s name of a cell's bytes: one per group of bytes always accessed
+// together, so that overlapping accesses that start at different addresses
+// (ranges, unaligned accesses, struct copies) meet under one name, and bytes
+// only ever accessed alone (RAPID's one-byte variables) keep their own. The
+// parts of a split cell keep its name: they conflict a little more than their
+// bytes do, which only adds order. An allocation there makes new cells, so a
+// new block is a new variable for rule (a) too.
+uint64_t WcpEngine::VarOf(Cell& c) {
+  if (c.var == 0) c.var = ++cell_vars_;
+  return c.var;
+}
+
 void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
   ThreadState& t = threads_[tid];
   const bool write = op.op == SyncOp::kWrite;
-  RuleA(tid, op.object, write);
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
   const AccessRecord record = AccessRecord::Of(*current_, t.n, op.atomic);
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
   auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
   if (Cell* cell = shadow_.Exact(op.object, op.size)) {
+    if (!t.sections.empty()) RuleA(tid, VarOf(*cell), write);
     racy_ |= CheckAndRecord(&cell->reads, &cell->writes, record, write, known, on_race);
-  } else {
-    shadow_.Access(op.object, op.size, [&](Cell& c) {
-      racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
-    });
+    return;
   }
+  // Rule (a) for every cell first: the access's time includes all of it
+  // before any cell is checked.
+  if (!t.sections.empty()) shadow_.Access(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), write); });
+  shadow_.Access(op.object, op.size, [&](Cell& c) {
+    racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
+  });
 }
 
-// A free writes its whole block (sync_ops.h). Rule (a) for it is rule (a) for
-// a write to every variable of the block, named as its kept accesses name them
-// (sections key a variable by an access's address).
+// A free writes its whole block (sync_ops.h): rule (a) for each of its cells,
+// then the check of each.
 void WcpEngine::Free(uint32_t tid, const LoweredOp& op) {
   ThreadState& t = threads_[tid];
-  if (!t.sections.empty()) {
-    freed_objects_.assign(1, op.object);
-    auto add = [&](const AccessRecord& a) { freed_objects_.push_back(a.object); };
-    shadow_.ForEachExisting(op.object, op.size, [&](const Cell& c) {
-      c.reads.ForEach(add);
-      c.writes.ForEach(add);
-    });
-    std::sort(freed_objects_.begin(), freed_objects_.end());
-    freed_objects_.erase(std::unique(freed_objects_.begin(), freed_objects_.end()), freed_objects_.end());
-    for (uint64_t x : freed_objects_) RuleA(tid, x, /*write=*/true);
-  }
+  if (!t.sections.empty())
+    shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), /*write=*/true); });
   const AccessRecord record = AccessRecord::Of(*current_, t.n, /*atomic=*/false);
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
   auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };

@@ -120,19 +120,6 @@ TEST(W3Bytes, MixedSizeAtomicsDoNotRace) {
   EXPECT_EQ(W3Pairs(b.events()), (Pairs{{1, 3}}));
 }
 
-// Each access of variable v becomes a random range near v's block: 1, 2, 4 or 8
-// bytes at a random offset, some crossing a word boundary, so accesses of one
-// variable overlap in part, in whole or not at all.
-std::vector<Event> WithRandomRanges(std::vector<Event> trace, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  for (Event& e : trace) {
-    if (!IsAccess(e.kind) && !IsAtomicAccess(e.kind)) continue;
-    e.object = 0x100 + 16 * e.object + rng() % 12;
-    e.aux = uint64_t{1} << (rng() % 4);
-  }
-  return trace;
-}
-
 // TR Prop. 3.5 on bytes: no predictable race (by the oracle, which works byte by
 // byte) is missed, the variants agree, and two-thread lock-free pairs are real.
 TEST(W3Bytes, CompleteAgainstTheOracleOnRandomRanges) {
