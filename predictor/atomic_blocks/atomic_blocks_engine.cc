@@ -185,7 +185,8 @@ class AtomicBlocksEngine final : public Engine {
           for (const auto& [tid, last] : signals_[op.object]) AddEdge(last, txn, ref);
           break;
         case SyncOp::kEndSignals: signals_.erase(op.object); break;
-        case SyncOp::kFresh: vars_.erase(op.object); break;
+        case SyncOp::kFresh:
+        case SyncOp::kFree: vars_.erase(op.object); break;
       }
     }
   }

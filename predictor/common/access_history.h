@@ -88,6 +88,14 @@ class AccessHistory {
 
   bool empty() const { return !has_first_; }
 
+  // Calls fn(const AccessRecord&) for each kept access.
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    if (!has_first_) return;
+    fn(first_);
+    for (const AccessRecord& a : more_) fn(a);
+  }
+
  private:
   template <typename Known, typename OnRace>
   static void Visit(const AccessRecord& a, const Known& known, bool atomic, OnRace& on_race, CheckResult* r) {

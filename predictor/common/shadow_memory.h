@@ -14,6 +14,11 @@
 
 namespace seer {
 
+// Blocks up to this size are written whole by a free; larger ones (a thread's
+// stack is megabytes) only in the bytes some access touched, which keeps a free
+// from costing more than the accesses it conflicts with.
+inline constexpr uint64_t kFreeWholeBlockBytes = 4096;
+
 template <typename Cell>
 class ShadowMemory {
  public:
@@ -48,17 +53,33 @@ class ShadowMemory {
   // The bytes of [address, address+size) start a fresh identity (alloc/free):
   // their history is forgotten. A size of 0 (unknown) forgets nothing.
   void Fresh(uint64_t address, uint64_t size) {
-    if (size == 0) return;
-    const uint64_t last = address + size - 1;
-    const uint64_t words = (last >> 3) - (address >> 3) + 1;
-    if (words > 2 * words_.size()) {  // a huge range: visit the words we know instead
-      words_.ForEach([&](uint64_t w, Word& word) {
-        if (w >= address >> 3 && w <= last >> 3) Forget(&word, ByteMask(w, address, last));
-      });
-      return;
+    ForEachWord(address, size, [](uint64_t, Word* word, uint8_t m) { Forget(word, m); });
+  }
+
+  // Calls fn(Cell&) for each existing cell holding bytes of
+  // [address, address+size) and creates none (a freed thread stack is
+  // megabytes, mostly never accessed). A cell partly inside the range is
+  // visited whole. Nothing for a size of 0.
+  template <typename Fn>
+  void ForEachExisting(uint64_t address, uint64_t size, Fn&& fn) {
+    ForEachWord(address, size, [&](uint64_t, Word* word, uint8_t m) {
+      if (word->first.mask & m) fn(word->first.cell);
+      for (Slot& s : word->rest)
+        if (s.mask & m) fn(s.cell);
+    });
+  }
+
+  // The cells a free of [address, address+size) writes (a free writes its
+  // whole block: sync_ops.h): every byte of a block up to kFreeWholeBlockBytes,
+  // created as needed, so that an access after the free to a byte no access
+  // touched before still meets it; only the existing cells of a larger block.
+  template <typename Fn>
+  void ForEachFreed(uint64_t address, uint64_t size, Fn&& fn) {
+    if (size <= kFreeWholeBlockBytes) {
+      Access(address, size, fn);
+    } else {
+      ForEachExisting(address, size, fn);
     }
-    for (uint64_t w = address >> 3; w <= last >> 3; ++w)
-      if (Word* word = words_.Find(w)) Forget(word, ByteMask(w, address, last));
   }
 
   size_t words() const { return words_.size(); }
@@ -72,6 +93,23 @@ class ShadowMemory {
     Slot first;
     std::vector<Slot> rest;  // further disjoint byte groups (mixed sizes only)
   };
+
+  // Calls fn(w, Word*, bytes of the word in the range) for each existing word
+  // of [address, address+size); nothing for a size of 0.
+  template <typename Fn>
+  void ForEachWord(uint64_t address, uint64_t size, Fn&& fn) {
+    if (size == 0) return;
+    const uint64_t last = address + size - 1;
+    const uint64_t words = (last >> 3) - (address >> 3) + 1;
+    if (words > 2 * words_.size()) {  // a huge range: visit the words we know instead
+      words_.ForEach([&](uint64_t w, Word& word) {
+        if (w >= address >> 3 && w <= last >> 3) fn(w, &word, ByteMask(w, address, last));
+      });
+      return;
+    }
+    for (uint64_t w = address >> 3; w <= last >> 3; ++w)
+      if (Word* word = words_.Find(w)) fn(w, word, ByteMask(w, address, last));
+  }
 
   static uint8_t ByteMask(uint64_t w, uint64_t address, uint64_t last) {
     const unsigned lo = (w == address >> 3) ? static_cast<unsigned>(address & 7) : 0;

@@ -9,13 +9,15 @@
 //   cond wait begin     -> release(mutex);  cond wait end -> wait(cond), acquire(mutex)
 //   signal / wait       -> signal(object) / wait(object): a release-acquire edge, no exclusion
 //   barrier arrive/depart -> signal(barrier) / wait(barrier)
-//   alloc / free        -> fresh(range): forget the range's access history
+//   alloc               -> fresh(range): forget the range's access history
+//   free                -> free(range): a write of the whole block
 // Kinds no race engine needs (function entry/exit, branches, atomic blocks, thread
 // begin/end) lower to nothing.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 #include "seer/event.h"
@@ -33,12 +35,21 @@ enum class SyncOp : uint8_t {
   kWait,
   kFresh,   // object = address, size = bytes: the range gets a new identity
   kEndSignals,  // object = sync object: its signals so far reach no later wait
+  // object = address, size = bytes (at least 1): a plain write of every byte of
+  // the block (ThreadSanitizer's "race with free"), which stays the block's last
+  // access until an allocation makes the range fresh: an access unordered with
+  // the free races with it whether the trace puts it before or after the free
+  // (a thread's accesses are placed only between its own numbered events, so
+  // the trace may put a read that ran before a free after it). Bytes of blocks
+  // above kFreeWholeBlockBytes (shadow_memory.h) that no access touched before
+  // the free are not written.
+  kFree,
 };
 
 struct LoweredOp {
   SyncOp op;
   uint64_t object;     // address, lock id, sync object or thread id
-  uint64_t size;       // bytes, for kRead / kWrite / kFresh
+  uint64_t size;       // bytes, for kRead / kWrite / kFresh / kFree
   bool atomic;         // kRead / kWrite: an atomic access (never races with atomics)
   bool shared;         // kAcquire / kRelease: a read-mode (rwlock) section
 };
@@ -66,8 +77,9 @@ inline bool OrderReleases(uint8_t order) {
   return o == MemoryOrder::kRelease || o == MemoryOrder::kAcqRel || o == MemoryOrder::kSeqCst;
 }
 
-// Lowers events in trace order. Stateful only for C11 atomics: a thread's release
-// fences and the relaxed loads that a later acquire fence turns into acquires.
+// Lowers events in trace order. Stateful for C11 atomics (a thread's release
+// fences and the relaxed loads that a later acquire fence turns into acquires)
+// and for frees (the size of each live block).
 //
 // Atomics by memory order (C++20 release sequences). x's sync object holds the
 // clock that an acquire reading x now synchronises with:
@@ -116,7 +128,10 @@ class EventLowering {
       case EventKind::kFork: fn(LoweredOp{SyncOp::kFork, e.object, 0, false, false}); return;
       case EventKind::kJoin: fn(LoweredOp{SyncOp::kJoin, e.object, 0, false, false}); return;
       case EventKind::kAlloc:
-      case EventKind::kFree: fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false}); return;
+        if (e.aux != 0) block_sizes_[e.object] = e.aux;
+        fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false});
+        return;
+      case EventKind::kFree: fn(LoweredOp{SyncOp::kFree, e.object, FreedBytes(e), false, false}); return;
       case EventKind::kThreadBegin:
       case EventKind::kThreadEnd:
       case EventKind::kFuncEntry:
@@ -171,6 +186,20 @@ class EventLowering {
     if (OrderReleases(e.mode)) t.release_fenced = true;
   }
 
+  // The bytes a free writes: those its allocation handed out. The runtime records
+  // a free with the block's usable size (malloc_usable_size: the requested size
+  // and some slack) and an allocation with the requested size, so the slack would
+  // keep a free's write after the next allocation there made the block fresh, and
+  // a later free of that block would race with it. A free of a block no
+  // allocation described keeps its own size (1 byte when unknown: imported traces).
+  uint64_t FreedBytes(const Event& e) {
+    auto it = block_sizes_.find(e.object);
+    if (it == block_sizes_.end()) return e.aux == 0 ? 1 : e.aux;
+    const uint64_t size = it->second;
+    block_sizes_.erase(it);
+    return size;
+  }
+
   static void RememberLoad(FenceState* t, uint64_t address) {
     std::vector<uint64_t>& loads = t->relaxed_loads;
     if (std::find(loads.begin(), loads.end(), address) != loads.end()) return;
@@ -179,6 +208,7 @@ class EventLowering {
   }
 
   std::vector<FenceState> threads_;
+  std::unordered_map<uint64_t, uint64_t> block_sizes_;  // live block address -> allocated bytes
 };
 
 }  // namespace seer

@@ -74,7 +74,15 @@ void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op)
       if (VectorClock* s = signals_.Find(op.object)) s->Clear();
       return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
+    case SyncOp::kFree: Free(tid, op); return;
   }
+}
+
+template <bool kSchedulable>
+void HappensBeforeEngine<kSchedulable>::Free(uint32_t tid, const LoweredOp& op) {
+  bool join_pending = false;  // writes never join: stays false
+  shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { Visit(c, tid, /*write=*/true, /*atomic=*/false, &join_pending); });
+  if constexpr (kSchedulable) clocks_[tid].Increment(tid);
 }
 
 template <bool kSchedulable>

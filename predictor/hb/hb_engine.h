@@ -59,6 +59,8 @@ class HappensBeforeEngine : public Engine {
   [[gnu::always_inline]] inline void Acquire(uint32_t tid, uint64_t lock, bool shared);
   [[gnu::always_inline]] inline void Release(uint32_t tid, uint64_t lock);
   [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op);
+  // A free: a write of the whole block (sync_ops.h).
+  void Free(uint32_t tid, const LoweredOp& op);
   // Checks and records one access against one cell's history.
   [[gnu::always_inline]] inline void Visit(Cell& cell, uint32_t tid, bool write, bool atomic, bool* join_pending);
 

@@ -120,27 +120,34 @@ class LocksetEngine : public Engine {
       case SyncOp::kRead:
       case SyncOp::kWrite: {
         const bool write = op.op == SyncOp::kWrite;
-        if (!HoldsOf(tid).ready) Recompute(tid);
-        const std::vector<uint64_t>& held = write ? holds_[tid].for_write : holds_[tid].for_read;
-        shadow_.Access(op.object, op.size, [&](Cell& cell) {
-          const bool violation = rapid_ ? RapidStep(&cell, write, held) : EraserStep(&cell, tid, write, held);
-          if (violation) Report(cell, tid, write, op.atomic);
-          if (write) {
-            cell.has_write = true;
-            cell.last_write = current_;
-          } else {
-            cell.has_read = true;
-            cell.last_read = current_;
-          }
-        });
+        shadow_.Access(op.object, op.size, [&](Cell& cell) { Step(&cell, tid, write, op.atomic); });
         return;
       }
       case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
+      // A write of the whole block (sync_ops.h).
+      case SyncOp::kFree:
+        shadow_.ForEachFreed(op.object, op.size, [&](Cell& cell) { Step(&cell, tid, /*write=*/true, false); });
+        return;
       case SyncOp::kFork:
       case SyncOp::kJoin:
       case SyncOp::kSignal:
       case SyncOp::kWait:
       case SyncOp::kEndSignals: return;  // locksets ignore ordering
+    }
+  }
+
+  // One access's step in one cell.
+  void Step(Cell* cell, uint32_t tid, bool write, bool atomic) {
+    if (!HoldsOf(tid).ready) Recompute(tid);
+    const std::vector<uint64_t>& held = write ? holds_[tid].for_write : holds_[tid].for_read;
+    const bool violation = rapid_ ? RapidStep(cell, write, held) : EraserStep(cell, tid, write, held);
+    if (violation) Report(*cell, tid, write, atomic);
+    if (write) {
+      cell->has_write = true;
+      cell->last_write = current_;
+    } else {
+      cell->has_read = true;
+      cell->last_read = current_;
     }
   }
 

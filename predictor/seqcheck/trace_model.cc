@@ -148,7 +148,10 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
           if (s < last_signal.size()) std::fill(last_signal[s].begin(), last_signal[s].end(), kNone);
           return;
         }
-        case SyncOp::kFresh: {
+        // SeqCheck's own patterns do not read a free as a write (yet): it
+        // only starts new variables, as an allocation does.
+        case SyncOp::kFresh:
+        case SyncOp::kFree: {
           const auto [first, last] = CoveredKeys(live_addresses, op.object, op.size);
           for (auto it = first; it != last; ++it) var_ids.erase(*it);
           live_addresses.erase(first, last);

@@ -290,6 +290,16 @@ Status WitnessChecker::CheckRace(const std::vector<uint64_t>& schedule, const Ev
                            (eb.kind >= EventKind::kAtomicLoad && eb.kind <= EventKind::kAtomicRmw);
   const bool one_variable = (Reads(ea.kind) || Writes(ea.kind)) && (Reads(eb.kind) || Writes(eb.kind)) &&
                             var_slot_[x] == var_slot_[y];
+  // A free writes its whole block (sync_ops.h): it conflicts with any access
+  // to a byte of it, atomic or not.
+  auto frees = [](const Event& f, const Event& a) {
+    return f.kind == EventKind::kFree && (Reads(a.kind) || Writes(a.kind)) && a.object >= f.object &&
+           a.object - f.object < std::max<uint64_t>(f.aux, 1);
+  };
+  if (frees(ea, eb) || frees(eb, ea)) {
+    if (ea.tid == eb.tid) return Status::Internal("race witness: the events do not conflict");
+    return Status::Ok();
+  }
   if (ea.tid == eb.tid || !one_variable || !(Writes(ea.kind) || Writes(eb.kind)) || atomic_pair)
     return Status::Internal("race witness: the events do not conflict");
   return Status::Ok();

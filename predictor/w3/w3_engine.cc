@@ -11,6 +11,7 @@
 
 #include "predictor/common/flat_map.h"
 #include "predictor/common/race_collector.h"
+#include "predictor/common/shadow_memory.h"
 #include "predictor/common/sync_ops.h"
 #include "predictor/common/word_bytes.h"
 #include "predictor/w3/access_graph.h"
@@ -251,6 +252,7 @@ class W3Engine : public Engine {
       case SyncOp::kWait: pwr_.Wait(t, op.object); return;
       case SyncOp::kEndSignals: pwr_.EndSignals(op.object); return;
       case SyncOp::kFresh: Forget(op.object, std::max<uint64_t>(1, op.size)); return;
+      case SyncOp::kFree: Free(e, op); return;
     }
   }
 
@@ -279,10 +281,7 @@ class W3Engine : public Engine {
   // dropped (the exact variant keeps them alive for its second pass), partly
   // covered ones forget the freed bytes of their accesses.
   void Forget(uint64_t address, uint64_t size) {
-    const uint64_t last = address + size - 1;
-    const uint64_t first_word = address >> kWordShift, last_word = last >> kWordShift;
-    auto forget = [&](uint64_t w, Word& word) {
-      const uint8_t bytes = WordByteMask(w, address, last);
+    ForEachWordIn(address, size, [&](uint64_t, Word& word, uint8_t bytes) {
       word.EraseIf([&](Cell& c) {
         if ((c.bytes & ~bytes) == 0) {
           if (exact_) retired_.push_back(std::move(c.var));
@@ -291,14 +290,22 @@ class W3Engine : public Engine {
         if (c.bytes & bytes) ForgetBytes(c.var.get(), bytes);
         return false;
       });
-    };
+    });
+  }
+
+  // Calls fn(w, Word&, bytes of the word in the range) for each word of
+  // [address, address+size) some access touched, in no particular order.
+  template <typename Fn>
+  void ForEachWordIn(uint64_t address, uint64_t size, Fn&& fn) {
+    const uint64_t last = address + size - 1;
+    const uint64_t first_word = address >> kWordShift, last_word = last >> kWordShift;
     if (last_word - first_word < vars_.size()) {
       for (uint64_t w = first_word; w <= last_word; ++w)
-        if (Word* word = vars_.Find(w)) forget(w, *word);
+        if (Word* word = vars_.Find(w)) fn(w, *word, WordByteMask(w, address, last));
       return;
     }
     vars_.ForEach([&](uint64_t w, Word& word) {
-      if (w >= first_word && w <= last_word) forget(w, word);
+      if (w >= first_word && w <= last_word) fn(w, word, WordByteMask(w, address, last));
     });
   }
 
@@ -324,13 +331,35 @@ class W3Engine : public Engine {
   }
 
   void Access(const Event& e, const LoweredOp& op) {
-    const uint32_t t = e.tid;
-    const bool write = op.op == SyncOp::kWrite;
-    const EventRef ref = EventRef::Of(e);
     const uint64_t last = op.object + std::max<uint64_t>(1, op.size) - 1;
     parts_.clear();
     for (uint64_t w = op.object >> kWordShift; w <= last >> kWordShift; ++w)
       AddParts(w, WordByteMask(w, op.object, last));
+    AccessParts(e, op);
+  }
+
+  // A free writes its whole block (sync_ops.h): the cells of every byte of a
+  // block up to kFreeWholeBlockBytes, only the existing ones of a larger block.
+  void Free(const Event& e, const LoweredOp& op) {
+    const LoweredOp write{SyncOp::kWrite, op.object, op.size, false, false};
+    if (op.size <= kFreeWholeBlockBytes) {
+      Access(e, write);
+      return;
+    }
+    parts_.clear();
+    ForEachWordIn(op.object, op.size, [&](uint64_t, Word& word, uint8_t bytes) {
+      word.ForEach([&](const Cell& c) {
+        if (const uint8_t shared = c.bytes & bytes) parts_.push_back({c.var.get(), shared});
+      });
+    });
+    if (!parts_.empty()) AccessParts(e, write);
+  }
+
+  // The access `op` of `e` in each of parts_.
+  void AccessParts(const Event& e, const LoweredOp& op) {
+    const uint32_t t = e.tid;
+    const bool write = op.op == SyncOp::kWrite;
+    const EventRef ref = EventRef::Of(e);
     const bool many_parts = parts_.size() > 1;
     ++accesses_;
 

@@ -107,6 +107,7 @@ void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
       if (VectorClock* s = signals_.Find(op.object)) s->Clear();
       return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
+    case SyncOp::kFree: Free(tid, op); return;
   }
 }
 
@@ -260,22 +261,15 @@ void WcpEngine::Trim(LockState* l) {
   }
 }
 
-void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
-  const bool write = op.op == SyncOp::kWrite;
-  // An atomic read-modify-write reads before it writes (as in every race engine).
-  if (write && current_->kind == EventKind::kAtomicRmw) {
-    LoweredOp read = op;
-    read.op = SyncOp::kRead;
-    Access(tid, read);
-  }
+// Lines 11-12: rule (a), releases of other threads' sections on a held lock
+// that touched x (named by VarOf) in a conflicting way.
+void WcpEngine::RuleA(uint32_t tid, uint64_t var, bool write) {
   ThreadState& t = threads_[tid];
-  // Lines 11-12: rule (a), releases of other threads' sections on a held lock
-  // that touched x in a conflicting way.
   // A read-mode section excludes only write-mode ones, so it is ordered only
   // after their releases.
   for (OpenSection& s : t.sections) {
     LockState& l = locks_.At(s.lock_index);
-    const uint32_t x = l.vars.IndexOf(op.object);
+    const uint32_t x = l.vars.IndexOf(var);
     ReleaseTimes& r = l.vars.At(x);
     auto join = [&](const PerThreadClock& c) {
       if (t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
@@ -297,18 +291,59 @@ void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
       (write ? s.writes : s.reads).push_back(x);
     }
   }
+}
+
+// Rule (a)'s name of a cell's bytes: one per group of bytes always accessed
+// together, so that overlapping accesses that start at different addresses
+// (ranges, unaligned accesses, struct copies) meet under one name, and bytes
+// only ever accessed alone (RAPID's one-byte variables) keep their own. The
+// parts of a split cell keep its name: they conflict a little more than their
+// bytes do, which only adds order. An allocation there makes new cells, so a
+// new block is a new variable for rule (a) too.
+uint64_t WcpEngine::VarOf(Cell& c) {
+  if (c.var == 0) c.var = ++cell_vars_;
+  return c.var;
+}
+
+void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
+  const bool write = op.op == SyncOp::kWrite;
+  // An atomic read-modify-write reads before it writes (as in every race engine).
+  if (write && current_->kind == EventKind::kAtomicRmw) {
+    LoweredOp read = op;
+    read.op = SyncOp::kRead;
+    Access(tid, read);
+  }
+  ThreadState& t = threads_[tid];
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
   const AccessRecord record = AccessRecord::Of(*current_, t.n, op.atomic);
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
   auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
   if (Cell* cell = shadow_.Exact(op.object, op.size)) {
+    if (!t.sections.empty()) RuleA(tid, VarOf(*cell), write);
     racy_ |= CheckAndRecord(&cell->reads, &cell->writes, record, write, known, on_race);
-  } else {
-    shadow_.Access(op.object, op.size, [&](Cell& c) {
-      racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
-    });
+    return;
   }
+  // Rule (a) for every cell first: the access's time includes all of it
+  // before any cell is checked.
+  if (!t.sections.empty()) shadow_.Access(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), write); });
+  shadow_.Access(op.object, op.size, [&](Cell& c) {
+    racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
+  });
+}
+
+// A free writes its whole block (sync_ops.h): rule (a) for each of its cells,
+// then the check of each.
+void WcpEngine::Free(uint32_t tid, const LoweredOp& op) {
+  ThreadState& t = threads_[tid];
+  if (!t.sections.empty())
+    shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), /*write=*/true); });
+  const AccessRecord record = AccessRecord::Of(*current_, t.n, /*atomic=*/false);
+  auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
+  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
+  shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) {
+    racy_ |= CheckAndRecord(&c.reads, &c.writes, record, /*write=*/true, known, on_race);
+  });
 }
 
 Status WcpEngine::Finish(Findings* findings) {

@@ -121,7 +121,7 @@ class WcpEngine : public Engine {
     uint64_t queue_base = 0;     // sequence number of queue.front()
     std::vector<uint64_t> cursor;  // per thread: next sequence number to look at
     uint64_t open = 0;           // sequence number of the holder's section
-    FlatMap64<ReleaseTimes> vars;  // by address
+    FlatMap64<ReleaseTimes> vars;  // by rule (a) name (VarOf)
   };
   // A critical section the thread is inside: what it read and wrote (R, W).
   struct OpenSection {
@@ -139,6 +139,7 @@ class WcpEngine : public Engine {
   };
   struct Cell {
     AccessHistory reads, writes;
+    uint64_t var = 0;  // rule (a)'s name of these bytes (VarOf); 0: not named yet
   };
 
   void EnsureThread(uint32_t tid) {
@@ -147,6 +148,10 @@ class WcpEngine : public Engine {
   void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
   [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op);  // inlined: runs per access
+  [[gnu::always_inline]] inline void RuleA(uint32_t tid, uint64_t var, bool write);
+  uint64_t VarOf(Cell& c);
+  // A free: a write of the whole block (sync_ops.h).
+  void Free(uint32_t tid, const LoweredOp& op);
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
   void Tick(uint32_t tid);
@@ -166,6 +171,7 @@ class WcpEngine : public Engine {
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;
   ThreadIdCheck thread_ids_;
+  uint64_t cell_vars_ = 0;  // names VarOf gave so far
   const Event* current_ = nullptr;  // the event being processed
   bool racy_ = false;
   uint64_t sections_opened_ = 0;

@@ -57,8 +57,12 @@ std::vector<Variant> Variants() {
   sig.signals = true;
   sig.threads = 4;
   v.push_back({"signals", sig});
+  RandomTraceOptions frees = base;
+  frees.frees = 0.15;
+  v.push_back({"frees", frees});
   RandomTraceOptions all = base;
   all.rwlocks = all.atomics = all.signals = true;
+  all.frees = 0.05;
   all.locks = 3;
   all.threads = 4;
   all.events = 40;
@@ -66,7 +70,7 @@ std::vector<Variant> Variants() {
   return v;
 }
 
-constexpr int kTracesPerVariant = 2500;  // 5 variants: 12,500 traces per run
+constexpr int kTracesPerVariant = 2500;  // 6 variants: 15,000 traces per run
 
 TEST(Properties, InclusionsAndConflictsOnRandomTraces) {
   AnalysisOptions paper;
@@ -102,10 +106,13 @@ TEST(Properties, InclusionsAndConflictsOnRandomTraces) {
           EXPECT_TRUE(a.object < b.object + std::max<uint64_t>(1, b.aux) &&
                       b.object < a.object + std::max<uint64_t>(1, a.aux))
               << where << " " << r->engine << ": no common byte";
-          const bool a_write = a.kind == EventKind::kWrite || a.kind == EventKind::kAtomicStore ||
-                               a.kind == EventKind::kAtomicRmw;
-          const bool b_write = b.kind == EventKind::kWrite || b.kind == EventKind::kAtomicStore ||
-                               b.kind == EventKind::kAtomicRmw;
+          // A free writes its block.
+          auto writes = [](EventKind k) {
+            return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw ||
+                   k == EventKind::kFree;
+          };
+          const bool a_write = writes(a.kind);
+          const bool b_write = writes(b.kind);
           EXPECT_TRUE(a_write || b_write) << where << " " << r->engine << ": two reads";
           EXPECT_FALSE(IsAtomicAccess(a.kind) && IsAtomicAccess(b.kind)) << where << " " << r->engine;
           if (r == &lockset) continue;

@@ -71,12 +71,12 @@ class Model {
   }
 
   void Lower(const std::vector<Event>& trace, uint32_t threads) {
-    std::map<uint64_t, int> generation;        // byte -> generation (alloc/free)
+    std::map<uint64_t, int> generation;        // byte -> generation (alloc)
     std::map<int, int> last_write;             // cell -> step
     std::map<uint32_t, std::pair<uint32_t, int>> forked_by;  // child -> (parent, steps to wait for)
     std::map<uint64_t, std::vector<int>> signals;  // sync object -> signal steps so far
     std::vector<std::pair<int, uint32_t>> joins;   // (step, joined thread)
-    EventLowering lowering;
+    EventLowering lowering;  // a free writes its allocated bytes (as in the engines)
     for (const Event& e : trace) {
       auto add = [&](Step s) {
         s.tid = e.tid;
@@ -111,10 +111,12 @@ class Model {
           add(std::move(s));
           return;
         }
-        if (op.op == SyncOp::kRead || op.op == SyncOp::kWrite) {
+        // A free is a write of every byte of its block, by definition.
+        if (op.op == SyncOp::kFree) s.op = SyncOp::kWrite;
+        if (s.op == SyncOp::kRead || s.op == SyncOp::kWrite) {
           for (uint64_t b = op.object; b < op.object + bytes; ++b) s.cells.push_back(Cell(b, generation[b]));
           // An atomic read-modify-write reads too: it keeps the writer it read from.
-          if (op.op == SyncOp::kRead || e.kind == EventKind::kAtomicRmw) {
+          if (s.op == SyncOp::kRead || e.kind == EventKind::kAtomicRmw) {
             for (int c : s.cells) {
               auto it = last_write.find(c);
               s.read_from.push_back(it == last_write.end() ? -1 : it->second);
@@ -136,7 +138,7 @@ class Model {
         }
         if (op.op == SyncOp::kSignal) signals[op.object].push_back(id);
         if (op.op == SyncOp::kEndSignals) signals[op.object].clear();
-        if (op.op == SyncOp::kWrite)
+        if (added.op == SyncOp::kWrite)
           for (int c : added.cells) last_write[c] = id;
         if (op.op == SyncOp::kFork)
           forked_by[static_cast<uint32_t>(op.object)] = {e.tid, static_cast<int>(by_thread_[e.tid].size())};

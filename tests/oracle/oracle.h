@@ -47,7 +47,8 @@ struct OracleResult {
 
 // Decides the predictable races and deadlocks of `trace` (events in total order,
 // `index` = position). Atomics, condition variables, signals, barriers and
-// alloc/free are lowered with predictor/common/sync_ops.h, as the engines do.
+// alloc/free are lowered with predictor/common/sync_ops.h, as the engines do;
+// a free is a write of every byte of its block (new variables start at the next alloc).
 OracleResult RunOracle(const std::vector<Event>& trace, const OracleOptions& options = {});
 
 }  // namespace seer::test

@@ -53,7 +53,7 @@ std::vector<Event> WithInitialWrites(const std::vector<Event>& trace) {
 void CheckAgainstOracle(const std::string& engine, uint64_t traces, bool initial_writes) {
   uint64_t races = 0, sound_checked = 0;
   for (uint64_t seed = 0; seed < traces; ++seed) {
-    auto trace = RandomTrace(TinyTraceOptions(seed), seed);
+    auto trace = RandomTrace(TinyTraceOptionsWithFrees(seed), seed);
     if (initial_writes) trace = WithInitialWrites(trace);
     OracleResult oracle = RunOracle(trace);
     ASSERT_FALSE(oracle.truncated) << "seed " << seed;

@@ -181,5 +181,18 @@ TEST(WitnessChecker, AReusedBlockIsAnotherVariable) {
   EXPECT_TRUE(c.CheckFeasible({0, 1, 2, 3, 4}).ok());
 }
 
+// A free writes its whole block (predictor/common/sync_ops.h): a race witness
+// may pair it with an access of another thread to any byte of the block, and
+// with nothing outside it.
+TEST(WitnessChecker, AFreeConflictsWithAccessesToItsBlock) {
+  // 0 T1 w(block+8)  1 T1 w(after the block)  2 T2 free(block, 16 bytes)
+  test::TraceBuilder b;
+  b.Add("T1", EventKind::kWrite, 72, 1, 4).Add("T1", EventKind::kWrite, 80, 2, 4).Add("T2", EventKind::kFree, 64, 3, 16);
+  auto t = b.events();
+  WitnessChecker c(t);
+  EXPECT_TRUE(c.CheckRace({}, EventRef::Of(t[0]), EventRef::Of(t[2])).ok());
+  EXPECT_FALSE(c.CheckRace({0}, EventRef::Of(t[1]), EventRef::Of(t[2])).ok());
+}
+
 }  // namespace
 }  // namespace seer::seqcheck

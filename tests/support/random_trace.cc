@@ -119,6 +119,13 @@ std::vector<Event> RandomTrace(const RandomTraceOptions& o, uint64_t seed) {
       --s.budget;
     } else {
       uint64_t v = rng() % std::max<uint32_t>(1, o.variables);
+      // A free (a write of the variable) or an alloc (a fresh one), chance()
+      // only when asked for: the traces of other options stay what they were.
+      if (o.frees > 0 && chance(o.frees)) {
+        emit(t, chance(0.5) ? EventKind::kFree : EventKind::kAlloc, v, 1);
+        --s.budget;
+        continue;
+      }
       bool w = chance(o.write_fraction);
       if (o.atomics && chance(0.2)) {
         // Every C11 order, read-modify-writes and now and then a fence, so that

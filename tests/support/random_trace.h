@@ -24,6 +24,7 @@ struct RandomTraceOptions {
   bool atomics = false;         // some accesses are atomic
   bool signals = false;         // some signal/wait pairs (wait only after a signal)
   double nonblocking = 0;       // fraction of acquisitions recorded as trylocks or timed locks
+  double frees = 0;             // fraction of accesses that are instead a free or an alloc of the variable
 };
 
 // Same seed, same trace. Locations: each (thread, step) gets its own pc, so pcs
