@@ -48,8 +48,15 @@ template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op) {
   EnsureThread(tid);
   switch (op.op) {
-    case SyncOp::kRead:
-    case SyncOp::kWrite: Access(tid, op); return;
+    case SyncOp::kRead: Access(tid, op); return;
+    case SyncOp::kWrite:
+      // An atomic read-modify-write reads before it writes (as in every race
+      // engine): it races as a read too, and SHB orders it after the write it read from,
+      // whose order its own write then carries on.
+      if (current_->kind == EventKind::kAtomicRmw)
+        Access(tid, LoweredOp{SyncOp::kRead, op.object, op.size, op.atomic, false});
+      Access(tid, op);
+      return;
     case SyncOp::kAcquire: Acquire(tid, op.object, op.shared); return;
     case SyncOp::kRelease: Release(tid, op.object); return;
     case SyncOp::kFork: {
@@ -111,14 +118,6 @@ void HappensBeforeEngine<kSchedulable>::Release(uint32_t tid, uint64_t lock) {
 template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Access(uint32_t tid, const LoweredOp& op) {
   const bool write = op.op == SyncOp::kWrite;
-  // An atomic read-modify-write reads before it writes (as in every race engine):
-  // it races as a read too, and SHB orders it after the write it read from, whose
-  // order its own write then carries on.
-  if (write && current_->kind == EventKind::kAtomicRmw) {
-    LoweredOp read = op;
-    read.op = SyncOp::kRead;
-    Access(tid, read);
-  }
   bool join_pending = false;
   if (Cell* cell = shadow_.Exact(op.object, op.size)) {
     Visit(*cell, tid, write, op.atomic, &join_pending);

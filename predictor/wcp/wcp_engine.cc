@@ -60,8 +60,14 @@ void WcpEngine::Tick(uint32_t tid) {
 
 void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
   switch (op.op) {
-    case SyncOp::kRead:
-    case SyncOp::kWrite: Access(tid, op); return;
+    case SyncOp::kRead: Access(tid, op); return;
+    case SyncOp::kWrite:
+      // An atomic read-modify-write reads before it writes (as in every race
+      // engine): it races as a read too.
+      if (current_->kind == EventKind::kAtomicRmw)
+        Access(tid, LoweredOp{SyncOp::kRead, op.object, op.size, op.atomic, false});
+      Access(tid, op);
+      return;
     case SyncOp::kAcquire:
       if (held_.Acquire(tid, op.object, op.shared)) Acquire(tid, op.object, op.shared);
       return;
@@ -306,14 +312,8 @@ uint64_t WcpEngine::VarOf(Cell& c) {
 }
 
 void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
-  const bool write = op.op == SyncOp::kWrite;
-  // An atomic read-modify-write reads before it writes (as in every race engine).
-  if (write && current_->kind == EventKind::kAtomicRmw) {
-    LoweredOp read = op;
-    read.op = SyncOp::kRead;
-    Access(tid, read);
-  }
   ThreadState& t = threads_[tid];
+  const bool write = op.op == SyncOp::kWrite;
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
   const AccessRecord record = AccessRecord::Of(*current_, t.n, op.atomic);
