@@ -67,6 +67,17 @@ inline LoweredOp PlainAccessOp(const Event& e) {
   return LoweredOp{e.kind == EventKind::kRead ? SyncOp::kRead : SyncOp::kWrite, e.object, e.aux, false, false};
 }
 
+// Calls `access(const LoweredOp&)` for the accesses an access op `op` of event `e`
+// makes: an atomic read-modify-write reads before it writes (in every race
+// engine it races as a read too, and engines that keep every read's writer order
+// it after the write it read from), everything else is its one access.
+template <typename Fn>
+inline void ForEachAccess(const Event& e, const LoweredOp& op, Fn&& access) {
+  if (op.op == SyncOp::kWrite && e.kind == EventKind::kAtomicRmw)
+    access(LoweredOp{SyncOp::kRead, op.object, op.size, op.atomic, false});
+  access(op);
+}
+
 inline bool OrderAcquires(uint8_t order) {
   const auto o = static_cast<MemoryOrder>(order);
   return o == MemoryOrder::kConsume || o == MemoryOrder::kAcquire || o == MemoryOrder::kAcqRel ||

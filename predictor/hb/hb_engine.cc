@@ -48,15 +48,8 @@ template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op) {
   EnsureThread(tid);
   switch (op.op) {
-    case SyncOp::kRead: Access(tid, op); return;
-    case SyncOp::kWrite:
-      // An atomic read-modify-write reads before it writes (as in every race
-      // engine): it races as a read too, and SHB orders it after the write it read from,
-      // whose order its own write then carries on.
-      if (current_->kind == EventKind::kAtomicRmw)
-        Access(tid, LoweredOp{SyncOp::kRead, op.object, op.size, op.atomic, false});
-      Access(tid, op);
-      return;
+    case SyncOp::kRead:
+    case SyncOp::kWrite: ForEachAccess(*current_, op, [&](const LoweredOp& a) { Access(tid, a); }); return;
     case SyncOp::kAcquire: Acquire(tid, op.object, op.shared); return;
     case SyncOp::kRelease: Release(tid, op.object); return;
     case SyncOp::kFork: {

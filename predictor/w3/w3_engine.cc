@@ -237,12 +237,11 @@ class W3Engine : public Engine {
   void Apply(const Event& e, const LoweredOp& op) {
     const uint32_t t = e.tid;
     switch (op.op) {
-      case SyncOp::kRead: Access(e, op); return;
+      case SyncOp::kRead:
       case SyncOp::kWrite:
-        // An atomic read-modify-write also reads: without its write-read dependency
-        // a lock built on test-and-set leaves its critical sections unordered.
-        if (e.kind == EventKind::kAtomicRmw) Access(e, LoweredOp{SyncOp::kRead, op.object, op.size, true, false});
-        Access(e, op);
+        // An RMW's read matters here: without its write-read dependency a lock
+        // built on test-and-set leaves its critical sections unordered.
+        ForEachAccess(e, op, [&](const LoweredOp& a) { Access(e, a); });
         return;
       case SyncOp::kAcquire: pwr_.Acquire(t, op.object, op.shared); return;
       case SyncOp::kRelease: pwr_.Release(t, op.object); return;

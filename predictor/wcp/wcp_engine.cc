@@ -60,14 +60,8 @@ void WcpEngine::Tick(uint32_t tid) {
 
 void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
   switch (op.op) {
-    case SyncOp::kRead: Access(tid, op); return;
-    case SyncOp::kWrite:
-      // An atomic read-modify-write reads before it writes (as in every race
-      // engine): it races as a read too.
-      if (current_->kind == EventKind::kAtomicRmw)
-        Access(tid, LoweredOp{SyncOp::kRead, op.object, op.size, op.atomic, false});
-      Access(tid, op);
-      return;
+    case SyncOp::kRead:
+    case SyncOp::kWrite: ForEachAccess(*current_, op, [&](const LoweredOp& a) { Access(tid, a); }); return;
     case SyncOp::kAcquire:
       if (held_.Acquire(tid, op.object, op.shared)) Acquire(tid, op.object, op.shared);
       return;
