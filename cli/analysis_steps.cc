@@ -5,9 +5,9 @@
 namespace seer::cli {
 
 Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const EngineSpec*>& specs,
-                           const AnalysisStepsOptions& options, AnalysisRun* run, ReportDetails* details,
-                           bool* with_details) {
-  *with_details = false;
+                           const AnalysisStepsOptions& options, AnalyzedTrace* out) {
+  AnalysisRun* run = &out->run;
+  out->symbolized = false;
   Status s;
   {
     Progress progress("events");
@@ -17,9 +17,9 @@ Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const Eng
   if (!options.symbolize || run->reader->info().modules.empty()) return Status::Ok();
   SymbolizerOptions symbols;
   symbols.binary_dirs = options.binary_dirs;
-  s = CollectReportDetails(input, run->reader->info(), run->findings, symbols, details);
+  s = CollectReportDetails(input, run->reader->info(), run->findings, symbols, &out->details);
   if (!s.ok()) return s.WithContext("collecting stacks for the findings");
-  *with_details = true;
+  out->symbolized = true;
   return Status::Ok();
 }
 

@@ -18,11 +18,16 @@ struct AnalysisStepsOptions {
   std::vector<std::string> binary_dirs;  // where to look for binaries the trace names
 };
 
-// Runs `specs` over the trace at `input` into `run`. `*details` is filled and
-// `*with_details` set when stacks were symbolised; a trace without a module
-// table (an imported one) has nothing to symbolise and leaves it false.
+struct AnalyzedTrace {
+  AnalysisRun run;
+  ReportDetails details;
+  bool symbolized = false;  // false for a trace without a module table (an imported one)
+  // What the reports take: the details, or null when nothing was symbolised.
+  ReportDetails* details_or_null() { return symbolized ? &details : nullptr; }
+};
+
+// Runs `specs` over the trace at `input` and symbolises the findings' stacks.
 Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const EngineSpec*>& specs,
-                           const AnalysisStepsOptions& options, AnalysisRun* run, ReportDetails* details,
-                           bool* with_details);
+                           const AnalysisStepsOptions& options, AnalyzedTrace* out);
 
 }  // namespace seer::cli

@@ -31,16 +31,11 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   std::vector<std::string> names;
   for (const EngineSpec* spec : specs) names.push_back(spec->name);
 
-  AnalysisStepsOptions steps;
-  steps.engine = o.engine;
-  steps.symbolize = !o.no_symbolize;
-  steps.binary_dirs = o.binary_dirs;
-  AnalysisRun run;
-  ReportDetails details;
-  bool symbolized = false;
-  s = AnalyzeAndSymbolize(o.input, specs, steps, &run, &details, &symbolized);
+  AnalyzedTrace analyzed;
+  s = AnalyzeAndSymbolize(o.input, specs, {o.engine, !o.no_symbolize, o.binary_dirs}, &analyzed);
   if (!s.ok()) return Fail(s);
-  ReportDetails* with = symbolized ? &details : nullptr;
+  const AnalysisRun& run = analyzed.run;
+  ReportDetails* with = analyzed.details_or_null();
   std::string report;
   ReportOptions report_options;
   report_options.source_root = o.source_root;

@@ -97,17 +97,11 @@ int RunPerfetto(const ExportOptions& o) {
   }
   // The analyses run over the whole trace: a finding inside the window may
   // need events before it.
-  AnalysisStepsOptions steps;
-  steps.symbolize = !o.no_symbolize;
-  steps.binary_dirs = o.binary_dirs;
-  AnalysisRun run;
-  ReportDetails details;
-  bool symbolized = false;
-  s = AnalyzeAndSymbolize(o.input, specs, steps, &run, &details, &symbolized);
+  AnalyzedTrace analyzed;
+  s = AnalyzeAndSymbolize(o.input, specs, {AnalysisOptions(), !o.no_symbolize, o.binary_dirs}, &analyzed);
   if (!s.ok()) return Fail(s);
-  ReportDetails* with = symbolized ? &details : nullptr;
   std::string json;
-  s = PerfettoTimeline(o.input, run.findings, with, timeline, &json);
+  s = PerfettoTimeline(o.input, analyzed.run.findings, analyzed.details_or_null(), timeline, &json);
   if (!s.ok()) return Fail(s);
   s = WriteOutput(o.output, json);
   if (!s.ok()) return Fail(s);
