@@ -137,9 +137,10 @@ class AttachTest : public ::testing::Test {
   }
 
   // `seer record -p PID -o trace` in the background, given `ms` to attach and record.
-  void StartRecorder(pid_t pid, const std::string& trace, int ms) {
+  // Starts `seer record -p PID` in the background; WaitForCommittedWrites tells
+  // when it records.
+  void StartRecorder(pid_t pid, const std::string& trace) {
     recorder_.Start({kSeer, "record", "-q", "-o", Path(trace), "-p", std::to_string(pid)}, Path("recorder.err"));
-    std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   }
   std::string RecorderErr() const { return test::ReadWholeFile(Path("recorder.err")); }
 
@@ -227,7 +228,9 @@ TEST_F(AttachTest, RecordsUntilTheTargetExits) {
   constexpr int kBurst = 1 << 16;
   const pid_t pid = StartTarget();
   ASSERT_GT(pid, 0);
-  StartRecorder(pid, "E.seer", 2000);
+  StartRecorder(pid, "E.seer");
+  // Recording, not still attaching (a fixed sleep was not enough on a loaded machine).
+  ASSERT_TRUE(WaitForCommittedWrites("E.seer", 0, 60)) << "no writes recorded within 60 s: " << RecorderErr();
   target_.Send("stop " + std::to_string(kBurst) + "\n");
   EXPECT_EQ(target_.Wait(std::chrono::seconds(60)), 0);
   EXPECT_EQ(recorder_.Wait(std::chrono::seconds(60)), 0) << RecorderErr();
@@ -258,7 +261,7 @@ TEST_F(AttachTest, KilledRecorderStallsTheTargetOnceForTheBoundedWaitAtMost) {
   ASSERT_GT(pid, 0);
   // The recorder says nothing until its end: wait until its trace holds
   // committed writes (the rings are laid out and the workers write to them).
-  StartRecorder(pid, "K.seer", 0);
+  StartRecorder(pid, "K.seer");
   ASSERT_TRUE(WaitForCommittedWrites("K.seer", 100, 60)) << "no writes recorded within 60 s: " << RecorderErr();
   kill(recorder_.pid, SIGKILL);
   const double stop_s = StopTarget();
@@ -274,7 +277,8 @@ TEST_F(AttachTest, KilledRecorderStallsTheTargetOnceForTheBoundedWaitAtMost) {
 TEST_F(AttachTest, SecondRecorderIsRefusedAndAProcessIsRecordedOnce) {
   const pid_t pid = StartTarget();
   ASSERT_GT(pid, 0);
-  StartRecorder(pid, "A.seer", 1000);
+  StartRecorder(pid, "A.seer");
+  ASSERT_TRUE(WaitForCommittedWrites("A.seer", 100, 60)) << "no writes recorded within 60 s: " << RecorderErr();
   std::string err;
   EXPECT_EQ(RecordPid(pid, "B.seer", "1", &err), 2) << err;
   EXPECT_NE(err.find("is being recorded by another seer (pid " + std::to_string(recorder_.pid) + ")"),
