@@ -1,5 +1,5 @@
 // The whole trace as SeqCheck reasons about it: one node per event, with the
-// lock, access, thread and signal effects of its kind (through LowerEvent), the
+// lock, access, thread and signal effects of its kind (through EventLowering), the
 // acquire/release matching, the write each read observed, and the per-thread,
 // per-variable and per-lock indices the feasibility check queries.
 #pragma once

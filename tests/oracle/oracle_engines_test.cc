@@ -69,7 +69,7 @@ TEST(OracleEngines, WcpFirstRaceIsARaceOrADeadlock) {
 // The same on accesses of random ranges that overlap in part: rule (a) must see
 // two critical sections conflict when their accesses share a byte, whatever
 // their start addresses, and SHB's pairs must stay predictable. No atomics:
-// an atomic access synchronises on its start address (SyncLockOf), so two
+// an atomic access synchronises on its start address (AtomicSyncObject), so two
 // atomics of different sizes that overlap do not synchronise with each other,
 // while the oracle orders a load after the store it reads.
 TEST(OracleEngines, WcpAndShbOnRandomRanges) {
