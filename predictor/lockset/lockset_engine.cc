@@ -120,14 +120,18 @@ class LocksetEngine : public Engine {
       case SyncOp::kRead:
       case SyncOp::kWrite: {
         const bool write = op.op == SyncOp::kWrite;
-        shadow_.Access(op.object, op.size, [&](Cell& cell) { Step(&cell, tid, write, op.atomic); });
+        const std::vector<uint64_t>& held = Held(tid, write);
+        shadow_.Access(op.object, op.size, [&](Cell& cell) { Step(&cell, tid, write, op.atomic, held); });
         return;
       }
       case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
       // A write of the whole block (sync_ops.h).
-      case SyncOp::kFree:
-        shadow_.ForEachFreed(op.object, op.size, [&](Cell& cell) { Step(&cell, tid, /*write=*/true, false); });
+      case SyncOp::kFree: {
+        const std::vector<uint64_t>& held = Held(tid, /*write=*/true);
+        shadow_.ForEachFreed(op.object, op.size,
+                             [&](Cell& cell) { Step(&cell, tid, /*write=*/true, /*atomic=*/false, held); });
         return;
+      }
       case SyncOp::kFork:
       case SyncOp::kJoin:
       case SyncOp::kSignal:
@@ -136,10 +140,15 @@ class LocksetEngine : public Engine {
     }
   }
 
-  // One access's step in one cell.
-  void Step(Cell* cell, uint32_t tid, bool write, bool atomic) {
+  // The locks that protect a write (or a read) of thread tid now: computed once
+  // per access, not per cell.
+  const std::vector<uint64_t>& Held(uint32_t tid, bool write) {
     if (!HoldsOf(tid).ready) Recompute(tid);
-    const std::vector<uint64_t>& held = write ? holds_[tid].for_write : holds_[tid].for_read;
+    return write ? holds_[tid].for_write : holds_[tid].for_read;
+  }
+
+  // One access's step in one cell.
+  void Step(Cell* cell, uint32_t tid, bool write, bool atomic, const std::vector<uint64_t>& held) {
     const bool violation = rapid_ ? RapidStep(cell, write, held) : EraserStep(cell, tid, write, held);
     if (violation) Report(*cell, tid, write, atomic);
     if (write) {
