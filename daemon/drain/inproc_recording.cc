@@ -5,8 +5,10 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <poll.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sched.h>
@@ -298,6 +300,7 @@ class InprocRecording final : public Recording {
   AttachFilter attach_filter_;  // used by the merge thread only
   std::string detach_note_;    // why the calls may not have been put back
   bool detached_ = false;
+  int pidfd_ = -1;  // kInject: readable once the process has ended (zombie included)
   // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
   std::unique_ptr<FutexEvents> futex_;
   std::string futex_note_;  // why there are none, when the tracepoints could not be loaded
@@ -312,6 +315,7 @@ InprocRecording::~InprocRecording() {
     queue_.Fail();
     merge_thread_.join();
   }
+  if (pidfd_ >= 0) close(pidfd_);
 }
 
 Status InprocRecording::Begin() {
@@ -499,6 +503,10 @@ void InprocRecording::CollectOnce() {
 
 Status InprocRecording::AttachByInjection(const std::string& library, const std::function<bool(pid_t)>& load_futex) {
   pid_ = options_.pid;
+  // Not seer's child: no wait4. A pidfd tells when it ends, at one poll per drain round.
+  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  if (pidfd_ < 0)
+    return Status::IOError("cannot watch process " + std::to_string(pid_) + " (pidfd_open): " + strerror(errno));
   // The futex tracepoints first, so that each thread's counter registration
   // (at its first recorded call) finds them.
   const bool futex = load_futex && load_futex(pid_);
@@ -511,15 +519,8 @@ Status InprocRecording::AttachByInjection(const std::string& library, const std:
 }
 
 bool InprocRecording::AttachedAlive() const {
-  if (kill(pid_, 0) != 0 && errno == ESRCH) return false;
-  // A process that exited but was not yet waited for by its parent is gone too.
-  char path[64], state = '?';
-  snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid_));
-  if (FILE* f = fopen(path, "r")) {
-    if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1) state = '?';
-    fclose(f);
-  }
-  return state != 'Z' && state != 'X';
+  pollfd p = {pidfd_, POLLIN, 0};
+  return poll(&p, 1, 0) == 0;  // readable (or an error): the process has ended
 }
 
 void InprocRecording::DetachInjected() {

@@ -214,6 +214,27 @@ TEST_F(InjectTest, ProgramOutlivesAKilledRecorder) {
   EXPECT_EQ(StopTarget(), 2);
 }
 
+// The process ends while it is recorded (no --duration): the recording ends
+// with it, and the trace is complete.
+TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
+  const pid_t pid = StartTarget("inject_target");
+  ASSERT_GT(pid, 0);
+  const std::string trace = Path("run.seer");
+  Child seer;
+  seer.Start({kSeer, "record", "-o", trace, "-p", std::to_string(pid)}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  target_.Send("invert\n");
+  EXPECT_EQ(target_.ReadLine(), "inverted");
+  EXPECT_EQ(StopTarget(), 2);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(30)), 0) << test::ReadWholeFile(Path("seer.err"));
+  LoadedTrace t;
+  ASSERT_TRUE(LoadTrace(trace, &t).ok());
+  EXPECT_TRUE(t.info.complete);
+  EXPECT_EQ(t.Count(EventKind::kFork), 2u) << KindSummary(t);
+  EXPECT_EQ(CheckOrder(t), "");
+}
+
 TEST_F(InjectTest, StaticProgramFallsBackToUprobes) {
   const pid_t pid = StartTarget("inject_target_static");
   ASSERT_GT(pid, 0);
