@@ -68,6 +68,7 @@ Decor DecorOf(EventKind kind) {
     case EventKind::kWait:
     case EventKind::kBarrierArrive:
     case EventKind::kBarrierDepart:
+    case EventKind::kLockWait:
       return Decor::kLock;
     case EventKind::kFork:
     case EventKind::kJoin:

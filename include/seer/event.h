@@ -35,8 +35,10 @@ enum class EventKind : uint8_t {
   kAtomicBegin = 22,    // start of a marked atomic block (STD `begin`)
   kAtomicEnd = 23,      // end of a marked atomic block (STD `end`)
   kFence = 24,          // atomic_thread_fence: mode = MemoryOrder
+  kLockWait = 25,       // object = lock, aux = nanoseconds a blocking acquire waited; comes
+                        // right before that acquire, only when the lock was busy
 };
-inline constexpr int kNumEventKinds = 25;
+inline constexpr int kNumEventKinds = 26;
 
 // Lock modes of kAcquire / kRelease. Shared (read-mode) sections of one rwlock do
 // not exclude each other.

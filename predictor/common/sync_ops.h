@@ -149,7 +149,8 @@ class EventLowering {
       case EventKind::kFuncExit:
       case EventKind::kBranch:
       case EventKind::kAtomicBegin:
-      case EventKind::kAtomicEnd: return;
+      case EventKind::kAtomicEnd:
+      case EventKind::kLockWait: return;  // a wait orders nothing: its acquire does
     }
   }
 
