@@ -105,6 +105,11 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
                   "deadlock: most SeqCheck checks over the whole trace")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  cmd->add_option("--seqcheck-window", o->engine.seqcheck_window,
+                  "deadlock, atomicity: events SeqCheck holds in memory at once (0.2 to 1.3 KB each); a longer "
+                  "trace is decided window by window, missing patterns that span two windows (0: the whole trace)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->callback([o, &runner] { runner.run = [o] { return RunAnalyze(*o); }; });
 }
 

@@ -152,7 +152,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
                                                            SeqCheckStats* stats) {
   std::vector<AtomicityViolation> found;
   FeasibilityChecker feasibility(m, options.feasibility);
-  WitnessChecker checker(m.events());
+  WitnessChecker checker(m.events(), m.carried());
   const uint64_t distance = options.intruder_distance ? options.intruder_distance : options.window;
 
   // Accesses per variable in trace order, split by kind.

@@ -44,7 +44,7 @@ std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOp
   std::vector<Deadlock> found;
   LockGraph graph(model);
   FeasibilityChecker feasibility(model, options.feasibility);
-  WitnessChecker checker(model.events());
+  WitnessChecker checker(model.events(), model.carried());
   std::set<std::vector<std::pair<uint64_t, uint64_t>>> reported;  // (held pc, request pc) per step
 
   for (const auto& locks : graph.LockCycles(options.max_cycle_length, options.max_lock_cycles)) {

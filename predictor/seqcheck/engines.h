@@ -1,5 +1,6 @@
 // The SeqCheck analyses behind the Engine interface: `deadlock` and `atomicity`.
-// SeqCheck reorders the whole trace, so both keep every event until Finish.
+// SeqCheck reorders what it holds in memory, so both keep the events of a window
+// (AnalysisOptions::seqcheck_window; trace_windows.h) and decide it as it closes.
 #pragma once
 
 #include <memory>

@@ -42,7 +42,7 @@ bool FeasibilityChecker::RaiseNeeds(uint32_t t, uint32_t p) {
     const uint32_t child = m_.node(n.other).tid;
     ok = Raise(child, m_.thread_length(child));
   }
-  if (n.flags & kWaits)
+  if (n.flags & (kWaits | kAfterCarried))
     for (uint32_t s : m_.signals_before(id)) ok = ok && Raise(m_.node(s).tid, m_.node(s).pos + 1);
   if (p == 0 && m_.fork_of(t) != kNone) {
     const Node& f = m_.node(m_.fork_of(t));
@@ -247,7 +247,7 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
       if (nd.flags & kForks) order.AddEdge(id, nd.other);
       else order.AddEdge(nd.other, id);
     }
-    if (nd.flags & kWaits)
+    if (nd.flags & (kWaits | kAfterCarried))
       for (uint32_t s : m_.signals_before(id))
         if (order.InWindow(s)) order.AddEdge(s, id);
     if (IsNeedyRead(id)) {

@@ -11,7 +11,8 @@ const VectorClock& HardClocks::Before(uint32_t i) {
     // The previous node has run: its own entry, and its clock for the edges out of it.
     const Node& p = m_.node(last_);
     clock_[p.tid].Set(p.tid, p.pos + 1);
-    if (p.flags & (kForks | kSignals)) sources_[last_] = clock_[p.tid];
+    // Kept for the edges out of it: forks, signals, and a window's carried acquires.
+    if ((p.flags & (kForks | kSignals)) || last_ < m_.carried()) sources_[last_] = clock_[p.tid];
   }
   last_ = i;
   const Node& n = m_.node(i);

@@ -16,14 +16,15 @@ namespace seer::seqcheck {
 // Calls fn(source) for each hard edge source -> i from another thread: the fork
 // before a thread's first event, the child's last event before a join, and the
 // signals recorded before a wait (cond signal -> wait return, sem post -> wait,
-// futex wake -> wait, barrier arrivals -> departures; TraceModel::signals_before).
+// futex wake -> wait, barrier arrivals -> departures; TraceModel::signals_before),
+// and a window's carried acquires before each thread's first other event.
 // Program order is the remaining hard order. Every hard edge goes forward in the
 // trace, so a hard path between two events stays between them in the trace.
 template <typename Fn>
 void ForEachHardSource(const TraceModel& m, uint32_t i, Fn&& fn) {
   const Node& n = m.node(i);
   if (n.pos == 0 && m.fork_of(n.tid) != kNone) fn(m.fork_of(n.tid));
-  if (n.flags & kWaits)
+  if (n.flags & (kWaits | kAfterCarried))
     for (uint32_t s : m.signals_before(i)) fn(s);
   if ((n.flags & kJoins) && n.other != kNone) fn(n.other);
 }

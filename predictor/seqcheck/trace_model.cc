@@ -25,7 +25,8 @@ bool IsAtomicSyncObject(uint64_t object) { return (object >> 63) != 0; }
 
 }  // namespace
 
-TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
+TraceModel::TraceModel(std::vector<Event> events, size_t carried)
+    : events_(std::move(events)), carried_(std::min(carried, events_.size())) {
   const uint32_t n = static_cast<uint32_t>(events_.size());
   nodes_.resize(n);
   uint32_t max_tid = 0;
@@ -163,6 +164,20 @@ TraceModel::TraceModel(std::vector<Event> events) : events_(std::move(events)) {
       nd.flags |= kBranches;
       has_branches_ = true;
       branches_[e.tid].push_back(nd.pos);
+    }
+  }
+
+  // A window's carried acquires run first: each thread's first other event
+  // waits for those of the other threads.
+  if (carried_ > 0) {
+    for (uint32_t t = 0; t < nthreads; ++t) {
+      auto first = std::find_if(thread_nodes_[t].begin(), thread_nodes_[t].end(),
+                                [&](uint32_t node) { return node >= carried_; });
+      if (first == thread_nodes_[t].end()) continue;
+      auto& req = signals_before_[*first];
+      for (uint32_t c = 0; c < carried_; ++c)
+        if (nodes_[c].tid != t) req.push_back(c);
+      if (!req.empty()) nodes_[*first].flags |= kAfterCarried;
     }
   }
 

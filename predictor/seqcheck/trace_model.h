@@ -30,6 +30,8 @@ enum NodeFlag : uint16_t {
   kSignals = 1 << 8,
   kWaits = 1 << 9,
   kNonBlocking = 1 << 10,  // the acquire is a trylock or timed lock: it never waits forever
+  kAfterCarried = 1 << 11,  // a thread's first event after a window's carried acquires: they run
+                            // first (trace_windows.h); signals_before lists them
 };
 
 struct Node {
@@ -48,7 +50,11 @@ class TraceModel {
   // `events` in total order. Nested re-acquisitions of a lock a thread already
   // holds (recursive mutexes) and their releases become nodes without effect:
   // only the outermost pair counts (DESIGN.md).
-  explicit TraceModel(std::vector<Event> events);
+  // `carried`: how many of the first events a window carried in (the acquires of
+  // the locks held as it begins, trace_windows.h): they run before every other
+  // event, a hard order like a signal before its wait.
+  explicit TraceModel(std::vector<Event> events, size_t carried = 0);
+  size_t carried() const { return carried_; }
 
   size_t size() const { return nodes_.size(); }
   uint32_t threads() const { return static_cast<uint32_t>(thread_nodes_.size()); }
@@ -112,6 +118,7 @@ class TraceModel {
   static void BuildTree(OpenIndex* ix);
 
   std::vector<Event> events_;
+  size_t carried_ = 0;
   std::vector<Node> nodes_;
   std::vector<std::vector<uint32_t>> thread_nodes_;
   std::vector<uint32_t> fork_of_;

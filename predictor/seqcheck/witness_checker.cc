@@ -48,7 +48,8 @@ struct WitnessChecker::Replay {
   bool Ran(size_t at) const { return step[at] != kNotRun; }
 };
 
-WitnessChecker::WitnessChecker(const std::vector<Event>& trace) : trace_(trace) {
+WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
+    : trace_(trace), carried_(std::min(carried, trace.size())) {
   std::unordered_map<uint32_t, uint32_t> count;
   // A variable is an address between two allocation events covering it: alloc
   // and free give the bytes a new identity, so a reused block is a new variable.
@@ -108,8 +109,11 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
 
   // What an event needs before it can run (or be enabled): its thread's fork,
   // the signals recorded before a wait, the joined thread's end.
+  size_t carried_run = 0;
   auto prerequisites = [&](size_t at) -> Status {
     const Event& e = trace_[at];
+    if (at >= carried_ && carried_run < carried_)
+      return Status::Internal("witness: " + Pos(e.index) + " runs before the window's carried acquires");
     if (thread_pos_[at] == 0) {
       auto f = fork_of_.find(e.tid);
       if (f != fork_of_.end() && f->second < at && !r->Ran(f->second))
@@ -150,6 +154,7 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     ++ran;
     Status ready = prerequisites(at);
     if (!ready.ok()) return ready;
+    if (at < carried_) ++carried_run;
     if (Reads(e.kind)) reads.push_back({at, last_write[var_slot_[at]]});
     if (Writes(e.kind)) last_write[var_slot_[at]] = static_cast<int64_t>(e.index);
     if (Signals(e.kind)) ++signals_run[{e.object, e.tid}];

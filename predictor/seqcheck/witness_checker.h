@@ -18,8 +18,9 @@ namespace seer::seqcheck {
 
 class WitnessChecker {
  public:
-  // `trace` in total order; kept by reference.
-  explicit WitnessChecker(const std::vector<Event>& trace);
+  // `trace` in total order; kept by reference. `carried`: its first events are a
+  // window's carried acquires (trace_windows.h), which run before any other.
+  explicit WitnessChecker(const std::vector<Event>& trace, size_t carried = 0);
 
   // Ok when `schedule` (trace positions, Event::index) is a feasible trace in
   // which each event of `enabled` is the next event of its thread.
@@ -43,6 +44,7 @@ class WitnessChecker {
   bool Position(uint64_t index, size_t* at) const;
 
   const std::vector<Event>& trace_;
+  size_t carried_ = 0;
   bool dense_ = true;                             // trace_[i].index == i
   std::unordered_map<uint64_t, size_t> where_;    // index -> position when not dense
   std::vector<uint32_t> thread_pos_;              // position of each event in its thread

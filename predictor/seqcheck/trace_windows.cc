@@ -1,0 +1,52 @@
+#include "predictor/seqcheck/trace_windows.h"
+
+#include <algorithm>
+
+namespace seer::seqcheck {
+
+void TraceWindows::Track(const Event& e) {
+  // The mutex a cond wait releases at its begin and holds again at its end.
+  uint64_t acquired = 0, released = 0;
+  bool acquires = false, releases = false;
+  switch (e.kind) {
+    case EventKind::kAcquire: acquires = true; acquired = e.object; break;
+    case EventKind::kRelease: releases = true; released = e.object; break;
+    case EventKind::kCondWaitBegin: releases = true; released = e.aux; break;
+    case EventKind::kCondWaitEnd: acquires = true; acquired = e.aux; break;
+    default: return;
+  }
+  if (acquires) {
+    auto [it, fresh] = held_.try_emplace({e.tid, acquired}, 0, e);
+    if (fresh || it->second.first == 0) it->second.second = e;
+    ++it->second.first;
+  }
+  if (releases) {
+    auto it = held_.find({e.tid, released});
+    if (it != held_.end() && --it->second.first == 0) held_.erase(it);
+  }
+}
+
+bool TraceWindows::Add(const Event* events, size_t n, size_t* used) {
+  size_t i = 0;
+  for (; i < n; ++i) {
+    if (window_ != 0 && events_.size() - carried_ >= window_) break;
+    events_.push_back(events[i]);
+    Track(events[i]);
+  }
+  *used = i;
+  return window_ != 0 && events_.size() - carried_ >= window_;
+}
+
+std::vector<Event> TraceWindows::Take(size_t* carried) {
+  *carried = carried_;
+  std::vector<Event> out = std::move(events_);
+  events_.clear();
+  // The acquires of the locks held now open the next window, in trace order.
+  for (const auto& [key, state] : held_) events_.push_back(state.second);
+  std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return a.index < b.index; });
+  carried_ = events_.size();
+  ++taken_;
+  return out;
+}
+
+}  // namespace seer::seqcheck

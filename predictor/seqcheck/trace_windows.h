@@ -1,0 +1,48 @@
+// Cuts a trace into windows for SeqCheck, whose model holds every event of what
+// it reasons about in memory (0.2 to 1.3 KB an event): a trace longer than a
+// window is decided window by window, so memory stays bounded whatever its
+// length. A window's reorderings run after everything before it, in trace order:
+// every event before the window is taken as done. That keeps them reorderings of
+// the whole trace once the window knows the locks held as it begins: each held
+// lock's (outermost) acquire is carried into the next window, ahead of its
+// events, with its original position, and runs there before everything else
+// (TraceModel's `carried`: a hard order; the witness checker checks it). Reads of values written before the window,
+// forks and signals before it need nothing: they already happened.
+// The price: a pattern whose events fall in two windows is not seen (docs/seqcheck.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "seer/event.h"
+
+namespace seer::seqcheck {
+
+class TraceWindows {
+ public:
+  // `window`: events per window (carried acquires not counted); 0: one window.
+  explicit TraceWindows(uint64_t window) : window_(window) {}
+
+  // Adds events; returns true when the current window is full (call Take).
+  bool Add(const Event* events, size_t n, size_t* used);
+  // The current window's events, in trace order, the first *carried of them the
+  // acquires carried in; the next window starts with the acquires of the locks
+  // held at this point.
+  std::vector<Event> Take(size_t* carried);
+  bool empty() const { return events_.size() == carried_; }
+  uint64_t windows_taken() const { return taken_; }
+
+ private:
+  void Track(const Event& e);
+
+  const uint64_t window_;
+  std::vector<Event> events_;
+  size_t carried_ = 0;  // events_ starts with this many carried acquires
+  uint64_t taken_ = 0;
+  // (thread, lock) -> (depth, the outermost acquire) for every held lock.
+  std::map<std::pair<uint32_t, uint64_t>, std::pair<uint32_t, Event>> held_;
+};
+
+}  // namespace seer::seqcheck
