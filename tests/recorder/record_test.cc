@@ -421,8 +421,17 @@ TEST_F(RecordTest, KilledRecorderLeavesCommittedPrefix) {
   trace_path_ = dir_ + "/killed.seer";
   pid_t seer = Spawn({kSeer, "record", "-q", "--sync=ebpf", "-o", trace_path_, "--", kPrograms + "/forever"},
                      dir_ + "/stderr");
-  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  // Until a commit holds the target's acquires: attaching the probes alone takes
+  // 2-6 s here, longer on a loaded machine, so a fixed sleep may kill seer first.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  bool committed = false;
+  while (!committed && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    LoadedTrace partial;
+    committed = LoadTrace(trace_path_, &partial).ok() && partial.Count(EventKind::kAcquire) > 100;
+  }
   kill(seer, SIGKILL);
+  ASSERT_TRUE(committed) << "no acquires committed within 60 s";
   WaitExit(seer);
   Status st = LoadTrace(trace_path_, &trace_);
   ASSERT_TRUE(st.ok()) << st.ToString();
