@@ -207,32 +207,9 @@ void WcpEngine::Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared) 
   }
   // Releases of one thread are HB-ordered, so the join of its release times for x
   // is the time of the latest one: H_t now.
-  Snapshot* snapshot;
-  if (snapshot_pool_.empty()) {
-    snapshot = new Snapshot;
-    snapshot->pool = &snapshot_pool_;
-  } else {
-    snapshot = snapshot_pool_.back().release();
-    snapshot_pool_.pop_back();
-  }
-  snapshot->clock.CopyFrom(t.h);
-  const SnapshotRef released(snapshot);
+  const ClockSnapshotRef released = snapshot_pool_.Take(t.h);
   auto publish = [&](const std::vector<uint32_t>& vars, bool writes) {
-    for (uint32_t x : vars) {
-      ReleaseTimes& r = l->vars.At(x);
-      if (!shared) {
-        (writes ? r.writes : r.reads).Publish(PerThreadClock{tid, t.n, released});
-        continue;
-      }
-      std::vector<PerThreadClock>& by_thread = writes ? r.shared_writes : r.shared_reads;
-      auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
-      if (mine == by_thread.end()) {
-        by_thread.push_back(PerThreadClock{tid, t.n, released});
-      } else {
-        mine->clock = released;
-        mine->latest = t.n;
-      }
-    }
+    for (uint32_t x : vars) l->vars.At(x).Publish(ThreadRelease{tid, t.n, released}, writes, shared);
   };
   publish(it->reads, false);
   publish(it->writes, true);
@@ -271,20 +248,9 @@ void WcpEngine::RuleA(uint32_t tid, uint64_t var, bool write) {
     LockState& l = locks_.At(s.lock_index);
     const uint32_t x = l.vars.IndexOf(var);
     ReleaseTimes& r = l.vars.At(x);
-    auto join = [&](const PerThreadClock& c) {
+    r.ForEachConflicting(tid, write, s.shared, [&](const ThreadRelease& c) {
       if (t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
-    };
-    auto join_others = [&](const std::vector<PerThreadClock>& clocks) {
-      for (const PerThreadClock& c : clocks)
-        if (c.tid != tid) join(c);
-    };
-    if (const PerThreadClock* c = r.writes.OtherThan(tid)) join(*c);
-    if (write)
-      if (const PerThreadClock* c = r.reads.OtherThan(tid)) join(*c);
-    if (!s.shared) {
-      join_others(r.shared_writes);
-      if (write) join_others(r.shared_reads);
-    }
+    });
     uint64_t& mark = write ? r.write_mark : r.read_mark;
     if (mark != s.id) {  // concurrent read-mode sections may list x twice: harmless
       mark = s.id;
