@@ -152,7 +152,6 @@ class CpEngine : public Engine {
   FlatMap64<SignalClocks> signals_;
   std::vector<WaitingSection> waiting_sections_;
   std::vector<WaitingRace> waiting_races_;
-  FlatMap64<uint8_t> counted_late_;  // later accesses of waiting races already counted as racy
   EventLowering lowering_;
   HeldLocks held_;
   ShadowMemory<Cell> shadow_;
@@ -165,6 +164,7 @@ class CpEngine : public Engine {
   int unresolved_before_current_ = -1;  // UnresolvedBefore(h of the current access), once computed
   uint64_t edges_ = 0, late_edges_ = 0;
   uint64_t max_waiting_races_ = 0, max_waiting_sections_ = 0;
+  uint64_t history_ = 0, max_history_ = 0;  // sections in the locks' histories
 };
 
 std::unique_ptr<Engine> NewCpEngine(const AnalysisOptions& options);
