@@ -34,7 +34,7 @@ void CpEngine::Process(const Event* events, size_t n) {
     if (!thread_ids_.Accept(e)) continue;
     current_ = &e;
     racy_ = false;
-    unresolved_before_current_ = -1;
+    ++events_since_settle_;
     EnsureThread(e.tid);
     if (e.kind == EventKind::kThreadEnd) threads_[e.tid].finished = true;
     if (IsPlainAccessEvent(e)) {
@@ -118,11 +118,13 @@ void CpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
   // exactly those with an entry for this thread at least as large: the
   // thread's own waiting checks from before it have a smaller one.
   Tick(tid);
+  OpenSection s{lock, locks_.IndexOf(lock), shared, ++sections_opened_, 0, t.n, {}, {}, {}, {}};
+  s.potential.CopyFrom(l.h);
   t.h.Join(l.h);
   t.p.Join(l.p);
-  OpenSection s{lock, locks_.IndexOf(lock), shared, ++sections_opened_, 0, t.n, {}, {}, {}};
   if (!shared) {
     // A read-mode section excludes only write-mode ones: only they wait for it.
+    s.potential.Join(l.h_read);
     t.h.Join(l.h_read);
     t.p.Join(l.p_read);
     s.seq = l.base + l.history.size();
@@ -153,11 +155,12 @@ void CpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
     if (o.seq >= l.base) l.history[o.seq - l.base].release = released;
     l.h.CopyFrom(t.h);
     l.p.CopyFrom(t.p);
-    // A section open in this release's past may still receive an edge, which
-    // may make an earlier section's acquire CP-before this release.
-    if (UnresolvedBefore(t.h)) {
-      waiting_sections_.push_back(
-          WaitingSection{tid, o.acquire, o.lock_index, o.seq, l.cursor[tid], std::move(o.in), t.h, t.p});
+    // An unresolved section in this release's past may still receive an edge,
+    // which may make the next candidate's acquire CP-before this release.
+    const HistoryEntry* next = NextCandidate(l, tid, o.seq, l.cursor[tid]);
+    if (next != nullptr && UnresolvedBetween(Epoch{next->tid, next->acquire}, t.h)) {
+      waiting_sections_.push_back(WaitingSection{tid, o.acquire, std::move(o.potential), o.lock_index, o.seq, l.cursor[tid],
+                                                 std::move(o.in), t.h, t.p});
       ++l.waiting;
       max_waiting_sections_ = std::max<uint64_t>(max_waiting_sections_, waiting_sections_.size());
     }
@@ -227,38 +230,74 @@ void CpEngine::Propagate(uint32_t tid, ClockValue acquire, const VectorClock& so
   }
 }
 
-bool CpEngine::OpenBefore(const VectorClock& h) const {
+namespace {
+// Whether a section acquired at (tid, acquire) whose edges so far join to `in`
+// and may come from releases up to `potential` can still tell a clock with HB
+// time `h` about the event `e`.
+bool MayTell(uint32_t tid, ClockValue acquire, const VectorClock& potential, const VectorClock& in, const Epoch& e,
+             const VectorClock& h) {
+  return h.Get(tid) >= acquire && e.clock <= potential.Get(e.tid) && e.clock > in.Get(e.tid);
+}
+}  // namespace
+
+bool CpEngine::OpenMayTell(const Epoch& e, const VectorClock& h) const {
   for (uint32_t u = 0; u < threads_.size(); ++u)
     for (const OpenSection& s : threads_[u].sections)
-      if (h.Get(u) >= s.acquire) return true;
+      if (MayTell(u, s.acquire, s.potential, s.in, e, h)) return true;
   return false;
 }
 
-bool CpEngine::UnresolvedBefore(const VectorClock& h) const {
-  if (OpenBefore(h)) return true;
+bool CpEngine::UnresolvedBetween(const Epoch& e, const VectorClock& h) const {
+  if (OpenMayTell(e, h)) return true;
   for (const WaitingSection& z : waiting_sections_)
-    if (h.Get(z.tid) >= z.acquire) return true;
+    if (MayTell(z.tid, z.acquire, z.potential, z.in, e, h)) return true;
   return false;
+}
+
+const CpEngine::HistoryEntry* CpEngine::NextCandidate(LockState& l, uint32_t tid, uint64_t seq,
+                                                      uint64_t cursor) const {
+  for (uint64_t i = std::max(cursor, l.base); i < seq; ++i) {
+    const HistoryEntry& e = l.history[i - l.base];
+    if (e.tid != tid) return &e;
+  }
+  return nullptr;
 }
 
 void CpEngine::Settle() {
-  if (waiting_sections_.empty() && waiting_races_.empty()) return;
-  // A waiting section can still change only through an open section: one in
-  // its release's past, or one in the past of a waiting section in its past
-  // (whose late edge may move that section's acquire). The others are final.
-  std::vector<char> live(waiting_sections_.size(), 0);
-  for (size_t i = 0; i < waiting_sections_.size(); ++i) live[i] = OpenBefore(waiting_sections_[i].h);
+  const size_t waiting = waiting_sections_.size() + waiting_races_.size();
+  if (waiting == 0) return;
+  // Settling costs a scan of the waiting sets per waiting item: when they are
+  // large, settle once per as many events as they hold (amortised). Keeping a
+  // settled item longer only makes more checks wait, never changes a result.
+  if (waiting > 16 && events_since_settle_ < waiting) return;
+  events_since_settle_ = 0;
+  // A waiting release stays live while an open section can still tell it
+  // about its next rule (b) candidate, directly or through live waiting
+  // releases (the least fixpoint: releases that only feed each other are final).
+  const size_t n = waiting_sections_.size();
+  std::vector<Epoch> next(n);
+  std::vector<char> live(n, 0), has_next(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const WaitingSection& z = waiting_sections_[i];
+    const HistoryEntry* c = NextCandidate(locks_.At(z.lock_index), z.tid, z.seq, z.cursor);
+    if (c == nullptr) continue;
+    has_next[i] = 1;
+    next[i] = Epoch{c->tid, c->acquire};
+    live[i] = OpenMayTell(next[i], z.h);
+  }
   for (bool changed = true; changed;) {
     changed = false;
-    for (size_t i = 0; i < waiting_sections_.size(); ++i) {
-      if (live[i]) continue;
-      for (size_t j = 0; j < waiting_sections_.size() && !live[i]; ++j)
-        if (live[j] && waiting_sections_[i].h.Get(waiting_sections_[j].tid) >= waiting_sections_[j].acquire)
+    for (size_t i = 0; i < n; ++i) {
+      if (live[i] || !has_next[i]) continue;
+      for (size_t j = 0; j < n && !live[i]; ++j) {
+        const WaitingSection& w = waiting_sections_[j];
+        if (live[j] && j != i && MayTell(w.tid, w.acquire, w.potential, w.in, next[i], waiting_sections_[i].h))
           live[i] = changed = true;
+      }
     }
   }
   size_t kept = 0;
-  for (size_t i = 0; i < waiting_sections_.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     if (!live[i]) {
       --locks_.At(waiting_sections_[i].lock_index).waiting;
       continue;
@@ -267,20 +306,36 @@ void CpEngine::Settle() {
     ++kept;
   }
   waiting_sections_.resize(kept);
-  std::erase_if(waiting_races_, [&](const WaitingRace& r) {
-    if (r.ordered) return true;
-    if (UnresolvedBefore(r.h)) return false;
-    ReportWaitingRace(r);
-    return true;
-  });
+  ReportWaitingRaces(/*all=*/false);
 }
 
-// The waiting checks of one access are adjacent in waiting_races_ and settle
-// together (same clocks), so the collector's count-once of consecutive calls
-// counts the access once.
-void CpEngine::ReportWaitingRace(const WaitingRace& r) {
-  collector_.AddPair(r.earlier.ref(), r.later);
-  if (!r.later_counted) collector_.AddRacyEvent(r.later);
+// Reports the waiting checks that nothing can order any more (all of the
+// unordered ones at the end of the trace) and drops them with the ordered ones.
+// An access counts once: its waiting checks are adjacent in waiting_races_
+// (made during its event), and reporting one marks the others counted.
+void CpEngine::ReportWaitingRaces(bool all) {
+  const size_t n = waiting_races_.size();
+  std::vector<char> settled(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    const WaitingRace& r = waiting_races_[i];
+    settled[i] = r.ordered || all || !UnresolvedBetween(r.earlier.epoch(), r.h);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const WaitingRace& r = waiting_races_[i];
+    if (!settled[i] || r.ordered) continue;
+    collector_.AddPair(r.earlier.ref(), r.later);
+    if (r.later_counted) continue;
+    collector_.AddRacyEvent(r.later);
+    for (size_t j = i; j < n && waiting_races_[j].later.index == r.later.index; ++j) waiting_races_[j].later_counted = true;
+    for (size_t j = i; j-- > 0 && waiting_races_[j].later.index == r.later.index;) waiting_races_[j].later_counted = true;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!settled[i]) {
+      if (kept != i) waiting_races_[kept] = std::move(waiting_races_[i]);
+      ++kept;
+    }
+  waiting_races_.resize(kept);
 }
 
 // Drops the history every live thread has looked past, unless a waiting
@@ -334,17 +389,14 @@ void CpEngine::Check(uint32_t tid, Cell& cell, const AccessRecord& record, bool 
 }
 
 // `earlier` is not CP-before the current access as far as is known now. If it
-// is not even HB-before, nothing can order it; otherwise an edge found later
-// into an unresolved acquire in the access's past may, and the check waits.
+// is not even HB-before, nothing can order it; otherwise a late edge into an
+// unresolved acquire between the two (in HB) may: the check waits.
 void CpEngine::OnFailedCheck(uint32_t tid, const AccessRecord& earlier) {
   const ThreadState& t = threads_[tid];
-  if (earlier.clock <= t.h.Get(earlier.tid)) {
-    if (unresolved_before_current_ < 0) unresolved_before_current_ = UnresolvedBefore(t.h) ? 1 : 0;
-    if (unresolved_before_current_ == 1) {
-      waiting_races_.push_back(WaitingRace{earlier, EventRef::Of(*current_), t.h, t.p});
-      max_waiting_races_ = std::max<uint64_t>(max_waiting_races_, waiting_races_.size());
-      return;
-    }
+  if (earlier.clock <= t.h.Get(earlier.tid) && UnresolvedBetween(earlier.epoch(), t.h)) {
+    waiting_races_.push_back(WaitingRace{earlier, EventRef::Of(*current_), t.h, t.p});
+    max_waiting_races_ = std::max<uint64_t>(max_waiting_races_, waiting_races_.size());
+    return;
   }
   collector_.AddPair(earlier.ref(), EventRef::Of(*current_));
   racy_ = true;
@@ -377,9 +429,7 @@ void CpEngine::Free(uint32_t tid, const LoweredOp& op) {
 Status CpEngine::Finish(Findings* findings) {
   if (!thread_ids_.status().ok()) return thread_ids_.status();
   // The trace is over: no edge can come any more.
-  for (const WaitingRace& r : waiting_races_)
-    if (!r.ordered) ReportWaitingRace(r);
-  waiting_races_.clear();
+  ReportWaitingRaces(/*all=*/true);
   RaceResult result;
   // CP's theorem (Smaragdakis et al.): if a trace has a CP race, some
   // reordering has a race or a deadlock. Like HB's, later races may follow

@@ -51,6 +51,7 @@ class CpEngine : public Engine {
   const RaceCollector& collector() const { return collector_; }
   uint64_t late_edges() const { return late_edges_; }          // edges that reached other threads' clocks late
   uint64_t max_waiting_races() const { return max_waiting_races_; }
+  uint64_t max_waiting_sections() const { return max_waiting_sections_; }
 
  private:
   // A write-mode critical section in its lock's history: a source for rule (b).
@@ -78,6 +79,11 @@ class CpEngine : public Engine {
     uint64_t id;          // unique over the run (rule (a)'s dedup marks)
     uint64_t seq;         // write-mode: its sequence number in the lock's history
     ClockValue acquire;   // N_t at the acquire
+    // What the acquire joined from the lock (the last write-mode release, and
+    // for a write-mode acquire the read-mode ones): every edge into this
+    // acquire has a source at or before these releases, so this clock bounds
+    // what such an edge can tell.
+    VectorClock potential;
     VectorClock in;       // join of the sources' HB times of the edges into the acquire
     std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
   };
@@ -86,6 +92,7 @@ class CpEngine : public Engine {
   struct WaitingSection {
     uint32_t tid;
     ClockValue acquire;
+    VectorClock potential;
     uint32_t lock_index;
     uint64_t seq;
     uint64_t cursor;  // history before it is known CP-before the release
@@ -135,14 +142,21 @@ class CpEngine : public Engine {
   // edges so far join to *in.
   void AddEdge(uint32_t tid, ClockValue acquire, VectorClock* in, const VectorClock& source);
   void Propagate(uint32_t tid, ClockValue acquire, const VectorClock& source);
-  // Whether an open section's acquire is in the HB time `h`.
-  bool OpenBefore(const VectorClock& h) const;
-  // Whether an unresolved (open or waiting) section's acquire is in `h`.
-  bool UnresolvedBefore(const VectorClock& h) const;
-  // Reports the waiting races and settles the waiting sections that no
-  // unresolved section can change any more.
+  // Whether some unresolved section (open, or waiting) with its acquire in the
+  // HB time `h` may still receive an edge whose source knows the event `e`:
+  // `e` is in its `potential` but not yet in its `in`. Only such a section's
+  // late edges can tell a clock with HB time `h` about `e` (a waiting release
+  // that passes a late edge on is such a section too).
+  bool UnresolvedBetween(const Epoch& e, const VectorClock& h) const;
+  bool OpenMayTell(const Epoch& e, const VectorClock& h) const;  // the same, open sections only
+  // The first section of another thread than `tid` in l's history from
+  // `cursor` up to (not including) `seq`: the next rule (b) source a release
+  // could still gain; nullptr if none.
+  const HistoryEntry* NextCandidate(LockState& l, uint32_t tid, uint64_t seq, uint64_t cursor) const;
+  // Settles the waiting sections and race checks that no unresolved section
+  // can change any more.
   void Settle();
-  void ReportWaitingRace(const WaitingRace& r);
+  void ReportWaitingRaces(bool all);
   void Trim(LockState* l);
   uint64_t VarOf(Cell& c);
 
@@ -161,10 +175,10 @@ class CpEngine : public Engine {
   uint64_t sections_opened_ = 0;
   const Event* current_ = nullptr;
   bool racy_ = false;
-  int unresolved_before_current_ = -1;  // UnresolvedBefore(h of the current access), once computed
   uint64_t edges_ = 0, late_edges_ = 0;
   uint64_t max_waiting_races_ = 0, max_waiting_sections_ = 0;
-  uint64_t history_ = 0, max_history_ = 0;  // sections in the locks' histories
+  uint64_t history_ = 0, max_history_ = 0;
+  uint64_t events_since_settle_ = 0;  // sections in the locks' histories
 };
 
 std::unique_ptr<Engine> NewCpEngine(const AnalysisOptions& options);
