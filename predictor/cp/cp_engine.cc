@@ -107,7 +107,7 @@ void CpEngine::Apply(uint32_t tid, const LoweredOp& op) {
       }
       return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
-    case SyncOp::kFree: Free(tid, op); return;
+    case SyncOp::kFree: Access(tid, op, /*freed=*/true); return;
   }
 }
 
@@ -402,28 +402,14 @@ void CpEngine::OnFailedCheck(uint32_t tid, const AccessRecord& earlier) {
   racy_ = true;
 }
 
-void CpEngine::Access(uint32_t tid, const LoweredOp& op) {
+// A free (`freed`) writes its whole block (sync_ops.h).
+void CpEngine::Access(uint32_t tid, const LoweredOp& op, bool freed) {
   ThreadState& t = threads_[tid];
-  const bool write = op.op == SyncOp::kWrite;
-  const AccessRecord record = AccessRecord::Of(*current_, t.n, op.atomic);
-  if (Cell* cell = shadow_.Exact(op.object, op.size)) {
-    if (!t.sections.empty()) RuleA(tid, VarOf(*cell), write);
-    Check(tid, *cell, record, write);
-    return;
-  }
-  // Rule (a) for every cell first: the access's time includes all of it
-  // before any cell is checked.
-  if (!t.sections.empty()) shadow_.Access(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), write); });
-  shadow_.Access(op.object, op.size, [&](Cell& c) { Check(tid, c, record, write); });
-}
-
-// A free writes its whole block (sync_ops.h).
-void CpEngine::Free(uint32_t tid, const LoweredOp& op) {
-  ThreadState& t = threads_[tid];
-  if (!t.sections.empty())
-    shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), /*write=*/true); });
-  const AccessRecord record = AccessRecord::Of(*current_, t.n, /*atomic=*/false);
-  shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { Check(tid, c, record, /*write=*/true); });
+  const bool write = freed || op.op == SyncOp::kWrite;
+  const AccessRecord record = AccessRecord::Of(*current_, t.n, !freed && op.atomic);
+  shadow_.TwoPasses(
+      op.object, op.size, freed, !t.sections.empty(), [&](Cell& c) { RuleA(tid, VarOf(c), write); },
+      [&](Cell& c) { Check(tid, c, record, write); });
 }
 
 Status CpEngine::Finish(Findings* findings) {

@@ -127,8 +127,8 @@ class CpEngine : public Engine {
   void AddThreads(uint32_t up_to);
   LockState& Lock(uint64_t lock);
   void Apply(uint32_t tid, const LoweredOp& op);
-  void Access(uint32_t tid, const LoweredOp& op);
-  void Free(uint32_t tid, const LoweredOp& op);
+  // An access, or (`freed`) a free: a write of the whole block (sync_ops.h).
+  void Access(uint32_t tid, const LoweredOp& op, bool freed = false);
   void RuleA(uint32_t tid, uint64_t var, bool write);
   void Check(uint32_t tid, Cell& cell, const AccessRecord& record, bool write);
   void OnFailedCheck(uint32_t tid, const AccessRecord& earlier);

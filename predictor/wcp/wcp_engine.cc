@@ -107,7 +107,7 @@ void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
       if (VectorClock* s = signals_.Find(op.object)) s->Clear();
       return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
-    case SyncOp::kFree: Free(tid, op); return;
+    case SyncOp::kFree: Access(tid, op, /*freed=*/true); return;
   }
 }
 
@@ -271,39 +271,18 @@ uint64_t WcpEngine::VarOf(Cell& c) {
   return c.var;
 }
 
-void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
+// A free (`freed`) writes its whole block (sync_ops.h).
+void WcpEngine::Access(uint32_t tid, const LoweredOp& op, bool freed) {
   ThreadState& t = threads_[tid];
-  const bool write = op.op == SyncOp::kWrite;
+  const bool write = freed || op.op == SyncOp::kWrite;
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
-  const AccessRecord record = AccessRecord::Of(*current_, t.n, op.atomic);
+  const AccessRecord record = AccessRecord::Of(*current_, t.n, !freed && op.atomic);
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
   auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
-  if (Cell* cell = shadow_.Exact(op.object, op.size)) {
-    if (!t.sections.empty()) RuleA(tid, VarOf(*cell), write);
-    racy_ |= CheckAndRecord(&cell->reads, &cell->writes, record, write, known, on_race);
-    return;
-  }
-  // Rule (a) for every cell first: the access's time includes all of it
-  // before any cell is checked.
-  if (!t.sections.empty()) shadow_.Access(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), write); });
-  shadow_.Access(op.object, op.size, [&](Cell& c) {
-    racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
-  });
-}
-
-// A free writes its whole block (sync_ops.h): rule (a) for each of its cells,
-// then the check of each.
-void WcpEngine::Free(uint32_t tid, const LoweredOp& op) {
-  ThreadState& t = threads_[tid];
-  if (!t.sections.empty())
-    shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), /*write=*/true); });
-  const AccessRecord record = AccessRecord::Of(*current_, t.n, /*atomic=*/false);
-  auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
-  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
-  shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) {
-    racy_ |= CheckAndRecord(&c.reads, &c.writes, record, /*write=*/true, known, on_race);
-  });
+  shadow_.TwoPasses(
+      op.object, op.size, freed, !t.sections.empty(), [&](Cell& c) { RuleA(tid, VarOf(c), write); },
+      [&](Cell& c) { racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race); });
 }
 
 Status WcpEngine::Finish(Findings* findings) {

@@ -86,11 +86,10 @@ class WcpEngine : public Engine {
   }
   void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
-  [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op);  // inlined: runs per access
+  // An access, or (`freed`) a free: a write of the whole block (sync_ops.h).
+  [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op, bool freed = false);  // runs per access
   [[gnu::always_inline]] inline void RuleA(uint32_t tid, uint64_t var, bool write);
   uint64_t VarOf(Cell& c);
-  // A free: a write of the whole block (sync_ops.h).
-  void Free(uint32_t tid, const LoweredOp& op);
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
   void Tick(uint32_t tid);
