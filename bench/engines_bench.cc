@@ -3,8 +3,10 @@
 //   Process/<engine>/<events>  Process() alone on in-memory batches of 4096 events
 //   Decoded/<engine>/<events>  the same trace written with TraceWriter and read
 //                              back with TraceReader inside the timed loop
-// "all" feeds hb, shb, wcp and lockset in one pass. Counters: peak RSS of the
-// process (MiB) and, for wcp, its largest queue total as a fraction of events.
+// "all" feeds hb, shb, wcp and lockset in one pass (the default set's race
+// engines); cp runs alone. Counters: peak RSS of the process (MiB); for wcp,
+// its largest queue total as a fraction of events; for cp, the edges it found
+// late (after an access they order) per event.
 // Traces longer than the generated 1M-event block replay that block (it ends with
 // every lock free, so a replay is a valid continuation of the run).
 #include <benchmark/benchmark.h>
@@ -16,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "predictor/cp/cp_engine.h"
 #include "predictor/engine.h"
 #include "predictor/wcp/wcp_engine.h"
 #include "seer/trace.h"
@@ -61,6 +64,7 @@ std::vector<std::unique_ptr<Engine>> MakeEngines(const std::string& name) {
   AnalysisOptions options;
   for (const char* n : {"hb", "shb", "wcp", "lockset"})
     if (name == "all" || name == n) engines.push_back(FindEngine(n)->create(options));
+  if (name == "cp") engines.push_back(FindEngine("cp")->create(options));
   for (auto& e : engines)
     if (!e->Begin(Info()).ok()) std::abort();
   return engines;
@@ -72,6 +76,9 @@ void Report(benchmark::State& state, std::vector<std::unique_ptr<Engine>>& engin
   for (auto& e : engines)
     if (auto* wcp = dynamic_cast<WcpEngine*>(e.get()))
       state.counters["wcp_max_queue_frac"] = static_cast<double>(wcp->max_queue_entries()) / static_cast<double>(events);
+  for (auto& e : engines)
+    if (auto* cp = dynamic_cast<CpEngine*>(e.get()))
+      state.counters["cp_late_edges_frac"] = static_cast<double>(cp->late_edges()) / static_cast<double>(events);
   Findings findings;
   for (auto& e : engines)
     if (!e->Finish(&findings).ok()) std::abort();
@@ -138,14 +145,14 @@ void BM_Decoded(benchmark::State& state, const std::string& name) {
 }
 
 void Register() {
-  for (const char* name : {"hb", "shb", "wcp", "lockset", "all"}) {
+  for (const char* name : {"hb", "shb", "wcp", "cp", "lockset", "all"}) {
     auto* p = benchmark::RegisterBenchmark((std::string("Process/") + name).c_str(), BM_Process, std::string(name));
     p->Arg(1'000'000)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->Iterations(2);
     auto* d = benchmark::RegisterBenchmark((std::string("Decoded/") + name).c_str(), BM_Decoded, std::string(name));
     d->Arg(1'000'000)->Unit(benchmark::kMillisecond)->Iterations(2);
   }
   // 100M events: one iteration per engine, Process() only (the block is replayed).
-  for (const char* name : {"hb", "wcp", "all"})
+  for (const char* name : {"hb", "wcp", "cp", "all"})
     benchmark::RegisterBenchmark((std::string("Process/") + name).c_str(), BM_Process, std::string(name))
         ->Arg(100'000'000)
         ->Unit(benchmark::kMillisecond)

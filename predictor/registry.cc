@@ -4,6 +4,7 @@
 #include "predictor/w3/w3_engine.h"
 #include "predictor/seqcheck/engines.h"
 #include "predictor/atomic_blocks/atomic_blocks_engine.h"
+#include "predictor/cp/cp_engine.h"
 #include "predictor/hb/hb_engine.h"
 #include "predictor/lockset/lockset_engine.h"
 #include "predictor/shb/shb_engine.h"
@@ -17,6 +18,10 @@ const std::vector<EngineSpec>& Engines() {
       {"shb", "schedulable happens-before: HB plus last-write-to-read edges; every race is real", true, NewShbEngine},
       {"wcp", "weak causally-precedes (Kini et al. PLDI'17): more races than HB; the first is real or a deadlock", true,
        NewWcpEngine},
+      // Exact over the whole trace, but a late edge visits every lock and signal
+      // object and a failed check may wait for an open section: not default.
+      {"cp", "causally-precedes (Smaragdakis et al. POPL'12), online and exact as Raptor: between HB and WCP",
+       false, NewCpEngine},
       {"lockset", "Eraser-style lockset discipline (as RAPID's LockSet): fast, neither sound nor complete", true,
        NewLocksetEngine},
       // The exact w3 keeps every access and critical section until the end (quadratic

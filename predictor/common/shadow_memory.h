@@ -82,6 +82,28 @@ class ShadowMemory {
     }
   }
 
+  // Two passes over the cells of an access, or (`freed`) over the cells a
+  // free writes: `first(Cell&)` over all of them when `with_first`, then
+  // `second(Cell&)` over all. For engines whose per-cell check must see what
+  // a first step did for every cell of the access (WCP's and CP's rule (a):
+  // the access's time includes all of it before any cell is checked).
+  template <typename First, typename Second>
+  [[gnu::always_inline]] void TwoPasses(uint64_t address, uint64_t size, bool freed, bool with_first, First&& first,
+                                        Second&& second) {
+    if (freed) {
+      if (with_first) ForEachFreed(address, size, first);
+      ForEachFreed(address, size, second);
+      return;
+    }
+    if (Cell* cell = Exact(address, size)) {  // the common case: one cell
+      if (with_first) first(*cell);
+      second(*cell);
+      return;
+    }
+    if (with_first) Access(address, size, first);
+    Access(address, size, second);
+  }
+
   size_t words() const { return words_.size(); }
 
  private:

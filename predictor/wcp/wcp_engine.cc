@@ -107,7 +107,7 @@ void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
       if (VectorClock* s = signals_.Find(op.object)) s->Clear();
       return;
     case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
-    case SyncOp::kFree: Free(tid, op); return;
+    case SyncOp::kFree: Access(tid, op, /*freed=*/true); return;
   }
 }
 
@@ -207,32 +207,9 @@ void WcpEngine::Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared) 
   }
   // Releases of one thread are HB-ordered, so the join of its release times for x
   // is the time of the latest one: H_t now.
-  Snapshot* snapshot;
-  if (snapshot_pool_.empty()) {
-    snapshot = new Snapshot;
-    snapshot->pool = &snapshot_pool_;
-  } else {
-    snapshot = snapshot_pool_.back().release();
-    snapshot_pool_.pop_back();
-  }
-  snapshot->clock.CopyFrom(t.h);
-  const SnapshotRef released(snapshot);
+  const ClockSnapshotRef released = snapshot_pool_.Take(t.h);
   auto publish = [&](const std::vector<uint32_t>& vars, bool writes) {
-    for (uint32_t x : vars) {
-      ReleaseTimes& r = l->vars.At(x);
-      if (!shared) {
-        (writes ? r.writes : r.reads).Publish(PerThreadClock{tid, t.n, released});
-        continue;
-      }
-      std::vector<PerThreadClock>& by_thread = writes ? r.shared_writes : r.shared_reads;
-      auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const PerThreadClock& c) { return c.tid == tid; });
-      if (mine == by_thread.end()) {
-        by_thread.push_back(PerThreadClock{tid, t.n, released});
-      } else {
-        mine->clock = released;
-        mine->latest = t.n;
-      }
-    }
+    for (uint32_t x : vars) l->vars.At(x).Publish(ThreadRelease{tid, t.n, released}, writes, shared);
   };
   publish(it->reads, false);
   publish(it->writes, true);
@@ -271,20 +248,9 @@ void WcpEngine::RuleA(uint32_t tid, uint64_t var, bool write) {
     LockState& l = locks_.At(s.lock_index);
     const uint32_t x = l.vars.IndexOf(var);
     ReleaseTimes& r = l.vars.At(x);
-    auto join = [&](const PerThreadClock& c) {
+    r.ForEachConflicting(tid, write, s.shared, [&](const ThreadRelease& c) {
       if (t.p.Get(c.tid) < c.latest) t.p.Join(*c.clock);
-    };
-    auto join_others = [&](const std::vector<PerThreadClock>& clocks) {
-      for (const PerThreadClock& c : clocks)
-        if (c.tid != tid) join(c);
-    };
-    if (const PerThreadClock* c = r.writes.OtherThan(tid)) join(*c);
-    if (write)
-      if (const PerThreadClock* c = r.reads.OtherThan(tid)) join(*c);
-    if (!s.shared) {
-      join_others(r.shared_writes);
-      if (write) join_others(r.shared_reads);
-    }
+    });
     uint64_t& mark = write ? r.write_mark : r.read_mark;
     if (mark != s.id) {  // concurrent read-mode sections may list x twice: harmless
       mark = s.id;
@@ -305,39 +271,18 @@ uint64_t WcpEngine::VarOf(Cell& c) {
   return c.var;
 }
 
-void WcpEngine::Access(uint32_t tid, const LoweredOp& op) {
+// A free (`freed`) writes its whole block (sync_ops.h).
+void WcpEngine::Access(uint32_t tid, const LoweredOp& op, bool freed) {
   ThreadState& t = threads_[tid];
-  const bool write = op.op == SyncOp::kWrite;
+  const bool write = freed || op.op == SyncOp::kWrite;
   // Section 3.2: the access races with every kept earlier conflicting access
   // whose WCP time is not below C_t = P_t[t := N_t].
-  const AccessRecord record = AccessRecord::Of(*current_, t.n, op.atomic);
+  const AccessRecord record = AccessRecord::Of(*current_, t.n, !freed && op.atomic);
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
   auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
-  if (Cell* cell = shadow_.Exact(op.object, op.size)) {
-    if (!t.sections.empty()) RuleA(tid, VarOf(*cell), write);
-    racy_ |= CheckAndRecord(&cell->reads, &cell->writes, record, write, known, on_race);
-    return;
-  }
-  // Rule (a) for every cell first: the access's time includes all of it
-  // before any cell is checked.
-  if (!t.sections.empty()) shadow_.Access(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), write); });
-  shadow_.Access(op.object, op.size, [&](Cell& c) {
-    racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race);
-  });
-}
-
-// A free writes its whole block (sync_ops.h): rule (a) for each of its cells,
-// then the check of each.
-void WcpEngine::Free(uint32_t tid, const LoweredOp& op) {
-  ThreadState& t = threads_[tid];
-  if (!t.sections.empty())
-    shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { RuleA(tid, VarOf(c), /*write=*/true); });
-  const AccessRecord record = AccessRecord::Of(*current_, t.n, /*atomic=*/false);
-  auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
-  auto on_race = [this](const AccessRecord& a) { collector_.AddPair(a.ref(), EventRef::Of(*current_)); };
-  shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) {
-    racy_ |= CheckAndRecord(&c.reads, &c.writes, record, /*write=*/true, known, on_race);
-  });
+  shadow_.TwoPasses(
+      op.object, op.size, freed, !t.sections.empty(), [&](Cell& c) { RuleA(tid, VarOf(c), write); },
+      [&](Cell& c) { racy_ |= CheckAndRecord(&c.reads, &c.writes, record, write, known, on_race); });
 }
 
 Status WcpEngine::Finish(Findings* findings) {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "predictor/common/access_history.h"
+#include "predictor/common/clock_snapshot.h"
+#include "predictor/common/release_times.h"
 #include "predictor/common/flat_map.h"
 #include "predictor/common/held_locks.h"
 #include "predictor/common/race_collector.h"
@@ -48,70 +50,7 @@ class WcpEngine : public Engine {
     ClockValue released = 0;  // N_t at the release: the test reads this, not the clock's storage
     VectorClock release;
   };
-  // L^r_{l,x} and L^w_{l,x}, kept per releasing thread so that a thread joins only
-  // other threads' releases (conflicts are between threads; RAPID does the same).
-  // The join of one thread's releases is the HB time of its latest release, and
-  // every clock P_t receives is closed under HB (knowing an event's local time
-  // means knowing its whole HB time), so P_t(tid) >= latest skips the join.
-  // A release's H_t, shared by every location that release publishes (one copy
-  // per release, not per location). Single-threaded reference count:
-  // std::shared_ptr's atomic one costs more than the rest of a publication.
-  // Unused snapshots go back to their pool (which outlives every reference) and
-  // are reused, clock storage included: no allocation per release.
-  struct Snapshot {
-    uint32_t refs = 0;
-    VectorClock clock;
-    std::vector<std::unique_ptr<Snapshot>>* pool = nullptr;
-  };
-  class SnapshotRef {
-   public:
-    SnapshotRef() = default;
-    explicit SnapshotRef(Snapshot* s) : s_(s) { ++s_->refs; }
-    SnapshotRef(const SnapshotRef& o) : s_(o.s_) {
-      if (s_) ++s_->refs;
-    }
-    SnapshotRef& operator=(const SnapshotRef& o) {
-      if (o.s_) ++o.s_->refs;
-      Drop();
-      s_ = o.s_;
-      return *this;
-    }
-    ~SnapshotRef() { Drop(); }
-    const VectorClock& operator*() const { return s_->clock; }
-    explicit operator bool() const { return s_ != nullptr; }
-
-   private:
-    void Drop() {
-      if (s_ && --s_->refs == 0) s_->pool->emplace_back(s_);
-    }
-    Snapshot* s_ = nullptr;
-  };
-  struct PerThreadClock {
-    uint32_t tid = 0;
-    ClockValue latest = 0;  // clock(tid): local time of the latest release joined
-    SnapshotRef clock;      // empty: none
-  };
-  // Write-mode sections of one lock are HB-ordered (each acquire joins the last
-  // release), so the join of every other thread's release is the latest release
-  // by a thread other than the accessing one: the latest of all, or for that
-  // release's own thread the latest by anyone else. Two entries instead of one
-  // per thread keep rule (a) constant-time however many threads take the lock.
-  struct LatestReleases {
-    PerThreadClock last, before;  // before.tid != last.tid
-    void Publish(const PerThreadClock& c) {
-      if (c.tid != last.tid && last.clock) before = last;
-      last = c;
-    }
-    const PerThreadClock* OtherThan(uint32_t tid) const {
-      const PerThreadClock& c = last.tid != tid ? last : before;
-      return c.clock ? &c : nullptr;
-    }
-  };
-  struct ReleaseTimes {
-    LatestReleases reads, writes;                              // write-mode sections
-    std::vector<PerThreadClock> shared_reads, shared_writes;   // read-mode sections: not ordered
-    uint64_t read_mark = 0, write_mark = 0;  // last section that listed x (dedup)
-  };
+  // L^r_{l,x} and L^w_{l,x}: ReleaseTimes (release_times.h).
   struct LockState {
     VectorClock h, p;            // H_l, P_l: last write-mode release
     VectorClock h_read, p_read;  // joins of read-mode releases (rwlocks)
@@ -147,11 +86,10 @@ class WcpEngine : public Engine {
   }
   void AddThreads(uint32_t up_to);
   void Apply(uint32_t tid, const LoweredOp& op);
-  [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op);  // inlined: runs per access
+  // An access, or (`freed`) a free: a write of the whole block (sync_ops.h).
+  [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op, bool freed = false);  // runs per access
   [[gnu::always_inline]] inline void RuleA(uint32_t tid, uint64_t var, bool write);
   uint64_t VarOf(Cell& c);
-  // A free: a write of the whole block (sync_ops.h).
-  void Free(uint32_t tid, const LoweredOp& op);
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
   void Tick(uint32_t tid);
@@ -163,7 +101,7 @@ class WcpEngine : public Engine {
 
   const bool rapid_compatible_;
   std::vector<ThreadState> threads_;
-  std::vector<std::unique_ptr<Snapshot>> snapshot_pool_;  // declared before locks_: outlives their references
+  ClockSnapshotPool snapshot_pool_;  // declared before locks_: outlives their references
   FlatMap64<LockState> locks_;
   FlatMap64<VectorClock> signals_;
   EventLowering lowering_;
