@@ -5,6 +5,7 @@
 // effect (a load's number follows the number of the store it read from).
 #include <sched.h>
 
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
 
 namespace seer::rt {
@@ -124,7 +125,11 @@ SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const 
 // when not recording or when the record is dropped (counted as lost).
 SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind) {
   ThreadState* ts = CurrentThread();
-  if (ts == nullptr || !Reserve(ts, LongWords(/*aux: the size, never 0*/ 1, 0), K(kind))) return nullptr;
+  if (ts == nullptr) {
+    if (FuzzOn()) FuzzYield();  // an atomic is a scheduling point: a spin loop lets the others run
+    return nullptr;
+  }
+  if (!Reserve(ts, LongWords(/*aux: the size, never 0*/ 1, 0), K(kind))) return nullptr;
   return ts;
 }
 
