@@ -31,6 +31,12 @@ namespace {
 constexpr int kMaxSlots = 1024;
 constexpr int kStackDepth = 64;
 constexpr int kMaxReports = 4;  // races written per run: the first is the proof, a few more say how often
+// A postponed thread is released after this many scheduling points of the
+// others: a thread that spins (an atomic flag, a sleep loop) is always
+// runnable, so RaceFuzzer's rule alone (release when every other thread is
+// postponed or blocked) would postpone forever a thread it waits for. Counted
+// in scheduling points, not time, so that a seed still fixes the schedule.
+constexpr uint64_t kMaxPostponedSteps = 48;
 
 enum class State : uint8_t {
   kFree,       // no thread
@@ -59,6 +65,7 @@ struct Slot {
   pthread_t handle = 0;
   int os_tid = 0;
   Access pending = {};  // the access a postponed thread is about to make
+  uint64_t postponed_at = 0;  // g_steps when it was postponed
   ShadowStack* stack = nullptr;
 };
 
@@ -69,6 +76,7 @@ uint64_t g_rng = 0;
 uint64_t g_bias = 0;  // the executable's load bias: run-time pc = offset + bias
 int g_out_fd = -1;
 int g_reports = 0;
+uint64_t g_steps = 0;  // scheduling points passed, by every thread
 std::atomic<bool> g_lock{false};
 
 __thread int tls_slot = -1;
@@ -111,6 +119,10 @@ void EnableWaitersLocked() {
 int PickLocked() {
   int candidates[kMaxSlots];
   int n = 0;
+  ++g_steps;
+  for (int i = 0; i < g_slot_count; ++i)
+    if (g_slots[i].state == State::kPostponed && g_steps - g_slots[i].postponed_at > kMaxPostponedSteps)
+      g_slots[i].state = State::kRunnable;
   for (int i = 0; i < g_slot_count; ++i)
     if (g_slots[i].state == State::kRunnable) candidates[n++] = i;
   if (n == 0) {
@@ -347,6 +359,7 @@ void FuzzAtTarget(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
     // No race yet (or the others go first): wait at this statement.
     g_slots[me].state = State::kPostponed;
     g_slots[me].pending = mine;
+    g_slots[me].postponed_at = g_steps;
     wait = PassLocked(me, PickLocked());
   }
   if (wait) WaitForToken(me, false);
