@@ -6,6 +6,7 @@
 // ends or prints differently from an unscheduled run shows it harmful.
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <fstream>
@@ -54,6 +55,7 @@ struct Statement {
 struct FuzzPair {
   uint64_t id = 0;
   Statement a, b;
+  std::string not_directed;  // why the scheduler cannot direct this pair ("" when it can)
   std::vector<std::string> engines;
   std::vector<json*> entries;
 };
@@ -90,17 +92,17 @@ std::string SiteOf(const json& event) {
   return site;
 }
 
-Status StatementOf(const json& event, const std::string& exe, Statement* out) {
+// A statement outside the executable is no error: its pair is listed as not directed.
+Status StatementOf(const json& event, const std::string& exe, Statement* out, std::string* not_directed) {
   const json& stack = event.value("stack", json::array());
   if (!stack.is_array() || stack.empty() || !stack[0].value("module", json()).is_string())
     return Status::InvalidArgument(
         "a race pair has no symbolised stack: analyse a trace with a module map, without --no-symbolize");
   const std::string module = stack[0]["module"].get<std::string>();
-  if (RealPath(module) != exe)
-    return Status::NotSupported(fmt::format(
-        "a race pair is in {}: seer fuzz directs only statements of the program it runs ({})", module, exe));
   out->offset = stack[0].value("offset", uint64_t{0});
   out->site = SiteOf(event);
+  if (RealPath(module) != exe && not_directed->empty())
+    *not_directed = fmt::format("a statement is in {}: only the executable's statements are directed", module);
   if (out->site.empty()) out->site = fmt::format("{:#x}", out->offset);
   return Status::Ok();
 }
@@ -116,10 +118,14 @@ Status CollectPairs(json* report, const std::string& exe, std::vector<FuzzPair>*
       if (!p.contains("first") || !p.contains("second"))
         return Status::InvalidArgument("a race pair without \"first\" and \"second\"");
       FuzzPair pair;
-      Status s = StatementOf(p["first"], exe, &pair.a);
-      if (s.ok()) s = StatementOf(p["second"], exe, &pair.b);
+      Status s = StatementOf(p["first"], exe, &pair.a, &pair.not_directed);
+      if (s.ok()) s = StatementOf(p["second"], exe, &pair.b, &pair.not_directed);
       if (!s.ok()) return s;
-      const auto key = std::minmax(pair.a.offset, pair.b.offset);
+      // Statements are told apart by their offsets; pairs with a statement in
+      // another module (another module's offsets) apart from the executable's.
+      const uint64_t tag = pair.not_directed.empty() ? 0 : 1ull << 63;
+      const std::pair<uint64_t, uint64_t> key(std::min(pair.a.offset, pair.b.offset) | tag,
+                                              std::max(pair.a.offset, pair.b.offset) | tag);
       auto it = seen.find(key);
       if (it == seen.end()) {
         it = seen.emplace(key, out->size()).first;
@@ -224,7 +230,8 @@ json OutcomeJson(const FuzzPair& p, const PairOutcome& r) {
             {"confirmed", r.confirmed ? json("fuzz") : json(nullptr)},
             {"seed", r.confirmed ? json(r.seed) : json(nullptr)},
             {"harmful", r.harmful},
-            {"harm", r.harm.empty() ? json(nullptr) : json(r.harm)}};
+            {"harm", r.harm.empty() ? json(nullptr) : json(r.harm)},
+            {"not_directed", p.not_directed.empty() ? json(nullptr) : json(p.not_directed)}};
   if (r.confirmed) {
     json race = json::object();
     for (const auto& [k, v] : r.race.fields) race[k] = v;
@@ -238,6 +245,7 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
   std::string engines;
   for (const std::string& e : p.engines) engines += (engines.empty() ? "" : ", ") + e;
   std::string text = fmt::format("pair {}: {}  <->  {}  [{}]\n", p.id, p.a.site, p.b.site, engines);
+  if (!p.not_directed.empty()) return text + "  not fuzzed: " + p.not_directed + "\n";
   if (!r.confirmed) return text + fmt::format("  not confirmed in {} run(s) (seeds {}..{})\n", r.runs, o.seed, o.seed + r.runs - 1);
   text += fmt::format("  confirmed: fuzz (seed {}, in run {}){}\n", r.seed, r.seed - o.seed + 1,
                       r.harmful ? ", HARMFUL: " + r.harm : ", not shown harmful");
@@ -285,7 +293,7 @@ int RunFuzz(const FuzzCommandOptions& o) {
   for (const FuzzPair& p : pairs) {
     if (o.pair != 0 && p.id != o.pair) continue;
     PairOutcome r;
-    s = FuzzPairRuns(o, p, reference, out_path, &r);
+    if (p.not_directed.empty()) s = FuzzPairRuns(o, p, reference, out_path, &r);
     if (!s.ok()) break;
     confirmed += r.confirmed;
     harmful += r.harmful;

@@ -83,11 +83,14 @@ __thread int tls_slot = -1;
 __thread bool tls_unscheduled = false;  // past its end, or no slot left: runs unscheduled
 __thread ShadowStack tls_stack;
 
+// sched_yield without the interposer (interpose_sleep.cc), which is a scheduling point.
+void Relax() { syscall(SYS_sched_yield); }
+
 class Guard {
  public:
   Guard() {
     while (g_lock.exchange(true, std::memory_order_acquire))
-      while (g_lock.load(std::memory_order_relaxed)) sched_yield();
+      while (g_lock.load(std::memory_order_relaxed)) Relax();
   }
   ~Guard() { g_lock.store(false, std::memory_order_release); }
 };
@@ -378,12 +381,25 @@ void FuzzYield() {
   if (wait) WaitForToken(me, false);
 }
 
+bool FuzzSleep() {
+  const int me = Me();
+  if (me < 0) return true;
+  bool others = false;
+  {
+    Guard g;
+    for (int i = 0; i < g_slot_count && !others; ++i)
+      others = i != me && (g_slots[i].state == State::kRunnable || g_slots[i].state == State::kPostponed);
+  }
+  FuzzYield();
+  return !others;
+}
+
 int FuzzAcquire(int (*try_fn)(void*), void* object, int busy) {
   const int me = Me();
   if (me < 0) {
     // Unscheduled: a plain blocking loop.
     int rc;
-    while ((rc = try_fn(object)) == busy) sched_yield();
+    while ((rc = try_fn(object)) == busy) Relax();
     return rc;
   }
   // A scheduling point before the acquire: another thread may take the lock first.
@@ -407,7 +423,7 @@ int FuzzSemWait(int (*try_fn)(void*), void* sem) {
     if (try_fn(sem) == 0) return 0;
     if (errno != EAGAIN) return -1;
     if (me < 0) {
-      sched_yield();
+      Relax();
       continue;
     }
     {

@@ -53,6 +53,14 @@ void FuzzFunction(bool entry, uint64_t call_pc);
 // Called after every operation that may let another thread proceed.
 void FuzzYield();
 
+// A sleep: a scheduling point that takes no time while another thread can run
+// (runnable or postponed): under the scheduler only one thread runs, so a sleep
+// holding the token would only delay the others, and the time a program sleeps
+// to let another thread act passes as that thread's turn. Returns whether the
+// caller should still sleep (no other thread can run: it waits for something
+// outside the scheduler, or for time itself).
+bool FuzzSleep();
+
 // A blocking acquire done as repeated tries under the token, so that whether it
 // succeeds depends only on the schedule: `try_fn` returns 0 on success; `busy`
 // is its "would block" result. A thread whose try fails waits, disabled, until
