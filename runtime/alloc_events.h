@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
 
 namespace seer::rt {
@@ -19,6 +20,8 @@ SEER_RT_INLINE void RecordFree(const void* p, uint64_t size, uint64_t pc) {
   if (p == nullptr) return;
   if (ThreadState* ts = CurrentThread())
     PutOrdered(ts, EventKind::kFree, 0, reinterpret_cast<uint64_t>(p), size, pc);
+  else  // a free writes the whole block, for seer fuzz as for the engines
+    FuzzAccess(reinterpret_cast<uint64_t>(p), size, /*write=*/true, pc);
 }
 
 }  // namespace seer::rt

@@ -5,6 +5,7 @@
 // effect (a load's number follows the number of the store it read from).
 #include <sched.h>
 
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
 
 namespace seer::rt {
@@ -122,15 +123,23 @@ SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const 
 
 // The thread to record an atomic in, with room reserved for its record; null
 // when not recording or when the record is dropped (counted as lost).
-SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind) {
+SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind, const volatile void* a, uint64_t size, uint64_t pc) {
   ThreadState* ts = CurrentThread();
-  if (ts == nullptr || !Reserve(ts, LongWords(/*aux: the size, never 0*/ 1, 0), K(kind))) return nullptr;
+  if (ts == nullptr) {
+    if (FuzzOn()) {
+      FuzzYield();  // an atomic is a scheduling point: a spin loop lets the others run
+      // ... and may be a statement of the pair (an atomic store racing with a plain read).
+      FuzzAccess(reinterpret_cast<uint64_t>(a), size, kind != EventKind::kAtomicLoad, pc);
+    }
+    return nullptr;
+  }
+  if (!Reserve(ts, LongWords(/*aux: the size, never 0*/ 1, 0), K(kind))) return nullptr;
   return ts;
 }
 
 template <typename T>
 SEER_RT_INLINE T Load(const volatile T* a, int mo, uint64_t pc) {
-  ThreadState* ts = ReserveAtomic(EventKind::kAtomicLoad);
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicLoad, a, sizeof(T), pc);
   if (ts == nullptr) return DoLoad(a);
   T v;
   uint64_t seq;
@@ -145,7 +154,7 @@ SEER_RT_INLINE T Load(const volatile T* a, int mo, uint64_t pc) {
 
 template <typename T>
 SEER_RT_INLINE void Store(volatile T* a, T v, int mo, uint64_t pc) {
-  ThreadState* ts = ReserveAtomic(EventKind::kAtomicStore);
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicStore, a, sizeof(T), pc);
   if (ts == nullptr) {
     DoStore(a, v);
     return;
@@ -161,7 +170,7 @@ SEER_RT_INLINE void Store(volatile T* a, T v, int mo, uint64_t pc) {
 
 template <typename T>
 SEER_RT_INLINE T Rmw(volatile T* a, Op op, T v, int mo, uint64_t pc) {
-  ThreadState* ts = ReserveAtomic(EventKind::kAtomicRmw);
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicRmw, a, sizeof(T), pc);
   if (ts == nullptr) return DoRmw(a, op, v);
   T old;
   uint64_t seq;
@@ -177,7 +186,7 @@ SEER_RT_INLINE T Rmw(volatile T* a, Op op, T v, int mo, uint64_t pc) {
 // A successful exchange is a read-modify-write; a failed one only read.
 template <typename T>
 SEER_RT_INLINE bool Cas(volatile T* a, T* expected, T desired, int mo, int fail_mo, uint64_t pc) {
-  ThreadState* ts = ReserveAtomic(EventKind::kAtomicRmw);
+  ThreadState* ts = ReserveAtomic(EventKind::kAtomicRmw, a, sizeof(T), pc);
   if (ts == nullptr) return DoCas(a, expected, desired);
   bool ok;
   uint64_t seq;

@@ -2,6 +2,7 @@
 // under -fsanitize=thread (plain accesses, ranges, function entry/exit, vptr).
 // Each is a thin shell around one always-inlined fast path, after compiler-rt's
 // tsan_interface.inc. Atomics are in hooks_atomic.cc.
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
 
 namespace seer::rt {
@@ -13,7 +14,10 @@ SEER_RT_INLINE void Access(EventKind kind, const void* addr, uint64_t size, uint
 
 SEER_RT_INLINE void Range(EventKind kind, const void* addr, uint64_t size, uint64_t pc) {
   ThreadState* ts = CurrentThread();
-  if (__builtin_expect(ts == nullptr, 0)) return;
+  if (__builtin_expect(ts == nullptr, 0)) {
+    FuzzAccess(reinterpret_cast<uint64_t>(addr), size, kind == EventKind::kWrite, pc);
+    return;
+  }
   PutRange(ts, kind, reinterpret_cast<uint64_t>(addr), size, pc);
 }
 

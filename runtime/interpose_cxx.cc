@@ -10,6 +10,7 @@
 #include <new>
 
 #include "runtime/alloc_events.h"
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/real_function.h"
 
 extern "C" {
@@ -109,6 +110,8 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 }
 
 extern "C" int __cxa_guard_acquire(int64_t* guard) {
+  // Waits in the kernel while another thread runs the initialisation.
+  if (FuzzOn()) return FuzzBlocking(real_guard_acquire.get(), guard);
   const int rc = real_guard_acquire.get()(guard);
   if (rc == 0) PutGuardEvent(EventKind::kAtomicLoad, kAcquireOrder, guard, SEER_RT_CALLER_PC());
   return rc;
@@ -117,4 +120,5 @@ extern "C" int __cxa_guard_acquire(int64_t* guard) {
 extern "C" void __cxa_guard_release(int64_t* guard) noexcept {
   PutGuardEvent(EventKind::kAtomicStore, kReleaseOrder, guard, SEER_RT_CALLER_PC());
   real_guard_release.get()(guard);
+  if (FuzzOn()) FuzzYield();
 }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/real_function.h"
 #include "runtime/rt_state.h"
 
@@ -38,10 +39,16 @@ RealFunction<char* (*)(const char*, int)> real_strrchr("strrchr");
 RealFunction<void* (*)(const void*, int, size_t)> real_memchr("memchr");
 
 SEER_RT_INLINE void Read(const void* p, size_t n, uint64_t pc) {
-  if (ThreadState* ts = CurrentThread()) PutRange(ts, EventKind::kRead, reinterpret_cast<uint64_t>(p), n, pc);
+  if (ThreadState* ts = CurrentThread())
+    PutRange(ts, EventKind::kRead, reinterpret_cast<uint64_t>(p), n, pc);
+  else
+    FuzzAccess(reinterpret_cast<uint64_t>(p), n, /*write=*/false, pc);
 }
 SEER_RT_INLINE void Write(const void* p, size_t n, uint64_t pc) {
-  if (ThreadState* ts = CurrentThread()) PutRange(ts, EventKind::kWrite, reinterpret_cast<uint64_t>(p), n, pc);
+  if (ThreadState* ts = CurrentThread())
+    PutRange(ts, EventKind::kWrite, reinterpret_cast<uint64_t>(p), n, pc);
+  else
+    FuzzAccess(reinterpret_cast<uint64_t>(p), n, /*write=*/true, pc);
 }
 
 // Bytes a string comparison looked at: up to and including the first difference

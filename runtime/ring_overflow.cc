@@ -5,17 +5,24 @@
 #include <sched.h>
 #include <time.h>
 
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
 
 namespace seer::rt {
 
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  if (ThreadState* ts = CurrentThread()) PutShort(ts, kind, size, object, pc);
+  if (ThreadState* ts = CurrentThread())
+    PutShort(ts, kind, size, object, pc);
+  else if (FuzzOn())
+    FuzzFunction(kind == K(EventKind::kFuncEntry), pc);
 }
 
 void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = CurrentThread();
-  if (ts == nullptr) return;
+  if (ts == nullptr) {
+    FuzzAccess(object, size, kind == K(EventKind::kWrite), pc);
+    return;
+  }
   if (!CompactFits(CompactOffset(pc, ts->last_pc))) {
     PutShort(ts, kind, size, object, pc);
     return;

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/mutex_order.h"
 
 namespace seer::rt {
@@ -309,6 +310,7 @@ void Initialize() {
     }
   } else {
     CreateAttachPoint();
+    FuzzInitialize();  // seer fuzz: never while recording
   }
   if (launched || attach_fd >= 0) {
     // Read now even if no recorder ever attaches: at attach time the first hook

@@ -1,0 +1,352 @@
+// `seer fuzz`: RaceFuzzer's confirmation of predicted races (Sen, PLDI 2008).
+// Each predicted pair of statements is given to the runtime's race-directed
+// scheduler (runtime/fuzz_scheduler.h) in runs of the program with seeds S,
+// S+1, ...: a run in which two threads reach the two statements on the same
+// bytes at once, one of them writing, proves the race real; a run that then
+// ends or prints differently from an unscheduled run shows it harmful.
+#include <unistd.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/analysis_steps.h"
+#include "cli/commands.h"
+#include "cli/output.h"
+#include "cli/program_run.h"
+#include "daemon/recorder.h"
+#include "predictor/analyze.h"
+#include "predictor/report/report.h"
+
+namespace seer::cli {
+namespace {
+
+using nlohmann::json;
+
+struct FuzzCommandOptions {
+  std::string input;  // REPORT.json or TRACE.seer
+  std::string pairs;  // --pairs REPORT.json
+  uint64_t runs = 100;
+  uint64_t seed = 1;
+  bool seed_given = false;
+  bool runs_given = false;
+  uint64_t pair = 0;  // 0: every pair
+  double timeout_s = 10;
+  bool find_harmful = false;
+  std::string format = "text";
+  std::string output;
+  std::vector<std::string> command;
+};
+
+// One statement of a pair: where the hooks see it, as an offset in the executable.
+struct Statement {
+  uint64_t offset = 0;
+  std::string site;  // "function file:line" when symbolised
+};
+
+// A distinct pair of statements, with the report entries that name it.
+struct FuzzPair {
+  uint64_t id = 0;
+  Statement a, b;
+  std::string not_directed;  // why the scheduler cannot direct this pair ("" when it can)
+  std::vector<std::string> engines;
+  std::vector<json*> entries;
+};
+
+// What the runtime wrote for a confirmed race (fuzz_scheduler.cc, ReportLocked).
+struct RaceSeen {
+  std::map<std::string, std::string> fields;
+};
+
+struct PairOutcome {
+  uint64_t runs = 0;        // runs made
+  bool confirmed = false;
+  uint64_t seed = 0;        // of the first confirming run (or the harmful one)
+  bool harmful = false;
+  std::string harm;         // how the harmful run differed
+  RaceSeen race;
+  std::string end;          // how the reported run ended
+};
+
+std::string RealPath(const std::string& path) {
+  char buf[PATH_MAX];
+  return realpath(path.c_str(), buf) != nullptr ? std::string(buf) : path;
+}
+
+std::string SiteOf(const json& event) {
+  std::string site;
+  if (event.value("function", json()).is_string()) site = event["function"].get<std::string>();
+  if (event.value("file", json()).is_string()) {
+    std::string file = event["file"].get<std::string>();
+    if (size_t slash = file.rfind('/'); slash != std::string::npos) file = file.substr(slash + 1);
+    site += (site.empty() ? "" : " ") + file;
+    if (event.value("line", json()).is_number()) site += fmt::format(":{}", event["line"].get<uint64_t>());
+  }
+  return site;
+}
+
+// A statement outside the executable is no error: its pair is listed as not directed.
+Status StatementOf(const json& event, const std::string& exe, Statement* out, std::string* not_directed) {
+  const json& stack = event.value("stack", json::array());
+  if (!stack.is_array() || stack.empty() || !stack[0].value("module", json()).is_string())
+    return Status::InvalidArgument(
+        "a race pair has no symbolised stack: analyse a trace with a module map, without --no-symbolize");
+  const std::string module = stack[0]["module"].get<std::string>();
+  out->offset = stack[0].value("offset", uint64_t{0});
+  out->site = SiteOf(event);
+  if (RealPath(module) != exe && not_directed->empty())
+    *not_directed = fmt::format("a statement is in {}: only the executable's statements are directed", module);
+  if (out->site.empty()) out->site = fmt::format("{:#x}", out->offset);
+  return Status::Ok();
+}
+
+// Distinct pairs of statements over every engine, numbered from 1 in report order.
+Status CollectPairs(json* report, const std::string& exe, std::vector<FuzzPair>* out) {
+  if (!report->is_object() || !report->contains("races") || !(*report)["races"].is_object())
+    return Status::InvalidArgument("not a seer JSON report (no \"races\" object): use seer analyze --format json");
+  std::map<std::pair<uint64_t, uint64_t>, size_t> seen;
+  for (auto& [engine, result] : (*report)["races"].items()) {
+    if (!result.contains("pairs")) continue;
+    for (json& p : result["pairs"]) {
+      if (!p.contains("first") || !p.contains("second"))
+        return Status::InvalidArgument("a race pair without \"first\" and \"second\"");
+      FuzzPair pair;
+      Status s = StatementOf(p["first"], exe, &pair.a, &pair.not_directed);
+      if (s.ok()) s = StatementOf(p["second"], exe, &pair.b, &pair.not_directed);
+      if (!s.ok()) return s;
+      // Statements are told apart by their offsets; pairs with a statement in
+      // another module (another module's offsets) apart from the executable's.
+      const uint64_t tag = pair.not_directed.empty() ? 0 : 1ull << 63;
+      const std::pair<uint64_t, uint64_t> key(std::min(pair.a.offset, pair.b.offset) | tag,
+                                              std::max(pair.a.offset, pair.b.offset) | tag);
+      auto it = seen.find(key);
+      if (it == seen.end()) {
+        it = seen.emplace(key, out->size()).first;
+        pair.id = out->size() + 1;
+        out->push_back(pair);
+      }
+      FuzzPair& known = (*out)[it->second];
+      known.engines.push_back(engine);
+      known.entries.push_back(&p);
+    }
+  }
+  return Status::Ok();
+}
+
+Status LoadReport(const FuzzCommandOptions& o, json* report) {
+  const std::string& path = o.pairs.empty() ? o.input : o.pairs;
+  if (path.empty()) return Status::InvalidArgument("give the predicted pairs: --pairs REPORT.json or TRACE.seer");
+  std::ifstream in(path);
+  if (!in) return Status::NotFound(fmt::format("cannot open {}", path));
+  const bool is_json = !o.pairs.empty() || (path.size() > 5 && path.compare(path.size() - 5, 5, ".json") == 0);
+  if (is_json) {
+    *report = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (report->is_discarded()) return Status::InvalidArgument(fmt::format("{}: not valid JSON", path));
+    return Status::Ok();
+  }
+  // A trace: the default analyses, as `seer analyze --format json` reports them.
+  std::vector<const EngineSpec*> specs;
+  Status s = SelectEngines("", &specs);
+  if (!s.ok()) return s;
+  std::vector<std::string> names;
+  for (const EngineSpec* spec : specs) names.push_back(spec->name);
+  AnalyzedTrace analyzed;
+  s = AnalyzeAndSymbolize(path, specs, {AnalysisOptions(), true, {}}, &analyzed);
+  if (!s.ok()) return s;
+  *report = json::parse(JsonReport(*analyzed.run.reader, analyzed.run.findings, names, analyzed.details_or_null()));
+  return Status::Ok();
+}
+
+RaceSeen ParseRaceLine(const std::string& line) {
+  RaceSeen r;
+  std::istringstream words(line);
+  std::string word;
+  while (words >> word)
+    if (size_t eq = word.find('='); eq != std::string::npos) r.fields[word.substr(0, eq)] = word.substr(eq + 1);
+  return r;
+}
+
+// One scheduled run; `race` is set when the runtime confirmed the race.
+Status FuzzRun(const FuzzCommandOptions& o, const FuzzPair& p, uint64_t seed, const std::string& out_path,
+               ProgramResult* result, bool* confirmed, RaceSeen* race) {
+  unlink(out_path.c_str());
+  const std::string spec = fmt::format("{},{:x},{:x}", seed, p.a.offset, p.b.offset);
+  Status s = RunProgram(o.command, {{"SEER_FUZZ", spec}, {"SEER_FUZZ_OUT", out_path}}, o.timeout_s, result);
+  if (!s.ok()) return s;
+  std::ifstream in(out_path);
+  std::string line;
+  *confirmed = static_cast<bool>(std::getline(in, line)) && line.rfind("race ", 0) == 0;
+  if (*confirmed) *race = ParseRaceLine(line);
+  return Status::Ok();
+}
+
+// How a run differs from the unscheduled one; "" when it does not.
+std::string Harm(const ProgramResult& reference, const ProgramResult& run) {
+  if (run.timed_out) return "it hung (timed out)";
+  if (run.signal != 0) return fmt::format("it crashed ({})", DescribeEnd(run));
+  if (run.exit_code != reference.exit_code)
+    return fmt::format("it exited differently ({} instead of {})", DescribeEnd(run), DescribeEnd(reference));
+  if (run.out != reference.out) return "its output differs from the unscheduled run's";
+  return std::string();
+}
+
+Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const ProgramResult& reference,
+                    const std::string& out_path, PairOutcome* outcome) {
+  const uint64_t runs = o.seed_given && !o.runs_given ? 1 : o.runs;
+  for (uint64_t i = 0; i < runs; ++i) {
+    const uint64_t seed = o.seed + i;
+    ProgramResult result;
+    bool confirmed = false;
+    RaceSeen race;
+    Status s = FuzzRun(o, p, seed, out_path, &result, &confirmed, &race);
+    if (!s.ok()) return s;
+    outcome->runs = i + 1;
+    if (!confirmed) continue;
+    const std::string harm = Harm(reference, result);
+    if (!outcome->confirmed || !harm.empty()) {
+      outcome->confirmed = true;
+      outcome->seed = seed;
+      outcome->race = race;
+      outcome->end = DescribeEnd(result);
+      outcome->harmful = !harm.empty();
+      outcome->harm = harm;
+    }
+    if (!o.find_harmful || outcome->harmful) break;
+  }
+  return Status::Ok();
+}
+
+json OutcomeJson(const FuzzPair& p, const PairOutcome& r) {
+  json j = {{"pair", p.id},
+            {"statements", {{{"site", p.a.site}, {"offset", p.a.offset}}, {{"site", p.b.site}, {"offset", p.b.offset}}}},
+            {"runs", r.runs},
+            {"confirmed", r.confirmed ? json("fuzz") : json(nullptr)},
+            {"seed", r.confirmed ? json(r.seed) : json(nullptr)},
+            {"harmful", r.harmful},
+            {"harm", r.harm.empty() ? json(nullptr) : json(r.harm)},
+            {"not_directed", p.not_directed.empty() ? json(nullptr) : json(p.not_directed)}};
+  if (r.confirmed) {
+    json race = json::object();
+    for (const auto& [k, v] : r.race.fields) race[k] = v;
+    j["race"] = race;
+    j["run_end"] = r.end;
+  }
+  return j;
+}
+
+std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r) {
+  std::string engines;
+  for (const std::string& e : p.engines) engines += (engines.empty() ? "" : ", ") + e;
+  std::string text = fmt::format("pair {}: {}  <->  {}  [{}]\n", p.id, p.a.site, p.b.site, engines);
+  if (!p.not_directed.empty()) return text + "  not fuzzed: " + p.not_directed + "\n";
+  if (!r.confirmed) return text + fmt::format("  not confirmed in {} run(s) (seeds {}..{})\n", r.runs, o.seed, o.seed + r.runs - 1);
+  text += fmt::format("  confirmed: fuzz (seed {}, in run {}){}\n", r.seed, r.seed - o.seed + 1,
+                      r.harmful ? ", HARMFUL: " + r.harm : ", not shown harmful");
+  const auto field = [&](const char* k) {
+    auto it = r.race.fields.find(k);
+    return it == r.race.fields.end() ? std::string("?") : it->second;
+  };
+  text += fmt::format("  race on 0x{}: {} went first; run ended with {}\n", field("addr"),
+                      field("first") == "a" ? "the postponed access" : "the arriving access", r.end);
+  text += fmt::format("    postponed: thread {} {} {} bytes, stack (offsets) {}\n", field("a_tid"),
+                      field("a_write") == "1" ? "writes" : "reads", field("a_size"), field("a_stack"));
+  text += fmt::format("    arriving:  thread {} {} {} bytes, stack (offsets) {}\n", field("b_tid"),
+                      field("b_write") == "1" ? "writes" : "reads", field("b_size"), field("b_stack"));
+  text += fmt::format("  replay: seer fuzz --pairs REPORT.json --pair {} --seed {} -- {}\n", p.id, r.seed, o.command[0]);
+  return text;
+}
+
+int RunFuzz(const FuzzCommandOptions& o) {
+  if (o.command.empty()) return Fail(Status::InvalidArgument("no program: seer fuzz [options] -- ./prog args"));
+  const std::string exe = RealPath(o.command[0]);
+  if (access(exe.c_str(), X_OK) != 0)
+    return Fail(Status::NotFound(fmt::format("{}: not an executable file", o.command[0])));
+  if (!daemon::CarriesRuntime(exe))
+    return Fail(Status::InvalidArgument(
+        fmt::format("{} does not carry seer's runtime: build it with seer-cc or seer-c++", o.command[0])));
+  json report;
+  Status s = LoadReport(o, &report);
+  if (!s.ok()) return Fail(s);
+  std::vector<FuzzPair> pairs;
+  s = CollectPairs(&report, exe, &pairs);
+  if (!s.ok()) return Fail(s);
+  if (o.pair > pairs.size())
+    return Fail(Status::InvalidArgument(fmt::format("--pair {}: the report has {} pair(s)", o.pair, pairs.size())));
+
+  ProgramResult reference;
+  s = RunProgram(o.command, {{"SEER_FUZZ", ""}}, o.timeout_s, &reference);
+  if (!s.ok()) return Fail(s);
+  char dir_template[] = "/tmp/seer-fuzz-XXXXXX";
+  if (mkdtemp(dir_template) == nullptr) return Fail(Status::IOError("cannot create a temporary folder"));
+  const std::string out_path = std::string(dir_template) + "/races";
+
+  std::string text = fmt::format("seer fuzz: {} pair(s); unscheduled run: {}\n", pairs.size(), DescribeEnd(reference));
+  json outcomes = json::array();
+  uint64_t confirmed = 0, harmful = 0;
+  for (const FuzzPair& p : pairs) {
+    if (o.pair != 0 && p.id != o.pair) continue;
+    PairOutcome r;
+    if (p.not_directed.empty()) s = FuzzPairRuns(o, p, reference, out_path, &r);
+    if (!s.ok()) break;
+    confirmed += r.confirmed;
+    harmful += r.harmful;
+    text += OutcomeText(o, p, r);
+    json j = OutcomeJson(p, r);
+    for (json* entry : p.entries) (*entry)["fuzz"] = j;
+    outcomes.push_back(j);
+  }
+  unlink(out_path.c_str());
+  rmdir(dir_template);
+  if (!s.ok()) return Fail(s);
+  text += fmt::format("{} confirmed, {} harmful, of {} pair(s) fuzzed\n", confirmed, harmful, outcomes.size());
+  report["fuzz"] = {{"program", o.command},
+                    {"reference", {{"end", DescribeEnd(reference)}}},
+                    {"base_seed", o.seed},
+                    {"pairs", outcomes}};
+  s = WriteOutput(o.output, o.format == "json" ? report.dump(2) + "\n" : text);
+  if (!s.ok()) return Fail(s);
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterFuzz(CLI::App& app, Runner& runner) {
+  auto o = std::make_shared<FuzzCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "fuzz", "Confirm predicted races by making them happen (RaceFuzzer's race-directed scheduling)");
+  cmd->add_option("--pairs", o->pairs, "the JSON report whose race pairs to confirm");
+  cmd->add_option("--runs", o->runs, "scheduled runs per pair at most (default 100; 1 with --seed)")
+      ->check(CLI::PositiveNumber)
+      ->each([o](const std::string&) { o->runs_given = true; });
+  cmd->add_option("--seed", o->seed, "first seed (runs use seed, seed+1, ...): replays a reported run")
+      ->each([o](const std::string&) { o->seed_given = true; });
+  cmd->add_option("--pair", o->pair, "fuzz only this pair (numbered from 1 as seer fuzz lists them)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--timeout", o->timeout_s, "seconds before a run counts as hung")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_flag("--find-harmful", o->find_harmful,
+                "after a confirming run, go on (up to --runs) until one ends or prints differently");
+  cmd->add_option("--format", o->format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "file to write the result to (default: stdout)");
+  cmd->add_option("input", o->input, "REPORT.json (seer analyze --format json) or TRACE.seer, unless --pairs");
+  cmd->add_option("command", o->command, "-- program and arguments (built with seer-cc / seer-c++)");
+  cmd->callback([o, &runner] {
+    // CLI11 fills the positionals in order: with --pairs, the first word after
+    // "--" lands in `input` and is the program.
+    if (!o->pairs.empty() && !o->input.empty()) {
+      o->command.insert(o->command.begin(), o->input);
+      o->input.clear();
+    }
+    runner.run = [o] { return RunFuzz(*o); };
+  });
+}
+
+}  // namespace seer::cli

@@ -1,0 +1,523 @@
+// RaceFuzzer's scheduler (fuzz_scheduler.h). All scheduling state is guarded by
+// one spinlock and changes only at scheduling points; every decision draws from
+// one seeded PRNG while the deciding thread holds the token, so a seed
+// determines the schedule as long as the program's threads meet only at the
+// points the scheduler models (docs/runtime.md says where that ends).
+#include "runtime/fuzz_scheduler.h"
+
+#include <fcntl.h>
+#include <link.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+extern "C" void* __libc_malloc(size_t);
+extern "C" void __libc_free(void*);
+
+namespace seer::rt {
+
+FuzzConfig g_fuzz;
+
+namespace {
+
+constexpr int kMaxSlots = 1024;
+constexpr int kStackDepth = 64;
+constexpr int kMaxReports = 4;  // races written per run: the first is the proof, a few more say how often
+// A postponed thread is released after this many scheduling points of the
+// others: a thread that spins (an atomic flag, a sleep loop) is always
+// runnable, so RaceFuzzer's rule alone (release when every other thread is
+// postponed or blocked) would postpone forever a thread it waits for. Counted
+// in scheduling points, not time, so that a seed still fixes the schedule.
+constexpr uint64_t kMaxPostponedSteps = 48;
+
+enum class State : uint8_t {
+  kFree,       // no thread
+  kRunnable,   // waits for the token, may be picked
+  kRunning,    // holds the token
+  kPostponed,  // reached a statement of the pair; waits for the other one
+  kWaiting,    // a blocking acquire or join failed; retries after another thread's scheduling point
+  kBlocked,    // in a kernel call the scheduler does not model
+  kDone,       // start routine returned
+};
+
+// The shadow stack of call sites, kept by the function entry/exit hooks.
+struct ShadowStack {
+  int depth;
+  uint64_t pcs[kStackDepth];
+};
+
+struct Access {
+  uint64_t addr, size, pc;
+  bool write;
+};
+
+struct Slot {
+  std::atomic<uint32_t> go{0};  // futex word: 1 once the token is handed to this thread
+  State state = State::kFree;
+  pthread_t handle = 0;
+  int os_tid = 0;
+  Access pending = {};  // the access a postponed thread is about to make
+  uint64_t postponed_at = 0;  // g_steps when it was postponed
+  ShadowStack* stack = nullptr;
+};
+
+Slot g_slots[kMaxSlots];
+int g_slot_count = 0;
+int g_holder = -1;
+uint64_t g_rng = 0;
+uint64_t g_bias = 0;  // the executable's load bias: run-time pc = offset + bias
+int g_out_fd = -1;
+int g_reports = 0;
+uint64_t g_steps = 0;  // scheduling points passed, by every thread
+std::atomic<bool> g_lock{false};
+
+__thread int tls_slot = -1;
+__thread bool tls_unscheduled = false;  // past its end, or no slot left: runs unscheduled
+__thread ShadowStack tls_stack;
+
+// sched_yield without the interposer (interpose_sleep.cc), which is a scheduling point.
+void Relax() { syscall(SYS_sched_yield); }
+
+class Guard {
+ public:
+  Guard() {
+    while (g_lock.exchange(true, std::memory_order_acquire))
+      while (g_lock.load(std::memory_order_relaxed)) Relax();
+  }
+  ~Guard() { g_lock.store(false, std::memory_order_release); }
+};
+
+// splitmix64: small, and its stream depends on the seed only.
+uint64_t Draw() {
+  uint64_t z = (g_rng += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void FutexWait(std::atomic<uint32_t>* word, const timespec* timeout) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, 0, timeout, nullptr, 0);
+}
+void FutexWake(std::atomic<uint32_t>* word) {
+  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+// Under the lock. Threads disabled by a failed acquire get another try.
+void EnableWaitersLocked() {
+  for (int i = 0; i < g_slot_count; ++i)
+    if (g_slots[i].state == State::kWaiting) g_slots[i].state = State::kRunnable;
+}
+
+// Under the lock: the next holder, drawn among the runnable threads; when there
+// is none, a postponed thread drawn at random is released (RaceFuzzer's way out
+// of its own deadlock); -1 when every thread is blocked, waiting or done.
+int PickLocked() {
+  int candidates[kMaxSlots];
+  int n = 0;
+  ++g_steps;
+  for (int i = 0; i < g_slot_count; ++i)
+    if (g_slots[i].state == State::kPostponed && g_steps - g_slots[i].postponed_at > kMaxPostponedSteps)
+      g_slots[i].state = State::kRunnable;
+  for (int i = 0; i < g_slot_count; ++i)
+    if (g_slots[i].state == State::kRunnable) candidates[n++] = i;
+  if (n == 0) {
+    for (int i = 0; i < g_slot_count; ++i)
+      if (g_slots[i].state == State::kPostponed) candidates[n++] = i;
+  }
+  if (n == 0) return -1;
+  return candidates[Draw() % static_cast<uint64_t>(n)];
+}
+
+// Under the lock: makes `next` the holder (or nobody) and wakes it.
+void HandToLocked(int next) {
+  g_holder = next;
+  if (next < 0) return;
+  g_slots[next].state = State::kRunning;
+  g_slots[next].go.store(1, std::memory_order_release);
+  FutexWake(&g_slots[next].go);
+}
+
+// Blocks until the token is handed to `me`. A thread that waits disabled
+// (`poll`) also takes the token when nobody holds it: every thread left may be
+// blocked in the kernel, on something only this thread's retry can see change.
+void WaitForToken(int me, bool poll) {
+  Slot& s = g_slots[me];
+  const timespec pause = {0, 1000000};
+  while (s.go.load(std::memory_order_acquire) == 0) {
+    FutexWait(&s.go, poll ? &pause : nullptr);
+    if (poll && s.go.load(std::memory_order_acquire) == 0) {
+      Guard g;
+      if (g_holder < 0 && s.state == State::kWaiting) HandToLocked(me);
+    }
+  }
+  s.go.store(0, std::memory_order_relaxed);
+}
+
+// Under the lock: leaves the token with `next`, or keeps it when it is `me`.
+// Returns whether the caller must wait.
+bool PassLocked(int me, int next) {
+  if (next == me) {
+    g_slots[me].state = State::kRunning;
+    return false;
+  }
+  HandToLocked(next);
+  return true;
+}
+
+int NewSlotLocked(State state) {
+  if (g_slot_count >= kMaxSlots) return -1;
+  const int i = g_slot_count++;
+  g_slots[i].state = state;
+  g_slots[i].go.store(0, std::memory_order_relaxed);
+  return i;
+}
+
+// The slot of the calling thread; a thread the scheduler did not start (not
+// created through pthread_create) joins here and waits for its turn. -1: the
+// thread runs unscheduled.
+int Me() {
+  if (tls_unscheduled) return -1;
+  if (__builtin_expect(tls_slot >= 0, 1)) return tls_slot;
+  bool wait = false;
+  {
+    Guard g;
+    const int i = NewSlotLocked(State::kRunnable);
+    if (i < 0) {
+      tls_unscheduled = true;
+      return -1;
+    }
+    tls_slot = i;
+    g_slots[i].stack = &tls_stack;
+    g_slots[i].os_tid = static_cast<int>(syscall(SYS_gettid));
+    if (g_holder < 0) {
+      g_holder = i;
+      g_slots[i].state = State::kRunning;
+    }
+    wait = g_holder != i;
+  }
+  if (wait) WaitForToken(tls_slot, false);
+  return tls_slot;
+}
+
+uint64_t Offset(uint64_t pc) { return pc - g_bias; }
+
+// Appends "k=v1,v2,..." of a stack: the access's own pc first, then its call sites.
+size_t PutStack(char* out, size_t room, const char* key, uint64_t pc, const ShadowStack* st) {
+  size_t n = static_cast<size_t>(snprintf(out, room, " %s=%lx", key, static_cast<unsigned long>(Offset(pc))));
+  if (st == nullptr) return n;
+  for (int i = st->depth; i-- > 0 && n < room;)
+    n += static_cast<size_t>(snprintf(out + n, room - n, ",%lx", static_cast<unsigned long>(Offset(st->pcs[i]))));
+  return n;
+}
+
+// Under the lock: one confirmed race, written at once (the run may crash next).
+// `a`: the postponed access, `b`: the arriving one; `b_first`: the coin's side.
+void ReportLocked(int a_slot, const Access& b, int b_slot, bool b_first) {
+  if (g_out_fd < 0 || g_reports >= kMaxReports) return;
+  ++g_reports;
+  const Slot& sa = g_slots[a_slot];
+  const Access& a = sa.pending;
+  char line[4096];
+  size_t n = static_cast<size_t>(snprintf(
+      line, sizeof line, "race addr=%lx first=%s a_tid=%d a_size=%lu a_write=%d b_tid=%d b_size=%lu b_write=%d",
+      static_cast<unsigned long>(a.addr), b_first ? "b" : "a", sa.os_tid, static_cast<unsigned long>(a.size),
+      a.write ? 1 : 0, g_slots[b_slot].os_tid, static_cast<unsigned long>(b.size), b.write ? 1 : 0));
+  n += PutStack(line + n, sizeof line - n, "a_stack", a.pc, sa.stack);
+  if (n < sizeof line) n += PutStack(line + n, sizeof line - n, "b_stack", b.pc, g_slots[b_slot].stack);
+  if (n >= sizeof line - 1) n = sizeof line - 2;
+  line[n++] = '\n';
+  if (write(g_out_fd, line, n) < 0) {
+    // Nothing to do: the run then simply reports no confirmation.
+  }
+}
+
+bool Overlap(const Access& x, const Access& y) { return x.addr < y.addr + y.size && y.addr < x.addr + x.size; }
+
+// Whether a postponed access at `other` and one at `pc` are the pair's two statements.
+bool OtherStatement(uint64_t pc, uint64_t other) {
+  return (pc == g_fuzz.target[0] && other == g_fuzz.target[1]) ||
+         (pc == g_fuzz.target[1] && other == g_fuzz.target[0]);
+}
+
+int FindExecutable(dl_phdr_info* info, size_t, void* out) {
+  *static_cast<uint64_t*>(out) = info->dlpi_addr;
+  return 1;  // the first object is the executable
+}
+
+void OnForkChild() {
+  // Only the forking thread exists in the child: it keeps the token.
+  for (int i = 0; i < g_slot_count; ++i)
+    if (i != tls_slot) g_slots[i].state = State::kDone;
+  g_holder = tls_slot;
+  g_lock.store(false);
+}
+
+pthread_key_t g_end_key;
+
+void EndThread() {
+  if (tls_slot < 0 || tls_unscheduled) return;
+  const int me = tls_slot;
+  tls_unscheduled = true;  // what runs after this (TLS destructors) runs unscheduled
+  Guard g;
+  g_slots[me].state = State::kDone;
+  EnableWaitersLocked();
+  HandToLocked(PickLocked());
+}
+
+void OnThreadEnd(void*) { EndThread(); }  // pthread_exit: the start routine did not return
+
+struct StartArgs {
+  void* (*fn)(void*);
+  void* arg;
+  int slot;
+};
+
+void* FuzzThreadStart(void* p) {
+  const StartArgs args = *static_cast<StartArgs*>(p);
+  __libc_free(p);
+  tls_slot = args.slot;
+  if (args.slot >= 0) {
+    g_slots[args.slot].stack = &tls_stack;
+    g_slots[args.slot].os_tid = static_cast<int>(syscall(SYS_gettid));
+    pthread_setspecific(g_end_key, reinterpret_cast<void*>(1));
+    WaitForToken(args.slot, false);
+  } else {
+    tls_unscheduled = true;
+  }
+  void* ret = args.fn(args.arg);
+  EndThread();
+  return ret;
+}
+
+}  // namespace
+
+void FuzzInitialize() {
+  const char* spec = getenv("SEER_FUZZ");
+  if (spec == nullptr || *spec == '\0') return;
+  unsigned long long seed = 0, a = 0, b = 0;
+  if (sscanf(spec, "%llu,%llx,%llx", &seed, &a, &b) != 3) {
+    static const char kMsg[] = "seer: SEER_FUZZ must be \"seed,pc_a,pc_b\" (hex offsets); not fuzzing\n";
+    if (write(2, kMsg, sizeof kMsg - 1) < 0) return;
+    return;
+  }
+  dl_iterate_phdr(FindExecutable, &g_bias);
+  g_fuzz.target[0] = a + g_bias;
+  g_fuzz.target[1] = b + g_bias;
+  g_rng = seed;
+  if (const char* out = getenv("SEER_FUZZ_OUT"))
+    g_out_fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  pthread_key_create(&g_end_key, OnThreadEnd);
+  pthread_atfork(nullptr, nullptr, OnForkChild);
+  // The calling thread (the main thread, from the constructor) holds the token.
+  tls_slot = NewSlotLocked(State::kRunning);
+  g_slots[tls_slot].stack = &tls_stack;
+  g_slots[tls_slot].os_tid = static_cast<int>(syscall(SYS_gettid));
+  g_holder = tls_slot;
+  g_fuzz.on = true;
+}
+
+void FuzzFunction(bool entry, uint64_t call_pc) {
+  ShadowStack& st = tls_stack;
+  if (entry) {
+    if (st.depth < kStackDepth) st.pcs[st.depth] = call_pc;
+    ++st.depth;
+  } else if (st.depth > 0) {
+    --st.depth;
+  }
+}
+
+void FuzzAtTarget(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
+  const int me = Me();
+  if (me < 0) return;
+  const Access mine = {addr, size, pc, write};
+  bool wait;
+  {
+    Guard g;
+    // RaceFuzzer's set R: postponed threads whose next access races with ours.
+    int racing[kMaxSlots];
+    int n = 0;
+    for (int i = 0; i < g_slot_count; ++i) {
+      const Slot& s = g_slots[i];
+      if (i != me && s.state == State::kPostponed && OtherStatement(pc, s.pending.pc) && Overlap(s.pending, mine) &&
+          (write || s.pending.write))
+        racing[n++] = i;
+    }
+    if (n > 0) {
+      const bool mine_first = (Draw() & 1) == 0;
+      ReportLocked(racing[0], mine, me, mine_first);
+      if (mine_first) {
+        g_slots[me].state = State::kRunning;  // the others stay postponed
+        return;
+      }
+      for (int i = 0; i < n; ++i) g_slots[racing[i]].state = State::kRunnable;
+    }
+    // No race yet (or the others go first): wait at this statement.
+    g_slots[me].state = State::kPostponed;
+    g_slots[me].pending = mine;
+    g_slots[me].postponed_at = g_steps;
+    wait = PassLocked(me, PickLocked());
+  }
+  if (wait) WaitForToken(me, false);
+}
+
+void FuzzYield() {
+  const int me = Me();
+  if (me < 0) return;
+  bool wait;
+  {
+    Guard g;
+    EnableWaitersLocked();
+    g_slots[me].state = State::kRunnable;
+    wait = PassLocked(me, PickLocked());
+  }
+  if (wait) WaitForToken(me, false);
+}
+
+bool FuzzSleep() {
+  const int me = Me();
+  if (me < 0) return true;
+  bool others = false;
+  {
+    Guard g;
+    for (int i = 0; i < g_slot_count && !others; ++i)
+      others = i != me && (g_slots[i].state == State::kRunnable || g_slots[i].state == State::kPostponed);
+  }
+  FuzzYield();
+  return !others;
+}
+
+int FuzzAcquire(int (*try_fn)(void*), void* object, int busy) {
+  const int me = Me();
+  if (me < 0) {
+    // Unscheduled: a plain blocking loop.
+    int rc;
+    while ((rc = try_fn(object)) == busy) Relax();
+    return rc;
+  }
+  // A scheduling point before the acquire: another thread may take the lock first.
+  FuzzYield();
+  for (;;) {
+    const int rc = try_fn(object);
+    if (rc != busy) return rc;
+    {
+      Guard g;
+      g_slots[me].state = State::kWaiting;
+      HandToLocked(PickLocked());
+    }
+    WaitForToken(me, true);
+  }
+}
+
+int FuzzSemWait(int (*try_fn)(void*), void* sem) {
+  for (;;) {
+    const int me = Me();
+    if (me >= 0) FuzzYield();
+    if (try_fn(sem) == 0) return 0;
+    if (errno != EAGAIN) return -1;
+    if (me < 0) {
+      Relax();
+      continue;
+    }
+    {
+      Guard g;
+      g_slots[me].state = State::kWaiting;
+      HandToLocked(PickLocked());
+    }
+    WaitForToken(me, true);
+  }
+}
+
+void FuzzBlockBegin() {
+  const int me = Me();
+  if (me < 0) return;
+  Guard g;
+  g_slots[me].state = State::kBlocked;
+  EnableWaitersLocked();  // the call may release what they wait for (a cond wait unlocks its mutex)
+  HandToLocked(PickLocked());
+}
+
+void FuzzBlockEnd() {
+  const int me = tls_slot;
+  if (me < 0 || tls_unscheduled) return;
+  bool wait;
+  {
+    Guard g;
+    g_slots[me].state = State::kRunnable;
+    if (g_holder < 0) {
+      g_holder = me;
+      g_slots[me].state = State::kRunning;
+    }
+    wait = g_holder != me;
+  }
+  if (wait) WaitForToken(me, false);
+}
+
+int FuzzCreate(CreateFn real_create, pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+  auto* args = static_cast<StartArgs*>(__libc_malloc(sizeof(StartArgs)));
+  if (args == nullptr) return EAGAIN;
+  const int me = Me();
+  int child = -1;
+  if (me >= 0) {
+    Guard g;
+    child = NewSlotLocked(State::kFree);  // runnable once it exists
+  }
+  *args = {fn, arg, child};
+  const int rc = real_create(th, attr, FuzzThreadStart, args);
+  if (rc != 0) {
+    __libc_free(args);
+    return rc;
+  }
+  if (child >= 0) {
+    Guard g;
+    g_slots[child].handle = *th;
+    g_slots[child].state = State::kRunnable;
+  }
+  FuzzYield();
+  return 0;
+}
+
+int FuzzJoin(int (*real_join)(pthread_t, void**), pthread_t th, void** ret) {
+  const int me = Me();
+  int target = -1;
+  if (me >= 0) {
+    Guard g;
+    for (int i = g_slot_count; i-- > 0;)
+      if (g_slots[i].handle == th && g_slots[i].state != State::kFree) {
+        target = i;
+        break;
+      }
+  }
+  if (target < 0) {
+    // A thread the scheduler did not start: wait for it in the kernel, without the token.
+    FuzzBlockBegin();
+    const int rc = real_join(th, ret);
+    FuzzBlockEnd();
+    return rc;
+  }
+  {
+    for (;;) {
+      {
+        Guard g;
+        if (g_slots[target].state == State::kDone) {
+          g_slots[target].handle = 0;  // pthread_t values are reused
+          break;
+        }
+        g_slots[me].state = State::kWaiting;
+        HandToLocked(PickLocked());
+      }
+      WaitForToken(me, true);
+    }
+  }
+  // The child's start routine has returned: this waits only for its exit.
+  return real_join(th, ret);
+}
+
+}  // namespace seer::rt

@@ -1,0 +1,42 @@
+/* RaceFuzzer (Sen, PLDI 2008), Fig. 1. Statements 5 and 7 race on z (real:
+   ERROR1 is printed when 7 runs first); statements 1 and 10 look racy to a
+   lockset (hybrid) detector but are ordered through y under L: never a race. */
+#include <pthread.h>
+#include <stdio.h>
+#include <time.h>
+
+int x, y, z;
+pthread_mutex_t L = PTHREAD_MUTEX_INITIALIZER;
+
+static void* thread1(void* arg) {
+  x = 1; /* statement 1 */
+  pthread_mutex_lock(&L);
+  y = 1;
+  pthread_mutex_unlock(&L);
+  if (z == 1) /* statement 5 */
+    printf("ERROR1\n");
+  return arg;
+}
+
+static void* thread2(void* arg) {
+  /* Orders nothing: makes the recorded run take thread1's statements first. */
+  struct timespec pause = {0, 20000000};
+  nanosleep(&pause, NULL);
+  z = 1; /* statement 7 */
+  pthread_mutex_lock(&L);
+  if (y == 1) {
+    if (x != 1) /* statement 10 */
+      printf("ERROR2\n");
+  }
+  pthread_mutex_unlock(&L);
+  return arg;
+}
+
+int main(void) {
+  pthread_t t1, t2;
+  pthread_create(&t1, NULL, thread1, NULL);
+  pthread_create(&t2, NULL, thread2, NULL);
+  pthread_join(t1, NULL);
+  pthread_join(t2, NULL);
+  return 0;
+}
