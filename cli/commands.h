@@ -14,5 +14,6 @@ void RegisterExport(CLI::App& app, Runner& runner);   // cli/export_command.cc
 void RegisterInfo(CLI::App& app, Runner& runner);     // cli/info_command.cc
 void RegisterGen(CLI::App& app, Runner& runner);      // cli/gen_command.cc
 void RegisterAnalyze(CLI::App& app, Runner& runner);  // cli/analyze_command.cc
+void RegisterDaemon(CLI::App& app, Runner& runner);   // cli/daemon_command.cc
 
 }  // namespace seer::cli

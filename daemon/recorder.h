@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -78,7 +79,15 @@ struct RecordOptions {
   double duration_s = 0;             // attach: stop after this long (0: no limit)
   EbpfOptions ebpf;
   InprocOptions inproc;
+  // Where the events go. Empty: a trace file at `output`. Set: the writer it
+  // makes instead (the service's windowed writer, daemon/service/, cuts the
+  // stream into one trace file per window); called once, from Start.
+  std::function<Status(const TraceWriterOptions&, std::unique_ptr<TraceWriter>*)> open_writer;
 };
+
+// The trace writer a recording writes to: options.open_writer's, else a file at options.output.
+Status OpenRecordingWriter(const RecordOptions& options, const TraceWriterOptions& writer_options,
+                           std::unique_ptr<TraceWriter>* out);
 
 // What a recording has written so far; updated by Poll.
 struct RecordCounters {

@@ -345,7 +345,7 @@ Status InprocRecording::Begin() {
   }
   Status s = attached_ ? Status::Ok() : area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns});
   if (!s.ok()) return s;
-  s = TraceWriter::Create(options_.output, opts_.writer, &writer_);
+  s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
 
   struct utsname un;
