@@ -181,6 +181,7 @@ struct Attributes {
   std::optional<uint8_t> region;  // alloc: AllocRegion (default heap)
   bool shared = false;            // acq / rel: `mode=shared`
   std::string_view mutex;         // cond waits: the mutex's name
+  uint64_t waited_ns = 0;         // lock_wait: `waited=NS`
 };
 
 std::string Shown(std::string_view s) {
@@ -317,7 +318,7 @@ class StdImporter {
   }
 
   static Status ParseAttributes(EventKind kind, std::string_view op, std::string_view text, Attributes* a) {
-    const bool lock_op = kind == EventKind::kAcquire || kind == EventKind::kRelease;
+    const bool lock_op = kind == EventKind::kAcquire || kind == EventKind::kRelease || kind == EventKind::kLockWait;
     const bool cond_op = kind == EventKind::kCondWaitBegin || kind == EventKind::kCondWaitEnd;
     while (!text.empty()) {
       const size_t space = text.find(' ');
@@ -345,6 +346,9 @@ class StdImporter {
       } else if (key == "mutex" && cond_op) {
         if (!std_format::IsValidName(value)) return BadName(value);
         a->mutex = value;
+      } else if (key == "waited" && kind == EventKind::kLockWait) {
+        auto [p, err] = std::from_chars(value.data(), value.data() + value.size(), a->waited_ns);
+        ok = ok && err == std::errc() && p == value.data() + value.size();
       } else {
         return Status::InvalidArgument("attribute `" + Shown(word) + "` does not apply to `" + Shown(op) + "`");
       }
@@ -363,6 +367,10 @@ class StdImporter {
     e->object = index;
     if (fresh) w_->SetName(Namespace::kLock, index, std::string(name));
     Status s;
+    if (e->kind == EventKind::kLockWait) {
+      e->aux = a.waited_ns;
+      e->mode = static_cast<uint8_t>(a.shared ? LockMode::kShared : LockMode::kExclusive);
+    }
     if (e->kind == EventKind::kAcquire || e->kind == EventKind::kRelease) {
       e->mode = static_cast<uint8_t>(a.shared ? LockMode::kShared : LockMode::kExclusive);
       return CheckLock(*e, e->object, e->kind == EventKind::kAcquire, a.shared, name);

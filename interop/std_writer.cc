@@ -130,12 +130,16 @@ void StdTextWriter::AppendVariableAttributes(const Event& e, bool fresh) {
 
 void StdTextWriter::AppendLockAttributes(const Event& e) {
   if (IsNonBlockingAcquire(e)) ++nonblocking_;  // no attribute: see nonblocking_acquires()
-  if ((e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) &&
+  if ((e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease || e.kind == EventKind::kLockWait) &&
       e.mode == static_cast<uint8_t>(LockMode::kShared))
     buf_ += " mode=shared";
   if (e.kind == EventKind::kCondWaitBegin || e.kind == EventKind::kCondWaitEnd) {
     buf_ += " mutex=";
     buf_ += locks_.Resolve(e.aux);
+  }
+  if (e.kind == EventKind::kLockWait && e.aux != 0) {
+    buf_ += " waited=";
+    AppendNumber(&buf_, e.aux);
   }
 }
 

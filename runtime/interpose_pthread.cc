@@ -9,6 +9,7 @@
 #include <semaphore.h>
 
 #include <cerrno>
+#include <ctime>
 
 #include "runtime/mutex_order.h"
 #include "runtime/real_function.h"
@@ -134,6 +135,44 @@ SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc)
   if (!NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how);
 }
 
+uint64_t MonotonicNs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// A blocking lock call, contention measured: `try_lock` first, so that a free lock
+// costs one call as before and no clock read; only when the lock is busy is the
+// blocking `lock` timed. *waited_ns is the wait (at least 1) when the call had to
+// wait, else 0. The try's other errors are the call's (a blocking lock returns the
+// same ones: EINVAL, EAGAIN, EOWNERDEAD).
+template <typename TryFn, typename LockFn>
+SEER_RT_INLINE int LockMeasuringWait(TryFn try_lock, LockFn lock, uint64_t* waited_ns) {
+  *waited_ns = 0;
+  const int rc = try_lock();
+  if (rc != EBUSY) return rc;
+  const uint64_t start = MonotonicNs();
+  const int locked = lock();
+  const uint64_t waited = MonotonicNs() - start;
+  *waited_ns = waited > 0 ? waited : 1;
+  return locked;
+}
+
+// A blocking mutex lock that got `m` after waiting `waited_ns`: the wait, then the
+// acquire, both in the mutex's domain.
+SEER_RT_INLINE void MutexAcquiredAfterWait(pthread_mutex_t* m, uint64_t waited_ns, uint64_t pc) {
+  if (waited_ns != 0) PutMutexEvent(EventKind::kLockWait, m, nullptr, pc, /*after=*/false, waited_ns);
+  MutexAcquired(m, kBlocking, pc);
+}
+
+// The same for a rwlock or spin lock (lock-shard domain).
+SEER_RT_INLINE void AcquiredAfterWait(const volatile void* lock, uint8_t mode, uint64_t waited_ns, uint64_t pc) {
+  ThreadState* ts = SyncThread();
+  if (ts == nullptr) return;
+  if (waited_ns != 0) PutLockEvent(ts, EventKind::kLockWait, mode, Addr(lock), waited_ns, pc);
+  PutLockEvent(ts, EventKind::kAcquire, mode, Addr(lock), kBlocking, pc);
+}
+
 struct StartArgs {
   void* (*fn)(void*);
   void* arg;
@@ -221,8 +260,10 @@ int pthread_join(pthread_t th, void** ret) {
 
 int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   if (ProbesRecordSync()) return real_mutex_lock.get()(m);
-  const int rc = real_mutex_lock.get()(m);
-  if (rc == 0) MutexAcquired(m, kBlocking, SEER_RT_CALLER_PC());
+  uint64_t waited = 0;
+  const int rc = LockMeasuringWait([m] { return real_mutex_trylock.get()(m); },
+                                   [m] { return real_mutex_lock.get()(m); }, &waited);
+  if (rc == 0) MutexAcquiredAfterWait(m, waited, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
@@ -251,8 +292,10 @@ int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
 
 int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_rdlock.get()(l);
-  const int rc = real_rdlock.get()(l);
-  if (rc == 0) Acquired(l, kShared, kBlocking, SEER_RT_CALLER_PC());
+  uint64_t waited = 0;
+  const int rc = LockMeasuringWait([l] { return real_tryrdlock.get()(l); }, [l] { return real_rdlock.get()(l); },
+                                   &waited);
+  if (rc == 0) AcquiredAfterWait(l, kShared, waited, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
@@ -275,8 +318,10 @@ int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const struc
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_wrlock.get()(l);
-  const int rc = real_wrlock.get()(l);
-  if (rc == 0) Acquired(l, kExclusive, kBlocking, SEER_RT_CALLER_PC());
+  uint64_t waited = 0;
+  const int rc = LockMeasuringWait([l] { return real_trywrlock.get()(l); }, [l] { return real_wrlock.get()(l); },
+                                   &waited);
+  if (rc == 0) AcquiredAfterWait(l, kExclusive, waited, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
@@ -309,8 +354,11 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
 
 int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
   if (ProbesRecordSync()) return real_spin_lock.get()(const_cast<int*>(l));
-  const int rc = real_spin_lock.get()(const_cast<int*>(l));
-  if (rc == 0) Acquired(l, kExclusive, kBlocking, SEER_RT_CALLER_PC());
+  uint64_t waited = 0;
+  int* word = const_cast<int*>(l);
+  const int rc = LockMeasuringWait([word] { return real_spin_trylock.get()(word); },
+                                   [word] { return real_spin_lock.get()(word); }, &waited);
+  if (rc == 0) AcquiredAfterWait(l, kExclusive, waited, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {

@@ -319,5 +319,43 @@ TEST_F(PreloadTest, UnprivilegedLaunchRecords) {
   }
 }
 
+// A blocking acquire that found its lock busy is recorded with its wait
+// (kLockWait, right before the acquire); one that found it free is not.
+TEST_F(PreloadTest, ContendedAcquiresRecordTheirWait) {
+  ASSERT_EQ(Record("contended_locks"), 0) << Err();
+  LoadedTrace trace;
+  Status st = LoadTrace(trace_, &trace);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(CheckOrder(trace), "");
+  const std::vector<uint32_t> workers = trace.ThreadsWith(EventKind::kLockWait, 3);
+  ASSERT_EQ(workers.size(), 1u) << KindSummary(trace);
+  const uint32_t worker = workers[0];
+  EXPECT_EQ(trace.Count(EventKind::kLockWait), 3u) << KindSummary(trace);
+  std::vector<const Event*> mine;
+  for (const Event& e : trace.events)
+    if (e.tid == worker) mine.push_back(&e);
+  std::vector<uint64_t> acquires_after_wait;  // positions among the worker's acquires
+  size_t acquires = 0;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    if (mine[i]->kind == EventKind::kAcquire) ++acquires;
+    if (mine[i]->kind != EventKind::kLockWait) continue;
+    ASSERT_LT(i + 1, mine.size());
+    const Event& next = *mine[i + 1];
+    EXPECT_EQ(next.kind, EventKind::kAcquire) << "a lock wait is followed by its acquire";
+    EXPECT_EQ(next.object, mine[i]->object);
+    EXPECT_EQ(next.mode, mine[i]->mode);
+    EXPECT_EQ(next.aux, static_cast<uint64_t>(AcquireHow::kBlocking));
+    // main held the lock for 100 ms after the worker announced it would block
+    EXPECT_GE(mine[i]->aux, 10'000'000u) << "waited " << mine[i]->aux << " ns";
+    EXPECT_LT(mine[i]->aux, 60'000'000'000u);
+    acquires_after_wait.push_back(acquires);
+  }
+  // mutex, rwlock (read mode), spin lock: the worker's first three acquires; its
+  // fourth (the free mutex) has no wait.
+  EXPECT_EQ(acquires_after_wait, (std::vector<uint64_t>{0, 1, 2}));
+  EXPECT_EQ(acquires, 4u);
+  ASSERT_EQ(trace.Count(EventKind::kLockWait, worker), 3u);
+}
+
 }  // namespace
 }  // namespace seer::testing
