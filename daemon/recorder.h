@@ -64,6 +64,10 @@ struct InprocOptions {
   // bound they run at normal priority until it is back under 1/4, and from the
   // target's exit on. False: normal priority throughout.
   bool merge_when_idle = true;
+  // > 0: the merged events are handed on to the writer at least this often
+  // (AsyncTraceWriter otherwise passes them in batches of thousands), so that
+  // the service's windows (daemon/service/) hold the events of their time.
+  double flush_interval_s = 0;
   TraceWriterOptions writer;
   // kPreload: the runtime library put in the target's LD_PRELOAD (after the
   // user's own entries); kInject: the one loaded into the process. Empty:

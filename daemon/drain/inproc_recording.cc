@@ -420,11 +420,17 @@ Status InprocRecording::Begin() {
       return Status::Ok();
     };
     SpoolItem item;
+    auto last_flush = std::chrono::steady_clock::now();
     while (queue_.Pop(&item)) {
       for (const ModuleInfo& m : item.modules) async_->AddModule(m);
       for (const FutexEvent& f : item.futex) merger_->AddExternal(f.ring, f.word, f.number, f.event);
       Status st = merger_->AddRuns(&item.batch, sink);
       merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
+      if (st.ok() && opts_.flush_interval_s > 0 &&
+          std::chrono::steady_clock::now() - last_flush >= std::chrono::duration<double>(opts_.flush_interval_s)) {
+        st = async_->Flush();
+        last_flush = std::chrono::steady_clock::now();
+      }
       if (!st.ok()) {
         merge_status_ = st;
         queue_.Fail();

@@ -7,7 +7,7 @@ namespace {
 // Rates are computed in the page from successive scrapes of /metrics, as a
 // Prometheus rate() would be; the page keeps the last 120 samples.
 const char kPage[] = R"HTML(<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>seer daemon</title>
+<html lang="en"><head><meta charset="utf-8"><title>seer daemon</title><link rel="icon" href="data:,">
 <style>
 body{font:14px system-ui,sans-serif;margin:1.5em;color:#222;background:#fafafa}
 h1{font-size:1.3em;margin:0 0 .5em} h2{font-size:1.05em;margin:1.2em 0 .4em}
