@@ -60,7 +60,7 @@ function drawRates() {
   g.fillStyle = "#777"; g.fillText(max.toFixed(0) + "/s", 4, 12);
   for (const [key, color] of [["ev", "#1f5fbf"], ["lost", "#c0392b"]]) {
     g.strokeStyle = color; g.beginPath();
-    pts.forEach((p, i) => { const x = c.width * i / 119, y = c.height - 4 - (c.height - 20) * p[key] / max; i ? g.lineTo(x, y) : g.moveTo(x, y); });
+    pts.forEach((p, i) => { const x = c.width * i / Math.max(pts.length - 1, 1), y = c.height - 4 - (c.height - 20) * p[key] / max; i ? g.lineTo(x, y) : g.moveTo(x, y); });
     g.stroke();
   }
 }

@@ -4,15 +4,17 @@
 # `second`), records it in 1 s windows, and then
 #   - /metrics passes `promtool check metrics`;
 #   - a real Prometheus server scrapes it and its query API returns the
-#     contention series of `hot` and the deadlock finding;
+#     contention series of `hot` and the deadlock finding; every query of the
+#     Grafana dashboard (tools/daemon/grafana-dashboard.json) is valid PromQL
+#     on metrics the daemon serves, and its contention panel shows `hot`;
 #   - /findings lists the deadlock once (merged across windows), /findings/ID
 #     is its report;
 #   - the dashboard in headless Chromium shows the finding and the lock (when
 #     SEER_NPM_PREFIX names the report tests' npm folder);
 #   - SIGTERM ends it with every window closed complete.
-# Usage: daemon_live_test.sh SEER DAEMON_TARGET SCRATCH
+# Usage: daemon_live_test.sh SEER DAEMON_TARGET SCRATCH GRAFANA_JSON
 set -euo pipefail
-seer=$1 target=$2 tmp=$3
+seer=$1 target=$2 tmp=$3 grafana=$4
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/daemon_lib.sh"
 command -v promtool >/dev/null || fail "promtool is not installed (tools/install-deps.sh installs prometheus)"
@@ -80,6 +82,25 @@ wait_for 60 "Prometheus has the contention of hot" has_result 'seer_lock_contend
 wait_for 30 "Prometheus has the deadlock finding" has_result 'seer_findings{kind="deadlock",engine="deadlock"} == 1'
 wait_for 30 "Prometheus computes a wait-time quantile for hot" \
   has_result 'histogram_quantile(0.9, sum by (le) (seer_lock_wait_seconds_bucket{lock="hot"})) > 0'
+# The Grafana dashboard's queries, as Grafana would send them.
+node -e 'const d = require(process.argv[1]);
+         for (const p of d.panels) for (const t of p.targets || []) console.log(t.expr);' "$grafana" > "$tmp/grafana.exprs"
+[ -s "$tmp/grafana.exprs" ] || fail "no query in $grafana"
+while IFS= read -r expr; do
+  expr=${expr//\$instance/.*}
+  expr=${expr//\$__rate_interval/1m}
+  answer=$(query "$expr") || fail "Prometheus refused the Grafana query: $expr"
+  grep -q '"status":"success"' <<<"$answer" || fail "the Grafana query failed: $expr: $answer"
+  for m in $(grep -o 'seer_[a-z_]*' <<<"$expr" | sed 's/_bucket$//'); do
+    grep -q "^$m" "$tmp/metrics.txt" || fail "the Grafana query names $m, which /metrics does not have: $expr"
+  done
+done < "$tmp/grafana.exprs"
+contention_panel=$(grep -F 'seer_lock_contended_acquisitions_total{instance=~' "$tmp/grafana.exprs" | head -1)
+contention_panel=${contention_panel//\$instance/.*}
+contention_panel=${contention_panel//\$__rate_interval/1m}
+shows_hot() { query "$contention_panel" | grep -q '"lock":"hot"'; }
+wait_for 30 "the Grafana contention panel shows hot" shows_hot
+echo "Grafana dashboard: $(wc -l < "$tmp/grafana.exprs") queries valid"
 query 'histogram_quantile(0.9, sum by (le) (seer_lock_wait_seconds_bucket{lock="hot"}))' > "$tmp/p90.json"
 echo "Prometheus: p90 wait of hot: $(sed -n 's/.*"value":\[[0-9.]*,"\([^"]*\)"\].*/\1/p' "$tmp/p90.json") s"
 

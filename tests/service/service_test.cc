@@ -92,6 +92,19 @@ command = ["./prog", "--flag"]
   EXPECT_TRUE(ValidateConfig(c).ok());
 }
 
+// The example the docs and the systemd unit point at stays a valid config.
+TEST_F(ServiceTest, ExampleConfigIsValid) {
+  ServiceConfig c;
+  Status st = LoadConfigFile(SEER_EXAMPLE_CONFIG, &c);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_TRUE(ValidateConfig(c).ok());
+  EXPECT_EQ(c.listen_host, "127.0.0.1");
+  EXPECT_DOUBLE_EQ(c.duty_on_s, 2);
+  EXPECT_DOUBLE_EQ(c.duty_period_s, 60);
+  ASSERT_EQ(c.targets.size(), 1u);
+  EXPECT_EQ(c.targets[0].name, "memcached");
+}
+
 TEST_F(ServiceTest, MalformedConfigNamesFileAndLine) {
   ServiceConfig c;
   Status st = LoadConfigFile(WriteFile("bad.toml", "dir = \"/tmp\"\nwindow = [unclosed\n"), &c);
