@@ -60,6 +60,11 @@ Status StringKey(const toml::node& node, const std::string& key, std::string* ou
   return Status::InvalidArgument(Where(node.source()) + ": " + key + ": expected a string");
 }
 
+// A parse error of a key's value, named by file, line and key.
+Status InKey(const toml::node& node, const std::string& key, const Status& st) {
+  return st.ok() ? st : Status::InvalidArgument(Where(node.source()) + ": " + key + ": " + st.message());
+}
+
 Status UnknownKey(const toml::node& node, const std::string& key, const std::string& known) {
   return Status::InvalidArgument(Where(node.source()) + ": unknown key '" + key + "' (known: " + known + ")");
 }
@@ -202,7 +207,7 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
     if (key == "listen") {
       std::string text;
       st = StringKey(v, key, &text);
-      if (st.ok()) st = ParseListen(text, &config->listen_host, &config->listen_port);
+      if (st.ok()) st = InKey(v, key, ParseListen(text, &config->listen_host, &config->listen_port));
     } else if (key == "dir") {
       st = StringKey(v, key, &config->dir);
     } else if (key == "window") {
@@ -210,7 +215,7 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
     } else if (key == "duty") {
       std::string text;
       st = StringKey(v, key, &text);
-      if (st.ok()) st = ParseDutyCycle(text, &config->duty_on_s, &config->duty_period_s);
+      if (st.ok()) st = InKey(v, key, ParseDutyCycle(text, &config->duty_on_s, &config->duty_period_s));
     } else if (key == "analyses") {
       st = StringKey(v, key, &config->analyses);
     } else if (key == "retention") {
@@ -237,7 +242,7 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
     } else {
       st = UnknownKey(v, key, "listen, dir, window, duty, analyses, [retention], [[target]]");
     }
-    if (!st.ok()) return st.WithContext(path);
+    if (!st.ok()) return st;  // each message names the file and line already
   }
   return Status::Ok();
 }

@@ -117,7 +117,11 @@ TEST_F(ServiceTest, MalformedConfigNamesFileAndLine) {
 
   st = LoadConfigFile(WriteFile("unit.toml", "window = \"5 parsecs\"\n"), &c);
   ASSERT_FALSE(st.ok());
-  EXPECT_NE(st.message().find("window"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("unit.toml:1: window"), std::string::npos) << st.ToString();
+
+  st = LoadConfigFile(WriteFile("duty.toml", "\nduty = \"5s\"\n"), &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("duty.toml:2: duty"), std::string::npos) << st.ToString();
 
   ServiceConfig two;
   two.dir = "/tmp/x";
