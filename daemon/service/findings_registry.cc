@@ -4,22 +4,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <ctime>
+
+#include "daemon/service/clock.h"
 
 namespace seer::service {
-
-namespace {
-
-std::string IsoTime(double unix_s) {
-  const time_t t = static_cast<time_t>(unix_s);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
-}  // namespace
 
 std::string FindingsRegistry::IdOf(const std::string& signature) {
   // FNV-1a: the same signature gets the same id in every process and build

@@ -2,33 +2,19 @@
 
 #include <sys/resource.h>
 
-#include <chrono>
 #include <cstdio>
-#include <ctime>
 
+#include "daemon/service/clock.h"
 #include "predictor/analyze.h"
 
 namespace seer::service {
 
 namespace {
 
-double NowUnix() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
-
 double ProcessCpuSeconds() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
-
-std::string IsoTime(double unix_s) {
-  const time_t t = static_cast<time_t>(unix_s);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
 }
 
 }  // namespace

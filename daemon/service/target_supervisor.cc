@@ -9,13 +9,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "daemon/service/clock.h"
+
 namespace seer::service {
 
 namespace {
-
-double NowUnix() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string Basename(const std::string& path) {
   const size_t slash = path.rfind('/');

@@ -4,20 +4,12 @@
 
 #include <cmath>
 #include <cstdio>
-#include <ctime>
+
+#include "daemon/service/clock.h"
 
 namespace seer::service {
 
 namespace {
-
-std::string IsoTime(double unix_s) {
-  const time_t t = static_cast<time_t>(unix_s);
-  struct tm tm;
-  gmtime_r(&t, &tm);
-  char buf[32];
-  strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 // Free bytes for an unprivileged writer on the file system holding `dir`.
 bool FreeBytes(const std::string& dir, uint64_t* free) {
