@@ -54,6 +54,7 @@ class DiscardWriter final : public TraceWriter {
   void AddModule(const ModuleInfo&) override {}
   void SetName(Namespace, uint64_t, const std::string&) override {}
   void AddLost(const std::string&, EventKind, uint64_t) override {}
+  void AddClockSample(uint64_t) override {}
   Status Append(const Event&) override {
     ++n_;
     return Status::Ok();

@@ -37,14 +37,47 @@ bool ParsePosition(const std::string& text, uint64_t* out) {
   return ec == std::errc() && ptr == end;
 }
 
-// "FROM:TO", "FROM:" or ":TO", trace positions, TO exclusive.
+// A time with its unit ("1.5s", "250ms", "40us", "100ns") in ns; false when
+// `text` has no unit (then it is a position) or is not a number.
+bool ParseTimeNs(const std::string& text, bool* is_time, double* ns) {
+  static constexpr std::pair<const char*, double> kUnits[] = {{"ns", 1}, {"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+  *is_time = false;
+  for (const auto& [unit, scale] : kUnits) {
+    const std::string u(unit);
+    if (text.size() <= u.size() || text.compare(text.size() - u.size(), u.size(), u) != 0) continue;
+    const std::string number = text.substr(0, text.size() - u.size());
+    double v = 0;
+    auto [ptr, ec] = std::from_chars(number.data(), number.data() + number.size(), v);
+    if (ec != std::errc() || ptr != number.data() + number.size() || v < 0) return false;
+    *is_time = true;
+    *ns = v * scale;
+    return true;
+  }
+  return true;
+}
+
+// "FROM:TO", "FROM:" or ":TO", TO exclusive: trace positions, or times after the
+// recording started with a unit (s, ms, us, ns), e.g. 1.5s:2s.
 Status ParseWindow(const std::string& text, TimelineOptions* options) {
   const size_t colon = text.find(':');
   const std::string from = text.substr(0, colon);
   const std::string to = colon == std::string::npos ? std::string() : text.substr(colon + 1);
-  const Status bad = Status::InvalidArgument("--window " + text +
-                                             ": expected FROM:TO, FROM: or :TO (event positions, TO excluded)");
+  const Status bad = Status::InvalidArgument(
+      "--window " + text +
+      ": expected FROM:TO, FROM: or :TO, as event positions (TO excluded) or as times with a unit (1.5s:2s, "
+      "200ms:, :40us)");
   if (colon == std::string::npos || (from.empty() && to.empty())) return bad;
+  bool from_time = false, to_time = false;
+  double from_ns = -1, to_ns = -1;
+  if (!ParseTimeNs(from, &from_time, &from_ns) || !ParseTimeNs(to, &to_time, &to_ns)) return bad;
+  if (from_time || to_time) {
+    // Both ends in the same terms: a time and a position cannot be mixed.
+    if ((!from.empty() && !from_time) || (!to.empty() && !to_time)) return bad;
+    if (from_time && to_time && from_ns >= to_ns) return bad;
+    options->from_ns = from_ns;
+    options->to_ns = to_ns;
+    return Status::Ok();
+  }
   if (!from.empty() && !ParsePosition(from, &options->from)) return bad;
   if (!to.empty() && !ParsePosition(to, &options->to)) return bad;
   if (options->from >= options->to) return bad;
@@ -129,7 +162,8 @@ void RegisterExport(CLI::App& app, Runner& runner) {
       ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "file to write (default: stdout)");
   cmd->add_option("--window", o->window,
-                  "perfetto: only the events at positions FROM to TO (excluded): FROM:TO, FROM: or :TO");
+                  "perfetto: only the events from FROM to TO (excluded): FROM:TO, FROM: or :TO, as trace "
+                  "positions or as times after the recording started (1.5s:2s, 200ms:)");
   cmd->add_option("--max-events", o->max_events, "perfetto: most events the window may hold")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();

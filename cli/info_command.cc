@@ -128,6 +128,10 @@ std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
   row("time:", start.empty() && end.empty() ? "not recorded"
                                             : fmt::format("{} .. {}", start.empty() ? "?" : start,
                                                           end.empty() ? "?" : end));
+  row("event times:", info.clock.empty()
+                          ? std::string("none (no clock samples)")
+                          : fmt::format("over {:.3f} s, {} clock samples (export --window takes times)",
+                                        static_cast<double>(info.clock.back().ns) / 1e9, info.clock.size()));
   row("complete:", info.complete ? "yes" : std::string("no: ") + kIncomplete);
   row("events:", std::to_string(c.events));
   for (int k = 0; k < kNumEventKinds; ++k)
@@ -167,6 +171,8 @@ std::string Json(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
             {"start_time", info.Meta(meta::kStartTime)},
             {"end_time", info.Meta(meta::kEndTime)},
             {"complete", info.complete},
+            {"clock_samples", info.clock.size()},
+            {"clock_span_ns", info.clock.empty() ? 0 : info.clock.back().ns},
             {"events", c.events},
             {"by_kind", KindCountsJson(c.by_kind, true)},
             {"threads", threads.size()},

@@ -34,6 +34,7 @@ class StdTextWriter final : public TraceWriter {
   void SetMeta(const std::string&, const std::string&) override {}
   void AddModule(const ModuleInfo&) override {}
   void AddLost(const std::string&, EventKind, uint64_t count) override { lost_ += count; }
+  void AddClockSample(uint64_t) override {}  // STD text has no times
 
   Status Append(const Event& e) override;
   Status Flush() override;

@@ -39,6 +39,10 @@ void AsyncTraceWriter::AddLost(const std::string& where, EventKind kind, uint64_
   AddCall([where, kind, count](TraceWriter* w) { w->AddLost(where, kind, count); });
 }
 
+void AsyncTraceWriter::AddClockSample(uint64_t ns) {
+  AddCall([ns](TraceWriter* w) { w->AddClockSample(ns); });
+}
+
 Status AsyncTraceWriter::Append(const Event& event) {
   current_.events.push_back(event);
   ++appended_;

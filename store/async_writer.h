@@ -29,6 +29,7 @@ class AsyncTraceWriter final : public TraceWriter, public RunAppender {
   void AddModule(const ModuleInfo& module) override;
   void SetName(Namespace ns, uint64_t id, const std::string& name) override;
   void AddLost(const std::string& where, EventKind kind, uint64_t count) override;
+  void AddClockSample(uint64_t ns) override;
 
   // Errors of the real writer come back from a later Append, or from Flush/Close.
   Status Append(const Event& event) override;

@@ -19,6 +19,7 @@ inline constexpr const char* kModules = "modules";    // u32 BE index -> JSON Mo
 inline constexpr const char* kNames = "names";        // u8 namespace + u64 BE id -> name
 inline constexpr const char* kCounters = "counters";  // "all" -> JSON TraceCounters
 inline constexpr const char* kChunks = "chunks";      // u64 BE chunk number -> chunk
+inline constexpr const char* kClock = "clock";        // u64 BE event count -> u64 BE ns (ClockSample)
 }  // namespace db
 
 std::string EncodeThread(const ThreadInfo& t);
@@ -35,8 +36,8 @@ std::string NameKey(Namespace ns, uint64_t id);
 std::string Printable(std::string_view s);
 
 // The tables' checksum: the sum (mod 2^64) of TableRecordHash over every record
-// of meta (but meta::kTablesChecksum itself), threads, modules, names and
-// counters. A sum, so the writer updates it per record it adds or replaces; the
+// of meta (but meta::kTablesChecksum itself), threads, modules, names,
+// counters and clock. A sum, so the writer updates it per record it adds or replaces; the
 // reader recomputes it at open. Chunks carry their own (zstd) checksum.
 uint64_t TableRecordHash(std::string_view table, std::string_view key, std::string_view value);
 std::string FormatTablesChecksum(uint64_t sum);  // 16 hex digits

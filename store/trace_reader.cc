@@ -86,6 +86,11 @@ class LmdbTraceReader final : public TraceReader {
         return Status::Corruption(path + ": not a seer trace (no '" + name + "' table)");
       if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
     }
+    // Optional: traces written before seer kept times have no clock table.
+    rc = mdb_dbi_open(txn_, db::kClock, 0, &clock_db_);
+    if (rc == MDB_SUCCESS) have_clock_db_ = true;
+    else if (rc == MDB_INCOMPATIBLE) return Status::Corruption(path + ": damaged: the 'clock' entry is not a table");
+    else if (rc != MDB_NOTFOUND) return lmdb::Check(rc, path);
 
     // The format version first: another version's tables need not add up.
     Status s = ReadMeta();
@@ -178,7 +183,7 @@ class LmdbTraceReader final : public TraceReader {
       return Status::Corruption("damaged: the tables' checksum is missing or unreadable");
     if (stored != tables_checksum_)
       return Status::Corruption(
-          "damaged: the tables (metadata, threads, modules, names, counters) do not match their checksum");
+          "damaged: the tables (metadata, threads, modules, names, counters, clock) do not match their checksum");
     return Status::Ok();
   }
 
@@ -224,7 +229,20 @@ class LmdbTraceReader final : public TraceReader {
     });
     if (!s.ok()) return s;
     if (!have_counters) return Status::Corruption("no counters record");
-    return Status::Ok();
+    if (!have_clock_db_) return Status::Ok();
+    return scan(clock_db_, db::kClock, [&](std::string_view k, std::string_view v) {
+      if (k.size() != 8 || v.size() != 8) return Status::Corruption("a clock sample is not two 8-byte numbers");
+      const ClockSample c{coding::DecodeBigEndian(reinterpret_cast<const uint8_t*>(k.data()), 8),
+                          coding::DecodeBigEndian(reinterpret_cast<const uint8_t*>(v.data()), 8)};
+      // Keys come in ascending order; the times must follow them.
+      if (!info_.clock.empty() && c.ns < info_.clock.back().ns)
+        return Status::Corruption("the clock goes back in time at event " + std::to_string(c.events));
+      if (c.events > info_.counters.events)
+        return Status::Corruption("a clock sample counts " + std::to_string(c.events) + " events, the trace has " +
+                                  std::to_string(info_.counters.events));
+      info_.clock.push_back(c);
+      return Status::Ok();
+    });
   }
 
   Status LoadNextChunk() {
@@ -256,7 +274,9 @@ class LmdbTraceReader final : public TraceReader {
   MDB_env* env_ = nullptr;
   MDB_txn* txn_ = nullptr;
   MDB_cursor* cursor_ = nullptr;
-  MDB_dbi meta_db_ = 0, threads_db_ = 0, modules_db_ = 0, names_db_ = 0, counters_db_ = 0, chunks_db_ = 0;
+  MDB_dbi meta_db_ = 0, threads_db_ = 0, modules_db_ = 0, names_db_ = 0, counters_db_ = 0, chunks_db_ = 0,
+          clock_db_ = 0;
+  bool have_clock_db_ = false;
 
   ChunkDecoder decoder_;
   int64_t chunk_number_ = -1;

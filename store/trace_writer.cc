@@ -47,7 +47,8 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     lmdb::TxnGuard guard(txn);
     for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_}, {db::kThreads, &threads_db_},
                              {db::kModules, &modules_db_}, {db::kNames, &names_db_},
-                             {db::kCounters, &counters_db_}, {db::kChunks, &chunks_db_}}) {
+                             {db::kCounters, &counters_db_}, {db::kChunks, &chunks_db_},
+                             {db::kClock, &clock_db_}}) {
       rc = mdb_dbi_open(txn, name, MDB_CREATE, dbi);
       if (rc != MDB_SUCCESS) return lmdb::Check(rc, std::string("cannot create table ") + name);
     }
@@ -73,6 +74,24 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   void AddLost(const std::string& where, EventKind kind, uint64_t count) override {
     counters_.lost[where][static_cast<int>(kind)] += count;
     counters_dirty_ = true;
+  }
+
+  void AddClockSample(uint64_t ns) override {
+    const ClockSample sample{counters_.events, ns};
+    if (sample.events == 0) return;  // says nothing: the trace's time starts at 0
+    // No event since the last sample: its earlier time is the tighter bound.
+    if (have_clock_ && sample.events == (latest_clock_pending_ ? latest_clock_ : last_kept_clock_).events) return;
+    // Kept: the first sample, and one at least kMinClockSpacingNs after the last
+    // kept; the newest of those between waits in latest_clock_ (written at Close).
+    if (!have_clock_ || ns >= last_kept_clock_.ns + kMinClockSpacingNs) {
+      pending_clock_.push_back(sample);
+      last_kept_clock_ = sample;
+      have_clock_ = true;
+      latest_clock_pending_ = false;
+    } else {
+      latest_clock_ = sample;
+      latest_clock_pending_ = true;
+    }
   }
 
   Status Append(const Event& e) override { return AppendRun(&e, 1); }
@@ -118,6 +137,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       pending_threads_.clear();
       pending_modules_.clear();
       pending_names_.clear();
+      pending_clock_.clear();
       counters_dirty_ = false;
       return Status::Ok();
     }
@@ -127,6 +147,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   Status Close() override {
     if (closed_) return Status::Ok();
     pending_meta_[meta::kComplete] = "1";
+    if (latest_clock_pending_) pending_clock_.push_back(latest_clock_);
     Status st = Flush();
     closed_ = true;
     if (!st.ok()) return st;
@@ -205,6 +226,9 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       if ((rc = put_record(names_db_, db::kNames, k, v))) return rc;
     if (counters_dirty_ && (rc = put_record(counters_db_, db::kCounters, "all", EncodeCounters(counters_))))
       return rc;
+    for (const ClockSample& c : pending_clock_)
+      if ((rc = put_record(clock_db_, db::kClock, coding::BigEndianKey(c.events), coding::BigEndianKey(c.ns))))
+        return rc;
     if ((rc = put(meta_db_, meta::kTablesChecksum, FormatTablesChecksum(sum)))) return rc;
     rc = guard.Commit();
     if (rc == MDB_SUCCESS) tables_checksum_ = sum;
@@ -214,7 +238,8 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   const std::string path_;
   const TraceWriterOptions options_;
   MDB_env* env_ = nullptr;
-  MDB_dbi meta_db_ = 0, threads_db_ = 0, modules_db_ = 0, names_db_ = 0, counters_db_ = 0, chunks_db_ = 0;
+  MDB_dbi meta_db_ = 0, threads_db_ = 0, modules_db_ = 0, names_db_ = 0, counters_db_ = 0, chunks_db_ = 0,
+          clock_db_ = 0;
   uint64_t map_size_ = 0;
   bool closed_ = false;
 
@@ -228,6 +253,12 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   std::vector<ThreadInfo> pending_threads_;
   std::vector<std::pair<uint32_t, ModuleInfo>> pending_modules_;
   std::vector<std::pair<std::string, std::string>> pending_names_;
+  // A millisecond between samples bounds the table at 1000 records per second
+  // of recording while keeping an event's time to within about a drain round.
+  static constexpr uint64_t kMinClockSpacingNs = 1'000'000;
+  std::vector<ClockSample> pending_clock_;
+  ClockSample last_kept_clock_, latest_clock_;
+  bool have_clock_ = false, latest_clock_pending_ = false;
 
   TraceCounters counters_;
   bool counters_dirty_ = true;

@@ -141,6 +141,7 @@ Status Launch(const std::vector<std::string>& argv, const SharedArea& area, cons
 // Batches from the collector (the recording thread) to the merger thread.
 struct SpoolItem {
   RingBatch batch;
+  uint64_t copied_ns = 0;  // when the copy ended, from the recording's start: the batch's records are older
   std::vector<ModuleInfo> modules;
   std::vector<FutexEvent> futex;  // taken after the batch was copied: placed before it is merged
 };
@@ -425,6 +426,8 @@ Status InprocRecording::Begin() {
       for (const ModuleInfo& m : item.modules) async_->AddModule(m);
       for (const FutexEvent& f : item.futex) merger_->AddExternal(f.ring, f.word, f.number, f.event);
       Status st = merger_->AddRuns(&item.batch, sink);
+      // Everything merged so far came from records copied by then.
+      if (st.ok() && item.copied_ns != 0) async_->AddClockSample(item.copied_ns);
       merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
       if (st.ok() && opts_.flush_interval_s > 0 &&
           std::chrono::steady_clock::now() - last_flush >= std::chrono::duration<double>(opts_.flush_interval_s)) {
@@ -493,6 +496,7 @@ void InprocRecording::CollectOnce() {
     return;
   }
   const bool copied = collector_->Collect(!target_alive_, &item.batch);
+  item.copied_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count());
   // After the copy: every futex record placed before a copied word is in.
   if (futex_) {
     Status st = futex_->Take(shm, &item.futex);

@@ -264,9 +264,13 @@ Status Session::Drain() {
   uint64_t now = MonotonicNs();
   const uint64_t watermark = now > options_.ebpf.reorder_window_ns ? now - options_.ebpf.reorder_window_ns : 0;
   st = merger_->Advance(watermark);
-  if (!st.ok() || !joiner_) return st;
-  joiner_->SetWatermark(watermark);
-  return CollectRings(/*final=*/false);
+  if (st.ok() && joiner_) {
+    joiner_->SetWatermark(watermark);
+    st = CollectRings(/*final=*/false);
+  }
+  // Every event written so far had happened by now.
+  if (st.ok() && start_ns_ != 0 && now > start_ns_) writer_->AddClockSample(now - start_ns_);
+  return st;
 }
 
 // Attach mode on a binary that carries the runtime: claims its attach point.

@@ -68,6 +68,15 @@ struct TraceCounters {
   uint64_t TotalLost() const;
 };
 
+// When the recorder saw the trace's events: every event with an index below
+// `events` had happened `ns` nanoseconds after the recording started. Samples
+// are taken once per drain round (at most one per millisecond), so an event's
+// time is known to within a round; store/trace_clock.h interpolates.
+struct ClockSample {
+  uint64_t events = 0;
+  uint64_t ns = 0;
+};
+
 // Everything in a trace but its events.
 struct TraceInfo {
   std::string path;
@@ -78,6 +87,9 @@ struct TraceInfo {
   TraceCounters counters;
   uint64_t chunks = 0;
   bool complete = false;  // false: the writer did not close (it or its target died)
+  // Ascending in both fields; empty for traces without times (imported,
+  // generated, or recorded before seer kept them).
+  std::vector<ClockSample> clock;
 
   std::string Meta(const std::string& key) const {
     auto it = meta.find(key);
@@ -111,6 +123,10 @@ class TraceWriter {
   virtual void AddModule(const ModuleInfo& module) = 0;
   virtual void SetName(Namespace ns, uint64_t id, const std::string& name) = 0;
   virtual void AddLost(const std::string& where, EventKind kind, uint64_t count) = 0;
+  // Every event appended so far had happened by `ns` nanoseconds after the
+  // recording started (a ClockSample). Later calls must not go back in time;
+  // writers may thin samples closer than a millisecond, keeping the last one.
+  virtual void AddClockSample(uint64_t ns) = 0;
 
   // Appends an event; its index is assigned by the writer (the count so far).
   // A full chunk is compressed and committed before this returns.

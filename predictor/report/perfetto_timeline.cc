@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "predictor/report/race_groups.h"
 #include "predictor/report/report.h"
 #include "seer/trace.h"
+#include "store/trace_clock.h"
 
 namespace seer {
 namespace {
@@ -28,7 +30,7 @@ std::string Quoted(const std::string& s) { return json(s).dump(-1, ' ', false, j
 // One trace event, kept small: a window holds up to millions of them, and they
 // are sorted before they are written.
 struct TraceEvent {
-  uint64_t ts;
+  double ts;  // µs
   uint32_t tid;
   char ph;          // 'B', 'E', 'i', 's', 'f'
   uint64_t id = 0;  // flows
@@ -45,19 +47,36 @@ struct OpenSpan {
   std::string args;
 };
 
+// A lock_wait seen on a thread, drawn once its acquire comes.
+struct PendingWait {
+  uint64_t lock = 0;
+  uint64_t waited_ns = 0;
+  double ts = 0;  // the lock_wait event's timestamp
+  std::string args;
+};
+
 struct ThreadTrack {
+  std::optional<PendingWait> wait;
   std::vector<OpenSpan> open;  // innermost last
   uint64_t last = 0;           // position of its last event in the window
+  double last_ts = 0;          // latest timestamp written on the track
   bool seen = false;
 };
 
 class TimelineBuilder {
  public:
-  TimelineBuilder(const TraceReader& trace, ReportDetails* details) : names_(trace), details_(details) {}
+  TimelineBuilder(const TraceReader& trace, ReportDetails* details)
+      : names_(trace), details_(details), clock_(trace.info().clock) {}
+
+  // An event's timestamp in µs: its time, or its position without a clock.
+  double Stamp(uint64_t index) const {
+    return clock_.has_times() ? clock_.TimeNs(index) / 1000.0 : static_cast<double>(index);
+  }
+  bool has_times() const { return clock_.has_times(); }
 
   void Add(const Event& e) {
     ThreadTrack& t = tracks_[e.tid];
-    const uint64_t ts = e.index;
+    const double ts = Stamp(e.index);
     if (!t.seen) {
       t.seen = true;
       Begin(e.tid, ts, {Quoted("thread " + names_.Thread(e.tid)), "thread", 0,
@@ -69,10 +88,18 @@ class TimelineBuilder {
       }
     }
     t.last = e.index;
-    // A span covers its events: it ends after its closing event.
-    const uint64_t after = ts + 1;
+    // A span covers its events: it ends after its closing event, where the next
+    // event of the trace (of any thread) is.
+    const double after = Stamp(e.index + 1);
     switch (e.kind) {
+      case EventKind::kLockWait:
+        t.wait = PendingWait{e.object, e.aux, ts,
+                             fmt::format(R"({{"lock":{},"waited_ns":{},"site":{},"event":{}}})", QuotedLock(e.object),
+                                         e.aux, QuotedSite(e), e.index)};
+        break;
       case EventKind::kAcquire:
+        if (t.wait && t.wait->lock == e.object) DrawWait(e.tid, ts);
+        t.wait.reset();
         Begin(e.tid, ts, {HeldName(e.object), "lock", e.object, LockArgs(e)});
         break;
       case EventKind::kRelease:
@@ -103,7 +130,7 @@ class TimelineBuilder {
         auto child = tracks_.find(static_cast<uint32_t>(e.object));
         if (child != tracks_.end() && child->second.seen) {
           const uint64_t id = next_flow_++;
-          Flow('s', child->first, child->second.last, id, "join");
+          Flow('s', child->first, Stamp(child->second.last), id, "join");
           Flow('f', e.tid, ts, id, "join");
         }
         break;
@@ -122,7 +149,7 @@ class TimelineBuilder {
       if (e.index < from || e.index >= to) return;
       args["event"] = e.index;
       args["site"] = EventSite(names_, details_, e);
-      events_.push_back({e.index, e.tid, 'i', 0, Quoted(name), "finding",
+      events_.push_back({Stamp(e.index), e.tid, 'i', 0, Quoted(name), "finding",
                          args.dump(-1, ' ', false, json::error_handler_t::replace)});
     };
     int n = 0;
@@ -163,7 +190,7 @@ class TimelineBuilder {
 
   void Finish(const std::string& path, uint64_t from, uint64_t to, std::string* out) {
     for (auto& [tid, t] : tracks_)
-      if (t.seen) CloseAll(tid, t.last + 1);
+      if (t.seen) CloseAll(tid, Stamp(t.last + 1));
     // Flows that reach back (a join's start on the child's last event) and
     // instants were added out of time order: order by time, keeping the order
     // of equal times (an End before the Begin that follows it).
@@ -193,8 +220,11 @@ class TimelineBuilder {
     *out += fmt::format(
         "\n],\n" R"("displayTimeUnit":"ns","otherData":{{"trace":{},"window":"{}:{}","time":{}}}}})" "\n",
         Quoted(path), from, to,
-        Quoted("ts is the event's position in the trace's total order (1 us per event): the trace keeps no clock "
-               "per event"));
+        Quoted(has_times() ? "ts is the event's time after the recording started, from the trace's clock samples "
+                             "(to within a drain round of the recorder, about 1 ms); events of one round are "
+                             "spread evenly over it in trace order"
+                           : "ts is the event's position in the trace's total order (1 us per event): this "
+                             "trace has no clock samples"));
   }
 
  private:
@@ -227,21 +257,42 @@ class TimelineBuilder {
                        e.index);
   }
 
-  void Begin(uint32_t tid, uint64_t ts, OpenSpan span) {
+  // The wait of a thread whose acquire (at `acquired`) ends it. With times it
+  // began waited_ns before the acquire, but not before what the track already
+  // shows (the clock is coarser than the wait); without, at the lock_wait event.
+  void DrawWait(uint32_t tid, double acquired) {
+    ThreadTrack& t = tracks_[tid];
+    const PendingWait& w = *t.wait;
+    const double begin =
+        has_times() ? std::max(t.last_ts, acquired - static_cast<double>(w.waited_ns) / 1000.0) : w.ts;
+    const std::string name = Quoted("wait for " + LockName(w.lock));
+    events_.push_back({begin, tid, 'B', 0, name, "lock_wait", w.args});
+    events_.push_back({acquired, tid, 'E', 0, name, "lock_wait", ""});
+    Written(tid, acquired);
+  }
+
+  void Begin(uint32_t tid, double ts, OpenSpan span) {
+    Written(tid, ts);
     events_.push_back({ts, tid, 'B', 0, span.name, span.cat, span.args});
     tracks_[tid].open.push_back(std::move(span));
   }
 
+  void Written(uint32_t tid, double ts) {
+    double& last = tracks_[tid].last_ts;
+    last = std::max(last, ts);
+  }
+
   // An E names the span it closes: viewers do not need it, checkers of the
   // nesting do.
-  void EndSpan(uint32_t tid, uint64_t ts, const OpenSpan& span) {
+  void EndSpan(uint32_t tid, double ts, const OpenSpan& span) {
+    Written(tid, ts);
     events_.push_back({ts, tid, 'E', 0, span.name, span.cat, ""});
   }
 
   // Ends the innermost open span of (cat, object). Spans opened after it end
   // first and open again at once: hand-over-hand locking releases out of order,
   // and a track's spans must nest.
-  void End(uint32_t tid, uint64_t ts, const char* cat, uint64_t object) {
+  void End(uint32_t tid, double ts, const char* cat, uint64_t object) {
     std::vector<OpenSpan>& open = tracks_[tid].open;
     size_t i = open.size();
     while (i > 0 && !(std::string_view(open[i - 1].cat) == cat && open[i - 1].object == object)) --i;
@@ -253,18 +304,20 @@ class TimelineBuilder {
     for (OpenSpan& s : above) Begin(tid, ts, std::move(s));
   }
 
-  void CloseAll(uint32_t tid, uint64_t ts) {
+  void CloseAll(uint32_t tid, double ts) {
     std::vector<OpenSpan>& open = tracks_[tid].open;
     for (size_t k = open.size(); k > 0; --k) EndSpan(tid, ts, open[k - 1]);
     open.clear();
   }
 
-  void Flow(char ph, uint32_t tid, uint64_t ts, uint64_t id, const char* name) {
+  void Flow(char ph, uint32_t tid, double ts, uint64_t id, const char* name) {
+    Written(tid, ts);
     events_.push_back({ts, tid, ph, id, Quoted(name), "thread", ""});
   }
 
   const ReportNames names_;
   ReportDetails* details_;
+  const TraceClock clock_;
   std::map<uint32_t, ThreadTrack> tracks_;
   std::map<uint32_t, uint64_t> pending_forks_;  // child tid -> flow id
   uint64_t next_flow_ = 1;
@@ -280,17 +333,30 @@ Status PerfettoTimeline(const std::string& path, const Findings& findings, Repor
   Status s = TraceReader::Open(path, &reader);
   if (!s.ok()) return s;
   const uint64_t total = reader->info().counters.events;
-  const uint64_t to = std::min(options.to, total);
-  if (options.from >= to && total > 0)
+  uint64_t from = options.from;
+  uint64_t to = std::min(options.to, total);
+  if (options.from_ns >= 0 || options.to_ns >= 0) {
+    const TraceClock clock(reader->info().clock);
+    if (!clock.has_times())
+      return Status::InvalidArgument(path + ": the trace has no clock samples (imported, generated, or recorded "
+                                     "before seer kept them): give the window in event positions, FROM:TO");
+    if (options.from_ns >= 0) from = clock.FirstEventAt(options.from_ns);
+    if (options.to_ns >= 0) to = std::min(to, clock.FirstEventAt(options.to_ns));
+    if (from >= to)
+      return Status::InvalidArgument(fmt::format("the time window holds no event: the trace's events span 0 to "
+                                                 "{:.3f} ms",
+                                                 static_cast<double>(clock.span_ns()) / 1e6));
+  }
+  if (from >= to && total > 0)
     return Status::InvalidArgument(
-        fmt::format("--window {}:{} holds no event: the trace has events 0 to {}", options.from,
+        fmt::format("--window {}:{} holds no event: the trace has events 0 to {}", from,
                     options.to == TimelineOptions().to ? std::string() : std::to_string(options.to), total - 1));
-  const uint64_t size = to > options.from ? to - options.from : 0;
+  const uint64_t size = to > from ? to - from : 0;
   if (size > options.max_events)
     return Status::InvalidArgument(fmt::format(
         "the window holds {} events, more than --max-events {}: choose a part with --window FROM:TO (trace "
-        "positions, e.g. --window {}:{}) or raise --max-events",
-        size, options.max_events, options.from, options.from + options.max_events));
+        "positions, e.g. --window {}:{}, or times, e.g. --window 1.5s:2s) or raise --max-events",
+        size, options.max_events, from, from + options.max_events));
   if (reader->info().modules.empty()) details = nullptr;
 
   TimelineBuilder builder(*reader, details);
@@ -300,10 +366,10 @@ Status PerfettoTimeline(const std::string& path, const Findings& findings, Repor
     if (!s.ok()) return s;
     if (batch.empty() || batch.front().index >= to) break;
     for (const Event& e : batch)
-      if (e.index >= options.from && e.index < to) builder.Add(e);
+      if (e.index >= from && e.index < to) builder.Add(e);
   }
-  builder.AddFindings(findings, options.from, to);
-  builder.Finish(path, options.from, to, out);
+  builder.AddFindings(findings, from, to);
+  builder.Finish(path, from, to, out);
   return Status::Ok();
 }
 

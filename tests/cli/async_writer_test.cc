@@ -22,6 +22,7 @@ class RecordingWriter final : public TraceWriter {
   void AddLost(const std::string& where, EventKind, uint64_t n) override {
     log.push_back("lost " + where + " " + std::to_string(n));
   }
+  void AddClockSample(uint64_t ns) override { log.push_back("clock " + std::to_string(ns)); }
   Status Append(const Event& e) override {
     if (events == fail_after_) return Status::IOError("disk full");
     log.push_back("event " + std::to_string(e.pc));
@@ -68,8 +69,10 @@ TEST(AsyncTraceWriterTest, KeepsTheOrderOfEventsAndTableCalls) {
     }
     w.AddThread({0, -1, -1, "main"});
     w.AddLost("ring", EventKind::kRead, 3);
+    w.AddClockSample(1234);
     expected.push_back("thread main");
     expected.push_back("lost ring 3");
+    expected.push_back("clock 1234");
     ASSERT_TRUE(w.Flush().ok());
     expected.push_back("flush");
     EXPECT_EQ(w.events_written(), 100000u);
@@ -90,6 +93,7 @@ class RunRecordingWriter final : public TraceWriter, public RunAppender {
   void AddModule(const ModuleInfo& m) override { inner.AddModule(m); }
   void SetName(Namespace ns, uint64_t id, const std::string& name) override { inner.SetName(ns, id, name); }
   void AddLost(const std::string& where, EventKind k, uint64_t n) override { inner.AddLost(where, k, n); }
+  void AddClockSample(uint64_t ns) override { inner.AddClockSample(ns); }
   Status Append(const Event& e) override {
     ++single;
     return inner.Append(e);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "seer/trace.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace seer {
@@ -179,6 +180,135 @@ TEST_F(TimelineTest, LargeWindowsAndBadOptionsGetOneLine) {
   auto std_window = Seer("export --window 1:2 " + trace_);
   EXPECT_EQ(std_window.code, 2);
   EXPECT_NE(std_window.err.find("apply to --format perfetto"), std::string::npos) << std_window.err;
+}
+
+// A recorded-like trace with clock samples and a contended lock: timestamps are
+// the events' times (µs), a lock_wait is drawn as a span that ends at its
+// acquire, and --window takes times.
+class TimelineTimesTest : public test::TempDirTest {
+ protected:
+  void SetUp() override {
+    TempDirTest::SetUp();
+    trace_ = Path("times.seer");
+    std::unique_ptr<TraceWriter> w;
+    Status s = TraceWriter::Create(trace_, TraceWriterOptions(), &w);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    w->AddThread({0, -1, -1, "T0"});
+    w->AddThread({1, -1, 0, "T1"});
+    w->SetName(Namespace::kLock, kLock, "L");
+    auto add = [&](uint32_t tid, EventKind kind, uint64_t object, uint64_t aux = 0) {
+      Event e;
+      e.tid = tid;
+      e.kind = kind;
+      e.object = object;
+      e.aux = aux;
+      e.pc = 100 + w->events_written();
+      ASSERT_TRUE(w->Append(e).ok());
+    };
+    add(1, EventKind::kWrite, 0x1000, 8);                // 0
+    add(0, EventKind::kAcquire, kLock);                  // 1
+    w->AddClockSample(1'000'000);                        // events 0, 1 by 1 ms
+    add(1, EventKind::kLockWait, kLock, 1'500'000);      // 2: T1 waited 1.5 ms
+    add(0, EventKind::kRelease, kLock);                  // 3
+    w->AddClockSample(4'000'000);                        // events 2, 3 by 4 ms
+    add(1, EventKind::kAcquire, kLock);                  // 4
+    add(1, EventKind::kRelease, kLock);                  // 5
+    add(0, EventKind::kWrite, 0x2000, 8);                // 6
+    w->AddClockSample(7'000'000);                        // events 4..6 by 7 ms
+    ASSERT_TRUE(w->Close().ok());
+  }
+  json Export(const std::string& args) {
+    auto r = Seer("export --format perfetto --no-findings --no-symbolize " + trace_ + " " + args);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out, nullptr, false);
+  }
+  static constexpr uint64_t kLock = 77;
+  std::string trace_;
+};
+
+TEST_F(TimelineTimesTest, TimestampsAreTimesAndWaitsEndAtTheirAcquire) {
+  const json doc = Export("");
+  const std::vector<std::string> bad = Violations(doc);
+  ASSERT_TRUE(bad.empty()) << bad.front() << "\n" << doc.dump(1);
+  // Events spread evenly between samples: 0, 500, | 1000, 2500, | 4000, 5000, 6000 µs.
+  std::map<std::string, std::vector<double>> begins;
+  for (const json& b : Of(doc, "B")) begins[b["name"].get<std::string>()].push_back(b["ts"].get<double>());
+  EXPECT_EQ(begins["L held"], (std::vector<double>{500, 4000}));
+  ASSERT_EQ(begins["wait for L"].size(), 1u) << doc.dump(1);
+  // The wait ended at T1's acquire (4000 µs) and lasted 1.5 ms.
+  EXPECT_DOUBLE_EQ(begins["wait for L"][0], 2500);
+  for (const json& b : Of(doc, "B"))
+    if (b["name"] == "wait for L") {
+      EXPECT_EQ(b["tid"], 1);
+      EXPECT_EQ(b["args"]["waited_ns"], 1'500'000);
+      EXPECT_EQ(b["args"]["event"], 2);
+    }
+  bool wait_ended = false;
+  for (const json& e : Of(doc, "E"))
+    if (e["name"] == "wait for L") {
+      wait_ended = true;
+      EXPECT_DOUBLE_EQ(e["ts"].get<double>(), 4000);
+    }
+  EXPECT_TRUE(wait_ended);
+  EXPECT_NE(doc["otherData"]["time"].get<std::string>().find("clock samples"), std::string::npos);
+}
+
+TEST_F(TimelineTimesTest, WindowByTime) {
+  // 2 ms to 5 ms: the events at 2500, 4000 µs (2 ms falls between 1000 and 2500).
+  const json doc = Export("--window 2ms:5ms");
+  const std::vector<std::string> bad = Violations(doc);
+  ASSERT_TRUE(bad.empty()) << bad.front();
+  EXPECT_EQ(doc["otherData"]["window"], "3:5");
+  const json later = Export("--window 4.5ms:");
+  EXPECT_EQ(later["otherData"]["window"], "5:7");
+  const json us = Export("--window :600us");
+  EXPECT_EQ(us["otherData"]["window"], "0:2");
+
+  auto empty = Seer("export --format perfetto --no-findings --window 8s:9s " + trace_);
+  EXPECT_EQ(empty.code, 2);
+  EXPECT_NE(empty.err.find("holds no event"), std::string::npos) << empty.err;
+  for (const char* window : {"1ms:5", "5ms:1ms", "xms:", "-1ms:"}) {
+    auto r = Seer(std::string("export --format perfetto --no-findings --window ") + window + " " + trace_);
+    EXPECT_EQ(r.code, 2) << window;
+    EXPECT_EQ(r.ErrLines().size(), 1u) << r.err;
+    EXPECT_NE(r.err.find("--window"), std::string::npos) << r.err;
+  }
+}
+
+TEST_F(TimelineTest, TimeWindowOnATraceWithoutClockIsRefused) {
+  auto r = Seer("export --format perfetto --no-findings --window 1ms:2ms " + trace_);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.ErrLines().size(), 1u) << r.err;
+  EXPECT_NE(r.err.find("no clock samples"), std::string::npos) << r.err;
+}
+
+TEST_F(TimelineTest, LockWaitsWithoutClockSpanFromTheWaitToTheAcquire) {
+  const std::string std_path = Path("wait.std");
+  {
+    std::FILE* f = std::fopen(std_path.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    std::fputs("T0|acq(l)|1\nT1|lock_wait(l waited=900)|2\nT0|rel(l)|3\nT1|acq(l)|4\nT1|rel(l)|5\n", f);
+    std::fclose(f);
+  }
+  const std::string t = Path("wait.seer");
+  ASSERT_EQ(Seer("import -q " + std_path + " -o " + t).code, 0);
+  auto r = Seer("export --format perfetto --no-findings " + t);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json doc = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(Violations(doc).empty());
+  int waits = 0;
+  for (const json& b : Of(doc, "B"))
+    if (b["name"] == "wait for l") {
+      ++waits;
+      EXPECT_EQ(b["ts"].get<double>(), 1.0);  // the lock_wait's position
+      EXPECT_EQ(b["args"]["waited_ns"], 900);
+    }
+  for (const json& e : Of(doc, "E")) {
+    if (e["name"] == "wait for l") {
+      EXPECT_EQ(e["ts"].get<double>(), 3.0);  // the acquire's
+    }
+  }
+  EXPECT_EQ(waits, 1);
 }
 
 }  // namespace

@@ -355,6 +355,17 @@ TEST_F(PreloadTest, ContendedAcquiresRecordTheirWait) {
   EXPECT_EQ(acquires_after_wait, (std::vector<uint64_t>{0, 1, 2}));
   EXPECT_EQ(acquires, 4u);
   ASSERT_EQ(trace.Count(EventKind::kLockWait, worker), 3u);
+
+  // The trace keeps when its events happened: main held each lock for 100 ms,
+  // so the samples span at least 300 ms, in ascending order.
+  const std::vector<ClockSample>& clock = trace.info.clock;
+  ASSERT_FALSE(clock.empty());
+  for (size_t i = 1; i < clock.size(); ++i) {
+    EXPECT_GT(clock[i].events, clock[i - 1].events);
+    EXPECT_GE(clock[i].ns, clock[i - 1].ns);
+  }
+  EXPECT_LE(clock.back().events, trace.events.size());
+  EXPECT_GE(clock.back().ns, 300'000'000u);
 }
 
 }  // namespace

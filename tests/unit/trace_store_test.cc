@@ -13,6 +13,7 @@
 
 #include "seer/trace.h"
 #include "store/coding.h"
+#include "store/trace_clock.h"
 #include "tests/support/trace_io.h"
 
 namespace seer {
@@ -131,6 +132,71 @@ TEST_F(TraceStoreTest, DistinctCountsAreExact) {
   EXPECT_EQ(info.counters.distinct_variables, variables.size());
   EXPECT_EQ(info.counters.distinct_locations, locations.size());
   EXPECT_EQ(info.counters.distinct_locks, locks.size());
+}
+
+// Clock samples: kept at most one per millisecond (the newest of a thinned run is
+// written at close), none for a sample that adds no event, and read back in order.
+TEST_F(TraceStoreTest, ClockSamplesRoundTripThinnedToAMillisecond) {
+  const std::string path = Path("clock.seer");
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(path, {}, &w).ok());
+  w->AddClockSample(500'000);  // no event yet: says nothing
+  auto append = [&](int n) {
+    for (int i = 0; i < n; ++i) ASSERT_TRUE(w->Append(MakeEvent(0, EventKind::kRead, 0x10, 0x20)).ok());
+  };
+  append(10);
+  w->AddClockSample(5'000'000);  // kept: (10, 5 ms)
+  append(10);
+  w->AddClockSample(5'400'000);  // within 1 ms of the last kept: thinned
+  w->AddClockSample(5'900'000);  // no new event: the earlier (20, 5.4 ms) stays the candidate
+  append(10);
+  w->AddClockSample(6'000'000);  // kept: (30, 6 ms); the thinned one is dropped
+  append(5);
+  w->AddClockSample(6'500'000);  // thinned, but the last: written at close
+  ASSERT_TRUE(w->Close().ok());
+
+  std::unique_ptr<TraceReader> r;
+  Status s = TraceReader::Open(path, &r);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::vector<std::pair<uint64_t, uint64_t>> got;
+  for (const ClockSample& c : r->info().clock) got.emplace_back(c.events, c.ns);
+  EXPECT_EQ(got, (std::vector<std::pair<uint64_t, uint64_t>>{{10, 5'000'000}, {30, 6'000'000}, {35, 6'500'000}}));
+
+  // A trace without samples reads with none.
+  const std::string plain = Path("plain.seer");
+  ASSERT_TRUE(WriteTrace(plain, 100, 50).ok());
+  ASSERT_TRUE(TraceReader::Open(plain, &r).ok());
+  EXPECT_TRUE(r->info().clock.empty());
+}
+
+TEST(TraceClockTest, InterpolatesBetweenSamplesAndFindsWindowStarts) {
+  const TraceClock none({});
+  EXPECT_FALSE(none.has_times());
+  EXPECT_EQ(none.TimeNs(5), 0);
+  const TraceClock clock({{2, 1000}, {4, 4000}, {7, 7000}});
+  ASSERT_TRUE(clock.has_times());
+  const double expected[] = {0, 500, 1000, 2500, 4000, 5000, 6000, 7000, 7000};
+  for (uint64_t i = 0; i < std::size(expected); ++i) EXPECT_DOUBLE_EQ(clock.TimeNs(i), expected[i]) << "event " << i;
+  EXPECT_EQ(clock.FirstEventAt(0), 0u);
+  EXPECT_EQ(clock.FirstEventAt(500), 1u);
+  EXPECT_EQ(clock.FirstEventAt(501), 2u);
+  EXPECT_EQ(clock.FirstEventAt(2000), 3u);
+  EXPECT_EQ(clock.FirstEventAt(4000), 4u);
+  EXPECT_EQ(clock.FirstEventAt(6500), 7u);
+  EXPECT_EQ(clock.FirstEventAt(1e12), 7u);
+  EXPECT_EQ(clock.span_ns(), 7000u);
+  // Monotone over many events whatever the sample spacing.
+  const TraceClock uneven({{1, 10}, {1000, 20}, {1001, 5000}, {5000, 5001}});
+  for (uint64_t i = 1; i < 5100; ++i) ASSERT_LE(uneven.TimeNs(i - 1), uneven.TimeNs(i)) << i;
+  for (double t : {0.0, 9.0, 10.0, 15.0, 21.0, 4999.0, 5000.5, 6000.0}) {
+    const uint64_t first = uneven.FirstEventAt(t);
+    if (first > 0) {
+      EXPECT_LT(uneven.TimeNs(first - 1), t) << t;
+    }
+    if (first < 5000) {
+      EXPECT_GE(uneven.TimeNs(first), t) << t;
+    }
+  }
 }
 
 TEST_F(TraceStoreTest, LostEventsAreStoredPerPlaceAndKind) {
@@ -300,6 +366,27 @@ TEST_F(BadInputTest, FlippedByteInsideACompressedChunk) {
   Status s = Open(path);
   EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
   EXPECT_NE(s.message().find("flip.seer: chunk 2"), std::string::npos) << s.ToString();
+}
+
+// A damaged clock sample would give wrong times silently: the tables' checksum
+// covers the clock table.
+TEST_F(BadInputTest, DamagedClockSampleIsCaught) {
+  const std::string path = Path("clock.seer");
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(path, {}, &w).ok());
+  ASSERT_TRUE(w->Append(MakeEvent(0, EventKind::kRead, 0x10, 0x20)).ok());
+  const uint64_t ns = 0x0A1B2C3D4E5F6071ull;  // a value easy to find in the file
+  w->AddClockSample(ns);
+  ASSERT_TRUE(w->Close().ok());
+  ASSERT_TRUE(Open(path).ok());
+  std::string bytes = ReadBytes(path);
+  const size_t at = bytes.find(coding::BigEndianKey(ns));
+  ASSERT_NE(at, std::string::npos);
+  bytes[at + 7] ^= 0x01;
+  WriteBytes(path, bytes);
+  Status s = Open(path);
+  EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
+  EXPECT_NE(s.message().find("clock"), std::string::npos) << s.ToString();
 }
 
 TEST_F(BadInputTest, OutputIntoMissingDirectory) {
