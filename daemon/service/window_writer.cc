@@ -2,6 +2,7 @@
 
 #include <sys/statvfs.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -86,6 +87,7 @@ void WindowedTraceWriter::OpenLocked(double t) {
     return;
   }
   filter_ = std::make_unique<daemon::AttachFilter>();
+  window_clock_ns_ = last_clock_ns_;
   deadline_ = std::min(t + schedule_.window_s, OnPeriodEnd(t));
   ReplayTables();
   current_->SetMeta(meta::kStartTime, IsoTime(t));
@@ -151,6 +153,12 @@ void WindowedTraceWriter::SetName(Namespace ns, uint64_t id, const std::string& 
 void WindowedTraceWriter::AddLost(const std::string& where, EventKind kind, uint64_t count) {
   std::lock_guard<std::mutex> lock(mu_);
   if (current_ != nullptr) current_->AddLost(where, kind, count);
+}
+
+void WindowedTraceWriter::AddClockSample(uint64_t ns) {
+  std::lock_guard<std::mutex> lock(mu_);
+  last_clock_ns_ = std::max(last_clock_ns_, ns);
+  if (current_ != nullptr) current_->AddClockSample(last_clock_ns_ - window_clock_ns_);
 }
 
 Status WindowedTraceWriter::Append(const Event& event) {

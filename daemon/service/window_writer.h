@@ -55,6 +55,9 @@ class WindowedTraceWriter final : public TraceWriter {
   void AddModule(const ModuleInfo& module) override;
   void SetName(Namespace ns, uint64_t id, const std::string& name) override;
   void AddLost(const std::string& where, EventKind kind, uint64_t count) override;
+  // Passed on with the time measured from the window's opening (the last
+  // sample before it), so that each window's clock table starts near 0.
+  void AddClockSample(uint64_t ns) override;
   // Never fails: a window that cannot be written is closed as failed and
   // recording pauses (the recording itself goes on).
   Status Append(const Event& event) override;
@@ -92,6 +95,8 @@ class WindowedTraceWriter final : public TraceWriter {
   std::unique_ptr<daemon::AttachFilter> filter_;  // per window: releases whose acquire it lacks
   WindowFile window_;
   double deadline_ = 0;
+  uint64_t last_clock_ns_ = 0;    // the recording's latest clock sample
+  uint64_t window_clock_ns_ = 0;  // its value when the current window opened
   bool closed_ = false;
   uint64_t appended_ = 0;
   Stats stats_;

@@ -78,22 +78,25 @@ echo "$complete complete + $partial partial windows survived SIGKILL; the restar
 stop_daemon
 
 echo "== a target by name is re-attached when it restarts"
-"$target" & extra_pids+=($!); first_pid=$!
+# A name of its own: no other process on the machine (another test's target) matches it.
+named=$tmp/ft-$$
+cp "$target" "$named"
+"$named" & extra_pids+=($!); first_pid=$!
 cat > "$tmp/name.toml" <<TOML
 dir = "$tmp/name"
 window = "1s"
 duty = "continuous"
 analyses = "deadlock"
 [[target]]
-name = "daemon_target"
+name = "ft-$$"
 TOML
 start_daemon "$tmp/name.log" --config "$tmp/name.toml"
-wait_for 60 "recording the first process" grep -q "recording name daemon_target (process $first_pid)" "$tmp/name.log"
+wait_for 60 "recording the first process" grep -q "recording name ft-$$ (process $first_pid)" "$tmp/name.log"
 grep -q "(inject mode)" "$tmp/name.log" || fail "the running process was not recorded by injection: $(cat "$tmp/name.log")"
-wait_for 60 "a window of the first process" positive 'seer_windows_written_total{target="name daemon_target"}'
+wait_for 60 "a window of the first process" positive "seer_windows_written_total{target=\"name ft-$$\"}"
 kill -9 "$first_pid"
-"$target" & extra_pids+=($!); second_pid=$!
-wait_for 60 "re-attached to the restarted process" grep -q "recording name daemon_target (process $second_pid)" "$tmp/name.log"
+"$named" & extra_pids+=($!); second_pid=$!
+wait_for 60 "re-attached to the restarted process" grep -q "recording name ft-$$ (process $second_pid)" "$tmp/name.log"
 wait_for 30 "two recordings counted" bash -c "[ \"\$(curl -sf http://127.0.0.1:$port/metrics | grep '^seer_target_recordings_total' | awk '{print \$NF}')\" = 2 ]"
 
 echo "== SIGHUP reloads the configuration"

@@ -206,6 +206,7 @@ TEST_F(ServiceTest, WindowsAreCutByTimeAndEachIsATraceOfItsOwn) {
   w.SetName(Namespace::kLock, 0x10, "hot");
   ASSERT_TRUE(w.Append(Ev(0, EventKind::kThreadBegin, 0, 0)).ok());
   ASSERT_TRUE(w.Append(Ev(0, EventKind::kAcquire, 0x10, 0x100)).ok());
+  w.AddClockSample(400'000'000);
   clock.t += 1.5;
   w.Tick();
   ASSERT_EQ(closed.size(), 1u);
@@ -215,6 +216,7 @@ TEST_F(ServiceTest, WindowsAreCutByTimeAndEachIsATraceOfItsOwn) {
   ASSERT_TRUE(w.Append(Ev(0, EventKind::kRelease, 0x10, 0x104)).ok());
   ASSERT_TRUE(w.Append(Ev(0, EventKind::kAcquire, 0x10, 0x100)).ok());
   ASSERT_TRUE(w.Append(Ev(0, EventKind::kRelease, 0x10, 0x104)).ok());
+  w.AddClockSample(1'700'000'000);
   ASSERT_TRUE(w.Close().ok());
   ASSERT_EQ(closed.size(), 2u);
   EXPECT_EQ(closed[1].events, 2u);
@@ -231,6 +233,11 @@ TEST_F(ServiceTest, WindowsAreCutByTimeAndEachIsATraceOfItsOwn) {
     ASSERT_EQ(info.threads.size(), 1u);  // the tables are repeated in every window
     EXPECT_EQ(info.threads[0].name, "main");
     EXPECT_EQ(info.modules.size(), 1u);
+    // Each window's clock counts from its own opening: 0.4 s into the first,
+    // 1.3 s into the second (the recording's 1.7 s less the 0.4 s it opened at).
+    ASSERT_EQ(info.clock.size(), 1u) << f.path;
+    EXPECT_EQ(info.clock[0].ns, &f == &closed[0] ? 400'000'000u : 1'300'000'000u);
+    EXPECT_EQ(info.clock[0].events, 2u);
   }
 }
 
