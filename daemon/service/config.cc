@@ -218,6 +218,8 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
       if (st.ok()) st = InKey(v, key, ParseDutyCycle(text, &config->duty_on_s, &config->duty_period_s));
     } else if (key == "analyses") {
       st = StringKey(v, key, &config->analyses);
+    } else if (key == "spool") {
+      st = SizeKey(v, key, &config->spool_bytes);
     } else if (key == "retention") {
       const auto* t = v.as_table();
       st = t ? ReadRetention(*t, &config->retention)
@@ -240,7 +242,7 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
         }
       }
     } else {
-      st = UnknownKey(v, key, "listen, dir, window, duty, analyses, [retention], [[target]]");
+      st = UnknownKey(v, key, "listen, dir, window, duty, analyses, spool, [retention], [[target]]");
     }
     if (!st.ok()) return st;  // each message names the file and line already
   }
@@ -258,6 +260,7 @@ Status ValidateConfig(const ServiceConfig& config) {
                                      std::to_string(set) + ")");
   }
   if (config.window_s <= 0) return Status::InvalidArgument("the window length must be positive");
+  if (config.spool_bytes < (16ull << 20)) return Status::InvalidArgument("spool: at least 16M");
   if (config.duty_on_s > config.duty_period_s)
     return Status::InvalidArgument("the duty cycle's on time is longer than its period");
   if (config.listen_port < 0 || config.listen_port > 65535)

@@ -41,7 +41,11 @@ struct ServiceConfig {
   double duty_on_s = 2;
   double duty_period_s = 60;
   RetentionPolicy retention;
-  std::string analyses = "deadlock";  // engines run over each window (predictor registry names)
+  std::string analyses = "deadlock";
+  // Memory for recorded events not yet merged into windows (the recorder's
+  // spool, daemon/recorder.h): an always-on service keeps it small; past 3/4
+  // of it the merging leaves idle priority.
+  uint64_t spool_bytes = 256ull << 20;  // engines run over each window (predictor registry names)
   std::vector<TargetConfig> targets;
 };
 

@@ -23,6 +23,7 @@ namespace seer::service {
 struct SupervisorContext {
   std::string dir;
   WindowSchedule schedule;
+  uint64_t spool_bytes = 0;  // RecordOptions::inproc.max_spool_bytes
   std::function<void(const WindowFile&)> on_window;  // from the recording's threads
 };
 

@@ -60,6 +60,7 @@ dir = "/var/lib/seer"
 window = "5s"
 duty = "1s/30s"
 analyses = "deadlock,hb"
+spool = "64M"
 [retention]
 max_windows = 7
 max_age = "2h"
@@ -81,6 +82,7 @@ command = ["./prog", "--flag"]
   EXPECT_DOUBLE_EQ(c.duty_on_s, 1);
   EXPECT_DOUBLE_EQ(c.duty_period_s, 30);
   EXPECT_EQ(c.analyses, "deadlock,hb");
+  EXPECT_EQ(c.spool_bytes, 64ull << 20);
   EXPECT_EQ(c.retention.max_windows, 7u);
   EXPECT_DOUBLE_EQ(c.retention.max_age_s, 7200);
   EXPECT_EQ(c.retention.max_bytes, 64ull << 20);
