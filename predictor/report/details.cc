@@ -84,4 +84,9 @@ VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair) {
   return v;
 }
 
+uint64_t ShownSize(const EventRef& e, const VariableInfo& v) {
+  if (e.kind == EventKind::kFree && v.block != nullptr && v.block->address == e.object) return v.block->size;
+  return e.size;
+}
+
 }  // namespace seer

@@ -58,4 +58,9 @@ struct VariableInfo {
 };
 VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair);
 
+// The size a report shows for one access of a pair described by `v`: a free's
+// event carries the allocator's usable size, but the engines take the block's
+// requested size as freed (EventLowering), and the block's own line shows that.
+uint64_t ShownSize(const EventRef& e, const VariableInfo& v);
+
 }  // namespace seer

@@ -124,8 +124,14 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
     for (const RacePair* pp : groups.ProvenFirst(r)) {
       const RacePair& p = *pp;
       const RaceGroup& g = groups.Of(p);
-      pairs.push_back({{"first", event(p.first)},
-                       {"second", event(p.second)},
+      json first = event(p.first), second = event(p.second);
+      if (details != nullptr) {
+        const VariableInfo v = DescribeVariable(*details, p);
+        first["size"] = ShownSize(p.first, v);
+        second["size"] = ShownSize(p.second, v);
+      }
+      pairs.push_back({{"first", std::move(first)},
+                       {"second", std::move(second)},
                        {"variable", names.Object(p.first.kind, p.first.object)},
                        {"occurrences", p.occurrences},
                        {"engines", groups.Engines(p)},

@@ -122,7 +122,8 @@ class SarifWriter {
     json result = Result(RaceRule(g), g.proof == RaceProof::kPredicted ? "warning" : "error",
                          fmt::format("Data race on {}: {} of size {} by {} at {} and earlier {} by {} at {}. {}. "
                                      "Reported by {}.",
-                                     variable, EventKindName(p.second.kind), p.second.size,
+                                     variable, EventKindName(p.second.kind),
+                                     details_ ? ShownSize(p.second, DescribeVariable(*details_, p)) : p.second.size,
                                      names_.Thread(p.second.tid), EventSite(names_, details_, p.second),
                                      EventKindName(p.first.kind), names_.Thread(p.first.tid),
                                      EventSite(names_, details_, p.first), Capitalised(ProofText(g)), engines));

@@ -95,16 +95,16 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
     engines += fmt::format("{}{} ({})", engines.empty() ? "" : ", ", r->engine, GuaranteeName(r->guarantee));
   std::string out = fmt::format("WARNING: data race (predicted by {}){}\n", engines, ConfirmationNote(p));
   out += "  " + ProofText(g) + "\n";
+  const VariableInfo v = DescribeVariable(details, p);
   // Like ThreadSanitizer: the later access first, then the earlier one.
-  out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind), p.second.size,
-                     p.second.object, names.Thread(p.second.tid), p.second.index);
+  out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind),
+                     ShownSize(p.second, v), p.second.object, names.Thread(p.second.tid), p.second.index);
   out += FramesText(EventFrames(details, p.second), "    ");
   out += fmt::format("  Previous {} of size {} at {:#x} by thread {} (event {}):\n", Lower(AccessName(p.first.kind)),
-                     p.first.size, p.first.object, names.Thread(p.first.tid), p.first.index);
+                     ShownSize(p.first, v), p.first.object, names.Thread(p.first.tid), p.first.index);
   out += FramesText(EventFrames(details, p.first), "    ");
   out += fmt::format("  Locks held: {}: {}; {}: {}\n", names.Thread(p.second.tid), LocksText(details, p.second),
                      names.Thread(p.first.tid), LocksText(details, p.first));
-  const VariableInfo v = DescribeVariable(details, p);
   if (v.kind == "global") {
     out += fmt::format("  Location is global '{}' of size {} at {:#x} ({}+{:#x}){}\n", v.name, v.size, v.address,
                        std::filesystem::path(v.global.module).filename().string(), v.global.offset,

@@ -118,6 +118,22 @@ TEST_F(ReportTest, HeapRaceNamesTheBlockAndItsAllocation) {
   EXPECT_EQ(v["alloc_stack"][0]["function"], "main");
 }
 
+// A free is a write of the block: its size is the block's (20 bytes asked
+// for), not what the allocator made usable, in every format.
+TEST_F(ReportTest, FreeRaceShowsTheBlocksSize) {
+  const json report = JsonOf();
+  const json* pair = FindPair(report, Line("MARK-FREE-WORKER"), Line("MARK-FREE-MAIN"));
+  ASSERT_NE(pair, nullptr) << report["races"].dump(1);
+  const json& freed = EventAt(*pair, Line("MARK-FREE-MAIN"));
+  EXPECT_EQ(freed["kind"], "free");
+  EXPECT_EQ(freed["size"], 20);
+  EXPECT_EQ(EventAt(*pair, Line("MARK-FREE-WORKER"))["size"], 4);
+  EXPECT_EQ((*pair)["variable_details"]["size"], 20);
+  const std::string text = Report(false);
+  EXPECT_NE(text.find("free of size 20 at"), std::string::npos) << text;
+  EXPECT_NE(text.find("heap block of size 20 at"), std::string::npos) << text;
+}
+
 TEST_F(ReportTest, OneLetterCNamesAreNotDemangled) {
   const json report = JsonOf();
   const json* pair = FindPair(report, Line("MARK-G-WORKER"), Line("MARK-G-MAIN"));
