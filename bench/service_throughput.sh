@@ -34,14 +34,9 @@ attach_wait=${ATTACH_WAIT:-10}
 attach_modes=${ATTACH_MODES:-inject}
 port=${PORT:-22122}
 
-if ! command -v memcached >/dev/null || ! command -v memcaslap >/dev/null; then
-  if [ "$(id -u)" != 0 ]; then
-    echo "service_throughput: memcached and memcaslap are missing; as root: apt-get install memcached libmemcached-tools" >&2
-    exit 2
-  fi
-  apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq memcached libmemcached-tools >/dev/null
-fi
+name=service_throughput
+source "$(dirname "$0")/memcached_lib.sh"
+ensure_memcached
 [ -x "$seer" ] || { echo "service_throughput: $build/cli/seer not built" >&2; exit 2; }
 
 tmp=$(mktemp -d)
@@ -58,19 +53,7 @@ trap cleanup EXIT
 server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 [ "$(id -u)" = 0 ] && server+=(-u nobody)
 
-if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-  echo "service_throughput: port $port is in use already (PORT=... to choose another)" >&2
-  exit 2
-fi
-
-wait_port() {  # until memcached answers on the port (at most 20 s)
-  for _ in $(seq 200); do
-    if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then return 0; fi
-    sleep 0.1
-  done
-  echo "service_throughput: memcached did not open port $port" >&2
-  return 1
-}
+require_free_port
 
 load() {  # prints the requests/s memcaslap reached
   memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" 2>&1 | tee "$tmp/load.log" |
@@ -95,8 +78,6 @@ seer_run() {
   [ -n "$summary" ] || { cat "$tmp/seer.err" >&2; echo "$tps ? ? ?"; return; }
   echo "$tps $(echo "$summary" | sed -n 's/^seer record: \([0-9]*\) events, \([0-9]*\) lost, [0-9]* threads (\([^)]*\)).*/\1 \2 \3/p' | tr -d ',')"
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "memcached $(memcached -V | awk '{print $2}'), 4 worker threads; memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 : >"$tmp/native"

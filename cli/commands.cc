@@ -10,6 +10,7 @@ void RegisterCommands(CLI::App& app, Runner& runner) {
   RegisterGen(app, runner);
   RegisterAnalyze(app, runner);
   RegisterFuzz(app, runner);
+  RegisterDaemon(app, runner);
 }
 
 }  // namespace seer::cli

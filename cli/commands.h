@@ -15,5 +15,6 @@ void RegisterInfo(CLI::App& app, Runner& runner);     // cli/info_command.cc
 void RegisterGen(CLI::App& app, Runner& runner);      // cli/gen_command.cc
 void RegisterAnalyze(CLI::App& app, Runner& runner);  // cli/analyze_command.cc
 void RegisterFuzz(CLI::App& app, Runner& runner);     // cli/fuzz_command.cc
+void RegisterDaemon(CLI::App& app, Runner& runner);   // cli/daemon_command.cc
 
 }  // namespace seer::cli

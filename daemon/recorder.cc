@@ -38,6 +38,12 @@ Status Recording::Start(const RecordOptions& options, std::unique_ptr<Recording>
   return Status::InvalidArgument("unknown recording mode");
 }
 
+Status OpenRecordingWriter(const RecordOptions& options, const TraceWriterOptions& writer_options,
+                           std::unique_ptr<TraceWriter>* out) {
+  if (options.open_writer) return options.open_writer(writer_options, out);
+  return TraceWriter::Create(options.output, writer_options, out);
+}
+
 Status Record(const RecordOptions& options, RecordResult* result) {
   *result = RecordResult();
   std::unique_ptr<Recording> recording;

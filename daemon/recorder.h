@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -63,6 +64,10 @@ struct InprocOptions {
   // bound they run at normal priority until it is back under 1/4, and from the
   // target's exit on. False: normal priority throughout.
   bool merge_when_idle = true;
+  // > 0: the merged events are handed on to the writer at least this often
+  // (AsyncTraceWriter otherwise passes them in batches of thousands), so that
+  // the service's windows (daemon/service/) hold the events of their time.
+  double flush_interval_s = 0;
   TraceWriterOptions writer;
   // kPreload: the runtime library put in the target's LD_PRELOAD (after the
   // user's own entries); kInject: the one loaded into the process. Empty:
@@ -78,7 +83,15 @@ struct RecordOptions {
   double duration_s = 0;             // attach: stop after this long (0: no limit)
   EbpfOptions ebpf;
   InprocOptions inproc;
+  // Where the events go. Empty: a trace file at `output`. Set: the writer it
+  // makes instead (the service's windowed writer, daemon/service/, cuts the
+  // stream into one trace file per window); called once, from Start.
+  std::function<Status(const TraceWriterOptions&, std::unique_ptr<TraceWriter>*)> open_writer;
 };
+
+// The trace writer a recording writes to: options.open_writer's, else a file at options.output.
+Status OpenRecordingWriter(const RecordOptions& options, const TraceWriterOptions& writer_options,
+                           std::unique_ptr<TraceWriter>* out);
 
 // What a recording has written so far; updated by Poll.
 struct RecordCounters {

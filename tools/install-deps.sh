@@ -11,10 +11,14 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libclang-rt-14-dev
   nodejs chromium chromium-driver
+  libtomlplusplus-dev libcpp-httplib-dev prometheus curl
 )
 # nodejs, chromium: the report-format tests run Microsoft's SARIF validator and
 # open the HTML report and a timeline in headless Chromium (tests/report/formats;
 # npm installs the validator and playwright-core into the build folder).
+# libtomlplusplus-dev, libcpp-httplib-dev: `seer daemon`'s config file and HTTP
+# endpoints; prometheus (promtool and the server), curl: the daemon tests scrape
+# its /metrics with them (tests/service).
 
 missing=()
 for p in "${packages[@]}"; do

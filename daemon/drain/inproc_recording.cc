@@ -346,7 +346,7 @@ Status InprocRecording::Begin() {
   }
   Status s = attached_ ? Status::Ok() : area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns});
   if (!s.ok()) return s;
-  s = TraceWriter::Create(options_.output, opts_.writer, &writer_);
+  s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
 
   struct utsname un;
@@ -421,6 +421,7 @@ Status InprocRecording::Begin() {
       return Status::Ok();
     };
     SpoolItem item;
+    auto last_flush = std::chrono::steady_clock::now();
     while (queue_.Pop(&item)) {
       for (const ModuleInfo& m : item.modules) async_->AddModule(m);
       for (const FutexEvent& f : item.futex) merger_->AddExternal(f.ring, f.word, f.number, f.event);
@@ -428,6 +429,11 @@ Status InprocRecording::Begin() {
       // Everything merged so far came from records copied by then.
       if (st.ok() && item.copied_ns != 0) async_->AddClockSample(item.copied_ns);
       merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
+      if (st.ok() && opts_.flush_interval_s > 0 &&
+          std::chrono::steady_clock::now() - last_flush >= std::chrono::duration<double>(opts_.flush_interval_s)) {
+        st = async_->Flush();
+        last_flush = std::chrono::steady_clock::now();
+      }
       if (!st.ok()) {
         merge_status_ = st;
         queue_.Fail();

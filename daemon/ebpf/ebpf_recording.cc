@@ -615,7 +615,7 @@ Status Session::Begin() {
   if (options_.command.empty() && options_.pid <= 0) return Status::InvalidArgument("give a command to run or -p PID");
 
   TraceWriterOptions wopts;
-  st = TraceWriter::Create(options_.output, wopts, &writer_);
+  st = OpenRecordingWriter(options_, wopts, &writer_);
   if (!st.ok()) return st;
   bool runtime = options_.ebpf.runtime;
   if (runtime && options_.pid > 0) {

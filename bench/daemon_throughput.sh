@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The cost of `seer daemon` on a real service: memcached (Debian's build, 4
+# worker threads) under a C load generator (memcaslap: 2 threads, 16
+# connections), native against the daemon launching it (preloaded runtime) with
+# the default duty cycle (2s/60s) and with continuous recording, runs
+# interleaved. Prints each run's requests/s, the ratios of the medians to
+# native, and the daemon's own CPU time and peak memory in each run.
+#
+#   bench/daemon_throughput.sh [BUILD_DIR]
+#     ROUNDS=1            native/daemon rounds
+#     SECONDS_PER_RUN=60  the issue asks for the average over a minute
+#     DUTIES="2s/60s continuous"
+#
+# Installs memcached and libmemcached-tools with apt-get when missing (root).
+# Only 127.0.0.1 is used; every run is bounded by SECONDS_PER_RUN.
+set -euo pipefail
+build=${1:-build}
+seer=$(readlink -f "$build/cli/seer")
+rounds=${ROUNDS:-1}
+secs=${SECONDS_PER_RUN:-60}
+duties=${DUTIES:-2s/60s continuous}
+port=${PORT:-22123}
+
+name=daemon_throughput
+source "$(dirname "$0")/memcached_lib.sh"
+ensure_memcached
+[ -x "$seer" ] || { echo "daemon_throughput: $build/cli/seer not built" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+server_pid=
+daemon_pid=
+cleanup() {
+  [ -n "$daemon_pid" ] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
+[ "$(id -u)" = 0 ] && server+=(-u nobody)
+require_free_port
+
+load() {
+  memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" 2>&1 | sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' | tail -1
+}
+
+native_run() {
+  "${server[@]}" & server_pid=$!
+  wait_port
+  local tps; tps=$(load)
+  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
+  echo "$tps"
+}
+
+# seer daemon --duty $1 -- memcached; prints "tps cpu_seconds peak_rss_kb windows events".
+daemon_run() {
+  rm -rf "$tmp/windows"
+  "$seer" daemon --listen 127.0.0.1:0 --dir "$tmp/windows" --duty "$1" -- "${server[@]}" 2>"$tmp/daemon.err" &
+  daemon_pid=$!
+  wait_port
+  local tps; tps=$(load)
+  local dport; dport=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$tmp/daemon.err")
+  # The daemon's own CPU (user + system, all its threads) and peak memory, before it stops.
+  local ticks; ticks=$(awk '{print $14 + $15}' "/proc/$daemon_pid/stat")
+  local hwm; hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$daemon_pid/status")
+  local metrics; metrics=$(curl -sf "http://127.0.0.1:$dport/metrics" || true)
+  kill -TERM "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=
+  local windows events
+  windows=$(grep '^seer_windows_written_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
+  events=$(grep '^seer_events_recorded_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
+  echo "$tps $(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", t / hz}') $hwm $windows $events"
+}
+
+echo "memcached $(memcached -V | awk '{print $2}'), 4 worker threads; memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+: >"$tmp/native"
+for d in $duties; do : >"$tmp/daemon_${d//\//_}"; done
+for r in $(seq "$rounds"); do
+  tps=$(native_run); echo "$tps" >>"$tmp/native"
+  printf 'round %d  native                   %8s req/s\n' "$r" "$tps"
+  for d in $duties; do
+    read -r tps cpu rss windows events < <(daemon_run "$d")
+    echo "$tps" >>"$tmp/daemon_${d//\//_}"
+    printf 'round %d  seer daemon --duty %-10s %8s req/s  (daemon: %s s CPU, peak RSS %s kB; %s windows, %s events analysed)\n' \
+      "$r" "$d" "$tps" "$cpu" "$rss" "$windows" "$events"
+  done
+done
+native=$(median <"$tmp/native")
+for d in $duties; do
+  rec=$(median <"$tmp/daemon_${d//\//_}")
+  awk -v d="$d" -v n="$native" -v r="$rec" \
+    'BEGIN { printf "median: native %.0f req/s, seer daemon --duty %s %.0f req/s: %.1f%% of native\n", n, d, r, 100 * r / n }'
+done

@@ -1,0 +1,62 @@
+// The always-on service behind `seer daemon`: one TargetSupervisor per target
+// writing windows into the window directory, the AnalysisWorker analysing each
+// closed window, findings merged in a FindingsRegistry, ServiceMetrics, the
+// retention policy applied after each window, and the HTTP endpoints.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "daemon/service/analysis_worker.h"
+#include "daemon/service/config.h"
+#include "daemon/service/findings_registry.h"
+#include "daemon/service/http_server.h"
+#include "daemon/service/metrics.h"
+#include "daemon/service/retention.h"
+#include "daemon/service/target_supervisor.h"
+#include "seer/status.h"
+
+namespace seer::service {
+
+class Service {
+ public:
+  // Prepares the directory (0700), selects the analyses, listens, starts the
+  // analysis thread and the targets' recordings. Errors: a directory that
+  // cannot be made, an unknown analysis, an address that cannot be bound.
+  static Status Start(const ServiceConfig& config, std::unique_ptr<Service>* out);
+  ~Service();  // Stop
+
+  // SIGHUP: takes the new retention policy and analyses at once; a change of
+  // listen address, directory, window, duty cycle or targets needs a restart
+  // (said on stderr). Errors leave the running configuration as it was.
+  Status Reload(const ServiceConfig& config);
+
+  // SIGTERM: ends every recording (the open windows are closed), analyses what
+  // is queued, then stops serving.
+  void Stop();
+
+  int port() const { return http_.port(); }
+
+  std::string MetricsText() const;
+  std::string FindingsJson() const { return findings_.Json(); }
+  bool FindingReport(const std::string& id, std::string* text) const;
+
+ private:
+  Service() = default;
+  void WindowClosed(const WindowFile& window);
+  void WindowAnalysed(const WindowFile& window, const Status& st, const WindowAnalysis& analysis, double cpu);
+
+  ServiceConfig config_;
+  mutable std::mutex mu_;  // config_.retention, usage_
+  WindowDirUsage usage_;
+  FindingsRegistry findings_;
+  ServiceMetrics metrics_;
+  HttpServer http_;
+  std::unique_ptr<AnalysisWorker> worker_;
+  std::vector<std::unique_ptr<TargetSupervisor>> targets_;
+  bool stopped_ = false;
+};
+
+}  // namespace seer::service

@@ -1,0 +1,45 @@
+// What the service learns from one closed window: its events by kind and
+// losses, the findings of the selected analyses (each with a signature stable
+// across windows and runs: its kind, engine and source locations), and lock
+// contention per lock and call site, with names and sites symbolised.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "daemon/service/lock_contention.h"
+#include "predictor/engine.h"
+#include "seer/event.h"
+#include "seer/status.h"
+
+namespace seer::service {
+
+struct FindingRecord {
+  std::string signature;  // kind, engine and the sorted source locations
+  std::string kind;       // "deadlock", "race", "atomicity"
+  std::string engine;
+  std::string summary;    // one line
+  std::string report;     // the text report of this finding alone
+};
+
+struct ContentionRecord {
+  std::string lock;  // the lock's name (a global's name, or its address)
+  std::string site;  // "function file:line" of the acquire, or its pc
+  ContentionStats stats;
+};
+
+struct WindowAnalysis {
+  uint64_t events = 0;
+  std::array<uint64_t, kNumEventKinds> by_kind{};
+  uint64_t lost = 0;
+  std::vector<FindingRecord> findings;
+  std::vector<ContentionRecord> contention;
+};
+
+// Analyses the window trace at `path` with `engines`, then reads it once more
+// for the contention. Errors: the trace cannot be read (named in the status).
+Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out);
+
+}  // namespace seer::service

@@ -1,0 +1,37 @@
+# Shared by the daemon tests: start `seer daemon` with its log in a file, find
+# the port it listens on, wait for conditions with a deadline, fail loudly.
+# Sourced; expects $tmp (a scratch folder) and $seer.
+
+fail() { echo "FAIL: $*" >&2; [ -f "$tmp/daemon.log" ] && { echo "--- daemon log:" >&2; tail -30 "$tmp/daemon.log" >&2; }; exit 1; }
+
+# start_daemon LOG ARGS...: runs seer daemon in the background (pid in $daemon_pid)
+# and waits for its "listening on" line (port in $port).
+start_daemon() {
+  local log=$1; shift
+  "$seer" daemon --listen 127.0.0.1:0 "$@" 2>"$log" &
+  daemon_pid=$!
+  port=
+  for _ in $(seq 1 100); do
+    port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$log" | head -1)
+    [ -n "$port" ] && return 0
+    kill -0 "$daemon_pid" 2>/dev/null || { cat "$log" >&2; fail "seer daemon exited at start"; }
+    sleep 0.1
+  done
+  fail "seer daemon did not say where it listens within 10 s"
+}
+
+# wait_for SECONDS DESCRIPTION COMMAND...: until COMMAND succeeds.
+wait_for() {
+  local limit=$1 what=$2; shift 2
+  local end=$((SECONDS + limit))
+  until "$@"; do
+    [ $SECONDS -lt $end ] || fail "not within ${limit} s: $what"
+    sleep 0.5
+  done
+}
+
+metric() {  # metric NAME_AND_LABELS_PREFIX: the value of the first matching sample of /metrics
+  curl -sf "http://127.0.0.1:$port/metrics" | grep -F "$1" | grep -v '^#' | head -1 | awk '{print $NF}'
+}
+
+positive() { local v; v=$(metric "$1"); [ -n "$v" ] && awk -v v="$v" 'BEGIN{exit !(v > 0)}'; }
