@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <filesystem>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -24,6 +25,8 @@
 #include "daemon/recorder.h"
 #include "predictor/analyze.h"
 #include "predictor/report/report.h"
+#include "predictor/symbolize/symbolizer.h"
+#include "store/build_id.h"
 
 namespace seer::cli {
 namespace {
@@ -223,7 +226,52 @@ Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const Progra
   return Status::Ok();
 }
 
-json OutcomeJson(const FuzzPair& p, const PairOutcome& r) {
+// The executable's source lines for the stacks the scheduler writes: offsets
+// in the ELF file (addresses as addr2line takes them), innermost first.
+class StackSymbols {
+ public:
+  explicit StackSymbols(const std::string& exe) {
+    // The executable as if mapped at kBase from its first byte; its bias comes
+    // back as the base's pc minus its offset.
+    ModuleInfo m;
+    m.path = exe;
+    m.build_id = ReadBuildId(exe);
+    m.base = kBase;
+    m.size = kSize;
+    symbolizer_ = std::make_unique<Symbolizer>(std::vector<ModuleInfo>{m}, SymbolizerOptions());
+    bias_ = kBase - symbolizer_->Symbolize(kBase).front().offset;
+  }
+
+  // "45bb,60c4" -> "Worker fig1.c:16 < main fig1.c:30" (a frame without a line
+  // keeps its offset); the offsets themselves when none resolves.
+  std::string Text(const std::string& offsets) {
+    std::string out;
+    bool any = false;
+    std::stringstream in(offsets);
+    for (std::string word; std::getline(in, word, ',');) {
+      char* end = nullptr;
+      const uint64_t offset = std::strtoull(word.c_str(), &end, 16);
+      if (word.empty() || *end != '\0') return offsets;
+      const Frame& f = symbolizer_->Symbolize(bias_ + offset).front();
+      if (f.function.rfind("seer::rt::", 0) == 0) continue;  // the runtime's own (a thread's start)
+      std::string frame = f.function.empty() ? word : f.function;
+      if (!f.file.empty() && f.line != 0) {
+        frame += fmt::format(" {}:{}", std::filesystem::path(f.file).filename().string(), f.line);
+        any = true;
+      }
+      out += (out.empty() ? "" : " < ") + frame;
+    }
+    return any ? out : offsets;
+  }
+
+ private:
+  static constexpr uint64_t kBase = 1ull << 44;
+  static constexpr uint64_t kSize = 1ull << 40;
+  std::unique_ptr<Symbolizer> symbolizer_;
+  uint64_t bias_ = 0;
+};
+
+json OutcomeJson(const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols) {
   json j = {{"pair", p.id},
             {"statements", {{{"site", p.a.site}, {"offset", p.a.offset}}, {{"site", p.b.site}, {"offset", p.b.offset}}}},
             {"runs", r.runs},
@@ -235,13 +283,17 @@ json OutcomeJson(const FuzzPair& p, const PairOutcome& r) {
   if (r.confirmed) {
     json race = json::object();
     for (const auto& [k, v] : r.race.fields) race[k] = v;
+    for (const char* side : {"a", "b"}) {
+      auto stack = r.race.fields.find(std::string(side) + "_stack");
+      if (stack != r.race.fields.end()) race[std::string(side) + "_frames"] = symbols->Text(stack->second);
+    }
     j["race"] = race;
     j["run_end"] = r.end;
   }
   return j;
 }
 
-std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r) {
+std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols) {
   std::string engines;
   for (const std::string& e : p.engines) engines += (engines.empty() ? "" : ", ") + e;
   std::string text = fmt::format("pair {}: {}  <->  {}  [{}]\n", p.id, p.a.site, p.b.site, engines);
@@ -255,10 +307,12 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
   };
   text += fmt::format("  race on 0x{}: {} went first; run ended with {}\n", field("addr"),
                       field("first") == "a" ? "the postponed access" : "the arriving access", r.end);
-  text += fmt::format("    postponed: thread {} {} {} bytes, stack (offsets) {}\n", field("a_tid"),
-                      field("a_write") == "1" ? "writes" : "reads", field("a_size"), field("a_stack"));
-  text += fmt::format("    arriving:  thread {} {} {} bytes, stack (offsets) {}\n", field("b_tid"),
-                      field("b_write") == "1" ? "writes" : "reads", field("b_size"), field("b_stack"));
+  text += fmt::format("    postponed: thread {} {} {} bytes at {} (offsets {})\n", field("a_tid"),
+                      field("a_write") == "1" ? "writes" : "reads", field("a_size"), symbols->Text(field("a_stack")),
+                      field("a_stack"));
+  text += fmt::format("    arriving:  thread {} {} {} bytes at {} (offsets {})\n", field("b_tid"),
+                      field("b_write") == "1" ? "writes" : "reads", field("b_size"), symbols->Text(field("b_stack")),
+                      field("b_stack"));
   text += fmt::format("  replay: seer fuzz --pairs REPORT.json --pair {} --seed {} -- {}\n", p.id, r.seed, o.command[0]);
   return text;
 }
@@ -287,6 +341,7 @@ int RunFuzz(const FuzzCommandOptions& o) {
   if (mkdtemp(dir_template) == nullptr) return Fail(Status::IOError("cannot create a temporary folder"));
   const std::string out_path = std::string(dir_template) + "/races";
 
+  StackSymbols symbols(exe);
   std::string text = fmt::format("seer fuzz: {} pair(s); unscheduled run: {}\n", pairs.size(), DescribeEnd(reference));
   json outcomes = json::array();
   uint64_t confirmed = 0, harmful = 0;
@@ -297,8 +352,8 @@ int RunFuzz(const FuzzCommandOptions& o) {
     if (!s.ok()) break;
     confirmed += r.confirmed;
     harmful += r.harmful;
-    text += OutcomeText(o, p, r);
-    json j = OutcomeJson(p, r);
+    text += OutcomeText(o, p, r, &symbols);
+    json j = OutcomeJson(p, r, &symbols);
     for (json* entry : p.entries) (*entry)["fuzz"] = j;
     outcomes.push_back(j);
   }

@@ -76,6 +76,13 @@ done
 [ $harmful_seen = 1 ] && [ $harmless_seen = 1 ] || fail "Fig. 1: seeds 1-12 did not resolve the race both ways"
 echo "replay: seeds 1-12 give the same outcome twice"
 
+# The text names both accesses by function and line (the runtime's stacks, symbolised).
+text=$("$seer" fuzz --pairs "$work/fig1.json" --pair "$pair57" --seed 1 -- "$programs/fig1")
+echo "$text" | grep -Eq "postponed: .* at thread[12] fig1\.c:($s5|$s7) \(offsets" ||
+  fail "the postponed access's stack is not symbolised: $text"
+echo "$text" | grep -Eq "arriving: .* at thread[12] fig1\.c:($s5|$s7) \(offsets" ||
+  fail "the arriving access's stack is not symbolised: $text"
+
 # --- 3. A harmful race: a crash after it ---------------------------------------
 predict crash_after_race hb
 "$seer" fuzz --pairs "$work/crash_after_race.json" --runs 100 --find-harmful --format json \
