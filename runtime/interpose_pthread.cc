@@ -9,7 +9,6 @@
 #include <semaphore.h>
 
 #include <cerrno>
-#include <ctime>
 
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/mutex_order.h"
@@ -136,12 +135,6 @@ SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc)
   if (!NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how);
 }
 
-uint64_t MonotonicNs() {
-  timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return static_cast<uint64_t>(t.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(t.tv_nsec);
-}
-
 // A blocking lock call, contention measured: `try_lock` first, so that a free lock
 // costs one call as before and no clock read; only when the lock is busy is the
 // blocking `lock` timed. *waited_ns is the wait (at least 1) when the call had to
@@ -152,9 +145,9 @@ SEER_RT_INLINE int LockMeasuringWait(TryFn try_lock, LockFn lock, uint64_t* wait
   *waited_ns = 0;
   const int rc = try_lock();
   if (rc != EBUSY) return rc;
-  const uint64_t start = MonotonicNs();
+  const uint64_t start = NowNs();
   const int locked = lock();
-  const uint64_t waited = MonotonicNs() - start;
+  const uint64_t waited = NowNs() - start;
   *waited_ns = waited > 0 ? waited : 1;
   return locked;
 }
@@ -168,10 +161,9 @@ SEER_RT_INLINE void MutexAcquiredAfterWait(pthread_mutex_t* m, uint64_t waited_n
 
 // The same for a rwlock or spin lock (lock-shard domain).
 SEER_RT_INLINE void AcquiredAfterWait(const volatile void* lock, uint8_t mode, uint64_t waited_ns, uint64_t pc) {
-  ThreadState* ts = SyncThread();
-  if (ts == nullptr) return;
-  if (waited_ns != 0) PutLockEvent(ts, EventKind::kLockWait, mode, Addr(lock), waited_ns, pc);
-  PutLockEvent(ts, EventKind::kAcquire, mode, Addr(lock), kBlocking, pc);
+  if (waited_ns != 0)
+    if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kLockWait, mode, Addr(lock), waited_ns, pc);
+  Acquired(lock, mode, kBlocking, pc);
 }
 
 struct StartArgs {

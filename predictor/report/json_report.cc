@@ -75,11 +75,12 @@ json WithRole(json event, const char* role) {
   return event;
 }
 
-json VariableJson(ReportDetails* details, const RacePair& p) {
+// `described`: the pair's variable as DescribeVariable found it (unused without details).
+json VariableJson(ReportDetails* details, const RacePair& p, const VariableInfo* described) {
   if (details == nullptr)
     return {{"kind", "unknown"}, {"name", nullptr}, {"address", p.first.object}, {"size", p.first.size},
             {"alloc_stack", nullptr}};
-  const VariableInfo v = DescribeVariable(*details, p);
+  const VariableInfo& v = *described;
   json j = {{"kind", v.kind}, {"name", StringOrNull(v.name)}, {"address", v.address}, {"size", v.size},
             {"alloc_stack", nullptr}};
   if (v.kind == "global") {
@@ -125,8 +126,9 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
       const RacePair& p = *pp;
       const RaceGroup& g = groups.Of(p);
       json first = event(p.first), second = event(p.second);
+      VariableInfo v;
       if (details != nullptr) {
-        const VariableInfo v = DescribeVariable(*details, p);
+        v = DescribeVariable(*details, p);
         first["size"] = ShownSize(p.first, v);
         second["size"] = ShownSize(p.second, v);
       }
@@ -137,7 +139,7 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                        {"engines", groups.Engines(p)},
                        {"proof", RaceProofName(g.proof)},
                        {"proof_description", ProofText(g)},
-                       {"variable_details", VariableJson(details, p)},
+                       {"variable_details", VariableJson(details, p, &v)},
                        {"confirmed", p.confirmed ? json(*p.confirmed) : json(nullptr)}});
       if (p.confirmed.value_or(false)) pairs.back()["confirmation"] = WitnessJson(p.confirmation);
     }
