@@ -289,11 +289,17 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
       p.pos = 0;
       p.scan = 0;
     } else {
+      // The undelivered rest and the new words go to a new block, and the old
+      // one is freed now: kept and grown in place, it would stay the spool
+      // arena's oldest block, and a FIFO arena reclaims nothing behind it.
+      RingWords joined;
+      joined.reserve(p.words.size() - p.pos + in.size());
+      joined.insert(joined.end(), p.words.begin() + static_cast<std::ptrdiff_t>(p.pos), p.words.end());
+      joined.insert(joined.end(), in.begin(), in.end());
       p.base += p.pos;
-      p.words.erase(p.words.begin(), p.words.begin() + static_cast<std::ptrdiff_t>(p.pos));
       p.scan -= p.pos;
       p.pos = 0;
-      p.words.insert(p.words.end(), in.begin(), in.end());
+      p.words.swap(joined);
     }
     // A ring that had no ordered record pending may have one now.
     if (p.wait == Wait::kNone) {
@@ -338,6 +344,16 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
     }
     Status s = EmitPlain(r, sink);
     if (!s.ok()) return s;
+    // Delivered in full: give the block back now rather than when the ring's
+    // next words arrive. A thread that records nothing for a while (main in
+    // pthread_join) would otherwise hold the arena's oldest block for that
+    // long, and the arena would grow by everything copied meanwhile.
+    if (p.pos == p.words.size() && p.external.empty() && !p.words.empty()) {
+      p.base += p.words.size();
+      RingWords().swap(p.words);
+      p.pos = 0;
+      p.scan = 0;
+    }
   }
   if (emitted) *emitted = delivered_ - before;
   return Status::Ok();

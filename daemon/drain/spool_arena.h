@@ -31,6 +31,9 @@ class SpoolArena {
   uint64_t span_bytes();
   // True when `p` (from Allocate) lies in the arena, not in a malloc fallback.
   bool InArena(const void* p) const;
+  // Blocks that did not fit in the arena and came from malloc (fresh pages,
+  // given back to the kernel when freed) since the process started.
+  uint64_t fallbacks();
 
   SpoolArena(const SpoolArena&) = delete;
   SpoolArena& operator=(const SpoolArena&) = delete;
@@ -45,6 +48,8 @@ class SpoolArena {
   uint64_t head_ = 0;     // where the next block goes
   uint64_t tail_ = 0;     // the oldest block not yet reclaimed (== head_: empty)
   uint64_t wrap_ = 0;     // when head_ < tail_: end of the blocks before the wrap
+  uint64_t lap_peak_ = 0;  // the most in use (head_ - tail_) since the last wrap
+  uint64_t fallbacks_ = 0;
 };
 
 // A std::allocator for vectors of copied ring words, backed by the arena.
