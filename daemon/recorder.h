@@ -68,7 +68,9 @@ struct InprocOptions {
   // (AsyncTraceWriter otherwise passes them in batches of thousands), so that
   // the service's windows (daemon/service/) hold the events of their time.
   double flush_interval_s = 0;
-  TraceWriterOptions writer;
+  // Two encoder threads: with the merger, three threads share the work of
+  // closing the trace once the target has exited (bench/runtime/README.md).
+  TraceWriterOptions writer{.encode_threads = 2};
   // kPreload: the runtime library put in the target's LD_PRELOAD (after the
   // user's own entries); kInject: the one loaded into the process. Empty:
   // FindRuntimeLibrary().

@@ -1,13 +1,19 @@
 // TraceWriter over LMDB: events are buffered into a chunk; a full chunk is
 // compressed and committed in one transaction together with every table that
-// changed, so each commit leaves a complete, readable trace behind.
+// changed, so each commit leaves a complete, readable trace behind. With
+// encode_threads, full chunks are encoded and compressed on those threads while
+// the caller goes on appending, and committed in order by the caller.
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <array>
+#include <condition_variable>
 #include <cstring>
+#include <deque>
+#include <mutex>
+#include <thread>
 #include <vector>
 
 #include "seer/trace.h"
@@ -21,12 +27,37 @@
 namespace seer {
 namespace {
 
+// What a commit writes besides its chunk: the tables changed since the last
+// commit. The counters go in whole, as of the commit's last event.
+struct TableChanges {
+  std::map<std::string, std::string> meta;
+  std::vector<ThreadInfo> threads;
+  std::vector<std::pair<uint32_t, ModuleInfo>> modules;
+  std::vector<std::pair<std::string, std::string>> names;
+  std::vector<ClockSample> clock;
+  bool counters_dirty = false;
+};
+
+// A full chunk on its way to the encoder threads and back. Its tables are the
+// changes made before its last event was appended, its counters those as of it:
+// committed together they describe exactly the events committed so far.
+struct ChunkJob {
+  std::vector<Event> events;
+  uint64_t first_index = 0;
+  TableChanges tables;
+  TraceCounters counters;
+  std::string chunk;  // encoded and compressed, once done
+  Status status;
+  bool done = false;
+};
+
 class LmdbTraceWriter final : public TraceWriter, public RunAppender {
  public:
   LmdbTraceWriter(std::string path, const TraceWriterOptions& options)
       : path_(std::move(path)), options_(options) {}
 
   ~LmdbTraceWriter() override {
+    StopEncoders();
     if (env_) mdb_env_close(env_);
   }
 
@@ -54,26 +85,27 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     }
     rc = guard.Commit();
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, "commit");
-    pending_meta_[meta::kFormatVersion] = std::to_string(kTraceFormatVersion);
-    pending_meta_[meta::kComplete] = "0";
+    pending_.meta[meta::kFormatVersion] = std::to_string(kTraceFormatVersion);
+    pending_.meta[meta::kComplete] = "0";
+    pending_.counters_dirty = true;
     return Flush();
   }
 
-  void SetMeta(const std::string& key, const std::string& value) override { pending_meta_[key] = value; }
+  void SetMeta(const std::string& key, const std::string& value) override { pending_.meta[key] = value; }
 
-  void AddThread(const ThreadInfo& thread) override { pending_threads_.push_back(thread); }
+  void AddThread(const ThreadInfo& thread) override { pending_.threads.push_back(thread); }
 
   void AddModule(const ModuleInfo& module) override {
-    pending_modules_.emplace_back(next_module_++, module);
+    pending_.modules.emplace_back(next_module_++, module);
   }
 
   void SetName(Namespace ns, uint64_t id, const std::string& name) override {
-    pending_names_.emplace_back(NameKey(ns, id), name);
+    pending_.names.emplace_back(NameKey(ns, id), name);
   }
 
   void AddLost(const std::string& where, EventKind kind, uint64_t count) override {
     counters_.lost[where][static_cast<int>(kind)] += count;
-    counters_dirty_ = true;
+    pending_.counters_dirty = true;
   }
 
   void AddClockSample(uint64_t ns) override {
@@ -84,7 +116,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     // Kept: the first sample, and one at least kMinClockSpacingNs after the last
     // kept; the newest of those between waits in latest_clock_ (written at Close).
     if (!have_clock_ || ns >= last_kept_clock_.ns + kMinClockSpacingNs) {
-      pending_clock_.push_back(sample);
+      pending_.clock.push_back(sample);
       last_kept_clock_ = sample;
       have_clock_ = true;
       latest_clock_pending_ = false;
@@ -98,12 +130,23 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
 
   Status AppendRun(const Event* events, size_t n) override {
     if (closed_) return Status::Internal("append to a closed trace writer");
+    if (!failed_.ok()) return failed_;
     for (size_t i = 0; i < n; ++i) {
       const Event& e = events[i];
       if (e.tid >= kMaxThreads)
         return Status::InvalidArgument("thread id " + std::to_string(e.tid) + " exceeds the limit of " +
                                        std::to_string(kMaxThreads));
       if (static_cast<int>(e.kind) >= kNumEventKinds) return Status::InvalidArgument("unknown event kind");
+      if (options_.encode_threads > 0) {
+        if (filling_ == nullptr) StartJob();
+        filling_->events.push_back(e);
+        Count(e);
+        if (filling_->events.size() >= options_.events_per_chunk) {
+          Status s = SubmitJob();
+          if (!s.ok()) return s;
+        }
+        continue;
+      }
       if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
       encoder_.Add(e);
       Count(e);
@@ -116,39 +159,35 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   }
 
   Status Flush() override {
+    if (!failed_.ok()) return failed_;
+    if (options_.encode_threads > 0) {
+      // The chunks on the encoder threads first, in order; then what is left
+      // (a partial chunk, tables) on this thread, as without them.
+      if (filling_ != nullptr) {
+        chunk_first_index_ = filling_->first_index;
+        for (const Event& e : filling_->events) encoder_.Add(e);
+        filling_->events.clear();
+        spare_jobs_.push_back(std::move(filling_));
+      }
+      Status s = CommitJobs(/*all=*/true);
+      if (!s.ok()) return s;
+    }
     std::string chunk;
     if (encoder_.count() > 0) {
       Status st = encoder_.Finish(chunk_first_index_, options_.zstd_level, options_.entropy_coding, &chunk);
-      if (!st.ok()) return st;
+      if (!st.ok()) return Fail(st);
     }
-    Status st;
-    // A full map is the one error we fix and retry: grow it and commit again.
-    for (int attempt = 0; attempt < 64; ++attempt) {
-      int rc = CommitOnce(chunk);
-      if (rc == MDB_MAP_FULL) {
-        map_size_ *= 2;
-        rc = mdb_env_set_mapsize(env_, map_size_);
-        if (rc != MDB_SUCCESS) return lmdb::Check(rc, path_ + ": cannot grow the map");
-        continue;
-      }
-      if (rc != MDB_SUCCESS) return lmdb::Check(rc, path_ + ": cannot commit chunk " + std::to_string(next_chunk_));
-      if (!chunk.empty()) ++next_chunk_;
-      pending_meta_.clear();
-      pending_threads_.clear();
-      pending_modules_.clear();
-      pending_names_.clear();
-      pending_clock_.clear();
-      counters_dirty_ = false;
-      return Status::Ok();
-    }
-    return Status::IOError(path_ + ": cannot grow the map enough");
+    Status s = Commit(chunk, pending_, counters_);
+    if (s.ok()) pending_ = TableChanges();
+    return s;
   }
 
   Status Close() override {
     if (closed_) return Status::Ok();
-    pending_meta_[meta::kComplete] = "1";
-    if (latest_clock_pending_) pending_clock_.push_back(latest_clock_);
+    pending_.meta[meta::kComplete] = "1";
+    if (latest_clock_pending_) pending_.clock.push_back(latest_clock_);
     Status st = Flush();
+    StopEncoders();
     closed_ = true;
     if (!st.ok()) return st;
     if (options_.sync_on_close) {
@@ -166,7 +205,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   void Count(const Event& e) {
     ++counters_.events;
     ++counters_.by_kind[static_cast<int>(e.kind)];
-    counters_dirty_ = true;
+    pending_.counters_dirty = true;
     if (e.tid >= seen_threads_.size()) seen_threads_.resize(e.tid + 1, false);
     if (!seen_threads_[e.tid]) {
       seen_threads_[e.tid] = true;
@@ -194,8 +233,32 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     }
   }
 
+  Status Fail(Status s) {
+    if (failed_.ok()) failed_ = s;
+    return s;
+  }
+
+  // Commits `chunk` (may be empty) with the table changes and counters; a full
+  // map is the one error fixed here: the map grows and the commit is retried.
+  Status Commit(const std::string& chunk, const TableChanges& tables, const TraceCounters& counters) {
+    for (int attempt = 0; attempt < 64; ++attempt) {
+      int rc = CommitOnce(chunk, tables, counters);
+      if (rc == MDB_MAP_FULL) {
+        map_size_ *= 2;
+        rc = mdb_env_set_mapsize(env_, map_size_);
+        if (rc != MDB_SUCCESS) return Fail(lmdb::Check(rc, path_ + ": cannot grow the map"));
+        continue;
+      }
+      if (rc != MDB_SUCCESS)
+        return Fail(lmdb::Check(rc, path_ + ": cannot commit chunk " + std::to_string(next_chunk_)));
+      if (!chunk.empty()) ++next_chunk_;
+      return Status::Ok();
+    }
+    return Fail(Status::IOError(path_ + ": cannot grow the map enough"));
+  }
+
   // One transaction: the chunk (if any) and every table that changed.
-  int CommitOnce(const std::string& chunk) {
+  int CommitOnce(const std::string& chunk, const TableChanges& tables, const TraceCounters& counters) {
     MDB_txn* txn = nullptr;
     int rc = mdb_txn_begin(env_, nullptr, 0, &txn);
     if (rc != MDB_SUCCESS) return rc;
@@ -216,23 +279,109 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       return put(dbi, k, v);
     };
     if (!chunk.empty() && (rc = put(chunks_db_, coding::BigEndianKey(next_chunk_), chunk))) return rc;
-    for (const auto& [k, v] : pending_meta_)
+    for (const auto& [k, v] : tables.meta)
       if (k != meta::kTablesChecksum && (rc = put_record(meta_db_, db::kMeta, k, v))) return rc;
-    for (const auto& t : pending_threads_)
+    for (const auto& t : tables.threads)
       if ((rc = put_record(threads_db_, db::kThreads, coding::BigEndianKey(t.tid, 4), EncodeThread(t)))) return rc;
-    for (const auto& [i, m] : pending_modules_)
+    for (const auto& [i, m] : tables.modules)
       if ((rc = put_record(modules_db_, db::kModules, coding::BigEndianKey(i, 4), EncodeModule(m)))) return rc;
-    for (const auto& [k, v] : pending_names_)
+    for (const auto& [k, v] : tables.names)
       if ((rc = put_record(names_db_, db::kNames, k, v))) return rc;
-    if (counters_dirty_ && (rc = put_record(counters_db_, db::kCounters, "all", EncodeCounters(counters_))))
+    if (tables.counters_dirty && (rc = put_record(counters_db_, db::kCounters, "all", EncodeCounters(counters))))
       return rc;
-    for (const ClockSample& c : pending_clock_)
+    for (const ClockSample& c : tables.clock)
       if ((rc = put_record(clock_db_, db::kClock, coding::BigEndianKey(c.events), coding::BigEndianKey(c.ns))))
         return rc;
     if ((rc = put(meta_db_, meta::kTablesChecksum, FormatTablesChecksum(sum)))) return rc;
     rc = guard.Commit();
     if (rc == MDB_SUCCESS) tables_checksum_ = sum;
     return rc;
+  }
+
+  // --- Encoder threads (options_.encode_threads > 0) ---
+
+  void StartJob() {
+    if (encoders_.empty()) {
+      // Started by the first appending thread, so that they share its
+      // scheduling policy (the recorder's merger runs under SCHED_IDLE).
+      for (int i = 0; i < options_.encode_threads; ++i) encoders_.emplace_back([this] { EncodeLoop(); });
+    }
+    if (!spare_jobs_.empty()) {
+      filling_ = std::move(spare_jobs_.back());
+      spare_jobs_.pop_back();
+    } else {
+      filling_ = std::make_unique<ChunkJob>();
+      filling_->events.reserve(options_.events_per_chunk);
+    }
+    filling_->first_index = counters_.events;
+  }
+
+  // Hands the full chunk to the encoders with the tables changed so far, then
+  // commits the chunks that are done, oldest first. At most a few chunks are
+  // in flight: a caller faster than the encoders waits for them here.
+  Status SubmitJob() {
+    filling_->tables = std::move(pending_);
+    filling_->counters = counters_;
+    pending_ = TableChanges();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(std::move(filling_));
+      todo_.push_back(jobs_.back().get());
+    }
+    cv_.notify_all();
+    return CommitJobs(/*all=*/false);
+  }
+
+  // Commits finished chunks in order. all: waits for every chunk in flight;
+  // otherwise only while more than the encoders can hold are in flight.
+  Status CommitJobs(bool all) {
+    const size_t max_in_flight = static_cast<size_t>(options_.encode_threads) + 2;
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!jobs_.empty()) {
+      if (!jobs_.front()->done) {
+        if (!all && jobs_.size() <= max_in_flight) break;
+        cv_.wait(lock, [&] { return jobs_.front()->done; });
+      }
+      std::unique_ptr<ChunkJob> job = std::move(jobs_.front());
+      jobs_.pop_front();
+      lock.unlock();
+      Status s = job->status.ok() ? Commit(job->chunk, job->tables, job->counters) : Fail(job->status);
+      if (!s.ok()) return s;
+      job->events.clear();
+      job->tables = TableChanges();
+      job->done = false;
+      spare_jobs_.push_back(std::move(job));
+      lock.lock();
+    }
+    return Status::Ok();
+  }
+
+  void EncodeLoop() {
+    ChunkEncoder encoder;
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      cv_.wait(lock, [&] { return stop_ || !todo_.empty(); });
+      if (todo_.empty()) return;  // stopping
+      ChunkJob* job = todo_.front();
+      todo_.pop_front();
+      lock.unlock();
+      for (const Event& e : job->events) encoder.Add(e);
+      job->status = encoder.Finish(job->first_index, options_.zstd_level, options_.entropy_coding, &job->chunk);
+      lock.lock();
+      job->done = true;
+      cv_.notify_all();
+    }
+  }
+
+  void StopEncoders() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      todo_.clear();  // chunks not encoded yet are not committed: Close drained them first
+    }
+    cv_.notify_all();
+    for (std::thread& t : encoders_) t.join();
+    encoders_.clear();
   }
 
   const std::string path_;
@@ -249,19 +398,15 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   uint32_t next_module_ = 0;
   uint64_t tables_checksum_ = 0;  // as of the last commit
 
-  std::map<std::string, std::string> pending_meta_;
-  std::vector<ThreadInfo> pending_threads_;
-  std::vector<std::pair<uint32_t, ModuleInfo>> pending_modules_;
-  std::vector<std::pair<std::string, std::string>> pending_names_;
+  Status failed_;  // the first failed commit or encoding: the writer stops there
+  TableChanges pending_;  // since the last commit (or the last chunk handed to the encoders)
   // A millisecond between samples bounds the table at 1000 records per second
   // of recording while keeping an event's time to within about a drain round.
   static constexpr uint64_t kMinClockSpacingNs = 1'000'000;
-  std::vector<ClockSample> pending_clock_;
   ClockSample last_kept_clock_, latest_clock_;
   bool have_clock_ = false, latest_clock_pending_ = false;
 
   TraceCounters counters_;
-  bool counters_dirty_ = true;
   std::vector<bool> seen_threads_;
   FlatSet64 variables_{FlatSet64::Keys::kAddresses}, locations_, locks_;
   struct RecentKey {
@@ -272,6 +417,17 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   static constexpr int kRecentPcBits = 10;
   std::array<RecentKey, kRecentObjects> recent_objects_{};
   std::array<RecentKey, size_t{1} << kRecentPcBits> recent_pcs_{};
+
+  // Encoder threads: jobs_ are the chunks handed over, in commit order; todo_
+  // those no encoder has taken yet. Under mu_, with done and stop_.
+  std::unique_ptr<ChunkJob> filling_;
+  std::vector<std::unique_ptr<ChunkJob>> spare_jobs_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::unique_ptr<ChunkJob>> jobs_;
+  std::deque<ChunkJob*> todo_;
+  bool stop_ = false;
+  std::vector<std::thread> encoders_;
 };
 
 }  // namespace

@@ -273,12 +273,17 @@ class InprocRecording final : public Recording {
   // The merger thread orders and encodes what the collector copied out. It runs
   // at a lower priority than the target so that recording steals little CPU
   // from it; the spool (bounded) absorbs the difference and drains at the end.
-  // Encoding and compressing (the writer) run in a thread of their own, so
-  // that once the target has exited merging and encoding overlap on two cores.
-  // The merge thread creates it, so that it inherits the lower priority.
+  // Encoding and compressing run on threads of their own, so that once the
+  // target has exited merging and encoding overlap on two cores: the trace
+  // writer's encoder threads (opts_.writer.encode_threads), or, for a writer
+  // that cannot take runs of events (the service's windows), an
+  // AsyncTraceWriter in front of it. The merge thread creates them, so that
+  // they inherit its lower priority.
   std::thread merge_thread_;
   Status merge_status_;
   std::unique_ptr<AsyncTraceWriter> async_;
+  TraceWriter* out_ = nullptr;    // writer_, or async_ in front of it
+  RunAppender* runs_ = nullptr;   // the same object, taking runs
   std::atomic<uint64_t> merged_events_{0};
   uint64_t max_spool_ = 0;
   std::set<pid_t> callers_threads_;
@@ -398,7 +403,14 @@ Status InprocRecording::Begin() {
       sched_param param = {};
       sched_setscheduler(0, SCHED_IDLE, &param);  // the writer thread started below inherits it
     }
-    async_ = std::make_unique<AsyncTraceWriter>(writer_.get());
+    runs_ = opts_.writer.encode_threads > 0 ? dynamic_cast<RunAppender*>(writer_.get()) : nullptr;
+    if (runs_ != nullptr) {
+      out_ = writer_.get();
+    } else {
+      async_ = std::make_unique<AsyncTraceWriter>(writer_.get());
+      out_ = async_.get();
+      runs_ = async_.get();
+    }
     uint64_t merged = 0;
     // Events go to the writer in runs: one hand-off per run, not per event.
     // Attached to a running process, the events of locks and blocks from before
@@ -406,14 +418,14 @@ Status InprocRecording::Begin() {
     auto sink = [&](const Event* events, size_t n) {
       if (!attached_) {
         merged += n;
-        return async_->AppendRun(events, n);
+        return runs_->AppendRun(events, n);
       }
       size_t kept_from = 0;
       for (size_t i = 0; i <= n; ++i) {
         if (i < n && attach_filter_.Keep(events[i])) continue;
         if (i > kept_from) {
           merged += i - kept_from;
-          Status s = async_->AppendRun(events + kept_from, i - kept_from);
+          Status s = runs_->AppendRun(events + kept_from, i - kept_from);
           if (!s.ok()) return s;
         }
         kept_from = i + 1;
@@ -423,15 +435,15 @@ Status InprocRecording::Begin() {
     SpoolItem item;
     auto last_flush = std::chrono::steady_clock::now();
     while (queue_.Pop(&item)) {
-      for (const ModuleInfo& m : item.modules) async_->AddModule(m);
+      for (const ModuleInfo& m : item.modules) out_->AddModule(m);
       for (const FutexEvent& f : item.futex) merger_->AddExternal(f.ring, f.word, f.number, f.event);
       Status st = merger_->AddRuns(&item.batch, sink);
       // Everything merged so far came from records copied by then.
-      if (st.ok() && item.copied_ns != 0) async_->AddClockSample(item.copied_ns);
+      if (st.ok() && item.copied_ns != 0) out_->AddClockSample(item.copied_ns);
       merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
       if (st.ok() && opts_.flush_interval_s > 0 &&
           std::chrono::steady_clock::now() - last_flush >= std::chrono::duration<double>(opts_.flush_interval_s)) {
-        st = async_->Flush();
+        st = out_->Flush();
         last_flush = std::chrono::steady_clock::now();
       }
       if (!st.ok()) {
@@ -574,9 +586,10 @@ Status InprocRecording::CloseTrace() {
   queue_.Close();
   merge_thread_.join();
   if (!merge_status_.ok()) return merge_status_;
-  // From here on only this thread uses the writer, through the async one (which
-  // keeps the table calls in order with the events it still holds).
-  TraceWriter* out = async_.get();
+  // From here on only this thread uses the writer, through the async one if
+  // there is one (which keeps the table calls in order with the events it
+  // still holds).
+  TraceWriter* out = out_;
   rt::ShmHeader* shm = area_.header();
 
   for (const ThreadInfo& t : merger_->Threads()) out->AddThread(t);
@@ -634,7 +647,7 @@ Status InprocRecording::Finish(RecordResult* result) {
   for (int k = 0; k < kNumEventKinds; ++k) result->lost += lost[k];
   if (futex_)
     for (uint64_t n : futex_->Lost()) result->lost += n;
-  result->events = async_->events_written();
+  result->events = out_->events_written();
   result->threads = merger_->Threads().size();
   result->runtime_seen = area_.header()->owner_pid.load() != 0;
   result->target_exited = !attached_ || !AttachedAlive();

@@ -107,6 +107,11 @@ struct TraceWriterOptions {
   // Fsync at Close(). Commits survive the death of the writing process either way
   // (they are in the page cache); only an OS crash needs the sync.
   bool sync_on_close = true;
+  // > 0: full chunks are encoded and compressed on this many threads of the
+  // writer's own while the caller appends the next (commits stay in order, on
+  // the caller's thread). They start with the first full chunk, from the
+  // appending thread, and share its scheduling policy.
+  int encode_threads = 0;
 };
 
 // Writes a trace. Not thread-safe: one writer, one thread.

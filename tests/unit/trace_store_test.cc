@@ -13,6 +13,8 @@
 
 #include "seer/trace.h"
 #include "store/coding.h"
+#include "store/run_appender.h"
+#include "store/tables.h"
 #include "store/trace_clock.h"
 #include "tests/support/trace_io.h"
 
@@ -134,6 +136,76 @@ TEST_F(TraceStoreTest, DistinctCountsAreExact) {
   EXPECT_EQ(info.counters.distinct_locks, locks.size());
 }
 
+// With encoder threads the file holds what the writer alone would write:
+// the same events in the same chunks, the same tables, counters and clock,
+// whatever the table calls and flushes between the events.
+TEST_F(TraceStoreTest, EncoderThreadsWriteWhatOneThreadWrites) {
+  auto write = [&](const std::string& path, int threads) {
+    TraceWriterOptions options;
+    options.events_per_chunk = 1000;
+    options.encode_threads = threads;
+    std::unique_ptr<TraceWriter> w;
+    Status s = TraceWriter::Create(path, options, &w);
+    if (!s.ok()) return s;
+    auto* runs = dynamic_cast<RunAppender*>(w.get());
+    if (runs == nullptr) return Status::Internal("the LMDB writer takes runs");
+    std::mt19937_64 rng(5);
+    std::vector<Event> run;
+    uint64_t appended = 0;
+    for (int round = 0; round < 400; ++round) {
+      run.clear();
+      const size_t n = rng() % 700;
+      for (size_t i = 0; i < n; ++i) {
+        const EventKind kinds[] = {EventKind::kRead, EventKind::kWrite, EventKind::kAcquire, EventKind::kRelease};
+        run.push_back(MakeEvent(rng() % 4, kinds[rng() % 4], 0x1000 + rng() % 4096, 0x400000 + rng() % 64));
+      }
+      if ((s = runs->AppendRun(run.data(), run.size())); !s.ok()) return s;
+      appended += n;
+      w->AddClockSample(appended * 1'000'000);  // one per round, a millisecond apart
+      if (round % 7 == 0) w->AddThread({static_cast<uint32_t>(round % 4), 100 + round, -1, "t" + std::to_string(round)});
+      if (round % 11 == 0) w->SetName(Namespace::kLock, round, "lock" + std::to_string(round));
+      if (round % 13 == 0) w->AddLost("test", EventKind::kRead, round);
+      if (round % 50 == 0) {
+        if ((s = w->Flush()); !s.ok()) return s;
+      }
+    }
+    return w->Close();
+  };
+  const std::string one = Path("one.seer");
+  ASSERT_TRUE(write(one, 0).ok());
+  std::vector<Event> expected;
+  TraceInfo expected_info;
+  ASSERT_TRUE(test::ReadTrace(one, &expected, &expected_info).ok());
+  ASSERT_GT(expected.size(), 100000u);
+  for (int threads : {1, 2, 3}) {
+    SCOPED_TRACE("encode_threads " + std::to_string(threads));
+    const std::string path = Path("threads" + std::to_string(threads) + ".seer");
+    ASSERT_TRUE(write(path, threads).ok());
+    std::vector<Event> events;
+    TraceInfo info;
+    Status s = test::ReadTrace(path, &events, &info);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(events.size(), expected.size());
+    for (size_t i = 0; i < events.size(); ++i) {
+      ASSERT_EQ(events[i].index, expected[i].index);
+      ASSERT_EQ(events[i].tid, expected[i].tid) << i;
+      ASSERT_EQ(events[i].kind, expected[i].kind) << i;
+      ASSERT_EQ(events[i].object, expected[i].object) << i;
+      ASSERT_EQ(events[i].pc, expected[i].pc) << i;
+    }
+    EXPECT_EQ(info.chunks, expected_info.chunks);
+    EXPECT_EQ(EncodeCounters(info.counters), EncodeCounters(expected_info.counters));
+    ASSERT_EQ(info.threads.size(), expected_info.threads.size());
+    for (size_t i = 0; i < info.threads.size(); ++i) EXPECT_EQ(info.threads[i].name, expected_info.threads[i].name);
+    ASSERT_EQ(info.clock.size(), expected_info.clock.size());
+    for (size_t i = 0; i < info.clock.size(); ++i) {
+      EXPECT_EQ(info.clock[i].events, expected_info.clock[i].events);
+      EXPECT_EQ(info.clock[i].ns, expected_info.clock[i].ns);
+    }
+    EXPECT_EQ(info.meta, expected_info.meta);
+  }
+}
+
 // Clock samples: kept at most one per millisecond (the newest of a thinned run is
 // written at close), none for a sample that adds no event, and read back in order.
 TEST_F(TraceStoreTest, ClockSamplesRoundTripThinnedToAMillisecond) {
@@ -234,7 +306,11 @@ TEST_F(TraceStoreTest, MapGrowsForLargeTraces) {
 
 // The writer dies (SIGKILL) in the middle of writing: everything committed before
 // reads back cleanly, and the trace says it is incomplete.
-TEST_F(TraceStoreTest, SurvivesWriterKilledMidWrite) {
+// A writer killed with chunks pending (on its encoder threads too) leaves
+// the chunks committed before, and counters that agree with them.
+class KilledWriterTest : public TraceStoreTest, public ::testing::WithParamInterface<int> {};
+
+TEST_P(KilledWriterTest, LeavesTheCommittedChunks) {
   const std::string path = Path("killed.seer");
   int pipefd[2];
   ASSERT_EQ(pipe(pipefd), 0);
@@ -244,6 +320,7 @@ TEST_F(TraceStoreTest, SurvivesWriterKilledMidWrite) {
     close(pipefd[0]);
     TraceWriterOptions options;
     options.events_per_chunk = 1000;
+    options.encode_threads = GetParam();
     std::unique_ptr<TraceWriter> w;
     if (!TraceWriter::Create(path, options, &w).ok()) _exit(1);
     for (uint64_t i = 0;; ++i) {
@@ -268,11 +345,15 @@ TEST_F(TraceStoreTest, SurvivesWriterKilledMidWrite) {
   Status s = test::ReadTrace(path, &events, &info);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_FALSE(info.complete);
-  EXPECT_GE(events.size(), 50000u);
+  // Encoder threads hold up to threads + 2 chunks not committed yet.
+  EXPECT_GE(events.size(), GetParam() == 0 ? 50000u : 50000u - 1000u * (GetParam() + 2));
   EXPECT_EQ(events.size() % 1000, 0u) << "only whole committed chunks";
   EXPECT_EQ(events.size(), info.counters.events);
   for (uint64_t i = 0; i < events.size(); ++i) ASSERT_EQ(events[i].object, i);
 }
+
+INSTANTIATE_TEST_SUITE_P(EncodeThreads, KilledWriterTest, ::testing::Values(0, 2),
+                         [](const auto& info) { return "encode_threads_" + std::to_string(info.param); });
 
 // Each bad input gives one Status naming the file, never a crash.
 class BadInputTest : public TraceStoreTest {

@@ -7,7 +7,8 @@
      thread_exit 2 threads write 300 times each, then call pthread_exit
      segv        300 writes, then a write through a null pointer
      abort       300 writes, then abort()
-     loop N      N writes of `counter`, single thread (ring overflow) */
+     loop N      N writes of `counter`, single thread (ring overflow)
+     sleep       the mutex scenario, then half a second asleep */
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -254,6 +255,11 @@ int main(int argc, char** argv) {
       put(&counter, i);
       if (i % 64 == 0) usleep(100);
     }
+  }
+  if (strcmp(mode, "sleep") == 0) {
+    const int rc = run_mutex();
+    usleep(500 * 1000);
+    return rc;
   }
   if (strcmp(mode, "loop") == 0 && argc > 3) {
     const long n = atol(argv[3]);
