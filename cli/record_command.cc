@@ -82,7 +82,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
   sub->add_option("--spool-mb", args->spool_mb,
                   "inproc: memory for records copied out of the program but not yet encoded; when full, "
                   "the program waits for the recorder (default: a quarter of the available memory, "
-                  "256 MiB to 4 GiB)")
+                  "256 to 512 MiB)")
       ->check(CLI::Range(uint64_t{16}, uint64_t{1} << 20));
   sub->add_flag("-q,--quiet", args->quiet, "No summary line");
   sub->add_option("command", args->command, "The command to run and its arguments (after --)");
