@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <array>
 #include <condition_variable>
 #include <cstring>
@@ -131,22 +132,31 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   Status AppendRun(const Event* events, size_t n) override {
     if (closed_) return Status::Internal("append to a closed trace writer");
     if (!failed_.ok()) return failed_;
-    for (size_t i = 0; i < n; ++i) {
-      const Event& e = events[i];
-      if (e.tid >= kMaxThreads)
-        return Status::InvalidArgument("thread id " + std::to_string(e.tid) + " exceeds the limit of " +
-                                       std::to_string(kMaxThreads));
-      if (static_cast<int>(e.kind) >= kNumEventKinds) return Status::InvalidArgument("unknown event kind");
-      if (options_.encode_threads > 0) {
+    if (options_.encode_threads > 0) {
+      // Counted here, where the run is still in this core's cache, then copied
+      // into the chunk in one piece per chunk.
+      while (n > 0) {
         if (filling_ == nullptr) StartJob();
-        filling_->events.push_back(e);
-        Count(e);
+        const size_t take = std::min<size_t>(n, options_.events_per_chunk - filling_->events.size());
+        for (size_t i = 0; i < take; ++i) {
+          if (!Valid(events[i])) [[unlikely]]
+            return Invalid(events[i]);
+          Count(events[i]);
+        }
+        filling_->events.insert(filling_->events.end(), events, events + take);
+        events += take;
+        n -= take;
         if (filling_->events.size() >= options_.events_per_chunk) {
           Status s = SubmitJob();
           if (!s.ok()) return s;
         }
-        continue;
       }
+      return Status::Ok();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const Event& e = events[i];
+      if (!Valid(e)) [[unlikely]]
+        return Invalid(e);
       if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
       encoder_.Add(e);
       Count(e);
@@ -202,6 +212,14 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   uint64_t events_written() const override { return counters_.events; }
 
  private:
+  static bool Valid(const Event& e) { return e.tid < kMaxThreads && static_cast<int>(e.kind) < kNumEventKinds; }
+  static Status Invalid(const Event& e) {
+    if (e.tid >= kMaxThreads)
+      return Status::InvalidArgument("thread id " + std::to_string(e.tid) + " exceeds the limit of " +
+                                     std::to_string(kMaxThreads));
+    return Status::InvalidArgument("unknown event kind");
+  }
+
   void Count(const Event& e) {
     ++counters_.events;
     ++counters_.by_kind[static_cast<int>(e.kind)];
