@@ -101,38 +101,50 @@ ChunkEncoder::ChunkEncoder() : sites_(std::make_unique<SiteTable>()), cctx_(ZSTD
 ChunkEncoder::~ChunkEncoder() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
 
-void ChunkEncoder::Add(const Event& e) {
-  const uint8_t cls = kClassOf[static_cast<int>(e.kind)];
-  if (e.tid >= threads_.size()) threads_.resize(e.tid + 1);  // rare: inline, not a call per event
-  ThreadState& ts = threads_[e.tid];
-  uint64_t& site = sites_->At(e.pc, ts.object[cls]);
-  uint8_t head = static_cast<uint8_t>(e.kind);
-  uint8_t extra = 0;
-  const bool tid_changed = count_ == 0 || e.tid != last_tid_;
-  if (tid_changed) head |= kFlagTid;
-  if (e.mode != 0) extra |= kExtraMode;
-  if (e.aux != ts.aux[cls]) extra |= kExtraAux;
-  if (extra != 0) head |= kFlagExtra;
-  if (e.object == site) head |= kFlagSameObject;
-  // Written straight into the buffer (no per-byte append): one check for room
-  // for the longest event, then plain stores.
-  if (raw_.size() - raw_size_ < static_cast<size_t>(kMaxEventBytes))
-    raw_.resize(std::max<size_t>(raw_.size() * 2, size_t{1} << 16));
-  uint8_t* p = raw_.data() + raw_size_;
-  *p++ = head;
-  if (tid_changed) p = coding::EncodeVarint64(p, e.tid);
-  if (extra != 0) *p++ = extra;
-  if (extra & kExtraMode) *p++ = e.mode;
-  if (extra & kExtraAux) p = coding::EncodeVarint64(p, e.aux);
-  p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.pc - ts.pc)));
-  if (!(head & kFlagSameObject)) p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.object - site)));
-  raw_size_ = static_cast<size_t>(p - raw_.data());
-  site = e.object;
-  ts.object[cls] = e.object;
-  ts.aux[cls] = e.aux;
-  ts.pc = e.pc;
-  last_tid_ = e.tid;
-  ++count_;
+void ChunkEncoder::Add(const Event& e) { AddRun(&e, 1); }
+
+// One loop over the run, with the write position and the last thread in
+// registers: as a call per event, the call's saved registers and the reloads
+// of the encoder's fields were a third of the encoder's instructions.
+void ChunkEncoder::AddRun(const Event* events, size_t n) {
+  // Room for the longest encoding of every event, checked once per run.
+  const size_t room = raw_size_ + n * static_cast<size_t>(kMaxEventBytes);
+  if (raw_.size() < room) raw_.resize(std::max({room, raw_.size() * 2, size_t{1} << 16}));
+  uint8_t* const begin = raw_.data();
+  uint8_t* p = begin + raw_size_;
+  uint32_t last_tid = last_tid_;
+  bool first = count_ == 0;
+  for (size_t i = 0; i < n; ++i) {
+    const Event& e = events[i];
+    const uint8_t cls = kClassOf[static_cast<int>(e.kind)];
+    if (e.tid >= threads_.size()) [[unlikely]] threads_.resize(e.tid + 1);
+    ThreadState& ts = threads_[e.tid];
+    uint64_t& site = sites_->At(e.pc, ts.object[cls]);
+    uint8_t head = static_cast<uint8_t>(e.kind);
+    uint8_t extra = 0;
+    const bool tid_changed = first || e.tid != last_tid;
+    if (tid_changed) head |= kFlagTid;
+    if (e.mode != 0) extra |= kExtraMode;
+    if (e.aux != ts.aux[cls]) extra |= kExtraAux;
+    if (extra != 0) head |= kFlagExtra;
+    if (e.object == site) head |= kFlagSameObject;
+    *p++ = head;
+    if (tid_changed) p = coding::EncodeVarint64(p, e.tid);
+    if (extra != 0) *p++ = extra;
+    if (extra & kExtraMode) *p++ = e.mode;
+    if (extra & kExtraAux) p = coding::EncodeVarint64(p, e.aux);
+    p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.pc - ts.pc)));
+    if (!(head & kFlagSameObject)) p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.object - site)));
+    site = e.object;
+    ts.object[cls] = e.object;
+    ts.aux[cls] = e.aux;
+    ts.pc = e.pc;
+    last_tid = e.tid;
+    first = false;
+  }
+  raw_size_ = static_cast<size_t>(p - begin);
+  last_tid_ = last_tid;
+  count_ += static_cast<uint32_t>(n);
 }
 
 Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, bool entropy_coding, std::string* out) {

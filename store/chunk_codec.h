@@ -37,6 +37,8 @@ class ChunkEncoder {
 
   // The event's tid must be below kMaxThreads (the writer checks).
   void Add(const Event& e);
+  // The same for events[0..n), in one loop: what the writer calls.
+  void AddRun(const Event* events, size_t n);
   uint32_t count() const { return count_; }
   size_t raw_bytes() const { return raw_size_; }
 

@@ -153,13 +153,16 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       }
       return Status::Ok();
     }
-    for (size_t i = 0; i < n; ++i) {
-      const Event& e = events[i];
-      if (!Valid(e)) [[unlikely]]
-        return Invalid(e);
+    while (n > 0) {
+      const size_t take = std::min<size_t>(n, options_.events_per_chunk - encoder_.count());
+      for (size_t i = 0; i < take; ++i)
+        if (!Valid(events[i])) [[unlikely]]
+          return Invalid(events[i]);
       if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
-      encoder_.Add(e);
-      Count(e);
+      encoder_.AddRun(events, take);
+      for (size_t i = 0; i < take; ++i) Count(events[i]);
+      events += take;
+      n -= take;
       if (encoder_.count() >= options_.events_per_chunk) {
         Status s = Flush();
         if (!s.ok()) return s;
@@ -175,7 +178,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       // (a partial chunk, tables) on this thread, as without them.
       if (filling_ != nullptr) {
         chunk_first_index_ = filling_->first_index;
-        for (const Event& e : filling_->events) encoder_.Add(e);
+        encoder_.AddRun(filling_->events.data(), filling_->events.size());
         filling_->events.clear();
         spare_jobs_.push_back(std::move(filling_));
       }
@@ -220,13 +223,13 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     return Status::InvalidArgument("unknown event kind");
   }
 
-  void Count(const Event& e) {
+  [[gnu::always_inline]] void Count(const Event& e) {
     ++counters_.events;
     ++counters_.by_kind[static_cast<int>(e.kind)];
     pending_.counters_dirty = true;
-    if (e.tid >= seen_threads_.size()) seen_threads_.resize(e.tid + 1, false);
+    if (e.tid >= seen_threads_.size()) [[unlikely]] seen_threads_.resize(e.tid + 1, 0);
     if (!seen_threads_[e.tid]) {
-      seen_threads_[e.tid] = true;
+      seen_threads_[e.tid] = 1;
       ++counters_.distinct_threads;
     }
     if (IsAccess(e.kind) || IsAtomicAccess(e.kind)) {
@@ -383,7 +386,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       ChunkJob* job = todo_.front();
       todo_.pop_front();
       lock.unlock();
-      for (const Event& e : job->events) encoder.Add(e);
+      encoder.AddRun(job->events.data(), job->events.size());
       job->status = encoder.Finish(job->first_index, options_.zstd_level, options_.entropy_coding, &job->chunk);
       lock.lock();
       job->done = true;
@@ -425,7 +428,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   bool have_clock_ = false, latest_clock_pending_ = false;
 
   TraceCounters counters_;
-  std::vector<bool> seen_threads_;
+  std::vector<uint8_t> seen_threads_;  // bytes, not bits: one load and compare per event
   FlatSet64 variables_{FlatSet64::Keys::kAddresses}, locations_, locks_;
   struct RecentKey {
     uint64_t key = 0;
