@@ -120,56 +120,70 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   Pending& p = rings_[ring];
   const uint32_t tid = TidOf(ring);
   const uint64_t* w = p.words.data();
+  // The position and the pc rule's last pc live in registers, and are stored
+  // back before anything that may look at them (the sink, a damage report).
+  size_t pos = p.pos;
+  uint64_t last_pc = p.last_pc;
+  const size_t scan = p.scan;
   Event local;
-  while (p.pos < p.scan) {
-    const uint64_t w0 = w[p.pos];
-    origin_ = {ring, p.base + p.pos};
+  Status s;
+  while (pos < scan) {
+    const uint64_t w0 = w[pos];
     // In a run the event is built where it goes: building it aside and copying
     // it (16-byte loads of fields just stored in 8, 4 and 1 bytes) stalls on
     // store forwarding, which perf put at over a tenth of the merge's time.
-    Event& e = run_sink_ != nullptr ? run_.emplace_back() : local;
+    Event& e = run_sink_ != nullptr ? run_[run_size_] : local;
     e.tid = tid;
+    const size_t at = pos;
     if (rt::IsCompact(w0)) {
       e.kind = static_cast<EventKind>(rt::CompactKind(w0));
       e.mode = 0;
       e.object = rt::ShortObject(w0);
       e.aux = rt::CompactSize(w0);
-      if (e.aux == 0) return DamagedInRun(ring, p.pos, "compact record of an impossible size");
-      e.pc = rt::CompactPc(w0, p.last_pc);
-      p.last_pc = e.pc;
-      p.pos += rt::kCompactWords;
+      if (e.aux == 0) [[unlikely]] {
+        s = Damaged(ring, pos, "compact record of an impossible size");
+        break;
+      }
+      e.pc = rt::CompactPc(w0, last_pc);
+      last_pc = e.pc;
+      pos += rt::kCompactWords;
     } else {
       const uint8_t kind = rt::RecordKind(w0);
-      if (kind >= kNumEventKinds) return DamagedInRun(ring, p.pos, "unknown record kind " + std::to_string(kind));
+      if (kind >= kNumEventKinds) [[unlikely]] {
+        s = Damaged(ring, pos, "unknown record kind " + std::to_string(kind));
+        break;
+      }
       e.kind = static_cast<EventKind>(kind);
       if (rt::IsLong(w0)) {
         // A long plain record: a range too big for a short one.
-        ReadLongFields(w + p.pos, &e);
-        p.pos += static_cast<size_t>(rt::RecordWords(w0));
+        ReadLongFields(w + pos, &e);
+        pos += static_cast<size_t>(rt::RecordWords(w0));
       } else {
         e.mode = 0;
         e.object = rt::ShortObject(w0);
         e.aux = rt::ShortSize(w0);
-        e.pc = w[p.pos + 1];
-        rt::UpdateLastPc(kind, e.object, e.pc, &p.last_pc);
-        p.pos += rt::kShortWords;
+        e.pc = w[pos + 1];
+        rt::UpdateLastPc(kind, e.object, e.pc, &last_pc);
+        pos += rt::kShortWords;
       }
     }
     ++delivered_;
     if (run_sink_ == nullptr) {
-      Status s = sink(e);
-      if (!s.ok()) return s;
-    } else if (run_.size() >= kRunEvents) {
-      Status s = FlushRun();
-      if (!s.ok()) return s;
+      origin_ = {ring, p.base + at};
+      p.pos = pos;
+      p.last_pc = last_pc;
+      s = sink(e);
+      if (!s.ok()) break;
+    } else if (++run_size_ >= kRunEvents) {
+      p.pos = pos;
+      p.last_pc = last_pc;
+      s = FlushRun();
+      if (!s.ok()) break;
     }
   }
-  return Status::Ok();
-}
-
-Status RingMerger::DamagedInRun(uint32_t ring, size_t pos, const std::string& what) {
-  if (run_sink_ != nullptr) run_.pop_back();  // the half-built event
-  return Damaged(ring, pos, what);
+  p.pos = pos;
+  p.last_pc = last_pc;
+  return s;
 }
 
 Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
@@ -360,17 +374,17 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
 }
 
 Status RingMerger::FlushRun() {
-  Status s = run_.empty() ? Status::Ok() : (*run_sink_)(run_.data(), run_.size());
-  run_.clear();
+  Status s = run_size_ == 0 ? Status::Ok() : (*run_sink_)(run_.get(), run_size_);
+  run_size_ = 0;
   return s;
 }
 
 Status RingMerger::AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emitted) {
   run_sink_ = &sink;
-  run_.reserve(kRunEvents);
+  if (run_ == nullptr) run_.reset(new Event[kRunEvents]);
   Status s = Add(batch, [](const Event&) { return Status::Ok(); }, emitted);  // Deliver bypasses it
   if (s.ok()) s = FlushRun();
-  run_.clear();
+  run_size_ = 0;
   run_sink_ = nullptr;
   return s;
 }
