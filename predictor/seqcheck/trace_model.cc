@@ -42,14 +42,28 @@ class Cells {
   explicit Cells(const std::vector<Event>& events) {
     EventLowering lowering;  // its own: lowering is stateful (block sizes, fences)
     std::vector<std::pair<uint64_t, uint64_t>> accessed;
-    for (const Event& e : events)
-      lowering.Lower(e, [&](const LoweredOp& op) {
-        if (!IsRange(op.op)) return;
-        const auto [first, end] = Bytes(op);
-        cuts_.push_back(first);
-        cuts_.push_back(end);
-        if (op.op == SyncOp::kRead || op.op == SyncOp::kWrite) accessed.push_back({first, end});
-      });
+    // Most accesses repeat a range seen shortly before (a loop's variables): a
+    // small direct-mapped table of recent access ranges keeps their cuts out of
+    // the sort. ({1, 0} is no range.)
+    constexpr unsigned kRecentBits = 12;
+    std::vector<std::pair<uint64_t, uint64_t>> recent(size_t{1} << kRecentBits, {1, 0});
+    auto add = [&](const LoweredOp& op) {
+      if (!IsRange(op.op)) return;
+      const std::pair<uint64_t, uint64_t> range = Bytes(op);
+      const bool access = op.op == SyncOp::kRead || op.op == SyncOp::kWrite;
+      if (access) {
+        auto& slot = recent[(range.first * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits)];
+        if (slot == range) return;
+        slot = range;
+        accessed.push_back(range);
+      }
+      cuts_.push_back(range.first);
+      cuts_.push_back(range.second);
+    };
+    for (const Event& e : events) {
+      if (IsPlainAccessEvent(e)) add(PlainAccessOp(e));  // most events: no dispatch
+      else lowering.Lower(e, add);
+    }
     std::sort(cuts_.begin(), cuts_.end());
     cuts_.erase(std::unique(cuts_.begin(), cuts_.end()), cuts_.end());
     accessed_.assign(cuts_.size(), false);

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace seer::seqcheck {
@@ -69,6 +70,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   std::vector<uint64_t> cuts;
   {
     std::unordered_map<uint64_t, uint64_t> allocated;  // live block -> requested size
+    std::unordered_set<uint64_t> distinct_cuts;
     for (size_t i = 0; i < trace.size(); ++i) {
       const Event& e = trace[i];
       uint64_t size = e.aux;
@@ -82,8 +84,10 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
       }
       if (e.kind != EventKind::kAlloc && !Accesses(e.kind)) continue;
       bytes[i] = ByteRange(e.object, size);
-      cuts.push_back(bytes[i].first);
-      cuts.push_back(bytes[i].second);
+      // Distinct cuts only: most accesses repeat an address, and sorting every
+      // cut of a long trace cost more than the rest of the checker.
+      if (distinct_cuts.insert(bytes[i].first).second) cuts.push_back(bytes[i].first);
+      if (distinct_cuts.insert(bytes[i].second).second) cuts.push_back(bytes[i].second);
     }
   }
   // Variables: the bytes cut at every range's ends, so each range covers whole
@@ -92,14 +96,18 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   // (Written out here, not through predictor/common or the model: the checker
   // shares no code with what it checks.)
   std::sort(cuts.begin(), cuts.end());
-  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   auto run_of = [&](uint64_t byte) {
     return static_cast<size_t>(std::lower_bound(cuts.begin(), cuts.end(), byte) - cuts.begin());
   };
+  // Per event, its runs [first, end), found once.
+  std::vector<std::pair<uint32_t, uint32_t>> runs(trace.size(), {0, 0});
   std::vector<bool> touched(cuts.size(), false);
-  for (size_t i = 0; i < trace.size(); ++i)
-    if (Accesses(trace[i].kind) && trace[i].kind != EventKind::kFree)
-      for (size_t r = run_of(bytes[i].first), end = run_of(bytes[i].second); r < end; ++r) touched[r] = true;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    if (trace[i].kind != EventKind::kAlloc && !Accesses(trace[i].kind)) continue;
+    runs[i] = {static_cast<uint32_t>(run_of(bytes[i].first)), static_cast<uint32_t>(run_of(bytes[i].second))};
+    if (trace[i].kind != EventKind::kAlloc && trace[i].kind != EventKind::kFree)
+      for (uint32_t r = runs[i].first; r < runs[i].second; ++r) touched[r] = true;
+  }
   constexpr uint32_t kNoSlot = UINT32_MAX;
   std::vector<uint32_t> run_slot(cuts.size(), kNoSlot);
   std::vector<int64_t> last_write;  // per variable slot
@@ -113,11 +121,11 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     thread_slot_[i] = slot_of_thread_.emplace(e.tid, static_cast<uint32_t>(slot_of_thread_.size())).first->second;
     thread_events_[e.tid].push_back(i);
     slot_begin_[i] = static_cast<uint32_t>(slots_.size());
-    const size_t first_run = run_of(bytes[i].first), end_run = run_of(bytes[i].second);
+    const auto [first_run, end_run] = runs[i];
     if (e.kind == EventKind::kAlloc)
-      for (size_t r = first_run; r < end_run; ++r) run_slot[r] = kNoSlot;
+      for (uint32_t r = first_run; r < end_run; ++r) run_slot[r] = kNoSlot;
     if (Accesses(e.kind)) {
-      for (size_t r = first_run; r < end_run; ++r) {
+      for (uint32_t r = first_run; r < end_run; ++r) {
         if (e.kind == EventKind::kFree && !touched[r]) continue;
         if (run_slot[r] == kNoSlot) {
           run_slot[r] = static_cast<uint32_t>(last_write.size());
