@@ -3,7 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "predictor/seqcheck/races.h"
 #include "tests/support/trace_builder.h"
@@ -16,6 +19,18 @@ std::vector<Event> Trace() {
   return test::TraceBuilder()
       .Std({"T1|acq(l)|1", "T1|w(x)|2", "T1|rel(l)|3", "T2|acq(l)|4", "T2|r(x)|5", "T2|rel(l)|6", "T2|w(y)|7"})
       .events();
+}
+
+// An atomicity claim: events e1, e, e2 of `t` (positions) in `schedule`.
+AtomicityViolation Violation(const std::vector<Event>& t, const std::string& pattern, size_t e1, size_t e, size_t e2,
+                             std::vector<uint64_t> schedule) {
+  AtomicityViolation v;
+  v.pattern = pattern;
+  v.local_first = EventRef::Of(t[e1]);
+  v.remote = EventRef::Of(t[e]);
+  v.local_second = EventRef::Of(t[e2]);
+  v.witness.schedule = std::move(schedule);
+  return v;
 }
 
 TEST(WitnessChecker, AcceptsTheTraceItselfAndItsPrefixes) {
@@ -144,12 +159,7 @@ TEST(WitnessChecker, AcceptsATrylockAsTheHeldAcquisition) {
 TEST(WitnessChecker, RejectsRemoteAccessOutsideTheLocalPair) {
   auto t = test::TraceBuilder().Std({"T1|r(x)|1", "T1|w(x)|2", "T2|w(x)|3"}).events();
   WitnessChecker c(t);
-  AtomicityViolation v;
-  v.pattern = "read-write-write";
-  v.local_first = EventRef::Of(t[0]);
-  v.remote = EventRef::Of(t[2]);
-  v.local_second = EventRef::Of(t[1]);
-  v.witness.schedule = {0, 2, 1};
+  AtomicityViolation v = Violation(t, "read-write-write", 0, 2, 1, {0, 2, 1});
   EXPECT_TRUE(c.CheckAtomicity(v).ok());
   v.witness.schedule = {0, 1, 2};
   EXPECT_FALSE(c.CheckAtomicity(v).ok());
@@ -170,12 +180,7 @@ TEST(WitnessChecker, AReusedBlockIsAnotherVariable) {
       .Add("T1", EventKind::kWrite, 64, 7, 8);
   auto t = b.events();
   WitnessChecker c(t);
-  AtomicityViolation v;
-  v.pattern = "write-read-write";
-  v.local_first = EventRef::Of(t[0]);
-  v.remote = EventRef::Of(t[3]);
-  v.local_second = EventRef::Of(t[6]);
-  v.witness.schedule = {0, 1, 2, 3, 4, 5, 6};
+  AtomicityViolation v = Violation(t, "write-read-write", 0, 3, 6, {0, 1, 2, 3, 4, 5, 6});
   EXPECT_FALSE(c.CheckAtomicity(v).ok());  // three accesses to one address, but two blocks
   // T2's read saw no write to its block, and a later event of T2 runs: it must
   // see none in the schedule either. T1's write to the old block is not one.
@@ -207,12 +212,7 @@ TEST(WitnessChecker, AtomicityAccessesShareAByte) {
     b.Add("T2", EventKind::kWrite, remote, 3, size);
     auto t = b.events();
     WitnessChecker c(t);
-    AtomicityViolation v;
-    v.pattern = "read-write-write";
-    v.local_first = EventRef::Of(t[0]);
-    v.remote = EventRef::Of(t[2]);
-    v.local_second = EventRef::Of(t[1]);
-    v.witness.schedule = {0, 2, 1};
+    AtomicityViolation v = Violation(t, "read-write-write", 0, 2, 1, {0, 2, 1});
     EXPECT_EQ(c.CheckAtomicity(v).ok(), shares) << remote << "+" << size;
     EXPECT_EQ(c.CheckRace({0}, EventRef::Of(t[1]), EventRef::Of(t[2])).ok(), shares) << remote << "+" << size;
   }
@@ -244,12 +244,7 @@ TEST(WitnessChecker, AFreeIsAWriteOfTheAllocatedBytes) {
   b.Add("T2", EventKind::kFree, 0x2000, 6, 32);
   auto t = b.events();
   WitnessChecker c(t);
-  AtomicityViolation v;
-  v.pattern = "read-write-write";
-  v.local_first = EventRef::Of(t[1]);
-  v.remote = EventRef::Of(t[5]);
-  v.local_second = EventRef::Of(t[2]);
-  v.witness.schedule = {0, 1, 5, 2};
+  AtomicityViolation v = Violation(t, "read-write-write", 1, 5, 2, {0, 1, 5, 2});
   EXPECT_TRUE(c.CheckAtomicity(v).ok());
   v.local_first = EventRef::Of(t[3]);
   v.local_second = EventRef::Of(t[4]);
