@@ -9,10 +9,12 @@ packages=(
   liblmdb-dev lmdb-utils libzstd-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
-  libclang-rt-14-dev
+  libclang-rt-14-dev llvm-14-dev
   nodejs chromium chromium-driver
   libtomlplusplus-dev libcpp-httplib-dev prometheus curl
 )
+# llvm-14-dev: the headers and CMake package seer-clang's pass plugin
+# (tools/clang_plugin) is built against, the LLVM of Debian's clang 14.
 # nodejs, chromium: the report-format tests run Microsoft's SARIF validator and
 # open the HTML report and a timeline in headless Chromium (tests/report/formats;
 # npm installs the validator and playwright-core into the build folder).

@@ -5,6 +5,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "predictor/seqcheck/hard_order.h"
 #include "predictor/seqcheck/witness.h"
@@ -155,13 +156,11 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   WitnessChecker checker(m.events(), m.carried());
   const uint64_t distance = options.intruder_distance ? options.intruder_distance : options.window;
 
-  // Accesses per variable in trace order, split by kind.
+  // Accesses per variable in trace order, split by kind (a range is an access
+  // of each variable it covers; a free, a write of each of its block's).
   std::vector<std::vector<uint32_t>> reads(m.variables()), writes(m.variables());
-  for (uint32_t i = 0; i < m.size(); ++i) {
-    const Node& n = m.node(i);
-    if (n.var == kNone) continue;
-    (IsWrite(n) ? writes : reads)[n.var].push_back(i);
-  }
+  for (uint32_t i = 0; i < m.size(); ++i)
+    for (const Access& a : m.accesses(i)) (IsWrite(m.node(i)) ? writes : reads)[a.var].push_back(i);
   // (pattern, pc1, pc, pc2) -> checks tried; a reported key is not tried again.
   using TryKey = std::tuple<const char*, uint64_t, uint64_t, uint64_t>;
   std::map<TryKey, uint32_t> tries;
@@ -174,70 +173,82 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   for (uint32_t t = 0; t < m.threads() && stats->checks < options.max_checks; ++t) {
     std::unordered_map<uint32_t, uint32_t> last;  // var -> previous access of this thread
     uint32_t hard_out = kNone, hard_in = kNone;   // latest positions with hard edges out / in
+    // A range's variables mostly pair it with the same earlier access and the
+    // same intruders: each (e1, e) is decided once per e2.
+    std::unordered_set<uint64_t> decided;
     for (uint32_t e2 : m.thread_nodes(t)) {
       const Node& n2 = m.node(e2);
       const uint32_t out_before = hard_out;
       if (n2.flags & (kForks | kSignals)) hard_out = n2.pos;
       if (n2.flags & (kWaits | kJoins)) hard_in = n2.pos;
-      if (n2.var == kNone) continue;
-      auto it = last.find(n2.var);
-      const uint32_t e1 = it == last.end() ? kNone : it->second;
-      last[n2.var] = e2;
-      if (e1 == kNone || n2.pos - m.node(e1).pos - 1 > options.window) continue;
-      const Node& n1 = m.node(e1);
-      forced.Reset(e1, e2, out_before, hard_in);
-      protecting.Reset(e1, e2);
-      const auto& pool = (IntruderIsWrite(n1, n2) ? writes : reads)[n2.var];
-      const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
-      const uint64_t to = e2 + distance;
-      for (auto jt = std::lower_bound(pool.begin(), pool.end(), from); jt != pool.end() && *jt <= to; ++jt) {
-        if (stats->checks >= options.max_checks) break;
-        const uint32_t e = *jt;
-        const Node& ne = m.node(e);
-        if (ne.tid == t) continue;
-        const char* pattern = Pattern(n1, ne, n2);
-        const TryKey key = std::make_tuple(pattern, m.event(e1).pc, m.event(e).pc, m.event(e2).pc);
-        // Candidates in a row mostly share their key (one loop's accesses):
-        // the last one's entry is reused without a lookup (map entries stay put).
-        if (last_tried == nullptr || key != last_key) {
-          last_key = key;
-          last_tried = &tries[key];
+      const auto vars = m.accesses(e2);
+      if (vars.empty()) continue;
+      decided.clear();
+      uint32_t reset_for = kNone;  // the e1 that `forced` and `protecting` are set up for
+      for (const Access& a2 : vars) {
+        auto it = last.find(a2.var);
+        const uint32_t e1 = it == last.end() ? kNone : it->second;
+        last[a2.var] = e2;
+        if (e1 == kNone || n2.pos - m.node(e1).pos - 1 > options.window) continue;
+        const Node& n1 = m.node(e1);
+        if (reset_for != e1) {
+          forced.Reset(e1, e2, out_before, hard_in);
+          protecting.Reset(e1, e2);
+          reset_for = e1;
         }
-        uint32_t& tried = *last_tried;
-        if (tried >= options.max_tries) continue;
-        ++stats->candidates;
-        if (protecting.Block(e)) {
-          ++stats->filtered;
-          continue;
-        }
-        if (options.drop_forced && forced.Forced(e)) {
-          // An instance decided, as an infeasible check is: it takes one of the
-          // key's tries, which bounds the scans of a hand-off repeated in a loop.
+        const auto& pool = (IntruderIsWrite(n1, n2) ? writes : reads)[a2.var];
+        const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
+        const uint64_t to = e2 + distance;
+        for (auto jt = std::lower_bound(pool.begin(), pool.end(), from); jt != pool.end() && *jt <= to; ++jt) {
+          if (stats->checks >= options.max_checks) break;
+          const uint32_t e = *jt;
+          const Node& ne = m.node(e);
+          if (ne.tid == t) continue;
+          if (vars.size() > 1 && !decided.insert((uint64_t{e1} << 32) | e).second) continue;
+          const char* pattern = Pattern(n1, ne, n2);
+          const TryKey key = std::make_tuple(pattern, m.event(e1).pc, m.event(e).pc, m.event(e2).pc);
+          // Candidates in a row mostly share their key (one loop's accesses):
+          // the last one's entry is reused without a lookup (map entries stay put).
+          if (last_tried == nullptr || key != last_key) {
+            last_key = key;
+            last_tried = &tries[key];
+          }
+          uint32_t& tried = *last_tried;
+          if (tried >= options.max_tries) continue;
+          ++stats->candidates;
+          if (protecting.Block(e)) {
+            ++stats->filtered;
+            continue;
+          }
+          if (options.drop_forced && forced.Forced(e)) {
+            // An instance decided, as an infeasible check is: it takes one of the
+            // key's tries, which bounds the scans of a hand-off repeated in a loop.
+            ++tried;
+            ++stats->filtered;
+            ++stats->forced;
+            continue;
+          }
           ++tried;
-          ++stats->filtered;
-          ++stats->forced;
-          continue;
+          Query q;
+          q.threads.push_back({t, n2.pos + 1, true, false});
+          q.threads.push_back({ne.tid, ne.pos + 1, false, false});  // may go on to release its locks
+          q.order = {{e1, e}, {e, e2}};
+          FeasibilityResult r = TimedCheck(&feasibility, q, stats);
+          if (!r.feasible) continue;
+          AtomicityViolation v;
+          v.engine = "atomicity";
+          v.pattern = pattern;
+          v.local_first = EventRef::Of(m.event(e1));
+          v.remote = EventRef::Of(m.event(e));
+          v.local_second = EventRef::Of(m.event(e2));
+          v.witness = MakeWitness(m, r.schedule);
+          const std::string what = std::string("a ") + pattern + " atomicity violation at events " +
+                                   std::to_string(v.local_first.index) + ", " + std::to_string(v.remote.index) +
+                                   ", " + std::to_string(v.local_second.index);
+          if (!AcceptWitness(checker.CheckAtomicity(v), what, &v.witness, stats)) continue;
+          found.push_back(std::move(v));
+          tried = options.max_tries;  // reported: no more instances of this key
         }
-        ++tried;
-        Query q;
-        q.threads.push_back({t, n2.pos + 1, true, false});
-        q.threads.push_back({ne.tid, ne.pos + 1, false, false});  // may go on to release its locks
-        q.order = {{e1, e}, {e, e2}};
-        FeasibilityResult r = TimedCheck(&feasibility, q, stats);
-        if (!r.feasible) continue;
-        AtomicityViolation v;
-        v.engine = "atomicity";
-        v.pattern = pattern;
-        v.local_first = EventRef::Of(m.event(e1));
-        v.remote = EventRef::Of(m.event(e));
-        v.local_second = EventRef::Of(m.event(e2));
-        v.witness = MakeWitness(m, r.schedule);
-        const std::string what = std::string("a ") + pattern + " atomicity violation at events " +
-                                 std::to_string(v.local_first.index) + ", " + std::to_string(v.remote.index) + ", " +
-                                 std::to_string(v.local_second.index);
-        if (!AcceptWitness(checker.CheckAtomicity(v), what, &v.witness, stats)) continue;
-        found.push_back(std::move(v));
-        tried = options.max_tries;  // reported: no more instances of this key
       }
     }
   }

@@ -81,12 +81,11 @@ uint32_t WindowOrder::Succ(uint32_t a, uint32_t t) const {
 namespace {
 
 // Observation closure (rule 2 of "observation-closed") for a window read r that
-// keeps its observed window write w: every other write w' to the variable is
+// keeps its observed window write w of variable var: every other write w' to var is
 // before w or after r. Per thread it suffices to look at the latest write that
 // reaches r and the earliest one that w reaches.
-void CloseObservation(const TraceModel& m, const WindowOrder& o, uint32_t r, uint32_t w,
+void CloseObservation(const TraceModel& m, const WindowOrder& o, uint32_t r, uint32_t var, uint32_t w,
                       std::vector<std::pair<uint32_t, uint32_t>>* add) {
-  const uint32_t var = m.node(r).var;
   for (uint32_t v : o.active()) {
     const std::vector<uint32_t>& ws = m.writes(var, v);
     if (ws.empty()) continue;
@@ -144,8 +143,9 @@ bool CloseOrder(const TraceModel& m, WindowOrder* o, const std::function<bool(ui
     for (uint32_t u = 0; u < o->size(); ++u) {
       const uint32_t node = o->NodeOf(u);
       const Node& n = m.node(node);
-      if ((n.flags & kReads) && n.obs != kNone && o->InWindow(n.obs) && needy(node))
-        CloseObservation(m, *o, node, n.obs, &add);
+      if ((n.flags & kReads) && needy(node))
+        for (const Access& a : m.accesses(node))
+          if (a.obs != kNone && o->InWindow(a.obs)) CloseObservation(m, *o, node, a.var, a.obs, &add);
       if ((n.flags & kAcquires) && n.match != kNone && o->InWindow(n.match)) CloseLock(m, *o, node, &add);
     }
     if (add.empty()) return true;

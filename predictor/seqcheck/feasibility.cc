@@ -85,11 +85,13 @@ bool FeasibilityChecker::ComputeCandidateSet(const Query& q, std::string* why) {
       processed_[t] = std::max(processed_[t], std::min(end, cut));
       const uint32_t limit = std::min(NeedyLimit(t), needy_done_[t] + kChunk);
       for (uint32_t p = needy_done_[t]; p < limit; ++p) {
-        const Node& n = m_.node(m_.At(t, p));
-        if ((n.flags & kReads) && n.obs != kNone && !Raise(m_.node(n.obs).tid, m_.node(n.obs).pos + 1)) {
-          *why = "a read needs a write past a thread's bound";
-          return false;
-        }
+        const uint32_t id = m_.At(t, p);
+        if (!(m_.node(id).flags & kReads)) continue;
+        for (const Access& a : m_.accesses(id))
+          if (a.obs != kNone && !Raise(m_.node(a.obs).tid, m_.node(a.obs).pos + 1)) {
+            *why = "a read needs a write past a thread's bound";
+            return false;
+          }
       }
       needy_done_[t] = std::max(needy_done_[t], limit);
       if (end < reach || needy_done_[t] < NeedyLimit(t)) worklist_.insert(worklist_.begin(), t);
@@ -251,14 +253,16 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
       for (uint32_t s : m_.signals_before(id))
         if (order.InWindow(s)) order.AddEdge(s, id);
     if (IsNeedyRead(id)) {
-      if (nd.obs != kNone && order.InWindow(nd.obs)) {
-        order.AddEdge(nd.obs, id);
-      } else {
+      for (const Access& a : m_.accesses(id)) {
+        if (a.obs != kNone && order.InWindow(a.obs)) {
+          order.AddEdge(a.obs, id);
+          continue;
+        }
         // It read a write of the fixed prefix (or the initial value): every
         // window write to the variable comes after it.
         for (uint32_t v : order.active()) {
           if (v == nd.tid) continue;
-          const auto& ws = m_.writes(nd.var, v);
+          const auto& ws = m_.writes(a.var, v);
           auto it = std::lower_bound(ws.begin(), ws.end(), order.lo(v));
           if (it != ws.end() && *it < order.hi(v)) order.AddEdge(id, m_.At(v, *it));
         }
@@ -323,14 +327,17 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
   // lets a write slip between a needy read and its write, nor two threads hold
   // a lock in conflicting modes.
   const uint32_t w = order.size();
-  std::vector<uint32_t> readers(w, 0);
+  // Per (window write, variable): the needy reads of the variable that observe it.
+  std::unordered_map<uint64_t, uint32_t> readers;
+  auto write_key = [](uint32_t write, uint32_t var) { return (uint64_t{write} << 32) | var; };
   std::unordered_map<uint32_t, int64_t> pending;  // var -> needy reads whose write has run
   for (uint32_t u = 0; u < w; ++u) {
     const uint32_t id = order.NodeOf(u);
     if (!IsNeedyRead(id)) continue;
-    const Node& nd = m_.node(id);
-    if (nd.obs != kNone && order.InWindow(nd.obs)) ++readers[order.Local(nd.obs)];
-    else ++pending[nd.var];
+    for (const Access& a : m_.accesses(id)) {
+      if (a.obs != kNone && order.InWindow(a.obs)) ++readers[write_key(a.obs, a.var)];
+      else ++pending[a.var];
+    }
   }
   struct Holders {
     int64_t exclusive = -1;
@@ -372,15 +379,27 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
         continue;
       }
     }
-    if ((nd.flags & kWrites) && pending[nd.var] > (needy_read ? 1 : 0)) {
-      blocked_var[nd.var].push_back(id);
-      continue;
+    // A write waits while a needy read of one of its variables, other than
+    // itself (a read-modify-write), has seen its write and not yet run.
+    if (nd.flags & kWrites) {
+      uint32_t busy = kNone;
+      for (const Access& a : m_.accesses(id))
+        if (pending[a.var] > (needy_read ? 1 : 0)) busy = a.var;
+      if (busy != kNone) {
+        blocked_var[busy].push_back(id);
+        continue;
+      }
     }
     out.push_back(id);
     const uint32_t u = order.Local(id);
-    if (needy_read) --pending[nd.var];
-    if (nd.flags & kWrites) pending[nd.var] += readers[u];
-    if ((nd.flags & (kReads | kWrites)) && pending[nd.var] == 0) wake(blocked_var, nd.var);
+    for (const Access& a : m_.accesses(id)) {
+      if (needy_read) --pending[a.var];
+      if (nd.flags & kWrites) {
+        auto it = readers.find(write_key(id, a.var));
+        if (it != readers.end()) pending[a.var] += it->second;
+      }
+      if (pending[a.var] == 0) wake(blocked_var, a.var);
+    }
     if (nd.flags & kAcquires) {
       if (nd.flags & kShared) ++holders[nd.lock].shared;
       else holders[nd.lock].exclusive = nd.tid;

@@ -1,10 +1,8 @@
 #include "predictor/seqcheck/trace_model.h"
 
 #include <algorithm>
-#include <set>
 #include <utility>
 
-#include "predictor/common/covered_keys.h"
 #include "predictor/common/sync_ops.h"
 
 namespace seer::seqcheck {
@@ -23,6 +21,70 @@ uint32_t Dense(std::unordered_map<uint64_t, uint32_t>* ids, uint64_t key) {
 // nothing more than that.
 bool IsAtomicSyncObject(uint64_t object) { return (object >> 63) != 0; }
 
+bool IsRange(SyncOp op) {
+  return op == SyncOp::kRead || op == SyncOp::kWrite || op == SyncOp::kFree || op == SyncOp::kFresh;
+}
+
+// The bytes [first, end) of a range op: at least its first byte (an allocation
+// or free of unknown size, 0, names its block by its start), without overflow
+// at the top of the address space.
+std::pair<uint64_t, uint64_t> Bytes(const LoweredOp& op) {
+  const uint64_t size = std::max<uint64_t>(op.size, 1);
+  const uint64_t end = op.object + size < op.object ? UINT64_MAX : op.object + size;
+  return {op.object, end};
+}
+
+// The cut of the trace's bytes into cells (trace_model.h): at every first and
+// past-the-end byte of an access, free or allocation, so that each of them
+// covers whole cells. Cell c is [cuts[c], cuts[c + 1]).
+class Cells {
+ public:
+  explicit Cells(const std::vector<Event>& events) {
+    EventLowering lowering;  // its own: lowering is stateful (block sizes, fences)
+    std::vector<std::pair<uint64_t, uint64_t>> accessed;
+    // Most accesses repeat a range seen shortly before (a loop's variables): a
+    // small direct-mapped table of recent access ranges keeps their cuts out of
+    // the sort. ({1, 0} is no range.)
+    constexpr unsigned kRecentBits = 12;
+    std::vector<std::pair<uint64_t, uint64_t>> recent(size_t{1} << kRecentBits, {1, 0});
+    auto add = [&](const LoweredOp& op) {
+      if (!IsRange(op.op)) return;
+      const std::pair<uint64_t, uint64_t> range = Bytes(op);
+      const bool access = op.op == SyncOp::kRead || op.op == SyncOp::kWrite;
+      if (access) {
+        auto& slot = recent[(range.first * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits)];
+        if (slot == range) return;
+        slot = range;
+        accessed.push_back(range);
+      }
+      cuts_.push_back(range.first);
+      cuts_.push_back(range.second);
+    };
+    for (const Event& e : events) {
+      if (IsPlainAccessEvent(e)) add(PlainAccessOp(e));  // most events: no dispatch
+      else lowering.Lower(e, add);
+    }
+    std::sort(cuts_.begin(), cuts_.end());
+    cuts_.erase(std::unique(cuts_.begin(), cuts_.end()), cuts_.end());
+    accessed_.assign(cuts_.size(), false);
+    for (auto [first, end] : accessed)
+      for (uint32_t c = Index(first), last = Index(end); c < last; ++c) accessed_[c] = true;
+  }
+
+  size_t size() const { return cuts_.size(); }
+  // The cell starting at `byte`, a cut; the cells of a range [first, end) are
+  // [Index(first), Index(end)).
+  uint32_t Index(uint64_t byte) const {
+    return static_cast<uint32_t>(std::lower_bound(cuts_.begin(), cuts_.end(), byte) - cuts_.begin());
+  }
+  // Whether some read or write of the trace touches cell c (a free writes only those).
+  bool accessed(uint32_t c) const { return accessed_[c]; }
+
+ private:
+  std::vector<uint64_t> cuts_;
+  std::vector<bool> accessed_;
+};
+
 }  // namespace
 
 TraceModel::TraceModel(std::vector<Event> events, size_t carried)
@@ -37,18 +99,19 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
   branches_.resize(nthreads);
   open_.resize(nthreads);
 
-  std::unordered_map<uint64_t, uint32_t> var_ids, lock_ids, signal_ids;
-  // A variable is an address until an alloc or free covers it: a reused block is
-  // a new variable (as in the race engines), so accesses to a freed block and to
-  // the block allocated in its place never form a pattern. The live addresses,
-  // ordered, let a block's variables be retired together.
-  std::set<uint64_t> live_addresses;
+  std::unordered_map<uint64_t, uint32_t> lock_ids, signal_ids;
+  // A variable is a cell until an allocation covers it: a reused block is a new
+  // variable (as in the race engines), so accesses to a freed block and to the
+  // block allocated in its place never form a pattern.
+  const Cells cells(events_);
+  std::vector<uint32_t> cell_var(cells.size(), kNone);
   std::vector<uint32_t> last_write;
   std::vector<std::vector<uint32_t>> last_signal;  // [signal object][thread]
   // Per thread: lock -> (depth, acquire node) of the outermost held section.
   std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> held(nthreads);
   std::vector<std::pair<uint32_t, uint32_t>> joins;  // (join node, child)
   EventLowering lowering;
+  access_begin_.resize(n + 1);
 
   for (uint32_t i = 0; i < n; ++i) {
     const Event& e = events_[i];
@@ -56,14 +119,26 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     nd.tid = e.tid;
     nd.pos = static_cast<uint32_t>(thread_nodes_[e.tid].size());
     thread_nodes_[e.tid].push_back(i);
-    auto var_of = [&](uint64_t address) {
-      auto [it, inserted] = var_ids.try_emplace(address, static_cast<uint32_t>(writes_.size()));
-      if (inserted) {
+    access_begin_[i] = static_cast<uint32_t>(accesses_.size());
+    // Node i reads and/or writes the variable of cell c.
+    auto access = [&](uint32_t c, bool reads, bool writes) {
+      if (cell_var[c] == kNone) {
+        cell_var[c] = static_cast<uint32_t>(writes_.size());
         writes_.emplace_back(nthreads);
         last_write.push_back(kNone);
-        live_addresses.insert(address);
       }
-      return it->second;
+      Access a;
+      a.var = cell_var[c];
+      if (reads) {
+        nd.flags |= kReads;
+        a.obs = last_write[a.var];
+      }
+      if (writes) {
+        nd.flags |= kWrites;
+        last_write[a.var] = i;
+        writes_[a.var][e.tid].push_back(nd.pos);
+      }
+      accesses_.push_back(a);
     };
     auto lock_of = [&](uint64_t object) {
       uint32_t l = Dense(&lock_ids, object);
@@ -78,18 +153,11 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
       switch (op.op) {
         case SyncOp::kRead:
         case SyncOp::kWrite: {
-          nd.var = var_of(op.object);
+          // An atomic read-modify-write reads what it overwrites.
           const bool reads = op.op == SyncOp::kRead || e.kind == EventKind::kAtomicRmw;
-          const bool writes = op.op == SyncOp::kWrite;
-          if (reads) {
-            nd.flags |= kReads;
-            nd.obs = last_write[nd.var];
-          }
-          if (writes) {
-            nd.flags |= kWrites;
-            last_write[nd.var] = i;
-            writes_[nd.var][e.tid].push_back(nd.pos);
-          }
+          const auto [first, end] = Bytes(op);
+          for (uint32_t c = cells.Index(first), last = cells.Index(end); c < last; ++c)
+            access(c, reads, op.op == SyncOp::kWrite);
           return;
         }
         case SyncOp::kAcquire: {
@@ -149,13 +217,17 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
           if (s < last_signal.size()) std::fill(last_signal[s].begin(), last_signal[s].end(), kNone);
           return;
         }
-        // SeqCheck's own patterns do not read a free as a write (yet): it
-        // only starts new variables, as an allocation does.
-        case SyncOp::kFresh:
+        // A free writes the block's bytes that accesses touch (the bytes it
+        // allocated, EventLowering); an allocation starts new variables.
         case SyncOp::kFree: {
-          const auto [first, last] = CoveredKeys(live_addresses, op.object, op.size);
-          for (auto it = first; it != last; ++it) var_ids.erase(*it);
-          live_addresses.erase(first, last);
+          const auto [first, end] = Bytes(op);
+          for (uint32_t c = cells.Index(first), last = cells.Index(end); c < last; ++c)
+            if (cells.accessed(c)) access(c, false, true);
+          return;
+        }
+        case SyncOp::kFresh: {
+          const auto [first, end] = Bytes(op);
+          std::fill(cell_var.begin() + cells.Index(first), cell_var.begin() + cells.Index(end), kNone);
           return;
         }
       }
@@ -166,6 +238,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
       branches_[e.tid].push_back(nd.pos);
     }
   }
+  access_begin_[n] = static_cast<uint32_t>(accesses_.size());
 
   // A window's carried acquires run first: each thread's first other event
   // waits for those of the other threads.

@@ -2,11 +2,22 @@
 // lock, access, thread and signal effects of its kind (through EventLowering), the
 // acquire/release matching, the write each read observed, and the per-thread,
 // per-variable and per-lock indices the feasibility check queries.
+//
+// Variables are byte ranges, as in the race engines (docs/analyses.md, "Bytes"):
+// the bytes of the trace are cut at every access's first and past-the-end byte,
+// so that each access covers whole cells, and a variable is a cell between two
+// allocations covering it. Two accesses conflict iff they share a variable,
+// whatever their start addresses (a 16-byte memcpy and a write of one field),
+// and a read observes, per variable it covers, the last write to it. A free
+// (EventLowering's kFree) writes every variable of its block that some access
+// of the trace touches, and the block's variables live on until an allocation
+// makes its range fresh, as the race engines treat it.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <unordered_map>
 #include <vector>
 
@@ -38,11 +49,15 @@ struct Node {
   uint32_t tid = 0;
   uint32_t pos = 0;        // position in its thread
   uint16_t flags = 0;
-  uint32_t var = kNone;    // dense variable id of the access
   uint32_t lock = kNone;   // dense lock id of the acquire/release
   uint32_t match = kNone;  // acquire <-> release of the same section; kNone: never released
-  uint32_t obs = kNone;    // reads: the last write to var before it in the trace; kNone: initial value
   uint32_t other = kNone;  // fork: the child's first node; join: the child's last node
+};
+
+// One variable a node reads or writes (TraceModel::accesses).
+struct Access {
+  uint32_t var = kNone;  // dense variable id
+  uint32_t obs = kNone;  // reads: the last write to var before it in the trace; kNone: initial value
 };
 
 class TraceModel {
@@ -61,6 +76,12 @@ class TraceModel {
   const Node& node(uint32_t n) const { return nodes_[n]; }
   const Event& event(uint32_t n) const { return events_[n]; }
   const std::vector<Event>& events() const { return events_; }
+  // The variables node n reads or writes, ascending by address (several for a
+  // range that covers several cells, none for a node that accesses nothing);
+  // its kReads / kWrites flags say how.
+  std::span<const Access> accesses(uint32_t n) const {
+    return {accesses_.data() + access_begin_[n], accesses_.data() + access_begin_[n + 1]};
+  }
 
   // The node of the event with trace position `index`, or kNone.
   uint32_t NodeOfIndex(uint64_t index) const {
@@ -120,6 +141,8 @@ class TraceModel {
   std::vector<Event> events_;
   size_t carried_ = 0;
   std::vector<Node> nodes_;
+  std::vector<uint32_t> access_begin_;  // node -> its first entry of accesses_; size() + 1 entries
+  std::vector<Access> accesses_;
   std::vector<std::vector<uint32_t>> thread_nodes_;
   std::vector<uint32_t> fork_of_;
   bool has_branches_ = false;

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 namespace seer::seqcheck {
@@ -12,8 +14,17 @@ namespace {
 bool Reads(EventKind k) {
   return k == EventKind::kRead || k == EventKind::kAtomicLoad || k == EventKind::kAtomicRmw;
 }
+// A free writes every byte of its block (ThreadSanitizer's model).
 bool Writes(EventKind k) {
-  return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw;
+  return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw ||
+         k == EventKind::kFree;
+}
+bool Accesses(EventKind k) { return Reads(k) || Writes(k); }
+
+// The bytes [first, end) of a range: at least its first byte, without overflow.
+std::pair<uint64_t, uint64_t> ByteRange(uint64_t first, uint64_t size) {
+  const uint64_t end = first + std::max<uint64_t>(size, 1);
+  return {first, end < first ? UINT64_MAX : end};
 }
 bool Signals(EventKind k) { return k == EventKind::kSignal || k == EventKind::kBarrierArrive; }
 bool Waits(EventKind k) {
@@ -51,38 +62,86 @@ struct WitnessChecker::Replay {
 WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     : trace_(trace), carried_(std::min(carried, trace.size())) {
   std::unordered_map<uint32_t, uint32_t> count;
-  // A variable is an address between two allocation events covering it: alloc
-  // and free give the bytes a new identity, so a reused block is a new variable.
-  // Ordered by address, so that a block's addresses can be retired together.
-  // (Written out here, not through predictor/common: the checker shares no
-  // code with the model it checks.)
-  std::map<uint64_t, uint32_t> live_slot;   // address -> variable slot
-  std::vector<int64_t> last_write;          // per variable slot
+  // The bytes each access, allocation and free covers. A free covers what its
+  // allocation handed out: the runtime records it with the block's usable size
+  // (slack included), an allocation with the requested size; a free of a block
+  // no allocation in the trace described keeps its own size.
+  std::vector<std::pair<uint64_t, uint64_t>> bytes(trace.size(), {0, 0});
+  std::vector<uint64_t> cuts;
+  {
+    std::unordered_map<uint64_t, uint64_t> allocated;  // live block -> requested size
+    std::unordered_set<uint64_t> distinct_cuts;
+    for (size_t i = 0; i < trace.size(); ++i) {
+      const Event& e = trace[i];
+      uint64_t size = e.aux;
+      if (e.kind == EventKind::kAlloc && e.aux != 0) allocated[e.object] = e.aux;
+      if (e.kind == EventKind::kFree) {
+        auto it = allocated.find(e.object);
+        if (it != allocated.end()) {
+          size = it->second;
+          allocated.erase(it);
+        }
+      }
+      if (e.kind != EventKind::kAlloc && !Accesses(e.kind)) continue;
+      bytes[i] = ByteRange(e.object, size);
+      // Distinct cuts only: most accesses repeat an address, and sorting every
+      // cut of a long trace cost more than the rest of the checker.
+      if (distinct_cuts.insert(bytes[i].first).second) cuts.push_back(bytes[i].first);
+      if (distinct_cuts.insert(bytes[i].second).second) cuts.push_back(bytes[i].second);
+    }
+  }
+  // Variables: the bytes cut at every range's ends, so each range covers whole
+  // runs of bytes; a run is one variable until an allocation covers it (a reused
+  // block is a new variable). A free writes only the runs some access touches.
+  // (Written out here, not through predictor/common or the model: the checker
+  // shares no code with what it checks.)
+  std::sort(cuts.begin(), cuts.end());
+  auto run_of = [&](uint64_t byte) {
+    return static_cast<size_t>(std::lower_bound(cuts.begin(), cuts.end(), byte) - cuts.begin());
+  };
+  // Per event, its runs [first, end), found once.
+  std::vector<std::pair<uint32_t, uint32_t>> runs(trace.size(), {0, 0});
+  std::vector<bool> touched(cuts.size(), false);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    if (trace[i].kind != EventKind::kAlloc && !Accesses(trace[i].kind)) continue;
+    runs[i] = {static_cast<uint32_t>(run_of(bytes[i].first)), static_cast<uint32_t>(run_of(bytes[i].second))};
+    if (trace[i].kind != EventKind::kAlloc && trace[i].kind != EventKind::kFree)
+      for (uint32_t r = runs[i].first; r < runs[i].second; ++r) touched[r] = true;
+  }
+  constexpr uint32_t kNoSlot = UINT32_MAX;
+  std::vector<uint32_t> run_slot(cuts.size(), kNoSlot);
+  std::vector<int64_t> last_write;  // per variable slot
   thread_pos_.resize(trace.size());
-  var_slot_.assign(trace.size(), 0);
   thread_slot_.assign(trace.size(), 0);
-  recorded_write_.assign(trace.size(), -1);
+  slot_begin_.assign(trace.size() + 1, 0);
   for (size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
     thread_pos_[i] = count[e.tid]++;
     thread_slot_[i] = slot_of_thread_.emplace(e.tid, static_cast<uint32_t>(slot_of_thread_.size())).first->second;
     thread_events_[e.tid].push_back(i);
-    if (e.kind == EventKind::kAlloc || e.kind == EventKind::kFree) {
-      const uint64_t end = e.object + std::max<uint64_t>(e.aux, 1);
-      live_slot.erase(live_slot.lower_bound(e.object), end < e.object ? live_slot.end() : live_slot.lower_bound(end));
+    slot_begin_[i] = static_cast<uint32_t>(slots_.size());
+    const auto [first_run, end_run] = runs[i];
+    if (e.kind == EventKind::kAlloc)
+      for (uint32_t r = first_run; r < end_run; ++r) run_slot[r] = kNoSlot;
+    if (Accesses(e.kind)) {
+      for (uint32_t r = first_run; r < end_run; ++r) {
+        if (e.kind == EventKind::kFree && !touched[r]) continue;
+        if (run_slot[r] == kNoSlot) {
+          run_slot[r] = static_cast<uint32_t>(last_write.size());
+          last_write.push_back(-1);
+        }
+        const uint32_t slot = run_slot[r];
+        slots_.push_back(slot);
+        recorded_.push_back(Reads(e.kind) ? last_write[slot] : -1);
+        if (Writes(e.kind)) last_write[slot] = static_cast<int64_t>(e.index);
+      }
     }
-    if (Reads(e.kind) || Writes(e.kind)) {
-      auto [it, fresh] = live_slot.emplace(e.object, static_cast<uint32_t>(last_write.size()));
-      if (fresh) last_write.push_back(-1);
-      var_slot_[i] = it->second;
-    }
-    if (Reads(e.kind)) recorded_write_[i] = last_write[var_slot_[i]];
-    if (Writes(e.kind)) last_write[var_slot_[i]] = static_cast<int64_t>(e.index);
     if (e.kind == EventKind::kBranch) has_branches_ = true;
     if (Signals(e.kind)) signals_[e.object][e.tid].push_back(i);
     if (e.kind == EventKind::kFork) fork_of_.emplace(static_cast<uint32_t>(e.object), i);
   }
+  slot_begin_[trace.size()] = static_cast<uint32_t>(slots_.size());
   variables_ = last_write.size();
   if (!dense_)
     for (size_t i = 0; i < trace.size(); ++i) where_[trace[i].index] = i;
@@ -103,7 +162,7 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
                            Replay* r) const {
   std::map<std::pair<uint64_t, uint32_t>, uint32_t> signals_run;  // (object, thread) -> signals run
   std::vector<int64_t> last_write(variables_, -1);  // in the schedule, per variable slot
-  std::vector<std::pair<size_t, int64_t>> reads;     // (position, write it saw)
+  std::vector<std::pair<uint32_t, int64_t>> reads;   // (entry of slots_, write it saw)
   r->step.assign(trace_.size(), Replay::kNotRun);
   r->ran.assign(slot_of_thread_.size(), 0);
 
@@ -155,8 +214,10 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     Status ready = prerequisites(at);
     if (!ready.ok()) return ready;
     if (at < carried_) ++carried_run;
-    if (Reads(e.kind)) reads.push_back({at, last_write[var_slot_[at]]});
-    if (Writes(e.kind)) last_write[var_slot_[at]] = static_cast<int64_t>(e.index);
+    for (uint32_t k = slot_begin_[at]; k < slot_begin_[at + 1]; ++k) {
+      if (Reads(e.kind)) reads.push_back({k, last_write[slots_[k]]});
+      if (Writes(e.kind)) last_write[slots_[k]] = static_cast<int64_t>(e.index);
+    }
     if (Signals(e.kind)) ++signals_run[{e.object, e.tid}];
 
     // Locks: a cond-wait begin releases its mutex, its end re-acquires it.
@@ -199,7 +260,9 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
   }
   // A read keeps its recorded write when a branch after it runs (without branch
   // events: when any later event of its thread runs or must be reached).
-  for (auto [at, saw] : reads) {
+  for (auto [k, saw] : reads) {
+    const size_t at = static_cast<size_t>(std::upper_bound(slot_begin_.begin(), slot_begin_.end(), k) -
+                                          slot_begin_.begin()) - 1;
     const Event& e = trace_[at];
     const uint32_t ran = r->ran[thread_slot_[at]];
     bool followed = false;
@@ -210,11 +273,23 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     } else {
       followed = thread_pos_[at] + 1 < ran || next_enabled.count(e.tid);
     }
-    if (followed && saw != recorded_write_[at])
+    if (followed && saw != recorded_[k])
       return Status::Internal("witness: read " + Pos(e.index) + " sees write " + std::to_string(saw) +
-                              " but the trace had " + std::to_string(recorded_write_[at]));
+                              " but the trace had " + std::to_string(recorded_[k]));
   }
   return Status::Ok();
+}
+
+bool WitnessChecker::ShareVariable(size_t a, size_t b, size_t c) const {
+  auto slots = [&](size_t at) {
+    std::vector<uint32_t> v(slots_.begin() + slot_begin_[at], slots_.begin() + slot_begin_[at + 1]);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  const std::vector<uint32_t> sa = slots(a), sb = slots(b), sc = slots(c);
+  std::vector<uint32_t> ab;
+  std::set_intersection(sa.begin(), sa.end(), sb.begin(), sb.end(), std::back_inserter(ab));
+  return std::any_of(ab.begin(), ab.end(), [&](uint32_t s) { return std::binary_search(sc.begin(), sc.end(), s); });
 }
 
 Status WitnessChecker::CheckFeasible(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled) const {
@@ -272,8 +347,7 @@ Status WitnessChecker::CheckAtomicity(const AtomicityViolation& v) const {
     return Status::Internal("atomicity witness: an event is not in the trace");
   const Event &e1 = trace_[a], &e = trace_[b], &e2 = trace_[c];
   if (e1.tid != e2.tid || e.tid == e1.tid) return Status::Internal("atomicity witness: wrong threads");
-  if (var_slot_[a] != var_slot_[b] || var_slot_[c] != var_slot_[b] || !(Reads(e.kind) || Writes(e.kind)))
-    return Status::Internal("atomicity witness: not one variable");
+  if (!ShareVariable(a, b, c)) return Status::Internal("atomicity witness: not one variable");
   auto kind = [](const Event& x) { return Writes(x.kind) ? "write" : (Reads(x.kind) ? "read" : "other"); };
   const std::string pattern = std::string(kind(e1)) + "-" + kind(e) + "-" + kind(e2);
   if (pattern != v.pattern) return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
@@ -293,18 +367,9 @@ Status WitnessChecker::CheckRace(const std::vector<uint64_t>& schedule, const Ev
   const Event &ea = trace_[x], &eb = trace_[y];
   const bool atomic_pair = (ea.kind >= EventKind::kAtomicLoad && ea.kind <= EventKind::kAtomicRmw) &&
                            (eb.kind >= EventKind::kAtomicLoad && eb.kind <= EventKind::kAtomicRmw);
-  const bool one_variable = (Reads(ea.kind) || Writes(ea.kind)) && (Reads(eb.kind) || Writes(eb.kind)) &&
-                            var_slot_[x] == var_slot_[y];
-  // A free writes its whole block (sync_ops.h): it conflicts with any access
-  // to a byte of it, atomic or not.
-  auto frees = [](const Event& f, const Event& a) {
-    return f.kind == EventKind::kFree && (Reads(a.kind) || Writes(a.kind)) && a.object >= f.object &&
-           a.object - f.object < std::max<uint64_t>(f.aux, 1);
-  };
-  if (frees(ea, eb) || frees(eb, ea)) {
-    if (ea.tid == eb.tid) return Status::Internal("race witness: the events do not conflict");
-    return Status::Ok();
-  }
+  // A free is a plain write of its block: it conflicts with any access to a byte
+  // of it, atomic or not.
+  const bool one_variable = ShareVariable(x, y, y);
   if (ea.tid == eb.tid || !one_variable || !(Writes(ea.kind) || Writes(eb.kind)) || atomic_pair)
     return Status::Internal("race witness: the events do not conflict");
   return Status::Ok();

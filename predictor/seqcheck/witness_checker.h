@@ -2,8 +2,10 @@
 // closure (not even the lowering of event kinds): it replays a schedule of trace
 // positions against the definition of a feasible trace (per-thread prefixes,
 // lock semantics with read-mode sharing and recursive re-acquisition, fork/join,
-// signals, reads that a branch follows seeing their recorded write) and checks
-// that the schedule realises the claimed bug. A witness it rejects is a bug in seer.
+// signals, reads that a branch follows seeing their recorded writes, byte by
+// byte) and checks that the schedule realises the claimed bug. Accesses are byte
+// ranges: two conflict when they share a byte that no allocation renewed between
+// them, and a free writes the bytes of its block. A witness it rejects is a bug in seer.
 #pragma once
 
 #include <cstdint>
@@ -49,8 +51,14 @@ class WitnessChecker {
   std::unordered_map<uint64_t, size_t> where_;    // index -> position when not dense
   std::vector<uint32_t> thread_pos_;              // position of each event in its thread
   std::unordered_map<uint32_t, std::vector<size_t>> thread_events_;
-  std::vector<int64_t> recorded_write_;           // reads: last write to the variable before it, -1 none
-  std::vector<uint32_t> var_slot_;                // accesses: the variable (address, until alloc/free)
+  // Per event, its variables: slots_[slot_begin_[i] .. slot_begin_[i + 1]), each
+  // a run of bytes accessed together until an allocation covers it, ascending;
+  // for reads, recorded_[k] is the last write of slots_[k] before it, -1 none.
+  std::vector<uint32_t> slot_begin_;
+  std::vector<uint32_t> slots_;
+  std::vector<int64_t> recorded_;
+  // Whether the events at positions a, b and c access a common variable.
+  bool ShareVariable(size_t a, size_t b, size_t c) const;
   std::vector<uint32_t> thread_slot_;             // a dense number for the event's thread
   std::unordered_map<uint32_t, uint32_t> slot_of_thread_;
   size_t variables_ = 0;

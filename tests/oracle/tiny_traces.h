@@ -34,10 +34,16 @@ inline RandomTraceOptions TinyTraceOptionsWithFrees(uint64_t seed) {
 
 // Each access of variable v becomes a random range near v's block: 1, 2, 4 or 8
 // bytes at a random offset, some crossing a word boundary, so accesses of one
-// variable overlap in part, in whole or not at all.
+// variable overlap in part, in whole or not at all. An alloc or free of v
+// (RandomTraceOptions::frees) covers v's 16-byte block.
 inline std::vector<Event> WithRandomRanges(std::vector<Event> trace, uint64_t seed) {
   std::mt19937_64 rng(seed);
   for (Event& e : trace) {
+    if (e.kind == EventKind::kAlloc || e.kind == EventKind::kFree) {
+      e.object = 0x100 + 16 * e.object;
+      e.aux = 16;
+      continue;
+    }
     if (!IsAccess(e.kind) && !IsAtomicAccess(e.kind)) continue;
     e.object = 0x100 + 16 * e.object + rng() % 12;
     e.aux = uint64_t{1} << (rng() % 4);

@@ -12,6 +12,8 @@ namespace seer::seqcheck {
 namespace {
 
 std::vector<AtomicityViolation> Predict(const std::vector<Event>& trace, SeqCheckStats* stats) {
+  SeqCheckStats local;
+  if (stats == nullptr) stats = &local;
   TraceModel m(trace);
   auto found = PredictAtomicityViolations(m, AtomicityOptions{}, stats);
   EXPECT_EQ(stats->invalid_witnesses, 0u);
@@ -257,6 +259,77 @@ TEST(Atomicity, ReusedBlockIsANewVariable) {
   found = Predict(WriteReadWrite(4112, true), &stats);
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].pattern, "write-read-write");
+}
+
+// Accesses are byte ranges: a 16-byte copy into a struct conflicts with a field
+// of it at another start address (docs/analyses.md, "SeqCheck's own patterns").
+std::vector<Event> FieldUpdateAndStructCopy(uint64_t copy_address, uint64_t copy_size, bool one_section) {
+  constexpr uint64_t kField = 0x1004;  // the second int of a struct at 0x1000
+  test::TraceBuilder b;
+  b.Acquire("T1", "l", 1).Add("T1", EventKind::kRead, kField, 2, 4);
+  if (!one_section) b.Release("T1", "l", 3).Acquire("T1", "l", 4);
+  b.Add("T1", EventKind::kWrite, kField, 5, 4).Release("T1", "l", 6);
+  b.Acquire("T2", "l", 7).Add("T2", EventKind::kWrite, copy_address, 8, copy_size).Release("T2", "l", 9);
+  return b.events();
+}
+
+TEST(Atomicity, RangeIntruderAtAnotherStartAddress) {
+  auto found = Predict(FieldUpdateAndStructCopy(0x1000, 16, false), nullptr);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "read-write-write");
+  EXPECT_EQ(found[0].remote.pc, 8u);
+  // A copy that ends where the field starts, or starts where it ends, shares no byte with it.
+  EXPECT_TRUE(Predict(FieldUpdateAndStructCopy(0x1000, 4, false), nullptr).empty());
+  EXPECT_TRUE(Predict(FieldUpdateAndStructCopy(0x1008, 8, false), nullptr).empty());
+  // An unaligned 2-byte write over the field's last byte does.
+  EXPECT_EQ(Predict(FieldUpdateAndStructCopy(0x1007, 2, false), nullptr).size(), 1u);
+  // The correct twin: the field's read and write in one critical section.
+  EXPECT_TRUE(Predict(FieldUpdateAndStructCopy(0x1000, 16, true), nullptr).empty());
+}
+
+TEST(Atomicity, LocalAccessesAreRangesToo) {
+  // T1 reads the whole struct (a copy out) and later writes one field of it; T2
+  // writes another field in between: only the bytes both of T1's accesses touch
+  // count, so T2's field must be the one T1 writes back.
+  for (uint64_t remote : {0x1004u, 0x100cu}) {
+    test::TraceBuilder b;
+    b.Acquire("T1", "l", 1).Add("T1", EventKind::kRead, 0x1000, 2, 16).Release("T1", "l", 3);
+    b.Acquire("T1", "l", 4).Add("T1", EventKind::kWrite, 0x1004, 5, 4).Release("T1", "l", 6);
+    b.Acquire("T2", "l", 7).Add("T2", EventKind::kWrite, remote, 8, 4).Release("T2", "l", 9);
+    SeqCheckStats stats;
+    auto found = Predict(b.events(), &stats);
+    if (remote == 0x1004u) {
+      ASSERT_EQ(found.size(), 1u);
+      EXPECT_EQ(found[0].pattern, "read-write-write");
+    } else {
+      EXPECT_TRUE(found.empty());
+    }
+  }
+}
+
+// A free writes every byte of its block: freeing it between a thread's two
+// accesses under separate holds of the lock is a violation (a use after free in
+// that schedule); under one hold it is not.
+std::vector<Event> AccessesAroundAFree(bool one_section, uint64_t field) {
+  constexpr uint64_t kBlock = 0x2000, kSize = 24;
+  test::TraceBuilder b;
+  b.Add("T0", EventKind::kAlloc, kBlock, 1, kSize);
+  b.Acquire("T1", "l", 2).Add("T1", EventKind::kRead, field, 3, 8);
+  if (!one_section) b.Release("T1", "l", 4).Acquire("T1", "l", 5);
+  b.Add("T1", EventKind::kWrite, field, 6, 8).Release("T1", "l", 7);
+  // The free is recorded with the usable size (32), the allocation handed out 24.
+  b.Acquire("T2", "l", 8).Add("T2", EventKind::kFree, kBlock, 9, 32).Release("T2", "l", 10);
+  return b.events();
+}
+
+TEST(Atomicity, FreeBetweenTwoAccessesIsAWrite) {
+  auto found = Predict(AccessesAroundAFree(false, 0x2008), nullptr);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].pattern, "read-write-write");
+  EXPECT_EQ(found[0].remote.pc, 9u);
+  EXPECT_TRUE(Predict(AccessesAroundAFree(true, 0x2008), nullptr).empty());
+  // Bytes past the 24 the allocation handed out are not the block's.
+  EXPECT_TRUE(Predict(AccessesAroundAFree(false, 0x2018), nullptr).empty());
 }
 
 TEST(Atomicity, EngineIsRegistered) {

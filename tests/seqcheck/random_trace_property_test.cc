@@ -2,6 +2,7 @@
 // validates (the checker is independent of the closure), and what SeqCheck
 // finds with prefix reduction it also finds without it on deadlocks of two threads,
 // and no atomicity violation has an intruder that hard orders force between its accesses.
+// Some traces have frees and allocations, and some overlapping byte ranges.
 #include <gtest/gtest.h>
 
 #include "predictor/seqcheck/atomicity.h"
@@ -9,6 +10,8 @@
 #include "predictor/seqcheck/hard_order.h"
 #include "predictor/seqcheck/races.h"
 #include "predictor/seqcheck/witness_checker.h"
+#include "tests/oracle/tiny_traces.h"
+#include "tests/seqcheck/byte_variables.h"
 #include "tests/support/random_trace.h"
 
 namespace seer::seqcheck {
@@ -25,15 +28,19 @@ test::RandomTraceOptions Options(uint64_t seed) {
   o.atomics = seed % 5 == 2;
   o.signals = seed % 7 == 3;
   o.fork_join = seed % 3 != 0;
+  o.frees = seed % 4 == 2 ? 0.2 : 0;
   return o;
 }
 
 // Half the fork/join traces end with main reading variable 0 after its joins, the
 // hand-off of most fork/join programs: main's access to it before a fork and this
 // read have the children's writes forced between them.
+// One seed in three turns accesses, allocs and frees into overlapping byte
+// ranges (tests/oracle/tiny_traces.h).
 std::vector<Event> Trace(uint64_t seed) {
   const test::RandomTraceOptions o = Options(seed);
   std::vector<Event> trace = test::RandomTrace(o, seed);
+  if (seed % 3 == 1) trace = test::WithRandomRanges(std::move(trace), seed);
   if (o.fork_join && seed % 2 == 0) {
     Event e;
     e.index = trace.size();
@@ -76,15 +83,15 @@ TEST(SeqCheckRandom, EveryWitnessValidates) {
         }
         ++violations;
       }
-      // Every conflicting pair of plain accesses as a race candidate.
+      // Every conflicting pair of plain accesses and frees as a race candidate.
       FeasibilityOptions f;
       f.prefix_reduction = reduce;
       FeasibilityChecker fc(m, f);
+      const test::ByteVariables vars(trace);
       for (uint32_t i = 0; i < m.size(); ++i)
         for (uint32_t j = i + 1; j < m.size(); ++j) {
+          if (!vars.PlainConflict(i, j)) continue;
           const Event &a1 = m.event(i), &a2 = m.event(j);
-          if (a1.tid == a2.tid || a1.object != a2.object || !IsAccess(a1.kind) || !IsAccess(a2.kind)) continue;
-          if (a1.kind != EventKind::kWrite && a2.kind != EventKind::kWrite) continue;
           RaceConfirmation c = ConfirmRace(m, &fc, i, j, &stats);
           if (c.confirmed) {
             ASSERT_TRUE(checker.CheckRace(c.witness.schedule, EventRef::Of(a1), EventRef::Of(a2)).ok());

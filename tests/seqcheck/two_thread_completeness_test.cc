@@ -16,6 +16,7 @@
 #include "predictor/seqcheck/races.h"
 #include "tests/oracle/oracle.h"
 #include "tests/oracle/tiny_traces.h"
+#include "tests/seqcheck/byte_variables.h"
 #include "tests/support/random_trace.h"
 
 namespace seer::seqcheck {
@@ -60,17 +61,15 @@ std::vector<Event> NestedTwoThreadTrace(uint64_t seed, double nonblocking = 0) {
   return test::RandomTrace(o, seed);
 }
 
-// Plain accesses of the two threads to one variable, at least one a write: the
-// pairs SeqCheck's race encoding decides (atomics are single events for it).
-bool PlainConflict(const Event& a, const Event& b) {
-  return a.tid != b.tid && IsAccess(a.kind) && IsAccess(b.kind) && a.object == b.object &&
-         (a.kind == EventKind::kWrite || b.kind == EventKind::kWrite);
-}
-
-void CompareRaces(const std::vector<Event>& trace, uint64_t seed, uint64_t* total) {
+// Plain accesses and frees of the two threads that share a byte, at least one a
+// write or free (test::ByteVariables): the pairs SeqCheck's race encoding
+// decides (atomics are single events for it).
+// `free_pairs`, when given, counts the oracle's pairs with a free on one side.
+void CompareRaces(const std::vector<Event>& trace, uint64_t seed, uint64_t* total, uint64_t* free_pairs = nullptr) {
+  const test::ByteVariables vars(trace);
   std::set<std::pair<uint64_t, uint64_t>> expected;
   for (auto [a, b] : Oracle(trace).races)
-    if (PlainConflict(trace[a], trace[b])) expected.insert({a, b});
+    if (vars.PlainConflict(a, b)) expected.insert({a, b});
 
   TraceModel m(trace);
   FeasibilityOptions f;
@@ -80,7 +79,7 @@ void CompareRaces(const std::vector<Event>& trace, uint64_t seed, uint64_t* tota
   std::set<std::pair<uint64_t, uint64_t>> got;
   for (size_t i = 0; i < trace.size(); ++i)
     for (size_t j = i + 1; j < trace.size(); ++j) {
-      if (!PlainConflict(trace[i], trace[j])) continue;
+      if (!vars.PlainConflict(i, j)) continue;
       const uint32_t a = m.NodeOfIndex(trace[i].index), b = m.NodeOfIndex(trace[j].index);
       ASSERT_NE(a, kNone);
       ASSERT_NE(b, kNone);
@@ -89,6 +88,8 @@ void CompareRaces(const std::vector<Event>& trace, uint64_t seed, uint64_t* tota
   ASSERT_EQ(stats.invalid_witnesses, 0u) << "seed " << seed;
   EXPECT_EQ(got, expected) << "seed " << seed;
   *total += expected.size();
+  if (free_pairs != nullptr)
+    for (auto [a, b] : expected) *free_pairs += trace[a].kind == EventKind::kFree || trace[b].kind == EventKind::kFree;
 }
 
 void CompareDeadlocks(const std::vector<Event>& trace, uint64_t seed, uint64_t* total, uint64_t* reduced) {
@@ -134,6 +135,24 @@ TEST(SeqCheckTwoThreads, RacesMatchOracleOnNestedTraces) {
     if (TwoThreads(trace)) CompareRaces(trace, seed, &total);
   }
   EXPECT_GT(total, 500u);
+}
+
+// Byte ranges (overlapping at other start addresses, crossing words) and frees
+// (writes of their block) with allocations (new variables): the oracle decides
+// by bytes, SeqCheck by cells, and they must agree.
+TEST(SeqCheckTwoThreads, RacesMatchOracleOnRangesAndFrees) {
+  uint64_t total = 0, with_free = 0;
+  for (uint64_t seed = 0; seed < 3000; ++seed) {
+    test::RandomTraceOptions o = test::TinyTraceOptions(seed);
+    o.threads = 2;
+    o.frees = seed % 2 == 0 ? 0.25 : 0;
+    std::vector<Event> trace = test::RandomTrace(o, seed);
+    if (seed % 4 < 2) trace = test::WithRandomRanges(std::move(trace), seed);
+    if (!TwoThreads(trace)) continue;
+    CompareRaces(trace, seed, &total, &with_free);
+  }
+  EXPECT_GT(total, 500u);
+  EXPECT_GT(with_free, 50u);  // races with a free: the frees were exercised
 }
 
 TEST(SeqCheckTwoThreads, DeadlocksMatchOracle) {

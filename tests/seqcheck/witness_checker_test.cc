@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
 #include "predictor/seqcheck/races.h"
 #include "tests/support/trace_builder.h"
 
@@ -14,6 +19,18 @@ std::vector<Event> Trace() {
   return test::TraceBuilder()
       .Std({"T1|acq(l)|1", "T1|w(x)|2", "T1|rel(l)|3", "T2|acq(l)|4", "T2|r(x)|5", "T2|rel(l)|6", "T2|w(y)|7"})
       .events();
+}
+
+// An atomicity claim: events e1, e, e2 of `t` (positions) in `schedule`.
+AtomicityViolation Violation(const std::vector<Event>& t, const std::string& pattern, size_t e1, size_t e, size_t e2,
+                             std::vector<uint64_t> schedule) {
+  AtomicityViolation v;
+  v.pattern = pattern;
+  v.local_first = EventRef::Of(t[e1]);
+  v.remote = EventRef::Of(t[e]);
+  v.local_second = EventRef::Of(t[e2]);
+  v.witness.schedule = std::move(schedule);
+  return v;
 }
 
 TEST(WitnessChecker, AcceptsTheTraceItselfAndItsPrefixes) {
@@ -142,12 +159,7 @@ TEST(WitnessChecker, AcceptsATrylockAsTheHeldAcquisition) {
 TEST(WitnessChecker, RejectsRemoteAccessOutsideTheLocalPair) {
   auto t = test::TraceBuilder().Std({"T1|r(x)|1", "T1|w(x)|2", "T2|w(x)|3"}).events();
   WitnessChecker c(t);
-  AtomicityViolation v;
-  v.pattern = "read-write-write";
-  v.local_first = EventRef::Of(t[0]);
-  v.remote = EventRef::Of(t[2]);
-  v.local_second = EventRef::Of(t[1]);
-  v.witness.schedule = {0, 2, 1};
+  AtomicityViolation v = Violation(t, "read-write-write", 0, 2, 1, {0, 2, 1});
   EXPECT_TRUE(c.CheckAtomicity(v).ok());
   v.witness.schedule = {0, 1, 2};
   EXPECT_FALSE(c.CheckAtomicity(v).ok());
@@ -168,12 +180,7 @@ TEST(WitnessChecker, AReusedBlockIsAnotherVariable) {
       .Add("T1", EventKind::kWrite, 64, 7, 8);
   auto t = b.events();
   WitnessChecker c(t);
-  AtomicityViolation v;
-  v.pattern = "write-read-write";
-  v.local_first = EventRef::Of(t[0]);
-  v.remote = EventRef::Of(t[3]);
-  v.local_second = EventRef::Of(t[6]);
-  v.witness.schedule = {0, 1, 2, 3, 4, 5, 6};
+  AtomicityViolation v = Violation(t, "write-read-write", 0, 3, 6, {0, 1, 2, 3, 4, 5, 6});
   EXPECT_FALSE(c.CheckAtomicity(v).ok());  // three accesses to one address, but two blocks
   // T2's read saw no write to its block, and a later event of T2 runs: it must
   // see none in the schedule either. T1's write to the old block is not one.
@@ -192,6 +199,59 @@ TEST(WitnessChecker, AFreeConflictsWithAccessesToItsBlock) {
   WitnessChecker c(t);
   EXPECT_TRUE(c.CheckRace({}, EventRef::Of(t[0]), EventRef::Of(t[2])).ok());
   EXPECT_FALSE(c.CheckRace({0}, EventRef::Of(t[1]), EventRef::Of(t[2])).ok());
+}
+
+// Variables are bytes: a triple of accesses is one variable's when the three
+// share a byte, whatever their start addresses and sizes.
+TEST(WitnessChecker, AtomicityAccessesShareAByte) {
+  for (auto [remote, size, shares] : {std::tuple{0x1000u, 16u, true}, std::tuple{0x1007u, 2u, true},
+                                      std::tuple{0x1000u, 4u, false}, std::tuple{0x1008u, 8u, false}}) {
+    // 0 T1 r(0x1004, 4)  1 T1 w(0x1004, 4)  2 T2 w(remote, size)
+    test::TraceBuilder b;
+    b.Add("T1", EventKind::kRead, 0x1004, 1, 4).Add("T1", EventKind::kWrite, 0x1004, 2, 4);
+    b.Add("T2", EventKind::kWrite, remote, 3, size);
+    auto t = b.events();
+    WitnessChecker c(t);
+    AtomicityViolation v = Violation(t, "read-write-write", 0, 2, 1, {0, 2, 1});
+    EXPECT_EQ(c.CheckAtomicity(v).ok(), shares) << remote << "+" << size;
+    EXPECT_EQ(c.CheckRace({0}, EventRef::Of(t[1]), EventRef::Of(t[2])).ok(), shares) << remote << "+" << size;
+  }
+}
+
+// A read of a range keeps, byte by byte, the writes it saw.
+TEST(WitnessChecker, ARangeReadKeepsEveryWriteItSaw) {
+  // 0 T1 w(0x1000, 8)  1 T2 w(0x1008, 8)  2 T3 r(0x1000, 16)  3 T3 w(other)
+  test::TraceBuilder b;
+  b.Add("T1", EventKind::kWrite, 0x1000, 1, 8).Add("T2", EventKind::kWrite, 0x1008, 2, 8);
+  b.Add("T3", EventKind::kRead, 0x1000, 3, 16).Add("T3", EventKind::kWrite, 0x3000, 4, 8);
+  auto t = b.events();
+  WitnessChecker c(t);
+  EXPECT_TRUE(c.CheckFeasible({0, 1, 2, 3}).ok());
+  EXPECT_FALSE(c.CheckFeasible({0, 2, 3}).ok());  // the second half saw no write
+  EXPECT_FALSE(c.CheckFeasible({1, 2, 3}).ok());  // the first half saw no write
+  EXPECT_TRUE(c.CheckFeasible({1, 2}).ok());      // nothing after the read: it need not see them
+}
+
+// A free writes the bytes its allocation handed out (not the usable size it is
+// recorded with), and the block stays one variable until it is allocated again.
+TEST(WitnessChecker, AFreeIsAWriteOfTheAllocatedBytes) {
+  // 0 T0 alloc(0x2000, 24)  1 T1 r(0x2008)  2 T1 w(0x2008)  3 T1 r(0x2018)  4 T1 w(0x2018)
+  // 5 T2 free(0x2000, usable 32)
+  test::TraceBuilder b;
+  b.Add("T0", EventKind::kAlloc, 0x2000, 1, 24);
+  b.Add("T1", EventKind::kRead, 0x2008, 2, 8).Add("T1", EventKind::kWrite, 0x2008, 3, 8);
+  b.Add("T1", EventKind::kRead, 0x2018, 4, 8).Add("T1", EventKind::kWrite, 0x2018, 5, 8);
+  b.Add("T2", EventKind::kFree, 0x2000, 6, 32);
+  auto t = b.events();
+  WitnessChecker c(t);
+  AtomicityViolation v = Violation(t, "read-write-write", 1, 5, 2, {0, 1, 5, 2});
+  EXPECT_TRUE(c.CheckAtomicity(v).ok());
+  v.local_first = EventRef::Of(t[3]);
+  v.local_second = EventRef::Of(t[4]);
+  v.witness.schedule = {0, 1, 2, 3, 5, 4};
+  EXPECT_FALSE(c.CheckAtomicity(v).ok());  // 0x2018 is past the 24 allocated bytes
+  EXPECT_TRUE(c.CheckRace({0, 1}, EventRef::Of(t[2]), EventRef::Of(t[5])).ok());
+  EXPECT_FALSE(c.CheckRace({0, 1, 2}, EventRef::Of(t[3]), EventRef::Of(t[5])).ok());
 }
 
 }  // namespace

@@ -45,7 +45,11 @@ std::vector<Recording> ListRecordings() {
       recordings.push_back({name, "unparsed"});
       continue;
     }
-    for (const std::string& mode : expect.record_modes) recordings.push_back({name, mode});
+    // Every in-process recording also runs on the clang build (seer-clang).
+    for (const std::string& mode : expect.record_modes) {
+      recordings.push_back({name, mode});
+      if (mode == "inproc") recordings.push_back({name, "inproc-clang"});
+    }
   }
   return recordings;
 }
@@ -68,15 +72,18 @@ class SeqCheckProgramTest : public ::testing::TestWithParam<Recording> {
     ASSERT_TRUE(ParseProgramExpectations(std::string(SEER_SEQ_PROGRAMS_SRC) + "/" + GetParam().source, &expect_,
                                          &error))
         << error;
-    program_ = std::string(SEER_SEQ_PROGRAMS_OUT) + "/" + stem + (GetParam().mode == "inproc" ? ".inproc" : "");
+    const std::string& mode = GetParam().mode;
+    program_ = std::string(SEER_SEQ_PROGRAMS_OUT) + "/" + stem +
+               (mode == "inproc" ? ".inproc" : mode == "inproc-clang" ? ".inproc.clang" : "");
+    sync_ = mode == "ebpf" ? "ebpf" : "inproc";
     scratch_ = std::make_unique<ScratchDir>("seer-seqprog-" + stem + "-" + GetParam().mode);
   }
 
   void RecordAndAnalyze(json* report) {
     std::string out;
-    int code = scratch_->Run(std::string(SEER_BINARY) + " record -q --sync=" + GetParam().mode + " -o T.seer -- " + program_,
+    int code = scratch_->Run(std::string(SEER_BINARY) + " record -q --sync=" + sync_ + " -o T.seer -- " + program_,
                    &out);
-    ASSERT_EQ(code, 0) << "seer record --sync=" << GetParam().mode << " of " << program_ << " exited " << code
+    ASSERT_EQ(code, 0) << "seer record --sync=" << sync_ << " of " << program_ << " exited " << code
                        << " (the program dies of SIGALRM if the run really deadlocked):\n" << out;
     code = scratch_->Run(std::string(SEER_BINARY) + " analyze T.seer --format json --analysis deadlock,atomicity -o T.json",
                &out);
@@ -135,6 +142,7 @@ class SeqCheckProgramTest : public ::testing::TestWithParam<Recording> {
 
   ProgramExpectations expect_;
   std::string program_;
+  std::string sync_;  // seer record --sync=
   std::unique_ptr<ScratchDir> scratch_;
 };
 
