@@ -71,6 +71,10 @@ std::string ServiceMetrics::Render(const LiveStatus& live, const std::vector<Mer
   p.Family("seer_recording_paused", "gauge", "1 while recording is paused because the disk is short of space.");
   for (const TargetStatus& t : live.targets)
     p.Sample("seer_recording_paused", {{"target", t.target}, {"reason", "disk_full"}}, t.paused_disk ? 1 : 0);
+  p.Family("seer_target_runtime_paused", "gauge",
+           "1 while the runtime in the target is paused (duty cycle off, or no window open) and records nothing.");
+  for (const TargetStatus& t : live.targets)
+    p.Sample("seer_target_runtime_paused", {{"target", t.target}}, t.runtime_paused ? 1 : 0);
 
   p.Family("seer_recorder_cpu_seconds_total", "counter",
            "CPU time of the daemon outside the window analysis: recording, merging, encoding, serving.");
