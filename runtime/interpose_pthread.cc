@@ -74,13 +74,6 @@ SEER_RT_INLINE ThreadState* SyncThread() {
   return RecordingThread();
 }
 
-// True when the thread records but its ring is paused: a blocking lock is then
-// taken at once, without the try-then-lock that measures its wait.
-SEER_RT_INLINE bool SyncPaused() {
-  const ThreadState* ts = tls_state;
-  return ts != nullptr && Paused(ts);
-}
-
 SEER_RT_INLINE uint64_t Addr(const volatile void* p) { return reinterpret_cast<uint64_t>(p); }
 
 constexpr uint8_t kExclusive = static_cast<uint8_t>(LockMode::kExclusive);
@@ -262,7 +255,7 @@ int pthread_join(pthread_t th, void** ret) {
 
 int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_mutex_trylock.get(), m, EBUSY);
-  if (ProbesRecordSync() || SyncPaused()) return real_mutex_lock.get()(m);
+  if (ProbesRecordSync()) return real_mutex_lock.get()(m);
   uint64_t waited = 0;
   const int rc = LockMeasuringWait([m] { return real_mutex_trylock.get()(m); },
                                    [m] { return real_mutex_lock.get()(m); }, &waited);
@@ -299,7 +292,7 @@ int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
 
 int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_tryrdlock.get(), l, EBUSY);
-  if (ProbesRecordSync() || SyncPaused()) return real_rdlock.get()(l);
+  if (ProbesRecordSync()) return real_rdlock.get()(l);
   uint64_t waited = 0;
   const int rc = LockMeasuringWait([l] { return real_tryrdlock.get()(l); }, [l] { return real_rdlock.get()(l); },
                                    &waited);
@@ -329,7 +322,7 @@ int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const struc
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_trywrlock.get(), l, EBUSY);
-  if (ProbesRecordSync() || SyncPaused()) return real_wrlock.get()(l);
+  if (ProbesRecordSync()) return real_wrlock.get()(l);
   uint64_t waited = 0;
   const int rc = LockMeasuringWait([l] { return real_trywrlock.get()(l); }, [l] { return real_wrlock.get()(l); },
                                    &waited);
@@ -370,7 +363,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
 
 int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_spin_trylock.get(), const_cast<int*>(l), EBUSY);
-  if (ProbesRecordSync() || SyncPaused()) return real_spin_lock.get()(const_cast<int*>(l));
+  if (ProbesRecordSync()) return real_spin_lock.get()(const_cast<int*>(l));
   uint64_t waited = 0;
   int* word = const_cast<int*>(l);
   const int rc = LockMeasuringWait([word] { return real_spin_trylock.get()(word); },
