@@ -338,6 +338,14 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
     }
     Status s = EmitPlain(r, sink);
     if (!s.ok()) return s;
+    // All delivered: give the copy back now, not at the ring's next batch. A
+    // thread that records rarely would hold its block for minutes, and with
+    // it the spool arena's oldest end (spool_arena.h, SetExtent).
+    if (p.pos == p.words.size() && p.words.capacity() != 0) {
+      p.base += p.words.size();
+      RingWords().swap(p.words);
+      p.pos = p.scan = 0;
+    }
   }
   if (emitted) *emitted = delivered_ - before;
   return Status::Ok();

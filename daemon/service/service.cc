@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "daemon/drain/spool_arena.h"
 #include "daemon/service/clock.h"
 #include "predictor/analyze.h"
 
@@ -39,6 +40,11 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
         self->WindowAnalysed(w, st, a, cpu);
       });
   s->worker_->SetEngines(engines);
+  // The spool's copies of ring words live in the arena. Bounded to what the
+  // spool may hold: a block kept long (a thread that records rarely) would
+  // otherwise make the arena walk on through fresh pages that stay resident
+  // (3-4 GB within a minute under load, docs/daemon.md "Memory").
+  SpoolArena::Get().SetExtent(config.spool_bytes * config.targets.size());
   SupervisorContext context;
   context.dir = config.dir;
   context.schedule.window_s = config.window_s;
