@@ -78,7 +78,9 @@ async function refresh() {
     for (const f of fj.findings) {
       const r = fb.insertRow();
       cell(r, f.kind, "kind-" + f.kind); cell(r, f.engine);
-      const a = document.createElement("a"); a.href = "findings/" + f.id; a.textContent = f.summary; r.insertCell().appendChild(a);
+      const a = document.createElement("a"); a.href = "findings/" + f.id + "?format=html"; a.textContent = f.summary;
+      const t = document.createElement("a"); t.href = "findings/" + f.id + "?format=text"; t.textContent = "text";
+      const c = r.insertCell(); c.append(a, " (", t, ")");
       cell(r, f.first_seen); cell(r, f.last_seen); cell(r, f.windows, "n");
     }
     if (!fj.findings.length) cell(fb.insertRow(), "no findings yet").colSpan = 6;

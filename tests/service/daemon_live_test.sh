@@ -55,6 +55,14 @@ id=$(sed -n 's/.*"id": "\([0-9a-f]*\)".*/\1/p' "$tmp/findings.json" | head -1)
 curl -sf "http://127.0.0.1:$port/findings/$id" > "$tmp/finding.txt" || fail "/findings/$id failed"
 grep -q "deadlock" "$tmp/finding.txt" && grep -q "second_then_first" "$tmp/finding.txt" ||
   fail "/findings/$id is not the deadlock's report: $(head -20 "$tmp/finding.txt")"
+# As HTML: asked for, or negotiated by a browser's Accept header (predictor/report's page).
+curl -sf "http://127.0.0.1:$port/findings/$id?format=html" > "$tmp/finding.html" || fail "/findings/$id?format=html failed"
+grep -qi "<html" "$tmp/finding.html" && grep -q "second_then_first" "$tmp/finding.html" ||
+  fail "/findings/$id?format=html is not the deadlock's HTML report: $(head -c 300 "$tmp/finding.html")"
+type=$(curl -sf -o /dev/null -w '%{content_type}' -H 'Accept: text/html,*/*;q=0.8' "http://127.0.0.1:$port/findings/$id")
+[[ "$type" == text/html* ]] || fail "a browser's Accept header got $type, not text/html"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/findings/$id?format=pdf")
+[ "$code" = 400 ] || fail "an unknown format answered $code, not 400"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/findings/0000000000000000")
 [ "$code" = 404 ] || fail "an unknown finding id answered $code, not 404"
 

@@ -267,6 +267,48 @@ TEST_F(ServiceTest, DutyCycleLeavesTheOffPeriodsOut) {
   EXPECT_EQ(closed.size(), 2u);
 }
 
+TEST_F(ServiceTest, APausedTargetsWindowDrainsBeforeItCloses) {
+  Clock clock;
+  std::vector<WindowFile> closed;
+  WindowSchedule schedule;
+  schedule.window_s = 10;
+  schedule.duty_on_s = 1;
+  schedule.duty_period_s = 4;
+  WindowedTraceWriter w(dir_.string(), "t0", schedule, TraceWriterOptions(),
+                        [&](const WindowFile& f) { closed.push_back(f); }, clock.fn());
+  w.set_pausable(true);
+  EXPECT_TRUE(w.WantsEvents());
+  ASSERT_TRUE(w.Append(Ev(0, EventKind::kAcquire, 0x10, 0x100)).ok());
+  clock.t += 1.2;  // the on period is over: the target is to pause, the window waits for what is on its way
+  w.Tick();
+  EXPECT_FALSE(w.WantsEvents());
+  EXPECT_TRUE(w.draining());
+  EXPECT_TRUE(closed.empty());
+  ASSERT_TRUE(w.Append(Ev(0, EventKind::kRelease, 0x10, 0x104)).ok());  // recorded before the pause
+  w.EndDrain();
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0].events, 2u);
+  EXPECT_FALSE(w.draining());
+  ASSERT_TRUE(w.Append(Ev(0, EventKind::kAcquire, 0x10, 0x100)).ok());  // off: skipped
+  EXPECT_EQ(w.stats().events_skipped, 1u);
+  clock.t += 3.0;  // 4.2 s: on again
+  w.Tick();
+  EXPECT_TRUE(w.WantsEvents());
+  // A drain the recording never confirms ends after DrainLimit: min(max(window,
+  // 2 s), the off period's 3 s) past the on period's end at 5 s.
+  clock.t = 1005.1;
+  w.Tick();
+  EXPECT_TRUE(w.draining());
+  clock.t = 1007.9;
+  w.Tick();
+  EXPECT_EQ(closed.size(), 1u);
+  clock.t = 1008.05;
+  w.Tick();
+  EXPECT_EQ(closed.size(), 2u);
+  EXPECT_FALSE(w.draining());
+  ASSERT_TRUE(w.Close().ok());
+}
+
 TEST_F(ServiceTest, ShortOfDiskSpaceRecordingPauses) {
   Clock clock;
   std::vector<WindowFile> closed;
@@ -360,7 +402,20 @@ TEST_F(ServiceTest, AWindowsFindingsAndContention) {
 
   // The same bug in a later window is the same finding; another one is not.
   WindowAnalysis again, other;
-  ASSERT_TRUE(AnalyzeWindow(WriteInversionWindow(Path("w2.seer"), 0x1000), engines, &again).ok());
+  EXPECT_TRUE(a.findings[0].html.empty());  // not asked for
+  // Asked for by signature (the service asks for findings that have none yet).
+  std::vector<std::string> asked;
+  ASSERT_TRUE(AnalyzeWindow(WriteInversionWindow(Path("w2.seer"), 0x1000), engines, &again,
+                            [&](const std::string& signature) {
+                              asked.push_back(signature);
+                              return true;
+                            })
+                  .ok());
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], a.findings[0].signature);
+  ASSERT_EQ(again.findings.size(), 1u);
+  EXPECT_NE(again.findings[0].html.find("<html"), std::string::npos);
+  EXPECT_NE(again.findings[0].html.find("deadlock"), std::string::npos);
   ASSERT_TRUE(AnalyzeWindow(WriteInversionWindow(Path("w3.seer"), 0x9000), engines, &other).ok());
   FindingsRegistry registry;
   registry.Merge(a.findings, 100);
@@ -371,6 +426,9 @@ TEST_F(ServiceTest, AWindowsFindingsAndContention) {
   EXPECT_EQ(all[0].first_seen, 100);
   EXPECT_EQ(all[0].last_seen, 110);
   EXPECT_EQ(all[0].id, FindingsRegistry::IdOf(a.findings[0].signature));
+  EXPECT_TRUE(registry.HasHtml(a.findings[0].signature));  // from the second window; the first had none
+  EXPECT_NE(all[0].html.find("<html"), std::string::npos);
+  EXPECT_TRUE(all[0].latest.html.empty());  // kept once, not per record
   registry.Merge(other.findings, 120);
   EXPECT_EQ(registry.All().size(), 2u);
   EXPECT_NE(registry.Json().find("\"windows\": 2"), std::string::npos) << registry.Json();
