@@ -511,8 +511,12 @@ void InprocRecording::CollectOnce() {
     shm->modules_read.store(1, std::memory_order_release);
   }
   // A filling spool: the merger gets normal priority until it has caught up.
+  // So it does while a pause drains (SetPaused): the target records nothing
+  // meanwhile, what is left to merge is bounded, and the service's window
+  // waits for it.
   const uint64_t spooled = queue_.bytes();
-  const bool want_idle = spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
+  const bool draining = paused_ && pause_drained_.load(std::memory_order_acquire) < pause_epoch_;
+  const bool want_idle = !draining && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
   if (opts_.merge_when_idle && target_alive_ && want_idle != drain_idle_) {
     drain_idle_ = want_idle;
     SetDrainPriority(drain_idle_, callers_threads_);

@@ -52,9 +52,8 @@ double WindowedTraceWriter::OnPeriodEnd(double t) const {
 }
 
 double WindowedTraceWriter::DrainLimit() const {
-  // Long enough for a merger at idle priority on a busy machine; never into
-  // the next on period.
-  return std::min(std::max(schedule_.window_s, 2.0), schedule_.duty_period_s - schedule_.duty_on_s);
+  // The off period: the next window cannot open before it ends anyway.
+  return schedule_.duty_period_s - schedule_.duty_on_s;
 }
 
 void WindowedTraceWriter::Tick() {

@@ -54,8 +54,8 @@ class WindowedTraceWriter final : public TraceWriter {
   // At the end of an on period the window then stays open, draining: it takes
   // the events recorded before the pause that are still on their way, until
   // EndDrain() (the recording says they have all come) or, should that never
-  // come, DrainLimit() later. Without it the window closes on time and what
-  // comes later is skipped.
+  // come, when the next on period begins (DrainLimit). Without it the window
+  // closes on time and what comes later is skipped.
   void set_pausable(bool pausable);
   // True while the target should record: a window is open and not draining.
   bool WantsEvents() const;

@@ -333,8 +333,8 @@ TEST_F(ServiceTest, APausedTargetsWindowDrainsBeforeItCloses) {
   clock.t += 3.0;  // 4.2 s: on again
   w.Tick();
   EXPECT_TRUE(w.WantsEvents());
-  // A drain the recording never confirms ends after DrainLimit: min(max(window,
-  // 2 s), the off period's 3 s) past the on period's end at 5 s.
+  // A drain the recording never confirms ends when the next on period begins,
+  // 3 s (the off period) after the on period's end at 5 s.
   clock.t = 1005.1;
   w.Tick();
   EXPECT_TRUE(w.draining());
