@@ -53,7 +53,7 @@ native_run() {
   echo "$tps"
 }
 
-# seer daemon --duty $1 -- memcached; prints "tps cpu_seconds peak_rss_kb windows events".
+# seer daemon --duty $1 -- memcached; prints "tps cpu_seconds peak_rss_kb windows events skipped".
 daemon_run() {
   rm -rf "$tmp/windows"
   "$seer" daemon --listen 127.0.0.1:0 --dir "$tmp/windows" --duty "$1" -- "${server[@]}" 2>"$tmp/daemon.err" &
@@ -66,10 +66,11 @@ daemon_run() {
   local hwm; hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$daemon_pid/status")
   local metrics; metrics=$(curl -sf "http://127.0.0.1:$dport/metrics" || true)
   kill -TERM "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=
-  local windows events
+  local windows events skipped
+  skipped=$(grep '^seer_events_skipped_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
   windows=$(grep '^seer_windows_written_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
   events=$(grep '^seer_events_recorded_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
-  echo "$tps $(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", t / hz}') $hwm $windows $events"
+  echo "$tps $(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", t / hz}') $hwm $windows $events $skipped"
 }
 
 echo "memcached $(memcached -V | awk '{print $2}'), 4 worker threads; memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
@@ -79,10 +80,10 @@ for r in $(seq "$rounds"); do
   tps=$(native_run); echo "$tps" >>"$tmp/native"
   printf 'round %d  native                   %8s req/s\n' "$r" "$tps"
   for d in $duties; do
-    read -r tps cpu rss windows events < <(daemon_run "$d")
+    read -r tps cpu rss windows events skipped < <(daemon_run "$d")
     echo "$tps" >>"$tmp/daemon_${d//\//_}"
-    printf 'round %d  seer daemon --duty %-10s %8s req/s  (daemon: %s s CPU, peak RSS %s kB; %s windows, %s events analysed)\n' \
-      "$r" "$d" "$tps" "$cpu" "$rss" "$windows" "$events"
+    printf 'round %d  seer daemon --duty %-10s %8s req/s  (daemon: %s s CPU, peak RSS %s kB; %s windows, %s events analysed, %s recorded outside a window)\n' \
+      "$r" "$d" "$tps" "$cpu" "$rss" "$windows" "$events" "$skipped"
   done
 done
 native=$(median <"$tmp/native")

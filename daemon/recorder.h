@@ -160,6 +160,19 @@ class Recording {
   virtual Status Finish(RecordResult* result) = 0;
 
   virtual RecordCounters counters() const = 0;
+
+  // The service's duty cycle (docs/runtime.md, "Pausing"): pauses or resumes
+  // the runtime in the target, whose hooks then write nothing (thread starts
+  // and ends aside). False when the mode cannot pause (kEbpf): it goes on
+  // recording. Called from the thread that polls.
+  virtual bool SetPaused(bool paused) {
+    (void)paused;
+    return false;
+  }
+  // After SetPaused(true): true once every event recorded before the pause has
+  // been handed to the writer (the collector copied the rings a grace period
+  // after the pause and the merger passed on all of it). True when not paused.
+  virtual bool PauseDrained() const { return true; }
 };
 
 // Start, Poll until the end, Finish: one whole recording.

@@ -12,13 +12,13 @@ namespace seer::rt {
 
 SEER_RT_INLINE void RecordAlloc(const void* p, uint64_t size, uint64_t pc) {
   if (p == nullptr) return;
-  if (ThreadState* ts = CurrentThread())
+  if (ThreadState* ts = RecordingThread())
     PutOrdered(ts, EventKind::kAlloc, 0, reinterpret_cast<uint64_t>(p), size, pc);
 }
 
 SEER_RT_INLINE void RecordFree(const void* p, uint64_t size, uint64_t pc) {
   if (p == nullptr) return;
-  if (ThreadState* ts = CurrentThread())
+  if (ThreadState* ts = RecordingThread())
     PutOrdered(ts, EventKind::kFree, 0, reinterpret_cast<uint64_t>(p), size, pc);
   else  // a free writes the whole block, for seer fuzz as for the engines
     FuzzAccess(reinterpret_cast<uint64_t>(p), size, /*write=*/true, pc);

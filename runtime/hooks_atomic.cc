@@ -124,7 +124,7 @@ SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const 
 // The thread to record an atomic in, with room reserved for its record; null
 // when not recording or when the record is dropped (counted as lost).
 SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind, const volatile void* a, uint64_t size, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
+  ThreadState* ts = RecordingThread();
   if (ts == nullptr) {
     if (FuzzOn()) {
       FuzzYield();  // an atomic is a scheduling point: a spin loop lets the others run
@@ -269,7 +269,7 @@ SEER_RT_EXPORT void __tsan_atomic_thread_fence(int mo) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   const uint8_t order = Order(mo);
   if (order == static_cast<uint8_t>(seer::MemoryOrder::kRelaxed)) return;  // orders nothing
-  if (ThreadState* ts = CurrentThread()) PutOrdered(ts, seer::EventKind::kFence, order, 0, 0, SEER_RT_CALLER_PC());
+  if (ThreadState* ts = RecordingThread()) PutOrdered(ts, seer::EventKind::kFence, order, 0, 0, SEER_RT_CALLER_PC());
 }
 // A signal fence orders a thread with its own signal handler only: nothing
 // between threads, so nothing to record.

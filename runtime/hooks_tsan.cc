@@ -13,7 +13,7 @@ SEER_RT_INLINE void Access(EventKind kind, const void* addr, uint64_t size, uint
 }
 
 SEER_RT_INLINE void Range(EventKind kind, const void* addr, uint64_t size, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
+  ThreadState* ts = RecordingThread();
   if (__builtin_expect(ts == nullptr, 0)) {
     FuzzAccess(reinterpret_cast<uint64_t>(addr), size, kind == EventKind::kWrite, pc);
     return;

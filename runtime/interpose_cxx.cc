@@ -70,7 +70,7 @@ constexpr uint8_t kReleaseOrder = static_cast<uint8_t>(MemoryOrder::kRelease);
 // two). The store's number is taken before the real release sets the byte, so
 // every load that sees it set is numbered after it.
 SEER_RT_INLINE void PutGuardEvent(EventKind kind, uint8_t order, int64_t* guard, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
+  ThreadState* ts = RecordingThread();
   if (ts == nullptr || !Reserve(ts, LongWords(1, 0), K(kind))) return;
   WriteLong(ts, K(kind), order, reinterpret_cast<uint64_t>(guard), 1, pc, TakeAtomicNumber(guard));
 }

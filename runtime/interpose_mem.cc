@@ -39,13 +39,13 @@ RealFunction<char* (*)(const char*, int)> real_strrchr("strrchr");
 RealFunction<void* (*)(const void*, int, size_t)> real_memchr("memchr");
 
 SEER_RT_INLINE void Read(const void* p, size_t n, uint64_t pc) {
-  if (ThreadState* ts = CurrentThread())
+  if (ThreadState* ts = RecordingThread())
     PutRange(ts, EventKind::kRead, reinterpret_cast<uint64_t>(p), n, pc);
   else
     FuzzAccess(reinterpret_cast<uint64_t>(p), n, /*write=*/false, pc);
 }
 SEER_RT_INLINE void Write(const void* p, size_t n, uint64_t pc) {
-  if (ThreadState* ts = CurrentThread())
+  if (ThreadState* ts = RecordingThread())
     PutRange(ts, EventKind::kWrite, reinterpret_cast<uint64_t>(p), n, pc);
   else
     FuzzAccess(reinterpret_cast<uint64_t>(p), n, /*write=*/true, pc);

@@ -71,7 +71,7 @@ SEER_RT_INLINE bool ProbesRecordSync() {
 // The thread to record, or null when synchronisation is not recorded in-process.
 SEER_RT_INLINE ThreadState* SyncThread() {
   if (ProbesRecordSync()) return nullptr;
-  return CurrentThread();
+  return RecordingThread();
 }
 
 SEER_RT_INLINE uint64_t Addr(const volatile void* p) { return reinterpret_cast<uint64_t>(p); }
@@ -89,33 +89,82 @@ SEER_RT_INLINE bool NestedRecursive(const pthread_mutex_t* m, unsigned depth_whe
   return (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count != depth_when_outermost;
 }
 
+// Hold times (the service's seer_lock_hold_seconds): when each of the locks
+// the thread took last was acquired (or its cond wait returned). A release of
+// one of them carries the nanoseconds it was held in its aux; 0 when not
+// measured (the acquire was not recorded, or kHeldSlots later acquires pushed
+// it out). Two clock reads per recorded lock pair.
+constexpr int kHeldSlots = 4;
+struct HeldSlot {
+  uint64_t lock;  // 0: free
+  uint64_t since_ns;
+};
+__thread HeldSlot tls_held[kHeldSlots];
+__thread uint32_t tls_held_next;
+
+// After a recorded acquire of `lock`: a slot of the same lock (stale: its
+// release was not recorded), else a free one, else the oldest.
+SEER_RT_NOINLINE void NoteAcquired(uint64_t lock) {
+  HeldSlot* slot = nullptr;
+  for (HeldSlot& s : tls_held)
+    if (s.lock == lock || (s.lock == 0 && slot == nullptr)) slot = &s;
+  if (slot == nullptr) slot = &tls_held[tls_held_next++ % kHeldSlots];
+  *slot = {lock, NowNs()};
+}
+
+// Before a release of `lock`: how long it was held (at least 1), or 0 when
+// its acquire was not noted. Frees its slot. Out of line, as NoteAcquired: the
+// clock read dwarfs a call, and the wrappers stay short.
+SEER_RT_NOINLINE uint64_t TakeHeldNs(uint64_t lock) {
+  for (HeldSlot& s : tls_held) {
+    if (s.lock != lock) continue;
+    s.lock = 0;
+    const uint64_t held = NowNs() - s.since_ns;
+    return held > 0 ? held : 1;
+  }
+  return 0;
+}
+
+// A cond wait releases its mutex: the hold ends there, unmeasured (the wait's
+// begin record carries the mutex in its aux), and starts again at its return.
+SEER_RT_INLINE void ForgetHeld(uint64_t lock) {
+  for (HeldSlot& s : tls_held)
+    if (s.lock == lock) s.lock = 0;
+}
+
 SEER_RT_INLINE void Acquired(const volatile void* lock, uint8_t mode, uint64_t how, uint64_t pc) {
-  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kAcquire, mode, Addr(lock), how, pc);
+  if (ThreadState* ts = SyncThread()) {
+    PutLockEvent(ts, EventKind::kAcquire, mode, Addr(lock), how, pc);
+    NoteAcquired(Addr(lock));
+  }
 }
 SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t pc) {
-  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kRelease, mode, Addr(lock), 0, pc);
+  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kRelease, mode, Addr(lock), TakeHeldNs(Addr(lock)), pc);
 }
 
 // A mutex event (`kind`: acquire, release, cond-wait begin or end), ordered in
 // the mutex's own domain (mutex_order.h) while the calling thread holds it.
 // `cond`: the condition variable of a cond wait, else 0; `after`: see
-// CondWaitEnded; `how`: an acquire's AcquireHow.
-SEER_RT_INLINE void PutMutexEvent(EventKind kind, pthread_mutex_t* m, const void* cond, uint64_t pc,
+// CondWaitEnded; `how`: an acquire's AcquireHow, a release's hold time (ns).
+// False when nothing was recorded.
+SEER_RT_INLINE bool PutMutexEvent(EventKind kind, pthread_mutex_t* m, const void* cond, uint64_t pc,
                                   bool after = false, uint64_t how = kBlocking) {
   ThreadState* ts = SyncThread();
-  if (ts == nullptr || !HoldsMutex(ts, m) || !Reserve(ts, kMaxLongWords, K(kind))) return;
+  if (ts == nullptr || !HoldsMutex(ts, m) || !Reserve(ts, kMaxLongWords, K(kind))) return false;
   const uint64_t after_word = after ? g_order[kGlobalDomain].next.load(std::memory_order_seq_cst) : 0;
   const uint64_t order = TakeMutexNumber(m);
   if (cond == nullptr)
     WriteLong(ts, K(kind), kExclusive, Addr(m), how, pc, order);
   else
     WriteLong(ts, K(kind), 0, Addr(cond), Addr(m), pc, order, after_word);
+  return true;
 }
 
 // A cond wait releases the mutex: its begin is ordered in the mutex's domain
 // (not the condition variable's), or the merged trace could let another thread
 // acquire the mutex before this release.
 SEER_RT_INLINE void CondWaitBegins(const void* c, pthread_mutex_t* m, uint64_t pc) {
+  ForgetHeld(Addr(m));
   PutMutexEvent(EventKind::kCondWaitBegin, m, c, pc);
 }
 
@@ -127,12 +176,13 @@ SEER_RT_INLINE void CondWaitBegins(const void* c, pthread_mutex_t* m, uint64_t p
 // The room PutMutexEvent reserves covers the "after" word: it is read only once
 // the room is there.
 SEER_RT_INLINE void CondWaitEnded(const void* c, pthread_mutex_t* m, uint64_t pc) {
-  PutMutexEvent(EventKind::kCondWaitEnd, m, c, pc, /*after=*/true);
+  if (PutMutexEvent(EventKind::kCondWaitEnd, m, c, pc, /*after=*/true)) NoteAcquired(Addr(m));
 }
 
 // A successful mutex lock call of the given AcquireHow.
 SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc) {
-  if (!NestedRecursive(m, 1)) PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how);
+  if (!NestedRecursive(m, 1) && PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how))
+    NoteAcquired(Addr(m));
 }
 
 // A blocking lock call, contention measured: `try_lock` first, so that a free lock
@@ -196,7 +246,7 @@ int32_t RingOfThread(pthread_t th) {
 
 // pthread_once is recorded by the runtime in both modes: the eBPF probes do not
 // see it (its edges reach the trace through the runtime's stream).
-SEER_RT_INLINE ThreadState* OnceThread() { return g_rt.active ? CurrentThread() : nullptr; }
+SEER_RT_INLINE ThreadState* OnceThread() { return g_rt.active ? RecordingThread() : nullptr; }
 
 thread_local void (*once_routine)() = nullptr;
 thread_local pthread_once_t* once_control = nullptr;
@@ -286,7 +336,8 @@ int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const struct ti
 int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) return FuzzRelease(real_mutex_unlock.get(), m);
   if (ProbesRecordSync()) return real_mutex_unlock.get()(m);
-  if (!NestedRecursive(m, 1)) PutMutexEvent(EventKind::kRelease, m, nullptr, SEER_RT_CALLER_PC());
+  if (!NestedRecursive(m, 1))
+    PutMutexEvent(EventKind::kRelease, m, nullptr, SEER_RT_CALLER_PC(), /*after=*/false, TakeHeldNs(Addr(m)));
   return real_mutex_unlock.get()(m);
 }
 
@@ -356,7 +407,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
   if (ThreadState* ts = SyncThread()) {
     // glibc records the writer's kernel tid in the lock: that tells which mode we hold.
     const uint8_t mode = l->__data.__cur_writer == ts->os_tid ? kExclusive : kShared;
-    PutLockEvent(ts, EventKind::kRelease, mode, Addr(l), 0, SEER_RT_CALLER_PC());
+    PutLockEvent(ts, EventKind::kRelease, mode, Addr(l), TakeHeldNs(Addr(l)), SEER_RT_CALLER_PC());
   }
   return real_rwlock_unlock.get()(l);
 }

@@ -11,14 +11,14 @@
 namespace seer::rt {
 
 void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  if (ThreadState* ts = CurrentThread())
+  if (ThreadState* ts = RecordingThread())
     PutShort(ts, kind, size, object, pc);
   else if (FuzzOn())
     FuzzFunction(kind == K(EventKind::kFuncEntry), pc);
 }
 
 void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
-  ThreadState* ts = CurrentThread();
+  ThreadState* ts = RecordingThread();
   if (ts == nullptr) {
     FuzzAccess(object, size, kind == K(EventKind::kWrite), pc);
     return;
@@ -36,6 +36,12 @@ void PutShortWrapping(ThreadState* ts, uint8_t kind, uint64_t size, uint64_t obj
   if (!Refill(ts, kShortWords, kind) || TryShort(ts, kind, size, object, pc)) return;
   // The cursor is at the ring's last word: the record straddles the end.
   WriteShortAnywhere(ts, kind, size, object, pc);
+}
+
+ThreadState* PausedThread(ThreadState* ts) {
+  const uint64_t h = Head(ts);
+  if (ts->published != h) Publish(ts, h);
+  return nullptr;
 }
 
 bool Refill(ThreadState* ts, uint64_t words, uint8_t kind) {

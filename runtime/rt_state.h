@@ -113,6 +113,32 @@ SEER_RT_INLINE ThreadState* CurrentThread() {
   return ts;
 }
 
+// The pause word of the thread's ring (RingDesc::paused), addressed from the
+// writer state that lives in the same descriptor: one load, no second pointer.
+inline constexpr size_t kPausedOffset = offsetof(RingDesc, paused) - offsetof(RingDesc, producer);
+static_assert(sizeof(ThreadState) <= kPausedOffset, "the writer state must not cover the pause word");
+
+// True while the recorder has paused the recording (docs/runtime.md, "Pausing").
+SEER_RT_INLINE bool Paused(const ThreadState* ts) {
+  return __atomic_load_n(reinterpret_cast<const uint32_t*>(reinterpret_cast<const char*>(ts) + kPausedOffset),
+                         __ATOMIC_RELAXED) != 0;
+}
+
+// A hook that found its ring paused: publishes what the thread wrote before the
+// pause (records below kPublishWords wait for a publication otherwise), so
+// that the recorder collects them with the on period they belong to. Null.
+SEER_RT_NOINLINE ThreadState* PausedThread(ThreadState* ts);
+
+// CurrentThread for the hooks that write events: null while the ring is
+// paused. Thread starts and ends (StartThread, FinishThread, the fork in
+// pthread_create) are written regardless: they are rare, and they tie rings
+// to threads.
+SEER_RT_INLINE ThreadState* RecordingThread() {
+  ThreadState* ts = CurrentThread();
+  if (__builtin_expect(ts != nullptr, 1) && __builtin_expect(Paused(ts), 0)) return PausedThread(ts);
+  return ts;
+}
+
 SEER_RT_INLINE uint8_t K(EventKind kind) { return static_cast<uint8_t>(kind); }
 
 // The thread's head: words written since its ring began.
@@ -295,7 +321,7 @@ SEER_RT_INLINE void PutShort(ThreadState* ts, uint8_t kind, uint64_t size, uint6
   if (!TryShort(ts, kind, size, object, pc)) PutShortWrapping(ts, kind, size, object, pc);
 }
 
-// The slow path of PutShortFast: attaches the thread or waits for room.
+// The slow path of PutShortFast: attaches the thread, waits for room, or finds the ring paused.
 SEER_RT_NOINLINE void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc);
 
 // The function entry/exit hook body: the thread's state, a room check and three
@@ -304,7 +330,8 @@ SEER_RT_NOINLINE void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object,
 // tail call, so the fast path saves no registers.
 SEER_RT_INLINE void PutShortFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = tls_state;
-  if (__builtin_expect(ts != nullptr, 1) && TryShort(ts, kind, size, object, pc)) return;
+  if (__builtin_expect(ts != nullptr, 1) && __builtin_expect(!Paused(ts), 1) && TryShort(ts, kind, size, object, pc))
+    return;
   PutShortSlow(kind, size, object, pc);
 }
 
@@ -316,7 +343,9 @@ SEER_RT_NOINLINE void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object
 // PutShortFast with one word instead of two, and a range check of the pc.
 SEER_RT_INLINE void PutAccessFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = tls_state;
-  if (__builtin_expect(ts != nullptr, 1) && TryCompact(ts, CompactTag(kind, size), object, pc)) return;
+  if (__builtin_expect(ts != nullptr, 1) && __builtin_expect(!Paused(ts), 1) &&
+      TryCompact(ts, CompactTag(kind, size), object, pc))
+    return;
   PutAccessSlow(kind, size, object, pc);
 }
 

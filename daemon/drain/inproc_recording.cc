@@ -144,7 +144,17 @@ struct SpoolItem {
   uint64_t copied_ns = 0;  // when the copy ended, from the recording's start: the batch's records are older
   std::vector<ModuleInfo> modules;
   std::vector<FutexEvent> futex;  // taken after the batch was copied: placed before it is merged
+  // Non-zero: the collector's first copy a grace period after pause number
+  // `drain_mark` (SetPaused): once merged, everything recorded before that
+  // pause has been handed on.
+  uint64_t drain_mark = 0;
 };
+
+// How long after a pause the collector copies the rings for the drain mark:
+// time for every running thread to reach its next hook, see the pause and
+// publish what it wrote before (rt_state.h, PausedThread), and for a thread
+// that was inside a hook to finish its record.
+constexpr auto kPauseGrace = std::chrono::milliseconds(10);
 
 class SpoolQueue {
  public:
@@ -261,6 +271,8 @@ class InprocRecording final : public Recording {
   void Stop() override;
   Status Finish(RecordResult* result) override;
   RecordCounters counters() const override;
+  bool SetPaused(bool paused) override;
+  bool PauseDrained() const override;
 
  private:
   void NewModules(std::vector<ModuleInfo>* out);
@@ -314,6 +326,14 @@ class InprocRecording final : public Recording {
   // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
   std::unique_ptr<FutexEvents> futex_;
   std::string futex_note_;  // why there are none, when the tracepoints could not be loaded
+  // The duty cycle (SetPaused): the pauses asked so far, the last one the
+  // collector sent a drain mark for, and (from the merge thread) the last one
+  // whose mark has been handed on.
+  bool paused_ = false;
+  uint64_t pause_epoch_ = 0;
+  uint64_t pause_marked_ = 0;
+  Clock::time_point paused_at_;
+  std::atomic<uint64_t> pause_drained_{0};
 };
 
 InprocRecording::~InprocRecording() {
@@ -445,6 +465,13 @@ Status InprocRecording::Begin() {
       // Everything merged so far came from records copied by then.
       if (st.ok() && item.copied_ns != 0) out_->AddClockSample(item.copied_ns);
       merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
+      if (st.ok() && item.drain_mark != 0) {
+        // Everything recorded before the pause is merged: hand it all to the
+        // writer before saying so.
+        st = out_->Flush();
+        last_flush = std::chrono::steady_clock::now();
+        if (st.ok()) pause_drained_.store(item.drain_mark, std::memory_order_release);
+      }
       if (st.ok() && opts_.flush_interval_s > 0 &&
           std::chrono::steady_clock::now() - last_flush >= std::chrono::duration<double>(opts_.flush_interval_s)) {
         st = out_->Flush();
@@ -500,8 +527,12 @@ void InprocRecording::CollectOnce() {
     shm->modules_read.store(1, std::memory_order_release);
   }
   // A filling spool: the merger gets normal priority until it has caught up.
+  // So it does while a pause drains (SetPaused): the target records nothing
+  // meanwhile, what is left to merge is bounded, and the service's window
+  // waits for it.
   const uint64_t spooled = queue_.bytes();
-  const bool want_idle = spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
+  const bool draining = paused_ && pause_drained_.load(std::memory_order_acquire) < pause_epoch_;
+  const bool want_idle = !draining && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
   if (opts_.merge_when_idle && target_alive_ && want_idle != drain_idle_) {
     drain_idle_ = want_idle;
     SetDrainPriority(drain_idle_, callers_threads_);
@@ -510,6 +541,11 @@ void InprocRecording::CollectOnce() {
   if (target_alive_ && spooled > max_spool_) {
     std::this_thread::sleep_for(std::chrono::microseconds(500));
     return;
+  }
+  // Paused a grace period ago: this copy holds the last records of the on period.
+  if (paused_ && pause_marked_ < pause_epoch_ && Clock::now() - paused_at_ >= kPauseGrace) {
+    item.drain_mark = pause_epoch_;
+    pause_marked_ = pause_epoch_;
   }
   const bool copied = collector_->Collect(!target_alive_, &item.batch);
   item.copied_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count());
@@ -522,7 +558,8 @@ void InprocRecording::CollectOnce() {
     }
   }
   const uint64_t bytes = item.batch.bytes();
-  if (copied || !item.modules.empty() || !item.futex.empty() || item.batch.final) queue_.Push(std::move(item));
+  if (copied || !item.modules.empty() || !item.futex.empty() || item.batch.final || item.drain_mark != 0)
+    queue_.Push(std::move(item));
   // Rest briefly when a round found little.
   if (target_alive_ && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
 }
@@ -576,6 +613,22 @@ void InprocRecording::Stop() {
     return;
   }
   if (target_alive_ && pid_ > 0) kill(pid_, SIGTERM);  // pass it on; the target decides how to end
+}
+
+bool InprocRecording::SetPaused(bool paused) {
+  if (area_.header() == nullptr || !target_alive_) return false;
+  if (paused == paused_) return true;
+  area_.SetPaused(paused);
+  paused_ = paused;
+  if (paused) {
+    ++pause_epoch_;
+    paused_at_ = Clock::now();
+  }
+  return true;
+}
+
+bool InprocRecording::PauseDrained() const {
+  return !paused_ || pause_drained_.load(std::memory_order_acquire) >= pause_epoch_;
 }
 
 RecordCounters InprocRecording::counters() const {

@@ -60,6 +60,13 @@ void SharedArea::ReleaseRings() {
                   static_cast<off_t>(bytes_ - start));
 }
 
+void SharedArea::SetPaused(bool paused) {
+  if (base_ == nullptr) return;
+  rt::ShmHeader* h = header();
+  // Relaxed: the word orders nothing; each thread sees it at its next hook.
+  for (uint32_t i = 0; i < h->max_rings; ++i) __atomic_store_n(&rt::RingDescs(h)[i].paused, paused ? 1u : 0u, __ATOMIC_RELAXED);
+}
+
 void SharedArea::ExportToChild(bool sync_inproc, bool futex_stamps) const {
   setenv(rt::kShmFdEnv, std::to_string(fd_).c_str(), 1);
   setenv(rt::kSyncEnv, !sync_inproc ? "ebpf" : futex_stamps ? rt::kSyncInprocFutex : "inproc", 1);

@@ -45,6 +45,10 @@ class SharedArea {
   // notices the detach gets fresh zero pages; nobody reads them.
   void ReleaseRings();
 
+  // Sets every ring's pause word (ring_layout.h, RingDesc::paused), free rings
+  // included: a thread that starts later finds the current state.
+  void SetPaused(bool paused);
+
   int fd() const { return fd_; }
   rt::ShmHeader* header() const { return reinterpret_cast<rt::ShmHeader*>(static_cast<char*>(base_) + offset_); }
 

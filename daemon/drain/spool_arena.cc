@@ -120,9 +120,16 @@ void SpoolArena::Free(void* p) {
   if (tail_ == head_ && wrap_ == 0) tail_ = head_ = 0;
 }
 
+void SpoolArena::SetExtent(uint64_t bytes) {
+  constexpr uint64_t kMinExtent = 64ull << 20;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (base_ == nullptr) return;
+  capacity_ = std::min(std::max(bytes, kMinExtent), kCapacity);
+}
+
 bool SpoolArena::InArena(const void* p) const {
   const char* c = static_cast<const char*>(p);
-  return base_ != nullptr && c >= base_ && c < base_ + capacity_;
+  return base_ != nullptr && c >= base_ && c < base_ + kCapacity;  // the reservation: SetExtent may have shrunk capacity_
 }
 
 uint64_t SpoolArena::fallbacks() {

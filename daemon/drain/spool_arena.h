@@ -27,6 +27,16 @@ class SpoolArena {
   void* Allocate(size_t bytes);
   void Free(void* p);
 
+  // Bounds the part of the reservation blocks may use (and so the arena's
+  // resident pages) to `bytes`, at least 64 MiB and at most kCapacity; blocks
+  // that do not fit come from malloc and go back to it when freed. The
+  // long-running service sets it: a block kept long (a ring whose next record
+  // waits for another ring, a thread that records rarely) holds the arena's
+  // oldest end, and every later block then goes further, touching fresh pages
+  // that stay resident (the daemon grew to 3-4 GB under load, docs/daemon.md).
+  // Takes effect for blocks placed after the call.
+  void SetExtent(uint64_t bytes);
+
   // Bytes from the oldest block not reclaimed to the newest; 0 when empty.
   uint64_t span_bytes();
   // True when `p` (from Allocate) lies in the arena, not in a malloc fallback.

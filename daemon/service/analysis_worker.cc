@@ -18,7 +18,8 @@ double ThreadCpuSeconds() {
 
 }  // namespace
 
-AnalysisWorker::AnalysisWorker(Done done) : done_(std::move(done)), thread_([this] { Run(); }) {}
+AnalysisWorker::AnalysisWorker(Done done, WantsHtml wants_html)
+    : done_(std::move(done)), wants_html_(std::move(wants_html)), thread_([this] { Run(); }) {}
 
 AnalysisWorker::~AnalysisWorker() {
   {
@@ -63,7 +64,7 @@ void AnalysisWorker::Run() {
     lock.unlock();
     const double start = ThreadCpuSeconds();
     WindowAnalysis analysis;
-    Status st = AnalyzeWindow(window.path, engines, &analysis);
+    Status st = AnalyzeWindow(window.path, engines, &analysis, wants_html_);
     done_(window, st, analysis, ThreadCpuSeconds() - start);
     lock.lock();
     busy_ = false;

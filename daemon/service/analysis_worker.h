@@ -23,7 +23,8 @@ class AnalysisWorker {
   // thread's CPU seconds spent on it.
   using Done = std::function<void(const WindowFile&, const Status&, const WindowAnalysis&, double cpu_seconds)>;
 
-  explicit AnalysisWorker(Done done);
+  // `wants_html` is passed to AnalyzeWindow (called from the worker's thread).
+  AnalysisWorker(Done done, WantsHtml wants_html);
   ~AnalysisWorker();  // finishes the queued windows, then stops
 
   void SetEngines(std::vector<const EngineSpec*> engines);
@@ -35,6 +36,7 @@ class AnalysisWorker {
   void Run();
 
   const Done done_;
+  const WantsHtml wants_html_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<WindowFile> queue_;

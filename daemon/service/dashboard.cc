@@ -25,7 +25,7 @@ canvas{background:#fff;border:1px solid #ddd} .muted{color:#777} #status{float:r
 <h2>Findings</h2>
 <table id="findings"><thead><tr><th>kind</th><th>engine</th><th>finding</th><th>first seen</th><th>last seen</th><th>windows</th></tr></thead><tbody></tbody></table>
 <h2>Most contended locks</h2>
-<table id="locks"><thead><tr><th>lock</th><th>call site</th><th>contended</th><th>acquisitions</th><th>mean wait</th></tr></thead><tbody></tbody></table>
+<table id="locks"><thead><tr><th>lock</th><th>call site</th><th>contended</th><th>acquisitions</th><th>mean wait</th><th>mean hold</th></tr></thead><tbody></tbody></table>
 <h2>Targets</h2>
 <table id="targets"><thead><tr><th>target</th><th>mode</th><th>up</th><th>windows written</th></tr></thead><tbody></tbody></table>
 <script>
@@ -78,7 +78,9 @@ async function refresh() {
     for (const f of fj.findings) {
       const r = fb.insertRow();
       cell(r, f.kind, "kind-" + f.kind); cell(r, f.engine);
-      const a = document.createElement("a"); a.href = "findings/" + f.id; a.textContent = f.summary; r.insertCell().appendChild(a);
+      const a = document.createElement("a"); a.href = "findings/" + f.id + "?format=html"; a.textContent = f.summary;
+      const t = document.createElement("a"); t.href = "findings/" + f.id + "?format=text"; t.textContent = "text";
+      const c = r.insertCell(); c.append(a, " (", t, ")");
       cell(r, f.first_seen); cell(r, f.last_seen); cell(r, f.windows, "n");
     }
     if (!fj.findings.length) cell(fb.insertRow(), "no findings yet").colSpan = 6;
@@ -86,18 +88,21 @@ async function refresh() {
     for (const m of ms) {
       if (!m.labels.lock) continue;
       const k = m.labels.lock + "\u0000" + m.labels.site;
-      const l = locks[k] || (locks[k] = {lock: m.labels.lock, site: m.labels.site, contended: 0, acq: 0, wait: 0});
+      const l = locks[k] || (locks[k] = {lock: m.labels.lock, site: m.labels.site, contended: 0, acq: 0, wait: 0, hold: 0, held: 0});
       if (m.name === "seer_lock_contended_acquisitions_total") l.contended = m.value;
       if (m.name === "seer_lock_acquisitions_total") l.acq = m.value;
       if (m.name === "seer_lock_wait_seconds_sum") l.wait = m.value;
+      if (m.name === "seer_lock_hold_seconds_sum") l.hold = m.value;
+      if (m.name === "seer_lock_hold_seconds_count") l.held = m.value;
     }
     const lb = document.querySelector("#locks tbody"); lb.innerHTML = "";
     const top = Object.values(locks).filter(l => l.contended > 0).sort((a, b) => b.wait - a.wait || b.contended - a.contended).slice(0, 20);
     for (const l of top) {
       const r = lb.insertRow();
       cell(r, l.lock); cell(r, l.site); cell(r, l.contended, "n"); cell(r, l.acq, "n"); cell(r, fmtSeconds(l.wait / l.contended), "n");
+      cell(r, l.held ? fmtSeconds(l.hold / l.held) : "-", "n");
     }
-    if (!top.length) cell(lb.insertRow(), "no contended acquisition recorded yet").colSpan = 5;
+    if (!top.length) cell(lb.insertRow(), "no contended acquisition recorded yet").colSpan = 6;
     const tb = document.querySelector("#targets tbody"); tb.innerHTML = "";
     for (const m of ms.filter(m => m.name === "seer_target_up")) {
       const r = tb.insertRow();

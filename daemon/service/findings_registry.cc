@@ -32,6 +32,9 @@ void FindingsRegistry::Merge(const std::vector<FindingRecord>& records, double w
       m.first_seen = window_start;
     }
     m.latest = r;
+    // One page per finding is enough: the record keeps it only until here.
+    if (m.html.empty()) m.html = std::move(m.latest.html);
+    m.latest.html.clear();
     m.first_seen = std::min(m.first_seen, window_start);
     m.last_seen = std::max(m.last_seen, window_start);
     if (!seen_here[id]) m.windows++;
@@ -56,6 +59,12 @@ bool FindingsRegistry::Find(const std::string& id, MergedFinding* out) const {
   if (it == by_id_.end()) return false;
   *out = it->second;
   return true;
+}
+
+bool FindingsRegistry::HasHtml(const std::string& signature) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = by_id_.find(IdOf(signature));
+  return it != by_id_.end() && !it->second.html.empty();
 }
 
 std::string FindingsRegistry::Json() const {

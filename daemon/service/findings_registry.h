@@ -17,6 +17,7 @@ namespace seer::service {
 struct MergedFinding {
   std::string id;  // 16 hex digits of a hash of the signature: stable across restarts
   FindingRecord latest;  // the record of the last window that had it
+  std::string html;      // the HTML report of the first window that made one ("" until then)
   double first_seen = 0;  // window start, seconds since the epoch
   double last_seen = 0;
   uint64_t windows = 0;   // windows it was found in
@@ -29,6 +30,8 @@ class FindingsRegistry {
 
   std::vector<MergedFinding> All() const;  // by first seen
   bool Find(const std::string& id, MergedFinding* out) const;
+  // True when the finding of `signature` is known and has its HTML report.
+  bool HasHtml(const std::string& signature) const;
 
   // {"findings": [{"id", "kind", "engine", "summary", "first_seen", "last_seen", "windows"}]}
   std::string Json() const;

@@ -21,14 +21,29 @@ Status HttpServer::Start(const std::string& host, int port, HttpHandlers handler
     res.set_content(handlers_.findings_json(), "application/json");
   });
   s.Get(R"(/findings/([0-9a-f]+))", [this](const httplib::Request& req, httplib::Response& res) {
-    std::string text;
-    if (!handlers_.finding_report(req.matches[1], &text)) {
+    // ?format= decides; without it, content negotiation: a browser asks for
+    // text/html, curl and scripts for anything (*/*) and get text.
+    bool html = req.get_header_value("Accept").find("text/html") != std::string::npos;
+    if (req.has_param("format")) {
+      const std::string format = req.get_param_value("format");
+      if (format != "html" && format != "text") {
+        res.status = 400;
+        res.set_content("format is html or text, not '" + format + "'\n", "text/plain; charset=utf-8");
+        return;
+      }
+      html = format == "html";
+    }
+    std::string body, type;
+    if (!handlers_.finding_report(req.matches[1], html, &body, &type)) {
       res.status = 404;
       res.set_content("no finding " + std::string(req.matches[1]) + "\n", "text/plain; charset=utf-8");
       return;
     }
-    res.set_content(text, "text/plain; charset=utf-8");
+    res.set_content(body, type);
   });
+  // Browsers ask for it on every page without an icon link (the findings' HTML
+  // reports): no content, rather than a 404 in their consoles.
+  s.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
   s.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(DashboardPage(), "text/html; charset=utf-8");
   });

@@ -1,5 +1,6 @@
 // The service's HTTP endpoints on cpp-httplib: /metrics (Prometheus text),
-// /findings (JSON), /findings/ID (the text report of one finding) and / (the
+// /findings (JSON), /findings/ID (the report of one finding: text, or HTML for
+// ?format=html and for browsers, which accept text/html) and / (the
 // dashboard). The server runs its own threads; the handlers read the service's
 // state, which is thread-safe.
 #pragma once
@@ -20,8 +21,9 @@ namespace seer::service {
 struct HttpHandlers {
   std::function<std::string()> metrics;
   std::function<std::string()> findings_json;
-  // False: no finding with that id.
-  std::function<bool(const std::string& id, std::string* text)> finding_report;
+  // The report of one finding, as HTML when `html` (else text); sets the body
+  // and its content type. False: no finding with that id.
+  std::function<bool(const std::string& id, bool html, std::string* body, std::string* content_type)> finding_report;
 };
 
 class HttpServer {

@@ -2,19 +2,54 @@
 
 namespace seer::service {
 
+namespace {
+
+void AddToBuckets(double seconds, Buckets* buckets) {
+  size_t b = 0;
+  while (b < kWaitBucketBounds.size() && seconds > kWaitBucketBounds[b]) ++b;
+  (*buckets)[b]++;
+}
+
+}  // namespace
+
 void ContentionStats::Merge(const ContentionStats& o) {
   acquisitions += o.acquisitions;
   contended += o.contended;
   wait_seconds += o.wait_seconds;
-  for (size_t i = 0; i < buckets.size(); ++i) buckets[i] += o.buckets[i];
+  held += o.held;
+  hold_seconds += o.hold_seconds;
+  for (size_t i = 0; i < buckets.size(); ++i) {
+    buckets[i] += o.buckets[i];
+    hold_buckets[i] += o.hold_buckets[i];
+  }
 }
 
 void ContentionCounter::Add(const Event& e) {
-  if (e.kind == EventKind::kLockWait) {
-    pending_[e.tid] = {e.object, e.aux};
-    return;
+  switch (e.kind) {
+    case EventKind::kLockWait:
+      pending_[e.tid] = {e.object, e.aux};
+      return;
+    case EventKind::kCondWaitEnd:  // re-takes its mutex (aux) at the wait's call site
+      held_at_[{e.tid, e.aux}] = e.pc;
+      return;
+    case EventKind::kRelease: {
+      auto it = held_at_.find({e.tid, e.object});
+      if (it == held_at_.end()) return;  // taken before the window began
+      const uint64_t site = it->second;
+      held_at_.erase(it);
+      if (e.aux == 0) return;  // not measured
+      ContentionStats& s = sites_[{e.object, site}];
+      s.held++;
+      s.hold_seconds += e.aux * 1e-9;
+      AddToBuckets(e.aux * 1e-9, &s.hold_buckets);
+      return;
+    }
+    case EventKind::kAcquire:
+      break;
+    default:
+      return;
   }
-  if (e.kind != EventKind::kAcquire) return;
+  held_at_[{e.tid, e.object}] = e.pc;
   ContentionStats& s = sites_[{e.object, e.pc}];
   s.acquisitions++;
   auto it = pending_.find(e.tid);
@@ -25,9 +60,7 @@ void ContentionCounter::Add(const Event& e) {
   pending_.erase(it);
   s.contended++;
   s.wait_seconds += waited;
-  size_t b = 0;
-  while (b < kWaitBucketBounds.size() && waited > kWaitBucketBounds[b]) ++b;
-  s.buckets[b]++;
+  AddToBuckets(waited, &s.buckets);
 }
 
 }  // namespace seer::service

@@ -25,6 +25,25 @@ void ServiceMetrics::WindowsRemoved(uint64_t n) {
   windows_removed_ += n;
 }
 
+namespace {
+
+// One lock and site's series of histogram `name`: cumulative buckets, sum, count.
+void HistogramSamples(PrometheusText* p, const std::string& name, const std::pair<std::string, std::string>& key,
+                      const Buckets& buckets, uint64_t count, double sum) {
+  uint64_t cumulative = 0;
+  for (size_t b = 0; b < kWaitBucketBounds.size(); ++b) {
+    cumulative += buckets[b];
+    p->Sample(name + "_bucket",
+              {{"lock", key.first}, {"site", key.second}, {"le", PrometheusText::Number(kWaitBucketBounds[b])}},
+              static_cast<double>(cumulative));
+  }
+  p->Sample(name + "_bucket", {{"lock", key.first}, {"site", key.second}, {"le", "+Inf"}}, static_cast<double>(count));
+  p->Sample(name + "_sum", {{"lock", key.first}, {"site", key.second}}, sum);
+  p->Sample(name + "_count", {{"lock", key.first}, {"site", key.second}}, static_cast<double>(count));
+}
+
+}  // namespace
+
 std::map<std::pair<std::string, std::string>, ContentionStats> ServiceMetrics::Contention() const {
   std::lock_guard<std::mutex> lock(mu_);
   return contention_;
@@ -71,6 +90,10 @@ std::string ServiceMetrics::Render(const LiveStatus& live, const std::vector<Mer
   p.Family("seer_recording_paused", "gauge", "1 while recording is paused because the disk is short of space.");
   for (const TargetStatus& t : live.targets)
     p.Sample("seer_recording_paused", {{"target", t.target}, {"reason", "disk_full"}}, t.paused_disk ? 1 : 0);
+  p.Family("seer_target_runtime_paused", "gauge",
+           "1 while the runtime in the target is paused (duty cycle off, or no window open) and records nothing.");
+  for (const TargetStatus& t : live.targets)
+    p.Sample("seer_target_runtime_paused", {{"target", t.target}}, t.runtime_paused ? 1 : 0);
 
   p.Family("seer_recorder_cpu_seconds_total", "counter",
            "CPU time of the daemon outside the window analysis: recording, merging, encoding, serving.");
@@ -99,21 +122,12 @@ std::string ServiceMetrics::Render(const LiveStatus& live, const std::vector<Mer
              static_cast<double>(s.contended));
   p.Family("seer_lock_wait_seconds", "histogram",
            "How long contended acquisitions waited for the lock, by lock and acquiring call site.");
-  for (const auto& [key, s] : contention_) {
-    if (s.contended == 0) continue;
-    uint64_t cumulative = 0;
-    for (size_t b = 0; b < kWaitBucketBounds.size(); ++b) {
-      cumulative += s.buckets[b];
-      p.Sample("seer_lock_wait_seconds_bucket",
-               {{"lock", key.first}, {"site", key.second}, {"le", PrometheusText::Number(kWaitBucketBounds[b])}},
-               static_cast<double>(cumulative));
-    }
-    p.Sample("seer_lock_wait_seconds_bucket", {{"lock", key.first}, {"site", key.second}, {"le", "+Inf"}},
-             static_cast<double>(s.contended));
-    p.Sample("seer_lock_wait_seconds_sum", {{"lock", key.first}, {"site", key.second}}, s.wait_seconds);
-    p.Sample("seer_lock_wait_seconds_count", {{"lock", key.first}, {"site", key.second}},
-             static_cast<double>(s.contended));
-  }
+  for (const auto& [key, s] : contention_)
+    if (s.contended != 0) HistogramSamples(&p, "seer_lock_wait_seconds", key, s.buckets, s.contended, s.wait_seconds);
+  p.Family("seer_lock_hold_seconds", "histogram",
+           "How long the lock was held, from the acquire (or cond-wait return) at the call site to the release.");
+  for (const auto& [key, s] : contention_)
+    if (s.held != 0) HistogramSamples(&p, "seer_lock_hold_seconds", key, s.hold_buckets, s.held, s.hold_seconds);
   return p.text();
 }
 

@@ -28,6 +28,7 @@ struct TargetStatus {
   uint64_t events_skipped = 0;  // outside the duty cycle's on periods or while paused
   bool paused_disk = false;
   uint64_t attaches = 0;     // recordings started for this target
+  bool runtime_paused = false;  // the runtime in the target writes nothing (Recording::SetPaused)
 };
 
 struct LiveStatus {

@@ -4,6 +4,7 @@
 
 #include <cstdio>
 
+#include "daemon/drain/spool_arena.h"
 #include "daemon/service/clock.h"
 #include "predictor/analyze.h"
 
@@ -32,13 +33,21 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
   Service* self = s.get();
   st = s->http_.Start(config.listen_host, config.listen_port,
                       {[self] { return self->MetricsText(); }, [self] { return self->FindingsJson(); },
-                       [self](const std::string& id, std::string* text) { return self->FindingReport(id, text); }});
+                       [self](const std::string& id, bool html, std::string* body, std::string* type) {
+                         return self->FindingReport(id, html, body, type);
+                       }});
   if (!st.ok()) return st;
   s->worker_ = std::make_unique<AnalysisWorker>(
       [self](const WindowFile& w, const Status& st, const WindowAnalysis& a, double cpu) {
         self->WindowAnalysed(w, st, a, cpu);
-      });
+      },
+      [self](const std::string& signature) { return !self->findings_.HasHtml(signature); });
   s->worker_->SetEngines(engines);
+  // The spool's copies of ring words live in the arena. Bounded to what the
+  // spool may hold: a block kept long (a thread that records rarely) would
+  // otherwise make the arena walk on through fresh pages that stay resident
+  // (3-4 GB within a minute under load, docs/daemon.md "Memory").
+  SpoolArena::Get().SetExtent(config.spool_bytes * config.targets.size());
   SupervisorContext context;
   context.dir = config.dir;
   context.schedule.window_s = config.window_s;
@@ -123,10 +132,16 @@ std::string Service::MetricsText() const {
   return metrics_.Render(live, findings_.All());
 }
 
-bool Service::FindingReport(const std::string& id, std::string* text) const {
+bool Service::FindingReport(const std::string& id, bool html, std::string* body, std::string* content_type) const {
   MergedFinding f;
   if (!findings_.Find(id, &f)) return false;
-  *text = "finding " + f.id + " (" + f.latest.kind + ", " + f.latest.engine + ")\n" + "first seen: " +
+  if (html && !f.html.empty()) {
+    *body = f.html;
+    *content_type = "text/html; charset=utf-8";
+    return true;
+  }
+  *content_type = "text/plain; charset=utf-8";
+  *body = "finding " + f.id + " (" + f.latest.kind + ", " + f.latest.engine + ")\n" + "first seen: " +
           IsoTime(f.first_seen) + "\nlast seen: " + IsoTime(f.last_seen) + "\nwindows: " +
           std::to_string(f.windows) + "\nsignature: " + f.latest.signature + "\n\n" + f.latest.report;
   return true;

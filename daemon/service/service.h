@@ -41,7 +41,10 @@ class Service {
 
   std::string MetricsText() const;
   std::string FindingsJson() const { return findings_.Json(); }
-  bool FindingReport(const std::string& id, std::string* text) const;
+  // The text report of finding `id` headed by first/last seen, or with `html`
+  // its HTML report (predictor/report, from the first window that made one;
+  // the text one until then). False: no such finding.
+  bool FindingReport(const std::string& id, bool html, std::string* body, std::string* content_type) const;
 
  private:
   Service() = default;

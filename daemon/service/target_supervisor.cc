@@ -143,11 +143,30 @@ bool TargetSupervisor::RecordOnce(pid_t pid) {
           pid > 0 ? (" (process " + std::to_string(pid) + ")").c_str() : "", status_.mode.c_str());
   recording_.store(recording.get());
   if (stop_.load()) recording->Stop();  // Stop came while starting
+  // The duty cycle pauses the runtime in the target where the mode can
+  // (docs/daemon.md): off periods then cost it one load and branch per hook.
+  // A window closes only once the events recorded before the pause are in it
+  // (the drain), so that none of them reaches a later window, where a lock's
+  // acquire would stand next to events from after the pause.
+  const bool pausable = recording->SetPaused(false);
+  bool paused = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (writer_ != nullptr) writer_->set_pausable(pausable);
+  }
   bool running = true;
   while (running && st.ok()) {
     st = recording->Poll(&running);
     std::lock_guard<std::mutex> lock(mu_);
-    if (writer_ != nullptr) writer_->Tick();
+    if (writer_ == nullptr) continue;
+    writer_->Tick();
+    if (!pausable) continue;
+    if (writer_->WantsEvents() == paused) {
+      paused = !paused;
+      recording->SetPaused(paused);
+      status_.runtime_paused = paused;
+    }
+    if (paused && writer_->draining() && recording->PauseDrained()) writer_->EndDrain();
   }
   recording_.store(nullptr);
   daemon::RecordResult result;
@@ -161,6 +180,7 @@ bool TargetSupervisor::RecordOnce(pid_t pid) {
     if (writer_ != nullptr) AddStats(&finished_, writer_->stats());
     writer_ = nullptr;
     status_.up = false;
+    status_.runtime_paused = false;
   }
   return true;
 }

@@ -29,7 +29,8 @@ std::string LockName(const ReportNames& names, ReportDetails* details, uint64_t 
   return name.empty() ? names.Object(EventKind::kAcquire, lock) : name;
 }
 
-void CollectFindings(const AnalysisRun& run, ReportDetails* details, std::vector<FindingRecord>* out) {
+void CollectFindings(const AnalysisRun& run, ReportDetails* details, const WantsHtml& wants_html,
+                     std::vector<FindingRecord>* out) {
   const TraceReader& trace = *run.reader;
   const ReportNames names(trace);
   auto site = [&](const EventRef& e) { return EventSite(names, details, e); };
@@ -41,6 +42,11 @@ void CollectFindings(const AnalysisRun& run, ReportDetails* details, std::vector
     r.engine = engine;
     r.summary = std::move(summary);
     r.report = TextReport(trace, alone, {engine}, details);
+    if (wants_html && wants_html(r.signature)) {
+      // Without a page the finding keeps its text report; the next window that has it tries again.
+      Status st = HtmlReport(trace, alone, {engine}, details, ReportOptions(), &r.html);
+      if (!st.ok()) r.html.clear();
+    }
     out->push_back(std::move(r));
   };
   for (const Deadlock& d : run.findings.deadlocks) {
@@ -81,7 +87,8 @@ void CollectFindings(const AnalysisRun& run, ReportDetails* details, std::vector
 
 }  // namespace
 
-Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out) {
+Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out,
+                     const WantsHtml& wants_html) {
   AnalysisRun run;
   Status s = RunAnalyses(path, engines, AnalysisOptions(), &run);
   if (!s.ok()) return s;
@@ -97,7 +104,7 @@ Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec
     if (!s.ok()) return s.WithContext("collecting stacks for the findings");
     with = &details;
   }
-  CollectFindings(run, with, &out->findings);
+  CollectFindings(run, with, wants_html, &out->findings);
 
   // Contention: one more pass (the engines' pass does not hand events out).
   std::unique_ptr<TraceReader> reader;

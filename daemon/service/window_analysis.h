@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ struct FindingRecord {
   std::string engine;
   std::string summary;    // one line
   std::string report;     // the text report of this finding alone
+  std::string html;       // its HTML report (predictor/report), when AnalyzeWindow was asked for it
 };
 
 struct ContentionRecord {
@@ -38,8 +40,13 @@ struct WindowAnalysis {
   std::vector<ContentionRecord> contention;
 };
 
+// Says, by its signature, whether a finding needs its HTML report: making one
+// reads the window again, so the service asks only for findings it has none for.
+using WantsHtml = std::function<bool(const std::string& signature)>;
+
 // Analyses the window trace at `path` with `engines`, then reads it once more
 // for the contention. Errors: the trace cannot be read (named in the status).
-Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out);
+Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out,
+                     const WantsHtml& wants_html = nullptr);
 
 }  // namespace seer::service

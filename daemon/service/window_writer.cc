@@ -51,12 +51,42 @@ double WindowedTraceWriter::OnPeriodEnd(double t) const {
   return start + schedule_.duty_on_s;
 }
 
+double WindowedTraceWriter::DrainLimit() const {
+  // The off period: the next window cannot open before it ends anyway.
+  return schedule_.duty_period_s - schedule_.duty_on_s;
+}
+
 void WindowedTraceWriter::Tick() {
   std::lock_guard<std::mutex> lock(mu_);
   if (closed_) return;
   const double t = now_();
-  if (current_ != nullptr && t >= deadline_) CloseLocked(t, "");
+  if (current_ != nullptr && t >= deadline_) {
+    if (pausable_ && deadline_ends_period_ && t < deadline_ + DrainLimit())
+      draining_ = true;
+    else
+      CloseLocked(t, "");
+  }
   if (current_ == nullptr && OnAt(t)) OpenLocked(t);
+}
+
+void WindowedTraceWriter::set_pausable(bool pausable) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pausable_ = pausable;
+}
+
+bool WindowedTraceWriter::WantsEvents() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return current_ != nullptr && !draining_;
+}
+
+bool WindowedTraceWriter::draining() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return draining_;
+}
+
+void WindowedTraceWriter::EndDrain() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (draining_ && current_ != nullptr) CloseLocked(now_(), "");
 }
 
 void WindowedTraceWriter::OpenLocked(double t) {
@@ -88,7 +118,9 @@ void WindowedTraceWriter::OpenLocked(double t) {
   }
   filter_ = std::make_unique<daemon::AttachFilter>();
   window_clock_ns_ = last_clock_ns_;
-  deadline_ = std::min(t + schedule_.window_s, OnPeriodEnd(t));
+  const double period_end = OnPeriodEnd(t);
+  deadline_ = std::min(t + schedule_.window_s, period_end);
+  deadline_ends_period_ = period_end <= t + schedule_.window_s;
   ReplayTables();
   current_->SetMeta(meta::kStartTime, IsoTime(t));
   stats_.recording = true;
@@ -117,6 +149,7 @@ void WindowedTraceWriter::CloseLocked(double t, const std::string& error) {
   window_.complete = why.empty();
   window_.error = why;
   stats_.recording = false;
+  draining_ = false;
   if (window_.complete) {
     stats_.windows_written++;
   } else {

@@ -50,6 +50,18 @@ class WindowedTraceWriter final : public TraceWriter {
   // so that windows are cut while the target is quiet too.
   void Tick();
 
+  // For a recording that can pause its target (daemon::Recording::SetPaused).
+  // At the end of an on period the window then stays open, draining: it takes
+  // the events recorded before the pause that are still on their way, until
+  // EndDrain() (the recording says they have all come) or, should that never
+  // come, when the next on period begins (DrainLimit). Without it the window
+  // closes on time and what comes later is skipped.
+  void set_pausable(bool pausable);
+  // True while the target should record: a window is open and not draining.
+  bool WantsEvents() const;
+  bool draining() const;
+  void EndDrain();
+
   void SetMeta(const std::string& key, const std::string& value) override;
   void AddThread(const ThreadInfo& thread) override;
   void AddModule(const ModuleInfo& module) override;
@@ -78,6 +90,7 @@ class WindowedTraceWriter final : public TraceWriter {
  private:
   bool OnAt(double t) const;        // inside an on period
   double OnPeriodEnd(double t) const;
+  double DrainLimit() const;
   void OpenLocked(double t);
   void CloseLocked(double t, const std::string& error);
   void ReplayTables();
@@ -95,6 +108,9 @@ class WindowedTraceWriter final : public TraceWriter {
   std::unique_ptr<daemon::AttachFilter> filter_;  // per window: releases whose acquire it lacks
   WindowFile window_;
   double deadline_ = 0;
+  bool deadline_ends_period_ = false;  // the window closes at its on period's end
+  bool pausable_ = false;
+  bool draining_ = false;
   uint64_t last_clock_ns_ = 0;    // the recording's latest clock sample
   uint64_t window_clock_ns_ = 0;  // its value when the current window opened
   bool closed_ = false;

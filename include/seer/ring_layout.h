@@ -11,7 +11,7 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 4;  // 3: long records of 3-5 words; 4: the writer state in the descriptor
+inline constexpr uint32_t kShmVersion = 5;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5: the pause word
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
@@ -74,7 +74,16 @@ struct alignas(64) RingDesc {
   // not per access (a store per access to a line the drainer polls); what it
   // wrote since is counted here, and read by the drainer only once the target
   // is gone.
-  alignas(64) uint64_t producer[16];
+  alignas(64) uint64_t producer[15];
+  // recorder: non-zero while the recording is paused (the service's duty
+  // cycle, docs/runtime.md "Pausing"): the thread's hooks then write nothing
+  // but its start and end. On the writer state's second line, which the
+  // thread reads anyway, so that a hook finds it from the state it already
+  // holds (one load). The recorder sets it in every descriptor, free ones
+  // included, so that a thread starting on a ring finds the current state;
+  // the runtime never writes it. Accessed with __atomic builtins.
+  uint32_t paused;
+  uint32_t paused_pad_;
 };
 
 // Words the producer wrote, published or not (0 before it started). Only

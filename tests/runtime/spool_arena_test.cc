@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -84,6 +85,41 @@ TEST(SpoolArena, WrapsEarlyOnceTheFrontHasRoomForSeveralTimesWhatIsInUse) {
   EXPECT_LT(static_cast<size_t>(highest - lowest), 40 * (kBlock + 64));
   for (char* b : live) a.Free(b);
   EXPECT_EQ(a.span_bytes(), 0u);
+}
+
+TEST(SpoolArena, AnExtentBoundsTheMemoryTouchedWhileAnOldBlockIsKept) {
+  // The service's case: one block stays in use (a ring that records rarely)
+  // while a steady stream flows past it. The arena cannot wrap before the kept
+  // block, so without an extent the stream walks on through fresh pages; with
+  // one it stays inside it, and what does not fit comes from malloc.
+  SpoolArena& a = SpoolArena::Get();
+  ASSERT_EQ(a.span_bytes(), 0u);
+  constexpr uint64_t kExtent = 64ull << 20;
+  a.SetExtent(kExtent);
+  char* kept = static_cast<char*>(a.Allocate(4096));
+  ASSERT_TRUE(a.InArena(kept));
+  constexpr size_t kBlock = 1 << 16;
+  std::vector<char*> live;
+  char* highest = kept;
+  int from_malloc = 0;
+  for (int i = 0; i < 4096; ++i) {  // 256 MiB in all, four times the extent
+    char* b = static_cast<char*>(a.Allocate(kBlock));
+    if (a.InArena(b))
+      highest = std::max(highest, b);
+    else
+      ++from_malloc;
+    live.push_back(b);
+    if (live.size() > 4) {
+      a.Free(live.front());
+      live.erase(live.begin());
+    }
+  }
+  EXPECT_LE(static_cast<uint64_t>(highest + kBlock - kept), kExtent);
+  EXPECT_GT(from_malloc, 0);
+  for (char* b : live) a.Free(b);
+  a.Free(kept);
+  EXPECT_EQ(a.span_bytes(), 0u);
+  a.SetExtent(SpoolArena::kCapacity);
 }
 
 TEST(SpoolArena, VectorsOfRingWordsUseIt) {

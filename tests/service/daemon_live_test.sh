@@ -40,11 +40,17 @@ promtool check metrics < "$tmp/metrics.txt" || fail "promtool check metrics reje
 echo "promtool check metrics: ok"
 for name in seer_events_recorded_total seer_events_lost_total seer_windows_written_total seer_windows_analysed_total \
             seer_windows_failed_total seer_recorder_cpu_seconds_total seer_findings seer_lock_acquisitions_total \
-            seer_lock_contended_acquisitions_total seer_lock_wait_seconds_bucket; do
+            seer_lock_contended_acquisitions_total seer_lock_wait_seconds_bucket seer_lock_hold_seconds_bucket; do
   grep -q "^$name" "$tmp/metrics.txt" || fail "/metrics has no $name"
 done
 grep -q 'seer_lock_wait_seconds_bucket{lock="hot",site="hammer [^"]*daemon_target.c:[0-9]*",le="+Inf"}' "$tmp/metrics.txt" ||
   fail "the wait histogram of hot does not name its call site in hammer"
+# hammer holds hot for usleep(200) each time: at least 200 us, so no hold of
+# its site falls in the buckets up to 100 us.
+grep -q 'seer_lock_hold_seconds_bucket{lock="hot",site="hammer [^"]*daemon_target.c:[0-9]*",le="0.0001"} 0$' "$tmp/metrics.txt" ||
+  fail "the hold histogram of hot at its site in hammer is missing, or has holds under 100 us: $(grep 'seer_lock_hold_seconds_bucket{lock="hot"' "$tmp/metrics.txt" | head -4)"
+grep -q 'seer_lock_hold_seconds_count{lock="hot",site="hammer [^"]*"} [1-9]' "$tmp/metrics.txt" ||
+  fail "no hold of hot was measured at its site in hammer"
 
 # The finding: one, merged across windows, with its report.
 curl -sf "http://127.0.0.1:$port/findings" > "$tmp/findings.json"
@@ -55,6 +61,14 @@ id=$(sed -n 's/.*"id": "\([0-9a-f]*\)".*/\1/p' "$tmp/findings.json" | head -1)
 curl -sf "http://127.0.0.1:$port/findings/$id" > "$tmp/finding.txt" || fail "/findings/$id failed"
 grep -q "deadlock" "$tmp/finding.txt" && grep -q "second_then_first" "$tmp/finding.txt" ||
   fail "/findings/$id is not the deadlock's report: $(head -20 "$tmp/finding.txt")"
+# As HTML: asked for, or negotiated by a browser's Accept header (predictor/report's page).
+curl -sf "http://127.0.0.1:$port/findings/$id?format=html" > "$tmp/finding.html" || fail "/findings/$id?format=html failed"
+grep -qi "<html" "$tmp/finding.html" && grep -q "second_then_first" "$tmp/finding.html" ||
+  fail "/findings/$id?format=html is not the deadlock's HTML report: $(head -c 300 "$tmp/finding.html")"
+type=$(curl -sf -o /dev/null -w '%{content_type}' -H 'Accept: text/html,*/*;q=0.8' "http://127.0.0.1:$port/findings/$id")
+[[ "$type" == text/html* ]] || fail "a browser's Accept header got $type, not text/html"
+code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/findings/$id?format=pdf")
+[ "$code" = 400 ] || fail "an unknown format answered $code, not 400"
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/findings/0000000000000000")
 [ "$code" = 404 ] || fail "an unknown finding id answered $code, not 404"
 
@@ -82,6 +96,8 @@ wait_for 60 "Prometheus has the contention of hot" has_result 'seer_lock_contend
 wait_for 30 "Prometheus has the deadlock finding" has_result 'seer_findings{kind="deadlock",engine="deadlock"} == 1'
 wait_for 30 "Prometheus computes a wait-time quantile for hot" \
   has_result 'histogram_quantile(0.9, sum by (le) (seer_lock_wait_seconds_bucket{lock="hot"})) > 0'
+wait_for 30 "Prometheus computes a hold-time quantile for hot" \
+  has_result 'histogram_quantile(0.5, sum by (le) (seer_lock_hold_seconds_bucket{lock="hot"})) >= 0.0001'
 # The Grafana dashboard's queries, as Grafana would send them.
 node -e 'const d = require(process.argv[1]);
          for (const p of d.panels) for (const t of p.targets || []) console.log(t.expr);' "$grafana" > "$tmp/grafana.exprs"

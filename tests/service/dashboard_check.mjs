@@ -19,12 +19,26 @@ try {
   const locks = await page.locator("#locks tbody").innerText();
   if (!/first_then_second/.test(findings)) failures.push(`the findings table does not name first_then_second: ${findings}`);
   if (!/hammer/.test(locks)) failures.push(`the lock table does not name the call site in hammer: ${locks}`);
+  const hold = await page.evaluate(() => {
+    const row = [...document.querySelectorAll("#locks tbody tr")].find(r => r.cells[0].textContent === "hot");
+    return row && row.cells.length > 5 ? row.cells[5].textContent : null;
+  });
+  if (!hold || hold === "-") failures.push(`the lock table shows no mean hold time for hot: ${hold}`);
   const link = await page.locator("#findings tbody a").first().getAttribute("href");
-  if (!/^findings\/[0-9a-f]{16}$/.test(link || "")) failures.push(`the finding's link is ${link}`);
+  if (!/^findings\/[0-9a-f]{16}\?format=html$/.test(link || "")) failures.push(`the finding's link is ${link}`);
   // Two more refreshes: the rate chart has points, and a failing fetch would show.
   await page.waitForTimeout(4500);
   await page.screenshot({ path: shot, fullPage: true });
   failures.push(...problems);
+  // The link opens the finding's HTML report (self-contained: nothing else is loaded).
+  if (link) {
+    const report = await watchedPage(browser, [url + link]);
+    await report.page.goto(url + link);
+    const text = await report.page.locator("body").innerText();
+    if (!/deadlock/i.test(text) || !/second_then_first/.test(text))
+      failures.push(`the finding's HTML report does not show the deadlock: ${text.slice(0, 300)}`);
+    failures.push(...report.problems);
+  }
 } finally {
   await browser.close();
 }

@@ -188,6 +188,44 @@ TEST_F(ServiceTest, ContentionCountsWaitsOfTheAcquireTheyPrecede) {
   EXPECT_EQ(sites.at({0x10, 0x300}).contended, 0u);
 }
 
+TEST_F(ServiceTest, HoldTimesGoToTheSiteThatTookTheLock) {
+  ContentionCounter c;
+  c.Add(Ev(1, EventKind::kRelease, 0x10, 0x104, 9000));     // taken before the window: no site
+  c.Add(Ev(1, EventKind::kAcquire, 0x10, 0x100));
+  c.Add(Ev(1, EventKind::kRelease, 0x10, 0x104, 300000));   // held 300 us
+  c.Add(Ev(1, EventKind::kAcquire, 0x10, 0x100));
+  c.Add(Ev(1, EventKind::kRelease, 0x10, 0x104));           // not measured (aux 0)
+  c.Add(Ev(2, EventKind::kAcquire, 0x10, 0x200));
+  Event wait_end = Ev(2, EventKind::kCondWaitEnd, 0x90, 0x210, 0x10);  // the cond wait re-takes 0x10
+  c.Add(wait_end);
+  c.Add(Ev(2, EventKind::kRelease, 0x10, 0x204, 2000));     // held 2 us since the wait returned
+  const auto& sites = c.sites();
+  const ContentionStats& first = sites.at({0x10, 0x100});
+  EXPECT_EQ(first.acquisitions, 2u);
+  EXPECT_EQ(first.held, 1u);
+  EXPECT_NEAR(first.hold_seconds, 0.0003, 1e-12);
+  EXPECT_EQ(first.hold_buckets[3], 1u);  // (100us, 1ms]
+  EXPECT_EQ(sites.at({0x10, 0x200}).held, 0u);
+  const ContentionStats& after_wait = sites.at({0x10, 0x210});
+  EXPECT_EQ(after_wait.acquisitions, 0u);
+  EXPECT_EQ(after_wait.held, 1u);
+  EXPECT_EQ(after_wait.hold_buckets[1], 1u);  // (1us, 10us]
+
+  // The exposition: a histogram family of its own, next to the waits'.
+  WindowAnalysis w;
+  for (const auto& [key, stats] : sites) w.contention.push_back({"hot", "f a.c:" + std::to_string(key.second), stats});
+  ServiceMetrics metrics;
+  metrics.AddWindow(w, 0);
+  const std::string text = metrics.Render(LiveStatus(), {});
+  EXPECT_NE(text.find("# TYPE seer_lock_hold_seconds histogram\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("seer_lock_hold_seconds_bucket{lock=\"hot\",site=\"f a.c:256\",le=\"0.0001\"} 0\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("seer_lock_hold_seconds_bucket{lock=\"hot\",site=\"f a.c:256\",le=\"0.001\"} 1\n"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("seer_lock_hold_seconds_count{lock=\"hot\",site=\"f a.c:256\"} 1\n"), std::string::npos);
+  EXPECT_EQ(text.find("seer_lock_hold_seconds_count{lock=\"hot\",site=\"f a.c:512\"}"), std::string::npos);
+}
+
 // A fake clock for the windowed writer.
 struct Clock {
   double t = 1000;
@@ -243,14 +281,19 @@ TEST_F(ServiceTest, WindowsAreCutByTimeAndEachIsATraceOfItsOwn) {
   }
 }
 
-TEST_F(ServiceTest, DutyCycleLeavesTheOffPeriodsOut) {
-  Clock clock;
-  std::vector<WindowFile> closed;
+// 10 s windows, on for the first second of every four.
+WindowSchedule OneSecondOfFour() {
   WindowSchedule schedule;
   schedule.window_s = 10;
   schedule.duty_on_s = 1;
   schedule.duty_period_s = 4;
-  WindowedTraceWriter w(dir_.string(), "t0", schedule, TraceWriterOptions(),
+  return schedule;
+}
+
+TEST_F(ServiceTest, DutyCycleLeavesTheOffPeriodsOut) {
+  Clock clock;
+  std::vector<WindowFile> closed;
+  WindowedTraceWriter w(dir_.string(), "t0", OneSecondOfFour(), TraceWriterOptions(),
                         [&](const WindowFile& f) { closed.push_back(f); }, clock.fn());
   ASSERT_TRUE(w.Append(Ev(0, EventKind::kThreadBegin, 0, 0)).ok());
   clock.t += 1.5;  // off
@@ -265,6 +308,44 @@ TEST_F(ServiceTest, DutyCycleLeavesTheOffPeriodsOut) {
   EXPECT_TRUE(w.stats().recording);
   ASSERT_TRUE(w.Close().ok());
   EXPECT_EQ(closed.size(), 2u);
+}
+
+TEST_F(ServiceTest, APausedTargetsWindowDrainsBeforeItCloses) {
+  Clock clock;
+  std::vector<WindowFile> closed;
+  WindowedTraceWriter w(dir_.string(), "t0", OneSecondOfFour(), TraceWriterOptions(),
+                        [&](const WindowFile& f) { closed.push_back(f); }, clock.fn());
+  w.set_pausable(true);
+  EXPECT_TRUE(w.WantsEvents());
+  ASSERT_TRUE(w.Append(Ev(0, EventKind::kAcquire, 0x10, 0x100)).ok());
+  clock.t += 1.2;  // the on period is over: the target is to pause, the window waits for what is on its way
+  w.Tick();
+  EXPECT_FALSE(w.WantsEvents());
+  EXPECT_TRUE(w.draining());
+  EXPECT_TRUE(closed.empty());
+  ASSERT_TRUE(w.Append(Ev(0, EventKind::kRelease, 0x10, 0x104)).ok());  // recorded before the pause
+  w.EndDrain();
+  ASSERT_EQ(closed.size(), 1u);
+  EXPECT_EQ(closed[0].events, 2u);
+  EXPECT_FALSE(w.draining());
+  ASSERT_TRUE(w.Append(Ev(0, EventKind::kAcquire, 0x10, 0x100)).ok());  // off: skipped
+  EXPECT_EQ(w.stats().events_skipped, 1u);
+  clock.t += 3.0;  // 4.2 s: on again
+  w.Tick();
+  EXPECT_TRUE(w.WantsEvents());
+  // A drain the recording never confirms ends when the next on period begins,
+  // 3 s (the off period) after the on period's end at 5 s.
+  clock.t = 1005.1;
+  w.Tick();
+  EXPECT_TRUE(w.draining());
+  clock.t = 1007.9;
+  w.Tick();
+  EXPECT_EQ(closed.size(), 1u);
+  clock.t = 1008.05;
+  w.Tick();
+  EXPECT_EQ(closed.size(), 2u);
+  EXPECT_FALSE(w.draining());
+  ASSERT_TRUE(w.Close().ok());
 }
 
 TEST_F(ServiceTest, ShortOfDiskSpaceRecordingPauses) {
@@ -360,7 +441,20 @@ TEST_F(ServiceTest, AWindowsFindingsAndContention) {
 
   // The same bug in a later window is the same finding; another one is not.
   WindowAnalysis again, other;
-  ASSERT_TRUE(AnalyzeWindow(WriteInversionWindow(Path("w2.seer"), 0x1000), engines, &again).ok());
+  EXPECT_TRUE(a.findings[0].html.empty());  // not asked for
+  // Asked for by signature (the service asks for findings that have none yet).
+  std::vector<std::string> asked;
+  ASSERT_TRUE(AnalyzeWindow(WriteInversionWindow(Path("w2.seer"), 0x1000), engines, &again,
+                            [&](const std::string& signature) {
+                              asked.push_back(signature);
+                              return true;
+                            })
+                  .ok());
+  ASSERT_EQ(asked.size(), 1u);
+  EXPECT_EQ(asked[0], a.findings[0].signature);
+  ASSERT_EQ(again.findings.size(), 1u);
+  EXPECT_NE(again.findings[0].html.find("<html"), std::string::npos);
+  EXPECT_NE(again.findings[0].html.find("deadlock"), std::string::npos);
   ASSERT_TRUE(AnalyzeWindow(WriteInversionWindow(Path("w3.seer"), 0x9000), engines, &other).ok());
   FindingsRegistry registry;
   registry.Merge(a.findings, 100);
@@ -371,6 +465,9 @@ TEST_F(ServiceTest, AWindowsFindingsAndContention) {
   EXPECT_EQ(all[0].first_seen, 100);
   EXPECT_EQ(all[0].last_seen, 110);
   EXPECT_EQ(all[0].id, FindingsRegistry::IdOf(a.findings[0].signature));
+  EXPECT_TRUE(registry.HasHtml(a.findings[0].signature));  // from the second window; the first had none
+  EXPECT_NE(all[0].html.find("<html"), std::string::npos);
+  EXPECT_TRUE(all[0].latest.html.empty());  // kept once, not per record
   registry.Merge(other.findings, 120);
   EXPECT_EQ(registry.All().size(), 2u);
   EXPECT_NE(registry.Json().find("\"windows\": 2"), std::string::npos) << registry.Json();
