@@ -58,6 +58,10 @@ struct InprocOptions {
   // makes no room for wait_ns). 16 bytes per access: 1 GiB holds 64M accesses.
   // 0: DefaultSpoolBytes().
   uint64_t max_spool_bytes = 0;
+  // Each recorded release carries how long its lock was held (ns, in its aux):
+  // two clock reads per lock pair in the target. The service turns them into
+  // seer_lock_hold_seconds; `seer record` leaves them off.
+  bool lock_hold_times = false;
   // While the target runs, merging and encoding run under SCHED_IDLE: on CPU
   // time no one else wants, so that a target using every core is not slowed by
   // them; the spool absorbs the difference. When the spool passes 3/4 of its

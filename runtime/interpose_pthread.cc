@@ -89,11 +89,12 @@ SEER_RT_INLINE bool NestedRecursive(const pthread_mutex_t* m, unsigned depth_whe
   return (m->__data.__kind & 3) == PTHREAD_MUTEX_RECURSIVE_NP && m->__data.__count != depth_when_outermost;
 }
 
-// Hold times (the service's seer_lock_hold_seconds): when each of the locks
-// the thread took last was acquired (or its cond wait returned). A release of
-// one of them carries the nanoseconds it was held in its aux; 0 when not
-// measured (the acquire was not recorded, or kHeldSlots later acquires pushed
-// it out). Two clock reads per recorded lock pair.
+// Hold times (the service's seer_lock_hold_seconds; only when the recorder
+// asks, ShmHeader::options): when each of the locks the thread took last was
+// acquired (or its cond wait returned). A release of one of them carries the
+// nanoseconds it was held in its aux; 0 when not measured (not asked, the
+// acquire was not recorded, or kHeldSlots later acquires pushed it out). Two
+// clock reads per recorded lock pair when asked; one load and branch when not.
 constexpr int kHeldSlots = 4;
 struct HeldSlot {
   uint64_t lock;  // 0: free
@@ -104,18 +105,21 @@ __thread uint32_t tls_held_next;
 
 // After a recorded acquire of `lock`: a slot of the same lock (stale: its
 // release was not recorded), else a free one, else the oldest.
-SEER_RT_NOINLINE void NoteAcquired(uint64_t lock) {
+SEER_RT_NOINLINE void NoteAcquiredTimed(uint64_t lock) {
   HeldSlot* slot = nullptr;
   for (HeldSlot& s : tls_held)
     if (s.lock == lock || (s.lock == 0 && slot == nullptr)) slot = &s;
   if (slot == nullptr) slot = &tls_held[tls_held_next++ % kHeldSlots];
   *slot = {lock, NowNs()};
 }
+SEER_RT_INLINE void NoteAcquired(uint64_t lock) {
+  if (__builtin_expect(g_rt.hold_times, 0)) NoteAcquiredTimed(lock);
+}
 
 // Before a release of `lock`: how long it was held (at least 1), or 0 when
 // its acquire was not noted. Frees its slot. Out of line, as NoteAcquired: the
 // clock read dwarfs a call, and the wrappers stay short.
-SEER_RT_NOINLINE uint64_t TakeHeldNs(uint64_t lock) {
+SEER_RT_NOINLINE uint64_t TakeHeldNsTimed(uint64_t lock) {
   for (HeldSlot& s : tls_held) {
     if (s.lock != lock) continue;
     s.lock = 0;
@@ -124,10 +128,14 @@ SEER_RT_NOINLINE uint64_t TakeHeldNs(uint64_t lock) {
   }
   return 0;
 }
+SEER_RT_INLINE uint64_t TakeHeldNs(uint64_t lock) {
+  return __builtin_expect(g_rt.hold_times, 0) ? TakeHeldNsTimed(lock) : 0;
+}
 
 // A cond wait releases its mutex: the hold ends there, unmeasured (the wait's
 // begin record carries the mutex in its aux), and starts again at its return.
 SEER_RT_INLINE void ForgetHeld(uint64_t lock) {
+  if (__builtin_expect(!g_rt.hold_times, 1)) return;
   for (HeldSlot& s : tls_held)
     if (s.lock == lock) s.lock = 0;
 }

@@ -222,6 +222,7 @@ bool MapSharedArea() {
     return false;
   }
   g_rt.shm = h;
+  g_rt.hold_times = (h->options & kOptionHoldTimes) != 0;
   const char* sync = getenv(kSyncEnv);
   g_rt.sync_inproc = sync != nullptr && sync[0] == 'i';  // "inproc"
   // Compared by hand: the runtime's own strcmp is an interposer.
@@ -250,6 +251,7 @@ bool ActivateAttached() {
     return false;
   }
   g_rt.shm = h;
+  g_rt.hold_times = (h->options & kOptionHoldTimes) != 0;
   // Injected: the interposers record; else the recorder's probes do.
   g_rt.sync_inproc = g_rt.injected;
   InstallSignalHandlers();

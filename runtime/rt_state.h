@@ -54,6 +54,7 @@ struct Globals {
   bool sync_inproc = false;  // emit synchronisation events from the pthread interposers
   bool futex_stamps = false; // each thread registers its counter for the futex tracepoints
   bool injected = false;     // loaded into a running process (attach_inject.cc): the interposers record
+  bool hold_times = false;   // releases carry how long the lock was held (kOptionHoldTimes)
 };
 extern Globals g_rt;
 

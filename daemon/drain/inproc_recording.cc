@@ -373,7 +373,8 @@ Status InprocRecording::Begin() {
       if (!found.ok()) return found;
     }
   }
-  Status s = attached_ ? Status::Ok() : area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns});
+  Status s = attached_ ? Status::Ok() : area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns,
+                                                             opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u});
   if (!s.ok()) return s;
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
@@ -573,7 +574,10 @@ Status InprocRecording::AttachByInjection(const std::string& library, const std:
   // The futex tracepoints first, so that each thread's counter registration
   // (at its first recorded call) finds them.
   const bool futex = load_futex && load_futex(pid_);
-  Status st = injected_.Inject(pid_, library, {opts_.max_rings, opts_.ring_words, opts_.wait_ns}, futex, &area_);
+  Status st = injected_.Inject(pid_, library,
+                                    {opts_.max_rings, opts_.ring_words, opts_.wait_ns,
+                                     opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u},
+                                    futex, &area_);
   if (!st.ok()) return st;
   writer_->SetMeta("record.pid", std::to_string(pid_));
   writer_->SetMeta("record.redirected_slots", std::to_string(injected_.slots()));

@@ -43,6 +43,7 @@ Status SharedArea::CreateOn(int fd, uint64_t offset, const SharedAreaOptions& o)
   h->max_rings = o.max_rings;
   h->ring_words = o.ring_words;
   h->wait_ns = o.wait_ns;
+  h->options = o.options;
   h->ring_offset = rt::RingOffset(o.max_rings);
   for (uint32_t i = 0; i < o.max_rings; ++i) {
     auto* d = new (&rt::RingDescs(h)[i]) rt::RingDesc();

@@ -11,7 +11,7 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 5;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5: the pause word
+inline constexpr uint32_t kShmVersion = 6;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5: the pause word; 6: options
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
@@ -46,7 +46,13 @@ struct alignas(64) ShmHeader {
   // recorder: 1 once it has read the target's module map. The runtime waits for
   // it (bounded) at start-up, so that even a program that exits at once has one.
   std::atomic<uint32_t> modules_read;
+  uint32_t options;  // kOption* bits, read by the runtime when it maps the area
 };
+
+// ShmHeader::options: each release of a lock the runtime recorded carries in
+// its aux the nanoseconds the lock was held (two clock reads per lock pair;
+// the service's seer_lock_hold_seconds). Off for `seer record`.
+inline constexpr uint32_t kOptionHoldTimes = 1u << 0;
 
 enum RingState : uint32_t { kRingFree = 0, kRingClaimed = 1, kRingRunning = 2, kRingEnded = 3 };
 

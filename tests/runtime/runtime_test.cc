@@ -697,6 +697,26 @@ TEST(RecordingApiTest, PollCountsLiveAndStopEndsTheLaunchedTarget) {
   std::remove(trace.c_str());
 }
 
+// Hold times cost two clock reads per lock pair: only a recorder that asks
+// (the service) gets them in the releases' aux; `seer record` does not.
+TEST(RecordInprocTest, ReleasesCarryHoldTimesOnlyWhenAsked) {
+  for (const bool asked : {false, true}) {
+    SCOPED_TRACE(asked ? "asked" : "not asked");
+    daemon::InprocOptions options;
+    options.lock_hold_times = asked;
+    const Recording rec = Record("threads_gcc", {"mutex"}, options);
+    const uint64_t lock = rec.At("lock");
+    int releases = 0, timed = 0;
+    for (const Event& e : rec.events) {
+      if (e.kind != EventKind::kRelease || e.object != lock) continue;
+      ++releases;
+      timed += e.aux != 0;
+    }
+    EXPECT_EQ(releases, 2000);
+    EXPECT_EQ(timed, asked ? releases : 0);
+  }
+}
+
 TEST(RecordInprocTest, TraceCarriesMetadataThreadsAndModules) {
   const Recording rec = Record("threads_gcc", {"mutex"});
   EXPECT_EQ(rec.info.Meta(meta::kSource), "record");
