@@ -89,6 +89,10 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
       ->capture_default_str();
   cmd->add_flag("--confirm-races", o->engine.confirm_races,
                 "re-check every reported race pair with SeqCheck (confirmed: a validated witness reaches both accesses)");
+  cmd->add_option("--confirm-races-max-events", o->engine.confirm_races_max_events,
+                  "--confirm-races: longest trace it accepts (it holds the whole trace in memory, up to 1.3 KB an event)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   cmd->add_option("--w3-history", o->engine.w3_history, "w3-linear: critical sections kept per lock and thread (0: all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

@@ -7,6 +7,17 @@
 
 namespace seer {
 
+namespace {
+// `events`: how many the trace has, or 0 when only "more than the limit" is known.
+Status ConfirmLimit(const std::string& path, uint64_t events, uint64_t limit) {
+  const std::string has = events > 0 ? std::to_string(events) : "more than " + std::to_string(limit);
+  return Status::InvalidArgument(path + ": --confirm-races holds the whole trace in memory (up to 1.3 KB an event)" +
+                                 " and this trace has " + has + " events, over the limit of " +
+                                 std::to_string(limit) +
+                                 ": run without --confirm-races, or raise --confirm-races-max-events");
+}
+}  // namespace
+
 Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* out) {
   out->clear();
   if (list.empty()) {
@@ -41,6 +52,8 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
   Status s = TraceReader::Open(path, &run->reader);
   if (!s.ok()) return s;
   const TraceInfo& info = run->reader->info();
+  if (options.confirm_races && info.counters.events > options.confirm_races_max_events)
+    return ConfirmLimit(path, info.counters.events, options.confirm_races_max_events);
 
   std::vector<std::unique_ptr<Engine>> engines;
   for (const EngineSpec* spec : specs) {
@@ -57,7 +70,12 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
     if (!s.ok()) return s;
     if (batch.empty()) break;
     for (auto& engine : engines) engine->Process(batch.data(), batch.size());
-    if (options.confirm_races) kept.insert(kept.end(), batch.begin(), batch.end());
+    if (options.confirm_races) {
+      // The counters of a cut trace may undercount: check what is kept too.
+      if (kept.size() + batch.size() > options.confirm_races_max_events)
+        return ConfirmLimit(path, 0, options.confirm_races_max_events);
+      kept.insert(kept.end(), batch.begin(), batch.end());
+    }
     run->events += batch.size();
     if (progress) progress(run->events);
   }

@@ -20,6 +20,10 @@ namespace seer {
 struct AnalysisOptions {
   uint64_t atomicity_window = 1000;  // max events between the two local accesses
   bool confirm_races = false;        // SeqCheck re-checks the race engines' pairs
+  // --confirm-races keeps the whole trace and builds one SeqCheck model of it
+  // (40 bytes an event kept, 0.2 to 1.3 KB an event modelled): a longer trace
+  // is refused before the pass rather than run out of memory.
+  uint64_t confirm_races_max_events = uint64_t{1} << 23;
   uint64_t w3_history = 1000;        // bound of w3-linear's per-lock history
   uint64_t w3_edges = 25;            // w3-linear: accesses per variable whose edges it keeps
   // Race engines reproduce RAPID's counts where its implementation departs from

@@ -6,6 +6,11 @@ namespace seer {
 
 namespace {
 constexpr size_t kSpareSectionBytes = size_t{64} << 20;
+// The queues' memory bound. A thread that never takes a lock again (a thread
+// pool's idle workers, the main thread waiting in join) never moves its cursor
+// on that lock's queue, so without a bound the queues hold every critical
+// section of the run: 2 billion events of lock pairs would need tens of GB.
+constexpr size_t kQueueBudgetBytes = size_t{512} << 20;
 }  // namespace
 
 WcpEngine::WcpEngine(const AnalysisOptions& options) : rapid_compatible_(options.rapid_compatible) {}
@@ -131,11 +136,13 @@ void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
   if (!spare_sections_.empty()) {
     s = std::move(spare_sections_.back());
     spare_sections_.pop_back();
-    s.release.Clear();
+    s.delta.clear();
   }
   s.tid = tid;
   s.acquire = t.n;
   l.open = l.queue_base + l.queue.size();
+  s.full = l.cursor[tid] >= l.open;  // see Section
+  queue_bytes_ += BytesOf(s);
   l.queue.push_back(std::move(s));
   max_queue_entries_ = std::max(max_queue_entries_, ++queue_entries_);
 }
@@ -152,13 +159,17 @@ void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
   }
   ApplyRuleB(tid, &l);
   Publish(tid, &l, lock, false);  // lines 7-8
+  if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size()) {
+    // Line 10, as the entries over H_l: the previous write-mode release (Section).
+    Section& s = l.queue[l.open - l.queue_base];
+    queue_bytes_ -= BytesOf(s);
+    for (uint32_t u = 0; u < t.h.size(); ++u)
+      if (t.h.Get(u) > (s.full ? 0 : l.h.Get(u))) s.delta.emplace_back(u, t.h.Get(u));
+    s.released = t.n;
+    queue_bytes_ += BytesOf(s);
+  }
   l.h.CopyFrom(t.h);  // line 9
   l.p.CopyFrom(t.p);
-  if (l.open >= l.queue_base && l.open < l.queue_base + l.queue.size()) {
-    Section& s = l.queue[l.open - l.queue_base];
-    s.release.CopyFrom(t.h);  // line 10
-    s.released = t.n;
-  }
   Tick(tid);
   Trim(&l);
 }
@@ -169,7 +180,12 @@ void WcpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
 void WcpEngine::ApplyRuleB(uint32_t tid, LockState* l) {
   ThreadState& t = threads_[tid];
   uint64_t& next = l->cursor[tid];
-  next = std::max(next, l->queue_base);
+  if (next < l->queue_base) {
+    // Sections this thread had not looked at were folded (Fold): receive
+    // them all at once. (Trim drops only sections every live thread passed.)
+    t.p.Join(l->dropped);
+    next = l->queue_base;
+  }
   // An iterator, not queue[i]: deque indexing costs a division per step.
   for (auto it = l->queue.begin() + static_cast<ptrdiff_t>(next - l->queue_base); next < l->open; ++it, ++next) {
     const Section& s = *it;
@@ -179,7 +195,8 @@ void WcpEngine::ApplyRuleB(uint32_t tid, LockState* l) {
     if (s.tid != tid && t.p.Get(s.tid) < s.acquire) break;
     // The same argument for the release: a P that has reached the release's
     // local time already includes all of it.
-    if (t.p.Get(s.tid) < s.released) t.p.Join(s.release);
+    if (t.p.Get(s.tid) < s.released)
+      for (const auto& [u, time] : s.delta) t.p.Set(u, std::max(t.p.Get(u), time));
   }
 }
 
@@ -224,18 +241,40 @@ void WcpEngine::Trim(LockState* l) {
     if (threads_[u].finished) continue;
     const uint64_t c = u < l->cursor.size() ? l->cursor[u] : l->queue_base;
     lowest = std::min(lowest, std::max(c, l->queue_base));
-    if (lowest == l->queue_base) return;  // nothing to drop: the usual case
+    if (lowest == l->queue_base) break;  // nothing to drop: the usual case
   }
-  while (l->queue_base < lowest && !l->queue.empty()) {
-    // Kept for reuse up to a memory budget: with many threads a queue can grow
-    // to thousands of sections and shrink at once, and handing their clocks to
-    // malloc only to ask for them again cost more than the analysis itself.
-    if (spare_sections_.size() * (threads_.size() + 1) * sizeof(ClockValue) < kSpareSectionBytes)
-      spare_sections_.push_back(std::move(l->queue.front()));
-    l->queue.pop_front();
-    ++l->queue_base;
-    --queue_entries_;
-  }
+  while (l->queue_base < lowest && !l->queue.empty()) DropFront(l);
+  Fold(l);
+}
+
+// Over the memory bound, the older half of this lock's queue is folded into one
+// clock, `folded`: a thread whose cursor had not passed a folded section
+// receives the join of all of them at its next release of the lock, as if it
+// knew every folded acquire. That orders at least what rule (b) would (never a
+// race WCP would not report) and possibly more (a race WCP would report can be
+// missed); Finish counts the folded sections so that a report says so. Each
+// lock's queue grows only at its acquires and every release trims it, so the
+// total stays near the bound.
+void WcpEngine::Fold(LockState* l) {
+  if (queue_bytes_ <= kQueueBudgetBytes) return;
+  uint64_t end = l->queue_base + l->queue.size() / 2;
+  end = std::min(end, l->open);  // the holder's section stays
+  for (uint32_t u = 0; u < threads_.size() && u < l->cursor.size(); ++u)
+    if (!threads_[u].finished && l->cursor[u] < end) folded_sections_ += end - std::max(l->cursor[u], l->queue_base);
+  while (l->queue_base < end) DropFront(l);
+}
+
+void WcpEngine::DropFront(LockState* l) {
+  for (const auto& [u, time] : l->queue.front().delta) l->dropped.Set(u, std::max(l->dropped.Get(u), time));
+  queue_bytes_ -= BytesOf(l->queue.front());
+  // Kept for reuse up to a memory budget: with many threads a queue can grow
+  // to thousands of sections and shrink at once, and handing their clocks to
+  // malloc only to ask for them again cost more than the analysis itself.
+  if (spare_sections_.size() * sizeof(Section) < kSpareSectionBytes)
+    spare_sections_.push_back(std::move(l->queue.front()));
+  l->queue.pop_front();
+  ++l->queue_base;
+  --queue_entries_;
 }
 
 // Lines 11-12: rule (a), releases of other threads' sections on a held lock
@@ -290,6 +329,13 @@ Status WcpEngine::Finish(Findings* findings) {
   RaceResult result;
   collector_.Fill("wcp", Guarantee::kFirstIsReal, &result);
   findings->races.push_back(std::move(result));
+  if (folded_sections_ > 0) {
+    // Said only when it happened, so that reports of traces within the bound
+    // are unchanged.
+    findings->stats.push_back(AnalysisStats{
+        "wcp", {{"critical sections over the queue memory bound, folded (may miss races)",
+                 static_cast<double>(folded_sections_)}}});
+  }
   return Status::Ok();
 }
 

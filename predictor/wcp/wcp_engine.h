@@ -34,6 +34,8 @@ class WcpEngine : public Engine {
   // Largest total number of critical sections held in the queues at once (the
   // algorithm's only state that can grow with the trace).
   uint64_t max_queue_entries() const { return max_queue_entries_; }
+  // Sections folded out of the queues over the memory bound (0 on most traces).
+  uint64_t folded_sections() const { return folded_sections_; }
   const RaceCollector& collector() const { return collector_; }
 
  private:
@@ -44,11 +46,26 @@ class WcpEngine : public Engine {
   // holds exactly when P_u includes an HB time of t's at or after the acquire,
   // which includes C_t(acquire) (P <= H, and H only grows): the paper's test
   // C_t(acquire) <= C_u is one comparison, not one per thread.
+  //
+  // The release clock is kept as the entries where it exceeds the release clock
+  // of the section before it in the queue (`delta`). The write-mode sections of
+  // a lock are HB-ordered, and the acquire joins the previous release (H_l), so
+  // each release clock includes the previous one. Rule (b) joins a section's
+  // release only into a P that already includes the previous release: for
+  // another thread's section, P knows its acquire, hence all of C_t(acquire);
+  // for the thread's own (RAPID), the walk has just passed the section before
+  // it. So joining the delta is joining the clock, and a queue costs the entries
+  // that changed, not one clock of every thread per section (with 10,000
+  // threads a clock is 40 KB). One exception: a thread whose cursor is at its
+  // own section when it acquires (it never walked the sections before, as
+  // when its cursor started at a trimmed queue's end) may join that section
+  // with the previous release unknown, so its delta is the whole clock (`full`).
   struct Section {
     uint32_t tid = 0;
+    bool full = false;        // delta is over nothing, not over the previous release
     ClockValue acquire = 0;   // N_t at the acquire
     ClockValue released = 0;  // N_t at the release: the test reads this, not the clock's storage
-    VectorClock release;
+    std::vector<std::pair<uint32_t, ClockValue>> delta;  // (thread, time) over the previous release
   };
   // L^r_{l,x} and L^w_{l,x}: ReleaseTimes (release_times.h).
   struct LockState {
@@ -60,6 +77,10 @@ class WcpEngine : public Engine {
     uint64_t queue_base = 0;     // sequence number of queue.front()
     std::vector<uint64_t> cursor;  // per thread: next sequence number to look at
     uint64_t open = 0;           // sequence number of the holder's section
+    // The release clock of the section before queue.front() (the join of the
+    // deltas dropped): what a thread whose cursor is behind the queue (Fold)
+    // receives.
+    VectorClock dropped;
     FlatMap64<ReleaseTimes> vars;  // by rule (a) name (VarOf)
   };
   // A critical section the thread is inside: what it read and wrote (R, W).
@@ -98,6 +119,9 @@ class WcpEngine : public Engine {
   void Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared);
   LockState& Lock(uint64_t lock);
   void Trim(LockState* l);
+  void Fold(LockState* l);
+  static uint64_t BytesOf(const Section& s) { return sizeof(Section) + s.delta.size() * sizeof(s.delta[0]); }
+  void DropFront(LockState* l);
 
   const bool rapid_compatible_;
   std::vector<ThreadState> threads_;
@@ -116,7 +140,9 @@ class WcpEngine : public Engine {
   std::vector<std::vector<uint32_t>> spare_;  // emptied R/W lists, reused (no allocation per section)
   std::vector<Section> spare_sections_;       // trimmed queue entries, their clocks reused
   uint64_t queue_entries_ = 0;
+  uint64_t queue_bytes_ = 0;  // of the queued sections and their deltas (Fold's bound)
   uint64_t max_queue_entries_ = 0;
+  uint64_t folded_sections_ = 0;
 };
 
 std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options);

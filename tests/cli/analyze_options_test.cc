@@ -76,6 +76,20 @@ TEST_F(AnalyzeOptionsTest, ConfirmRacesMarksEveryPair) {
   EXPECT_EQ(unchecked.out.find("confirmed by SeqCheck"), std::string::npos) << unchecked.out;
 }
 
+// --confirm-races keeps the whole trace: over its limit it is refused with a
+// message naming the file, the count and the way out, not run out of memory.
+TEST_F(AnalyzeOptionsTest, ConfirmRacesRefusesATraceOverItsLimit) {
+  const std::string t = Trace("fork", kForkOrdered);
+  auto refused = Seer("analyze " + t + " --analysis hb --confirm-races --confirm-races-max-events 5");
+  EXPECT_EQ(refused.code, 2) << refused.out;
+  EXPECT_NE(refused.err.find(t), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("this trace has 6 events, over the limit of 5"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("run without --confirm-races"), std::string::npos) << refused.err;
+  auto within = Seer("analyze " + t + " --analysis hb --confirm-races --confirm-races-max-events 6");
+  EXPECT_EQ(within.code, 0) << within.err;
+  EXPECT_NE(within.out.find("(confirmed by SeqCheck)"), std::string::npos) << within.out;
+}
+
 TEST_F(AnalyzeOptionsTest, DeadlockJsonListsEventsLocksAndWitnessTail) {
   std::vector<std::string> lines;
   for (int i = 0; i < 60; ++i) lines.push_back("T0|w(z)|100");  // a long schedule before the cycle
