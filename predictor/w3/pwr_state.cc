@@ -41,55 +41,43 @@ bool PwrState::JoinNewest(uint32_t t, ThreadState& s, const Held& h, uint32_t wr
   // the writer's time at the release holds the whole release clock, and a
   // section joined before is not joined again.
   if (newest == nullptr || newest->released.Get(writer) <= s.clock.Get(writer)) return false;
-  JoinTracked(s, newest->released);
+  s.clock.Join(newest->released);
   return true;
 }
 
-void PwrState::JoinTracked(ThreadState& s, const VectorClock& other) {
-  // Listing more than an eighth of the threads saves little over looking at
-  // all of them, and would keep a long list per thread.
-  const size_t most = kMinGrown + other.size() / 8;
-  if (!s.grown_all && !s.held.empty()) {
-    for (uint32_t u = 0; u < other.size() && s.grown.size() <= most; ++u)
-      if (other.Get(u) > s.clock.Get(u)) s.grown.push_back(u);
+// Joins, for each other thread, the newest section on h.lock whose acquire is
+// ordered before t's next event. Returns whether t's clock grew. Without
+// `all_writers`, t's clock has not grown since h's last look (only its own entry
+// ticked, which orders no other thread's acquire), so only the writers of the
+// sections added since can have anything new: the look costs those writers,
+// not one step per thread.
+bool PwrState::JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h, bool all_writers) {
+  LockHistory& hist = *h.history;
+  const uint64_t added = hist.sections - h.seen;
+  bool grew = false;
+  if (all_writers || h.seen == kNotSeen || added > kRecentWriters) {
+    for (uint32_t j = 0; j < hist.by_thread.size(); ++j) grew |= JoinNewest(t, s, h, j);
+  } else {
+    for (uint64_t n = h.seen; n < hist.sections; ++n) grew |= JoinNewest(t, s, h, hist.writers[n % kRecentWriters]);
   }
-  if (s.held.empty() || s.grown.size() > most) {
-    s.grown_all = true;
-    s.grown.clear();
-  }
-  s.clock.Join(other);
+  return grew;
 }
 
-// Applies the release-order rule to a fixpoint. Writer j's newest section on a
-// held lock ordered before t's event depends only on j's sections and t's entry
-// for j (t's own ticks order no other thread's acquire), so a look is owed only
-// for the writers whose entry grew (a join from outside, or one made here) and
-// for those that added a section to the lock since its last look: each look
-// costs those writers, not one step per thread. A newly held lock, or more
-// grown entries or new sections than are listed, costs one step per thread.
 void PwrState::W3(uint32_t t) {
   ThreadState& s = Thread(t);
   if (s.held.empty()) return;
-  bool first = true;
-  while (first || s.grown_all || !s.grown.empty()) {
-    const bool all = s.grown_all;
-    s.scanning.swap(s.grown);  // the joins below list what grows next in s.grown
-    s.grown.clear();
-    s.grown_all = false;
-    for (const Held& h : s.held) {
-      LockHistory& hist = *h.history;
-      const bool fresh = first && h.seen != hist.sections;
-      if (all || (fresh && (h.seen == kNotSeen || hist.sections - h.seen > kRecentWriters))) {
-        for (uint32_t j = 0; j < hist.by_thread.size(); ++j) JoinNewest(t, s, h, j);
-        continue;
-      }
-      for (uint32_t j : s.scanning) JoinNewest(t, s, h, j);
-      if (fresh)
-        for (uint64_t n = h.seen; n < hist.sections; ++n) JoinNewest(t, s, h, hist.writers[n % kRecentWriters]);
-    }
-    first = false;
+  // A held lock needs a look only if t's clock grew from outside or the lock's
+  // history did (own ticks do not order other threads' acquires before t);
+  // otherwise the last look would find nothing new.
+  bool grew = false;
+  for (const Held& h : s.held)
+    if (s.dirty || h.seen != h.history->sections) grew |= JoinOrderedSections(t, s, h, s.dirty);
+  // A joined release clock may order further acquires before t: repeat to a fixpoint.
+  while (grew) {
+    grew = false;
+    for (const Held& h : s.held) grew |= JoinOrderedSections(t, s, h, /*all_writers=*/true);
   }
-  s.scanning.clear();
+  s.dirty = false;
   for (Held& h : s.held) h.seen = h.history->sections;
 }
 

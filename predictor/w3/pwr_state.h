@@ -37,7 +37,8 @@ class PwrState {
   void JoinClock(uint32_t t, const VectorClock& other) {
     ThreadState& s = Thread(t);
     if (other.LessOrEqual(s.clock)) return;
-    JoinTracked(s, other);
+    s.clock.Join(other);
+    s.dirty = true;
   }
   // Ends t's current event: the next one gets a fresh timestamp.
   void Tick(uint32_t t) { Thread(t).clock.Increment(t); }
@@ -75,15 +76,8 @@ class PwrState {
     std::vector<Held> held;
     uint32_t lockset = 0;
     bool started = false;  // its own clock entry is set (timestamps start at 1)
-    // The entries of the clock that grew since W3 last ran (TR App. G.1): W3
-    // looks again only at those writers' sections; `grown_all` when there were
-    // too many to list (or the thread held no lock).
-    std::vector<uint32_t> grown, scanning;
-    bool grown_all = true;
+    bool dirty = true;     // the clock grew from outside since W3 last ran (TR App. G.1)
   };
-  static constexpr size_t kMinGrown = 256;
-  // s.clock := s.clock joined with `other`, noting the entries that grew.
-  static void JoinTracked(ThreadState& s, const VectorClock& other);
   // A finished critical section: its acquire's timestamp and its release's clock.
   struct Section {
     ClockValue acquired = 0;
@@ -130,6 +124,7 @@ class PwrState {
     return StartThread(t);
   }
   ThreadState& StartThread(uint32_t t);
+  bool JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h, bool all_writers);
   bool JoinNewest(uint32_t t, ThreadState& s, const Held& h, uint32_t writer);
   const Section* Newest(const SectionList& list, ClockValue seen, bool exclusive_only) const;
 
