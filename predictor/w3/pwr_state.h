@@ -64,13 +64,12 @@ class PwrState {
     uint32_t depth;         // recursive acquisitions; only the outermost pair counts
     ClockValue acquired;    // timestamp of the outermost acquire
     LockHistory* history;   // the lock's history (stable: owned by a unique_ptr)
-    uint64_t seen;          // history->sections when W3 last ran for this holder; kNotSeen: never
+    uint64_t seen;          // history->sections when W3 last ran for this holder
     // The lockset before the acquire: the one after the release when no lock
     // taken earlier was released meanwhile (kUnknownLockset then).
     uint32_t lockset_before;
   };
   static constexpr uint32_t kUnknownLockset = ~0u;
-  static constexpr uint64_t kNotSeen = ~0ull;
   struct ThreadState {
     VectorClock clock;
     std::vector<Held> held;
@@ -82,16 +81,12 @@ class PwrState {
   struct Section {
     ClockValue acquired = 0;
     bool shared = false;
-    uint64_t last_exclusive = kNoSection;  // the newest exclusive section up to this one
     VectorClock released;
   };
-  static constexpr uint64_t kNoSection = ~0ull;
   // The sections one thread ran on one lock, oldest first, in a ring that reuses
-  // its clocks once the bound is reached. Acquire timestamps and release clocks
-  // grow along the list, so joining the newest section whose acquire is ordered
-  // before an event covers all earlier ones: a reader finds it by binary search
-  // (Newest), keeping nothing per reader and writer (with 10,000 threads,
-  // cursors per reader and writer took 1.6 GB per lock).
+  // its clocks once the bound is reached. Release clocks grow along the list, so
+  // joining the newest section whose acquire is ordered before an event covers all
+  // earlier ones: each reader keeps cursors and joins once.
   // The ring holds a power of two of sections (no division), at least the bound.
   struct SectionList {
     std::vector<Section> ring;
@@ -105,14 +100,14 @@ class PwrState {
       return ring[n & mask];
     }
   };
-  // The writers of a lock's latest sections, so that a holder whose clock did
-  // not grow looks only at the writers that added a section since its last
-  // look, not at every thread.
-  static constexpr uint64_t kRecentWriters = 4096;
+  struct Cursor {
+    uint64_t any = 0;        // next section to consider when holding the lock exclusively
+    uint64_t exclusive = 0;  // ... when holding it shared (only exclusive sections count)
+  };
   struct LockHistory {
-    std::vector<SectionList> by_thread;  // by the thread that ran the sections
-    std::vector<uint32_t> writers;       // ... of all sections: writers[n % kRecentWriters] ran section n
-    uint64_t sections = 0;               // sections ever added, by any thread
+    std::vector<SectionList> by_thread;        // by the thread that ran the sections
+    std::vector<std::vector<Cursor>> cursors;  // [reader][writer]
+    uint64_t sections = 0;                     // sections ever added, by any thread
     // The last lockset transition by an acquire of this lock (most repeat).
     uint32_t with_from = kUnknownLockset;
     bool with_shared = false;
@@ -124,9 +119,7 @@ class PwrState {
     return StartThread(t);
   }
   ThreadState& StartThread(uint32_t t);
-  bool JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h, bool all_writers);
-  bool JoinNewest(uint32_t t, ThreadState& s, const Held& h, uint32_t writer);
-  const Section* Newest(const SectionList& list, ClockValue seen, bool exclusive_only) const;
+  bool JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h);
 
   uint64_t history_bound_;
   uint64_t ring_mask_;
