@@ -132,17 +132,19 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   Status AppendRun(const Event* events, size_t n) override {
     if (closed_) return Status::Internal("append to a closed trace writer");
     if (!failed_.ok()) return failed_;
+    // A run with an invalid event is refused whole: nothing of it is counted
+    // or written.
+    for (size_t i = 0; i < n; ++i)
+      if (!Valid(events[i])) [[unlikely]]
+        return Invalid(events[i]);
     if (options_.encode_threads > 0) {
       // Counted here, where the run is still in this core's cache, then copied
       // into the chunk in one piece per chunk.
       while (n > 0) {
         if (filling_ == nullptr) StartJob();
         const size_t take = std::min<size_t>(n, options_.events_per_chunk - filling_->events.size());
-        for (size_t i = 0; i < take; ++i) {
-          if (!Valid(events[i])) [[unlikely]]
-            return Invalid(events[i]);
-          Count(events[i]);
-        }
+        for (size_t i = 0; i < take; ++i) Count(events[i]);
+        pending_.counters_dirty = true;
         filling_->events.insert(filling_->events.end(), events, events + take);
         events += take;
         n -= take;
@@ -155,12 +157,10 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     }
     while (n > 0) {
       const size_t take = std::min<size_t>(n, options_.events_per_chunk - encoder_.count());
-      for (size_t i = 0; i < take; ++i)
-        if (!Valid(events[i])) [[unlikely]]
-          return Invalid(events[i]);
       if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
       encoder_.AddRun(events, take);
       for (size_t i = 0; i < take; ++i) Count(events[i]);
+      pending_.counters_dirty = true;
       events += take;
       n -= take;
       if (encoder_.count() >= options_.events_per_chunk) {
@@ -223,10 +223,10 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     return Status::InvalidArgument("unknown event kind");
   }
 
+  // Per event; the caller marks the counters dirty once per run.
   [[gnu::always_inline]] void Count(const Event& e) {
     ++counters_.events;
     ++counters_.by_kind[static_cast<int>(e.kind)];
-    pending_.counters_dirty = true;
     if (e.tid >= seen_threads_.size()) [[unlikely]] seen_threads_.resize(e.tid + 1, 0);
     if (!seen_threads_[e.tid]) {
       seen_threads_[e.tid] = 1;

@@ -109,8 +109,8 @@ struct TraceWriterOptions {
   bool sync_on_close = true;
   // > 0: full chunks are encoded and compressed on this many threads of the
   // writer's own while the caller appends the next (commits stay in order, on
-  // the caller's thread). They start with the first full chunk, from the
-  // appending thread, and share its scheduling policy.
+  // the caller's thread). They start at the first append, from the appending
+  // thread, and so share its scheduling policy.
   int encode_threads = 0;
 };
 

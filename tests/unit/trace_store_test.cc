@@ -154,7 +154,7 @@ TEST_F(TraceStoreTest, EncoderThreadsWriteWhatOneThreadWrites) {
     uint64_t appended = 0;
     for (int round = 0; round < 400; ++round) {
       run.clear();
-      const size_t n = rng() % 700;
+      const size_t n = rng() % 2500;  // runs that span one chunk boundary, or two
       for (size_t i = 0; i < n; ++i) {
         const EventKind kinds[] = {EventKind::kRead, EventKind::kWrite, EventKind::kAcquire, EventKind::kRelease};
         run.push_back(MakeEvent(rng() % 4, kinds[rng() % 4], 0x1000 + rng() % 4096, 0x400000 + rng() % 64));
