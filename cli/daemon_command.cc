@@ -1,7 +1,8 @@
 // `seer daemon`: the always-on service (daemon/service/, docs/daemon.md). The
 // options and the config file, the signals (SIGTERM and SIGINT end it with the
-// open windows closed, SIGHUP reloads the config file), and the log line that
-// says where it listens.
+// open windows closed and the analysis cancelled, SIGHUP reloads the config
+// file), and the log line that says where it listens. Also the hidden
+// subcommand the daemon runs each window's analysis with.
 #include <signal.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "daemon/service/analysis_process.h"
 #include "daemon/service/config.h"
 #include "daemon/service/service.h"
 
@@ -102,7 +104,8 @@ int RunDaemon(const DaemonArgs& args) {
     if (r.ok()) r = svc->Reload(fresh);
     if (!r.ok()) fprintf(stderr, "seer daemon: reload refused, the running configuration stays: %s\n", r.ToString().c_str());
   }
-  fprintf(stderr, "seer daemon: %s: closing the windows\n", strsignal(g_stop_signal.load()));
+  fprintf(stderr, "seer daemon: %s: closing the windows, cancelling the analysis\n",
+          strsignal(g_stop_signal.load()));
   svc->Stop();
   fprintf(stderr, "seer daemon: stopped\n");
   return kExitOk;
@@ -129,6 +132,12 @@ void RegisterDaemon(CLI::App& app, Runner& runner) {
   sub->add_option("command", args->command, "A program to launch and record, with its arguments (after --)");
   sub->positionals_at_end();
   sub->callback([args, &runner]() { runner.run = [args]() { return RunDaemon(*args); }; });
+
+  // The daemon's analysis of one window, in a process of its own
+  // (daemon/service/analysis_process.h). Hidden: it speaks JSON to the daemon.
+  CLI::App* child = app.add_subcommand(service::kAnalysisSubcommand, "");
+  child->group("");
+  child->callback([&runner]() { runner.run = [] { return service::AnalysisProcessMain(); }; });
 }
 
 }  // namespace seer::cli

@@ -1,34 +1,15 @@
 #include "daemon/service/analysis_worker.h"
 
-#include <pthread.h>
-#include <sched.h>
-#include <time.h>
+#include <sys/stat.h>
 
-#include <cstdio>
+#include <cerrno>
 
 namespace seer::service {
 
-namespace {
+AnalysisWorker::AnalysisWorker(Analyse analyse, Done done)
+    : analyse_(std::move(analyse)), done_(std::move(done)), thread_([this] { Run(); }) {}
 
-double ThreadCpuSeconds() {
-  struct timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-}  // namespace
-
-AnalysisWorker::AnalysisWorker(Done done, WantsHtml wants_html)
-    : done_(std::move(done)), wants_html_(std::move(wants_html)), thread_([this] { Run(); }) {}
-
-AnalysisWorker::~AnalysisWorker() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  thread_.join();
-}
+AnalysisWorker::~AnalysisWorker() { Stop(); }
 
 void AnalysisWorker::SetEngines(std::vector<const EngineSpec*> engines) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -43,32 +24,44 @@ void AnalysisWorker::Enqueue(const WindowFile& window) {
   cv_.notify_all();
 }
 
-void AnalysisWorker::Drain() {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait(lock, [this] { return queue_.empty() && !busy_; });
+void AnalysisWorker::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cancel_.store(true);
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+size_t AnalysisWorker::queued() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return queue_.size();
 }
 
 void AnalysisWorker::Run() {
-  // Idle priority: a window waits rather than taking CPU from the target.
-  struct sched_param param = {};
-  if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &param) != 0)
-    fprintf(stderr, "seer daemon: cannot run the analysis at idle priority; it runs at normal priority\n");
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stopping, nothing left
-    WindowFile window = queue_.front();
-    queue_.pop_front();
-    std::vector<const EngineSpec*> engines = engines_;
-    busy_ = true;
+    if (stopping_) return;  // what is queued stays counted
+    // The window stays at the front while it is analysed: cancelled, it is
+    // still one of those left.
+    const WindowFile window = queue_.front();
+    const std::vector<const EngineSpec*> engines = engines_;
     lock.unlock();
-    const double start = ThreadCpuSeconds();
+    struct stat st;
     WindowAnalysis analysis;
-    Status st = AnalyzeWindow(window.path, engines, &analysis, wants_html_);
-    done_(window, st, analysis, ThreadCpuSeconds() - start);
+    double cpu = 0;
+    bool cancelled = false;
+    Outcome outcome = Outcome::kRemoved;
+    Status status;
+    if (stat(window.path.c_str(), &st) == 0 || errno != ENOENT) {
+      status = analyse_(window, engines, cancel_, &analysis, &cpu, &cancelled);
+      outcome = status.ok() ? Outcome::kAnalysed : Outcome::kFailed;
+    }
+    if (!cancelled) done_(window, outcome, status, analysis, cpu);
     lock.lock();
-    busy_ = false;
-    cv_.notify_all();
+    if (!cancelled) queue_.pop_front();
   }
 }
 

@@ -1,8 +1,11 @@
-// Background analysis of closed windows: one thread at SCHED_IDLE priority
-// (it runs on CPU time the target and everything else leave unused) takes the
-// windows in the order they closed and hands each result to a callback.
+// Background analysis of closed windows: one thread takes the windows in the
+// order they closed, has each analysed (by an Analyse function: the service
+// runs it in a child process, analysis_process.h) and hands each result to a
+// callback. A stop cancels the analysis in progress rather than waiting for it
+// and the queue: what is left is counted, and analysed at the next start.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -19,30 +22,45 @@ namespace seer::service {
 
 class AnalysisWorker {
  public:
-  // `done` gets each window with its analysis (or the error), and the
-  // thread's CPU seconds spent on it.
-  using Done = std::function<void(const WindowFile&, const Status&, const WindowAnalysis&, double cpu_seconds)>;
+  // Analyses one window with `engines`; returns early, with *cancelled set,
+  // once `cancel` becomes true. *cpu_seconds: the CPU time it took.
+  using Analyse = std::function<Status(const WindowFile& window, const std::vector<const EngineSpec*>& engines,
+                                       const std::atomic<bool>& cancel, WindowAnalysis* out, double* cpu_seconds,
+                                       bool* cancelled)>;
 
-  // `wants_html` is passed to AnalyzeWindow (called from the worker's thread).
-  AnalysisWorker(Done done, WantsHtml wants_html);
-  ~AnalysisWorker();  // finishes the queued windows, then stops
+  enum class Outcome {
+    kAnalysed,
+    kFailed,   // the status says why
+    kRemoved,  // the window file was gone (retention) before its analysis
+  };
+  // Called on the worker's thread for each window, in order.
+  using Done = std::function<void(const WindowFile&, Outcome, const Status&, const WindowAnalysis&, double cpu_seconds)>;
+
+  AnalysisWorker(Analyse analyse, Done done);
+  ~AnalysisWorker();  // Stop
 
   void SetEngines(std::vector<const EngineSpec*> engines);
+  // After Stop the window is only counted in queued().
   void Enqueue(const WindowFile& window);
-  // Blocks until every window queued so far has been analysed.
-  void Drain();
+  // Cancels the analysis in progress, analyses nothing more, joins the thread:
+  // returns as soon as the Analyse function has noticed the cancel.
+  void Stop();
+
+  // The windows waiting or in analysis; after Stop, those left unanalysed
+  // (the queue, the cancelled one, and any enqueued since).
+  size_t queued() const;
 
  private:
   void Run();
 
+  const Analyse analyse_;
   const Done done_;
-  const WantsHtml wants_html_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<WindowFile> queue_;
+  std::deque<WindowFile> queue_;  // the front is the one being analysed
   std::vector<const EngineSpec*> engines_;
-  bool busy_ = false;
   bool stopping_ = false;
+  std::atomic<bool> cancel_{false};
   std::thread thread_;
 };
 

@@ -47,6 +47,10 @@ struct ServiceConfig {
   // of it the merging leaves idle priority.
   uint64_t spool_bytes = 256ull << 20;  // engines run over each window (predictor registry names)
   std::vector<TargetConfig> targets;
+  // The program that analyses a window in a child process: the seer binary
+  // (analysis_process.h). Not in the file: the running binary itself, which
+  // stays the same file even if it is replaced on disk meanwhile.
+  std::string analysis_program = "/proc/self/exe";
 };
 
 // "10s", "500ms", "2m", "1h", or a bare number of seconds.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "daemon/service/analysis_json.h"
 #include "daemon/service/clock.h"
 
 namespace seer::service {
@@ -42,6 +43,12 @@ void FindingsRegistry::Merge(const std::vector<FindingRecord>& records, double w
   }
 }
 
+void FindingsRegistry::Restore(const std::vector<MergedFinding>& findings) {
+  std::lock_guard<std::mutex> lock(mu_);
+  by_id_.clear();
+  for (const MergedFinding& m : findings) by_id_[m.id] = m;
+}
+
 std::vector<MergedFinding> FindingsRegistry::All() const {
   std::vector<MergedFinding> all;
   {
@@ -67,6 +74,14 @@ bool FindingsRegistry::HasHtml(const std::string& signature) const {
   return it != by_id_.end() && !it->second.html.empty();
 }
 
+std::vector<std::string> FindingsRegistry::SignaturesWithHtml() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> out;
+  for (const auto& [id, m] : by_id_)
+    if (!m.html.empty()) out.push_back(m.latest.signature);
+  return out;
+}
+
 std::string FindingsRegistry::Json() const {
   nlohmann::json list = nlohmann::json::array();
   for (const MergedFinding& m : All()) {
@@ -79,7 +94,7 @@ std::string FindingsRegistry::Json() const {
                     {"last_seen", IsoTime(m.last_seen)},
                     {"windows", m.windows}});
   }
-  return nlohmann::json{{"findings", list}}.dump(2) + "\n";
+  return DumpJson(nlohmann::json{{"findings", list}}, 2) + "\n";
 }
 
 }  // namespace seer::service

@@ -28,10 +28,15 @@ class FindingsRegistry {
   // Adds the findings of one window that began at `window_start`.
   void Merge(const std::vector<FindingRecord>& records, double window_start);
 
+  // Replaces every finding with `findings` (the state loaded at a start).
+  void Restore(const std::vector<MergedFinding>& findings);
+
   std::vector<MergedFinding> All() const;  // by first seen
   bool Find(const std::string& id, MergedFinding* out) const;
   // True when the finding of `signature` is known and has its HTML report.
   bool HasHtml(const std::string& signature) const;
+  // The signatures of the findings that have their HTML report.
+  std::vector<std::string> SignaturesWithHtml() const;
 
   // {"findings": [{"id", "kind", "engine", "summary", "first_seen", "last_seen", "windows"}]}
   std::string Json() const;

@@ -25,6 +25,11 @@ void ServiceMetrics::WindowsRemoved(uint64_t n) {
   windows_removed_ += n;
 }
 
+void ServiceMetrics::WindowsSkipped(uint64_t n) {
+  std::lock_guard<std::mutex> lock(mu_);
+  windows_skipped_ += n;
+}
+
 namespace {
 
 // One lock and site's series of histogram `name`: cumulative buckets, sum, count.
@@ -76,6 +81,12 @@ std::string ServiceMetrics::Render(const LiveStatus& live, const std::vector<Mer
   p.Sample("seer_windows_analysed_total", {}, static_cast<double>(windows_analysed_));
   p.Family("seer_windows_removed_total", "counter", "Window files removed by the retention policy.");
   p.Sample("seer_windows_removed_total", {}, static_cast<double>(windows_removed_));
+  p.Family("seer_windows_skipped_total", "counter",
+           "Windows whose file was removed (by the retention policy) before they were analysed.");
+  p.Sample("seer_windows_skipped_total", {}, static_cast<double>(windows_skipped_));
+  p.Family("seer_windows_queued", "gauge",
+           "Closed windows waiting for their analysis or in it (those of an earlier run included).");
+  p.Sample("seer_windows_queued", {}, static_cast<double>(live.windows_queued));
   p.Family("seer_window_files", "gauge", "Window files in the window directory.");
   p.Sample("seer_window_files", {}, static_cast<double>(live.dir_windows));
   p.Family("seer_window_files_bytes", "gauge", "Disk space the window files take.");
@@ -97,9 +108,9 @@ std::string ServiceMetrics::Render(const LiveStatus& live, const std::vector<Mer
 
   p.Family("seer_recorder_cpu_seconds_total", "counter",
            "CPU time of the daemon outside the window analysis: recording, merging, encoding, serving.");
-  const double recorder = live.process_cpu_seconds - analysis_cpu_;
-  p.Sample("seer_recorder_cpu_seconds_total", {}, recorder > 0 ? recorder : 0);
-  p.Family("seer_analysis_cpu_seconds_total", "counter", "CPU time of the window analysis (at idle priority).");
+  p.Sample("seer_recorder_cpu_seconds_total", {}, live.process_cpu_seconds);
+  p.Family("seer_analysis_cpu_seconds_total", "counter",
+           "CPU time of the window analysis (its processes, at idle priority).");
   p.Sample("seer_analysis_cpu_seconds_total", {}, analysis_cpu_);
 
   p.Family("seer_findings", "gauge", "Distinct findings (merged across windows by signature), by kind and engine.");

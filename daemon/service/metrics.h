@@ -35,7 +35,8 @@ struct LiveStatus {
   std::vector<TargetStatus> targets;
   uint64_t dir_windows = 0;
   uint64_t dir_bytes = 0;
-  double process_cpu_seconds = 0;  // the daemon's whole user + system time
+  double process_cpu_seconds = 0;  // the daemon's own user + system time (the analysis runs in children)
+  uint64_t windows_queued = 0;     // closed windows waiting for their analysis, or in it
 };
 
 class ServiceMetrics {
@@ -43,9 +44,11 @@ class ServiceMetrics {
   void AddWindow(const WindowAnalysis& w, double analysis_cpu_seconds);
   void AnalysisFailed(double analysis_cpu_seconds);
   void WindowsRemoved(uint64_t n);
+  // Windows whose file was removed (by retention) before they were analysed.
+  void WindowsSkipped(uint64_t n);
 
-  // The whole exposition. Recorder CPU is the process's CPU time less the
-  // analysis's (both run in this process; the analysis thread measures its own).
+  // The whole exposition. Recorder CPU is the process's own CPU time: the
+  // analysis runs in child processes, whose time the analysis counts.
   std::string Render(const LiveStatus& live, const std::vector<MergedFinding>& findings) const;
 
   // The contention of every window so far, for the dashboard: (lock, site).
@@ -58,6 +61,7 @@ class ServiceMetrics {
   uint64_t windows_analysed_ = 0;
   uint64_t analysis_failed_ = 0;
   uint64_t windows_removed_ = 0;
+  uint64_t windows_skipped_ = 0;
   double analysis_cpu_ = 0;
   std::map<std::pair<std::string, std::string>, ContentionStats> contention_;
   std::map<std::pair<std::string, std::string>, uint64_t> finding_occurrences_;  // (kind, engine)

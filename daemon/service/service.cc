@@ -1,11 +1,17 @@
 #include "daemon/service/service.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 
 #include "daemon/drain/spool_arena.h"
+#include "daemon/service/analysis_process.h"
 #include "daemon/service/clock.h"
+#include "daemon/service/service_state.h"
 #include "predictor/analyze.h"
 
 namespace seer::service {
@@ -16,6 +22,26 @@ double ProcessCpuSeconds() {
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
+std::string BaseName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// A window file left by an earlier run, as the analysis wants it: its start
+// from its name (window-<unix ms>-<label>.seer), else from its mtime.
+WindowFile EarlierWindow(const std::filesystem::path& path) {
+  WindowFile w;
+  w.path = path.string();
+  w.complete = true;  // or what it committed: the analysis reads it either way
+  const std::string name = path.filename().string();
+  char* end = nullptr;
+  const unsigned long long ms = std::strtoull(name.c_str() + 7, &end, 10);
+  struct stat st;
+  if (end != nullptr && *end == '-' && ms > 0)
+    w.start_unix = ms / 1000.0;
+  else if (stat(w.path.c_str(), &st) == 0)
+    w.start_unix = st.st_mtim.tv_sec;
+  w.end_unix = w.start_unix;
+  return w;
 }
 
 }  // namespace
@@ -31,6 +57,9 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
   std::unique_ptr<Service> s(new Service());
   s->config_ = config;
   Service* self = s.get();
+  if (const char* slow = getenv(kTestSlowAnalysisEnv))
+    fprintf(stderr, "seer daemon: test hook %s=%s: every analysis waits that many ms first\n", kTestSlowAnalysisEnv,
+            slow);
   st = s->http_.Start(config.listen_host, config.listen_port,
                       {[self] { return self->MetricsText(); }, [self] { return self->FindingsJson(); },
                        [self](const std::string& id, bool html, std::string* body, std::string* type) {
@@ -38,11 +67,19 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
                        }});
   if (!st.ok()) return st;
   s->worker_ = std::make_unique<AnalysisWorker>(
-      [self](const WindowFile& w, const Status& st, const WindowAnalysis& a, double cpu) {
-        self->WindowAnalysed(w, st, a, cpu);
+      [self](const WindowFile& w, const std::vector<const EngineSpec*>& engines, const std::atomic<bool>& cancel,
+             WindowAnalysis* out, double* cpu, bool* cancelled) {
+        AnalysisRequest request;
+        request.window_path = w.path;
+        for (const EngineSpec* e : engines) request.engines.push_back(e->name);
+        // Making a page reads the window again: only for findings that have none.
+        request.have_html = self->findings_.SignaturesWithHtml();
+        return AnalyzeInChildProcess(self->config_.analysis_program, request, cancel, out, cpu, cancelled);
       },
-      [self](const std::string& signature) { return !self->findings_.HasHtml(signature); });
+      [self](const WindowFile& w, AnalysisWorker::Outcome outcome, const Status& st, const WindowAnalysis& a,
+             double cpu) { self->WindowAnalysed(w, outcome, st, a, cpu); });
   s->worker_->SetEngines(engines);
+  s->Resume();
   // The spool's copies of ring words live in the arena. Bounded to what the
   // spool may hold: a block kept long (a thread that records rarely) would
   // otherwise make the arena walk on through fresh pages that stay resident
@@ -64,13 +101,69 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
 
 Service::~Service() { Stop(); }
 
+void Service::Resume() {
+  namespace fs = std::filesystem;
+  ServiceState state;
+  Status st = LoadServiceState(config_.dir, &state);
+  const std::string path = config_.dir + "/" + kStateFileName;
+  if (st.ok()) {
+    findings_.Restore(state.findings);
+    fprintf(stderr, "seer daemon: state of the last run: %zu findings, %zu windows analysed\n",
+            state.findings.size(), state.windows_done.size());
+  } else if (st.code() != Status::Code::kNotFound) {
+    // Kept for a look, out of the way of the next save.
+    const std::string aside = path + ".damaged";
+    const bool moved = rename(path.c_str(), aside.c_str()) == 0;
+    fprintf(stderr, "seer daemon: the state of the last run cannot be used (%s)%s: the findings start empty and "
+            "every window is analysed again\n", st.ToString().c_str(),
+            moved ? (", moved to " + aside).c_str() : "");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  // Retention first: a window it removes is not worth analysing.
+  std::vector<std::string> removed;
+  st = EnforceRetention(config_.dir, config_.retention, NowUnix(), "", &removed, &usage_);
+  if (!st.ok()) fprintf(stderr, "seer daemon: retention: %s\n", st.ToString().c_str());
+  metrics_.WindowsRemoved(removed.size());
+  uint64_t skipped = 0;
+  for (const std::string& r : removed) skipped += state.windows_done.count(BaseName(r)) == 0;
+  if (skipped > 0) {
+    metrics_.WindowsSkipped(skipped);
+    fprintf(stderr, "seer daemon: retention removed %llu windows of the last run before their analysis\n",
+            static_cast<unsigned long long>(skipped));
+  }
+  std::vector<fs::path> left;
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(config_.dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.rfind("window-", 0) != 0 || e.path().extension() != ".seer") continue;
+    // Only names of windows still on disk are kept in the state.
+    if (state.windows_done.count(name) != 0)
+      windows_done_.insert(name);
+    else
+      left.push_back(e.path());
+  }
+  if (ec) fprintf(stderr, "seer daemon: cannot list %s: %s\n", config_.dir.c_str(), ec.message().c_str());
+  // Names carry the window's start: name order is age order.
+  std::sort(left.begin(), left.end());
+  for (const fs::path& w : left) worker_->Enqueue(EarlierWindow(w));
+  if (!left.empty())
+    fprintf(stderr, "seer daemon: %zu windows of the last run are not analysed yet: queued, oldest first\n",
+            left.size());
+}
+
 void Service::Stop() {
   if (stopped_) return;
   stopped_ = true;
   http_.Stop();  // first: its handlers read targets_
+  // The analysis next, at once: its queue can take minutes under load. What is
+  // queued, the one cancelled and the windows closed below stay unanalysed
+  // until the next start (they are not in the state's windows done).
+  if (worker_ != nullptr) worker_->Stop();
   for (auto& t : targets_) t->Stop();
   targets_.clear();  // joins: every open window is closed and queued
-  if (worker_ != nullptr) worker_->Drain();
+  if (worker_ != nullptr)
+    fprintf(stderr, "seer daemon: %zu windows left unanalysed; they are analysed at the next start\n",
+            worker_->queued());
   worker_.reset();
 }
 
@@ -99,25 +192,47 @@ Status Service::Reload(const ServiceConfig& config) {
 void Service::WindowClosed(const WindowFile& window) {
   if (window.path.empty() || window.events == 0) {
     // Nothing to analyse (an empty window is still counted as written).
-    if (window.complete) WindowAnalysed(window, Status::Ok(), WindowAnalysis(), 0);
+    if (window.complete) WindowAnalysed(window, AnalysisWorker::Outcome::kAnalysed, Status::Ok(), WindowAnalysis(), 0);
     return;
   }
   worker_->Enqueue(window);
 }
 
-void Service::WindowAnalysed(const WindowFile& window, const Status& st, const WindowAnalysis& analysis, double cpu) {
-  if (!st.ok()) {
-    fprintf(stderr, "seer daemon: cannot analyse %s: %s\n", window.path.c_str(), st.ToString().c_str());
-    metrics_.AnalysisFailed(cpu);
-  } else {
-    metrics_.AddWindow(analysis, cpu);
-    findings_.Merge(analysis.findings, window.start_unix);
+void Service::WindowAnalysed(const WindowFile& window, AnalysisWorker::Outcome outcome, const Status& st,
+                             const WindowAnalysis& analysis, double cpu) {
+  std::lock_guard<std::mutex> record(record_mu_);
+  switch (outcome) {
+    case AnalysisWorker::Outcome::kRemoved:
+      fprintf(stderr, "seer daemon: %s was removed before its analysis\n", window.path.c_str());
+      metrics_.WindowsSkipped(1);
+      break;
+    case AnalysisWorker::Outcome::kFailed:
+      // Done for good: a window that cannot be analysed is not tried again at every start.
+      fprintf(stderr, "seer daemon: cannot analyse %s: %s\n", window.path.c_str(), st.ToString().c_str());
+      metrics_.AnalysisFailed(cpu);
+      break;
+    case AnalysisWorker::Outcome::kAnalysed:
+      metrics_.AddWindow(analysis, cpu);
+      findings_.Merge(analysis.findings, window.start_unix);
+      break;
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  std::vector<std::string> removed;
-  Status r = EnforceRetention(config_.dir, config_.retention, NowUnix(), "", &removed, &usage_);
-  if (!r.ok()) fprintf(stderr, "seer daemon: retention: %s\n", r.ToString().c_str());
-  metrics_.WindowsRemoved(removed.size());
+  ServiceState state;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (outcome != AnalysisWorker::Outcome::kRemoved && !window.path.empty())
+      windows_done_.insert(BaseName(window.path));
+    std::vector<std::string> removed;
+    Status r = EnforceRetention(config_.dir, config_.retention, NowUnix(), "", &removed, &usage_);
+    if (!r.ok()) fprintf(stderr, "seer daemon: retention: %s\n", r.ToString().c_str());
+    metrics_.WindowsRemoved(removed.size());
+    for (const std::string& path : removed) windows_done_.erase(BaseName(path));
+    state.windows_done = windows_done_;
+  }
+  state.findings = findings_.All();
+  Status saved = SaveServiceState(config_.dir, state);
+  if (!saved.ok())
+    fprintf(stderr, "seer daemon: cannot save the state (findings and windows analysed): %s\n",
+            saved.ToString().c_str());
 }
 
 std::string Service::MetricsText() const {
@@ -129,6 +244,7 @@ std::string Service::MetricsText() const {
     live.dir_bytes = usage_.bytes;
   }
   live.process_cpu_seconds = ProcessCpuSeconds();
+  live.windows_queued = worker_ != nullptr ? worker_->queued() : 0;
   return metrics_.Render(live, findings_.All());
 }
 

@@ -1,11 +1,13 @@
 // The always-on service behind `seer daemon`: one TargetSupervisor per target
 // writing windows into the window directory, the AnalysisWorker analysing each
-// closed window, findings merged in a FindingsRegistry, ServiceMetrics, the
-// retention policy applied after each window, and the HTTP endpoints.
+// closed window (in a child process), findings merged in a FindingsRegistry,
+// ServiceMetrics, the retention policy applied after each window, the state
+// kept across restarts (service_state.h), and the HTTP endpoints.
 #pragma once
 
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,7 +24,10 @@ namespace seer::service {
 
 class Service {
  public:
-  // Prepares the directory (0700), selects the analyses, listens, starts the
+  // Prepares the directory (0700), selects the analyses, loads the state of
+  // the last run (a damaged state file is logged and set aside: the findings
+  // start empty and every window is analysed again), listens, queues the
+  // windows not analysed yet (oldest first, after retention), starts the
   // analysis thread and the targets' recordings. Errors: a directory that
   // cannot be made, an unknown analysis, an address that cannot be bound.
   static Status Start(const ServiceConfig& config, std::unique_ptr<Service>* out);
@@ -33,8 +38,10 @@ class Service {
   // (said on stderr). Errors leave the running configuration as it was.
   Status Reload(const ServiceConfig& config);
 
-  // SIGTERM: ends every recording (the open windows are closed), analyses what
-  // is queued, then stops serving.
+  // SIGTERM: stops serving, cancels the analysis in progress (its child is
+  // killed), ends every recording (the open windows are closed and committed)
+  // and logs how many windows were left unanalysed: they are analysed at the
+  // next start. Takes about as long as ending the recordings, whatever the queue.
   void Stop();
 
   int port() const { return http_.port(); }
@@ -48,12 +55,20 @@ class Service {
 
  private:
   Service() = default;
+  // The state of the last run, and the windows it left unanalysed, queued.
+  void Resume();
   void WindowClosed(const WindowFile& window);
-  void WindowAnalysed(const WindowFile& window, const Status& st, const WindowAnalysis& analysis, double cpu);
+  void WindowAnalysed(const WindowFile& window, AnalysisWorker::Outcome outcome, const Status& st,
+                      const WindowAnalysis& analysis, double cpu);
 
   ServiceConfig config_;
-  mutable std::mutex mu_;  // config_.retention, usage_
+  // Held while a window's results are recorded and saved, so that the state
+  // file always has a window's findings and its being done together, and
+  // saves land in order.
+  std::mutex record_mu_;
+  mutable std::mutex mu_;  // config_.retention, usage_, windows_done_
   WindowDirUsage usage_;
+  std::set<std::string> windows_done_;  // file names of the windows analysed (or failed)
   FindingsRegistry findings_;
   ServiceMetrics metrics_;
   HttpServer http_;
