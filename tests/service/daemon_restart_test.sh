@@ -12,7 +12,9 @@
 #   - SIGKILL during an analysis: the analysis process dies with the daemon,
 #     and a restart analyses the window it was on and those queued;
 #   - a damaged state file: logged, set aside, the daemon starts and analyses
-#     every window again.
+#     every window again;
+#   - retention at a restart removing windows left unanalysed: logged, counted
+#     in seer_windows_skipped_total, the rest queued.
 # Usage: daemon_restart_test.sh SEER DAEMON_TARGET SCRATCH
 set -euo pipefail
 seer=$1 target=$2 tmp=$3
@@ -149,6 +151,28 @@ queued=$(sed -n 's/.*: \([0-9]*\) windows of the last run are not analysed yet.*
 [ "$queued" = "$files" ] || fail "with no state ${queued:-no} windows were queued, not all $files"
 wait_for 60 "the deadlock found again" found
 curl -sf "http://127.0.0.1:$port/metrics" > /dev/null || fail "the daemon does not serve"
+stop_timed TERM
+[ "$stop_rc" = 0 ] || fail "seer daemon exited $stop_rc"
+
+echo "== retention at the restart removes windows left unanalysed: counted as skipped"
+export SEER_TEST_SLOW_ANALYSIS_MS=3000
+start_daemon "$tmp/run6.log" --dir "$dir" --window 1s --duty continuous -- "$target"
+wait_for 60 "three windows queued" at_least 'seer_windows_queued ' 3
+stop_timed TERM
+[ "$stop_rc" = 0 ] || fail "seer daemon exited $stop_rc"
+unset SEER_TEST_SLOW_ANALYSIS_MS
+not_done > "$tmp/left6"
+ls "$dir" | grep '^window-.*\.seer$' | sort | tail -3 > "$tmp/kept"
+skipped=$(grep -cvxFf "$tmp/kept" "$tmp/left6" || true)
+[ "$skipped" -ge 1 ] || fail "the scenario leaves no unanalysed window to retention"
+printf 'dir = "%s"\n[retention]\nmax_windows = 3\n' "$dir" > "$tmp/keep3.toml"
+start_daemon "$tmp/run7.log" --config "$tmp/keep3.toml" --window 1s --duty continuous -- "$target"
+grep -q "retention removed $skipped windows of the last run before their analysis" "$tmp/run7.log" ||
+  fail "the log does not say that retention removed $skipped unanalysed windows: $(cat "$tmp/run7.log")"
+at_least 'seer_windows_skipped_total ' "$skipped" || fail "seer_windows_skipped_total is under $skipped"
+queued=$(sed -n 's/.*: \([0-9]*\) windows of the last run are not analysed yet.*/\1/p' "$tmp/run7.log")
+[ "$queued" = "$(grep -cxFf "$tmp/kept" "$tmp/left6")" ] || fail "the restart queued ${queued:-no} windows, not those retention kept"
+echo "retention removed $skipped unanalysed windows at the restart, counted in seer_windows_skipped_total"
 stop_timed TERM
 [ "$stop_rc" = 0 ] || fail "seer daemon exited $stop_rc"
 echo "daemon restart test: passed"
