@@ -210,7 +210,11 @@ int AnalysisProcessMain() {
     return 2;
   }
   // The daemon died before the death signal was asked for: nobody wants the answer.
-  if (getppid() != req["parent"].get<int64_t>()) return 2;
+  if (getppid() != req["parent"].get<int64_t>()) {
+    fprintf(stderr, "seer %s: the daemon that asked (process %lld) is gone\n", kAnalysisSubcommand,
+            static_cast<long long>(req["parent"].get<int64_t>()));
+    return 2;
+  }
   if (const char* slow = getenv(kTestSlowAnalysisEnv))
     std::this_thread::sleep_for(std::chrono::milliseconds(atol(slow)));
 
