@@ -60,12 +60,6 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
   if (const char* slow = getenv(kTestSlowAnalysisEnv))
     fprintf(stderr, "seer daemon: test hook %s=%s: every analysis waits that many ms first\n", kTestSlowAnalysisEnv,
             slow);
-  st = s->http_.Start(config.listen_host, config.listen_port,
-                      {[self] { return self->MetricsText(); }, [self] { return self->FindingsJson(); },
-                       [self](const std::string& id, bool html, std::string* body, std::string* type) {
-                         return self->FindingReport(id, html, body, type);
-                       }});
-  if (!st.ok()) return st;
   s->worker_ = std::make_unique<AnalysisWorker>(
       [self](const WindowFile& w, const std::vector<const EngineSpec*>& engines, const std::atomic<bool>& cancel,
              WindowAnalysis* out, double* cpu, bool* cancelled) {
@@ -79,6 +73,14 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
       [self](const WindowFile& w, AnalysisWorker::Outcome outcome, const Status& st, const WindowAnalysis& a,
              double cpu) { self->WindowAnalysed(w, outcome, st, a, cpu); });
   s->worker_->SetEngines(engines);
+  // Listening before the directory is touched: a second daemon given the same
+  // address fails here, before it takes the first one's windows.
+  st = s->http_.Start(config.listen_host, config.listen_port,
+                      {[self] { return self->MetricsText(); }, [self] { return self->FindingsJson(); },
+                       [self](const std::string& id, bool html, std::string* body, std::string* type) {
+                         return self->FindingReport(id, html, body, type);
+                       }});
+  if (!st.ok()) return st;
   s->Resume();
   // The spool's copies of ring words live in the arena. Bounded to what the
   // spool may hold: a block kept long (a thread that records rarely) would
