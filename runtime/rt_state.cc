@@ -329,17 +329,85 @@ void Initialize() {
   init_state.store(2);
 }
 
-int32_t ClaimRing(int32_t parent) {
+namespace {
+
+// Set when a thread waited wait_ns for a returned ring in vain (every ring is
+// held by a thread that has not ended, or not been joined): later threads do
+// not wait until a claim succeeds again.
+std::atomic<bool> ring_wait_failed{false};
+
+// A ring the recorder gave back (kRingReturned), now kRingClaimed; -1 when
+// none is back. Taking one of the header's count first entitles the thread to
+// one such ring, which the scan then finds (others may take the first it sees).
+int32_t TakeReturnedRing(ShmHeader* h) {
+  uint32_t n = h->returned_rings.load(std::memory_order_acquire);
+  do {
+    if (n == 0) return -1;
+  } while (!h->returned_rings.compare_exchange_weak(n, n - 1, std::memory_order_acquire));
+  RingDesc* descs = RingDescs(h);
+  // Bounded all the same: a program that wrote over the descriptors must not
+  // hang here.
+  for (int pass = 0; pass < 64; ++pass) {
+    uint32_t rings = h->next_ring.load(std::memory_order_relaxed);
+    if (rings > h->max_rings) rings = h->max_rings;
+    for (uint32_t r = 0; r < rings; ++r) {
+      uint32_t state = kRingReturned;
+      if (descs[r].state.load(std::memory_order_relaxed) == kRingReturned &&
+          descs[r].state.compare_exchange_strong(state, kRingClaimed, std::memory_order_acquire))
+        return static_cast<int32_t>(r);
+    }
+  }
+  return -1;
+}
+
+// No ring left: waits (wait_ns at most, as for room in a ring) for the
+// recorder to give one back. It looks even when nothing new is written while
+// threads wait (ShmHeader::ring_waiters).
+int32_t WaitForReturnedRing(ShmHeader* h) {
+  h->ring_waiters.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t deadline = NowNs() + h->wait_ns;
+  int32_t ring = -1;
+  while ((ring = TakeReturnedRing(h)) < 0 && NowNs() < deadline && !RecorderGone(/*check_pid=*/true)) {
+    timespec pause = {0, 100000};
+    nanosleep(&pause, nullptr);
+  }
+  h->ring_waiters.fetch_sub(1, std::memory_order_relaxed);
+  return ring;
+}
+
+}  // namespace
+
+int32_t ClaimRing(int32_t parent, uint32_t released) {
   ShmHeader* h = g_rt.shm;
-  const uint32_t ring = h->next_ring.fetch_add(1, std::memory_order_relaxed);
-  if (ring >= h->max_rings) {
+  int32_t ring = -1;
+  // A never-used ring first (one atomic add; a returned one takes a scan),
+  // then, once every ring was used, the returned ones.
+  if (h->next_ring.load(std::memory_order_relaxed) < h->max_rings) {
+    const uint32_t fresh = h->next_ring.fetch_add(1, std::memory_order_relaxed);
+    if (fresh < h->max_rings) ring = static_cast<int32_t>(fresh);
+  }
+  if (ring < 0) ring = TakeReturnedRing(h);
+  if (ring < 0 && (h->options & kOptionReuseRings) != 0 && !ring_wait_failed.load(std::memory_order_relaxed)) {
+    ring = WaitForReturnedRing(h);
+    ring_wait_failed.store(ring < 0, std::memory_order_relaxed);
+  }
+  if (ring < 0) {
     h->no_ring_threads.fetch_add(1, std::memory_order_relaxed);
     return -1;
   }
+  ring_wait_failed.store(false, std::memory_order_relaxed);
+  // A returned ring still names its last thread: the handle goes before the
+  // release bits, so that RingOfThread never pairs the old handle with bits
+  // that say "not joined".
   RingDesc* d = &RingDescs(h)[ring];
   d->parent = parent;
+  d->os_tid = 0;
+  d->pthread_handle = 0;
+  d->serial.store(static_cast<uint32_t>(h->claims.fetch_add(1, std::memory_order_relaxed)),
+                  std::memory_order_relaxed);
+  d->released.store(released, std::memory_order_release);
   d->state.store(kRingClaimed, std::memory_order_release);
-  return static_cast<int32_t>(ring);
+  return ring;
 }
 
 ThreadState* StartThread(uint32_t ring, int32_t parent) {
@@ -398,7 +466,8 @@ SEER_RT_NOINLINE ThreadState* StartRecordingThread(bool at_sync_call) {
   }
   tls_attaching = true;
   ThreadState* ts = nullptr;
-  const int32_t ring = ClaimRing(-1);
+  // Nobody created it through the runtime: no creator writes to its descriptor.
+  const int32_t ring = ClaimRing(-1, kReleaseCreated);
   if (ring < 0)
     tls_finished = true;  // counted in no_ring_threads; do not retry on every access
   else
