@@ -235,7 +235,10 @@ struct StartArgs {
 void* ThreadStart(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
   __libc_free(p);
-  if (args.ring >= 0 && g_rt.active) StartThread(static_cast<uint32_t>(args.ring), args.parent);
+  if (args.ring >= 0 && g_rt.active)
+    StartThread(static_cast<uint32_t>(args.ring), args.parent);
+  else if (args.ring < 0)
+    SkipThread();  // counted in no_ring_threads by its creator
   return args.fn(args.arg);
 }
 
@@ -289,9 +292,7 @@ int32_t RingOfThread(pthread_t th) {
 // The thread of ring `ring` is joined (its join event written) or detached:
 // once it has ended and its records are merged, the recorder may give its
 // ring to another thread.
-void ReleaseJoined(int32_t ring) {
-  RingDescs(g_rt.shm)[ring].released.fetch_or(kReleaseJoined, std::memory_order_release);
-}
+void ReleaseJoined(int32_t ring) { ReleaseRing(static_cast<uint32_t>(ring), kReleaseJoined); }
 
 // pthread_once is recorded by the runtime in both modes: the eBPF probes do not
 // see it (its edges reach the trace through the runtime's stream).
@@ -345,7 +346,7 @@ int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*)
   if (ring >= 0) {
     RingDesc* d = &RingDescs(g_rt.shm)[ring];
     d->pthread_handle = static_cast<uint64_t>(*th);
-    d->released.fetch_or(kReleaseCreated, std::memory_order_release);
+    ReleaseRing(static_cast<uint32_t>(ring), kReleaseCreated);
     tls_created[tls_created_next++ % kCreatedSlots] = {static_cast<uint64_t>(*th), ring};
   }
   return 0;

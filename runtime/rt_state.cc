@@ -182,6 +182,7 @@ void FinishThread(bool free_stack) {
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadEnd, 0, 0, 0, pc);
   Publish(ts, Head(ts));
   ts->desc->state.store(kRingEnded, std::memory_order_release);
+  ReleaseRing(ts->ring, kReleaseEnded);
   tls_state = nullptr;
   tls_finished = true;
 }
@@ -329,12 +330,16 @@ void Initialize() {
   init_state.store(2);
 }
 
-namespace {
+void ReleaseRing(uint32_t ring, uint32_t bits) {
+  ShmHeader* h = g_rt.shm;
+  const uint32_t before = RingDescs(h)[ring].released.fetch_or(bits, std::memory_order_acq_rel);
+  if ((before & kReleaseLetGo) != kReleaseLetGo && ((before | bits) & kReleaseLetGo) == kReleaseLetGo)
+    h->coming_rings.fetch_add(1, std::memory_order_release);
+}
 
-// Set when a thread waited wait_ns for a returned ring in vain (every ring is
-// held by a thread that has not ended, or not been joined): later threads do
-// not wait until a claim succeeds again.
-std::atomic<bool> ring_wait_failed{false};
+void SkipThread() { tls_finished = true; }
+
+namespace {
 
 // A ring the recorder gave back (kRingReturned), now kRingClaimed; -1 when
 // none is back. Taking one of the header's count first entitles the thread to
@@ -360,14 +365,32 @@ int32_t TakeReturnedRing(ShmHeader* h) {
   return -1;
 }
 
-// No ring left: waits (wait_ns at most, as for room in a ring) for the
-// recorder to give one back. It looks even when nothing new is written while
-// threads wait (ShmHeader::ring_waiters).
+// Set when a thread waited wait_ns for a returned ring in vain (the threads
+// that will give theirs back run on): later threads do not wait until a claim
+// succeeds again.
+std::atomic<bool> ring_wait_failed{false};
+
+// No ring left: while a ring is coming (ShmHeader::coming_rings: its thread is
+// detached or joined), the recorder gives it back once the thread has ended and
+// its records are merged: waits for it (wait_ns at most, as for room in a
+// ring). The recorder merges and looks even when nothing new is written while
+// threads wait (ShmHeader::ring_waiters). None coming (every ring held by a
+// thread that may yet be joined): -1 at once.
 int32_t WaitForReturnedRing(ShmHeader* h) {
+  if (ring_wait_failed.load(std::memory_order_relaxed)) return -1;
   h->ring_waiters.fetch_add(1, std::memory_order_relaxed);
   const uint64_t deadline = NowNs() + h->wait_ns;
   int32_t ring = -1;
-  while ((ring = TakeReturnedRing(h)) < 0 && NowNs() < deadline && !RecorderGone(/*check_pid=*/true)) {
+  for (;;) {
+    // Read before looking: the recorder counts a ring returned before it stops
+    // counting it as coming, so a ring that went back meanwhile is seen by the look.
+    const bool coming = h->coming_rings.load(std::memory_order_acquire) != 0;
+    ring = TakeReturnedRing(h);
+    if (ring >= 0 || !coming) break;
+    if (NowNs() >= deadline || RecorderGone(/*check_pid=*/true)) {
+      ring_wait_failed.store(true, std::memory_order_relaxed);
+      break;
+    }
     timespec pause = {0, 100000};
     nanosleep(&pause, nullptr);
   }
@@ -387,10 +410,7 @@ int32_t ClaimRing(int32_t parent, uint32_t released) {
     if (fresh < h->max_rings) ring = static_cast<int32_t>(fresh);
   }
   if (ring < 0) ring = TakeReturnedRing(h);
-  if (ring < 0 && (h->options & kOptionReuseRings) != 0 && !ring_wait_failed.load(std::memory_order_relaxed)) {
-    ring = WaitForReturnedRing(h);
-    ring_wait_failed.store(ring < 0, std::memory_order_relaxed);
-  }
+  if (ring < 0 && (h->options & kOptionReuseRings) != 0) ring = WaitForReturnedRing(h);
   if (ring < 0) {
     h->no_ring_threads.fetch_add(1, std::memory_order_relaxed);
     return -1;

@@ -111,6 +111,15 @@ ThreadState* StartThread(uint32_t ring, int32_t parent);
 // ShmHeader::no_ring_threads. `released`: the descriptor's first kRelease* bits.
 int32_t ClaimRing(int32_t parent, uint32_t released);
 
+// Sets `bits` (kRelease*) in the descriptor of ring `ring`; the call that
+// completes kReleaseLetGo counts the ring in ShmHeader::coming_rings.
+void ReleaseRing(uint32_t ring, uint32_t bits);
+
+// The calling thread records nothing: its creator found no ring for it (it
+// would otherwise claim one at its first event, with no fork to order it
+// after its creator).
+void SkipThread();
+
 SEER_RT_INLINE ThreadState* CurrentThread() {
   ThreadState* ts = tls_state;
   if (__builtin_expect(ts == nullptr, 0)) ts = AttachThread();

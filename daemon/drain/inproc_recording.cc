@@ -536,9 +536,12 @@ void InprocRecording::CollectOnce() {
   // So it does while a pause drains (SetPaused): the target records nothing
   // meanwhile, what is left to merge is bounded, and the service's window
   // waits for it.
+  // So it does while threads wait for a ring to come back (they wait for the merger).
   const uint64_t spooled = queue_.bytes();
   const bool draining = paused_ && pause_drained_.load(std::memory_order_acquire) < pause_epoch_;
-  const bool want_idle = !draining && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
+  const bool ring_wanted = shm->ring_waiters.load(std::memory_order_relaxed) != 0;
+  const bool want_idle =
+      !draining && !ring_wanted && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
   if (opts_.merge_when_idle && target_alive_ && want_idle != drain_idle_) {
     drain_idle_ = want_idle;
     SetDrainPriority(drain_idle_, callers_threads_);
@@ -566,7 +569,6 @@ void InprocRecording::CollectOnce() {
   const uint64_t bytes = item.batch.bytes();
   // A thread waiting for a ring (all are taken): the merger gives back those
   // of ended threads when it takes a batch, an empty one if need be.
-  const bool ring_wanted = shm->ring_waiters.load(std::memory_order_relaxed) != 0;
   if (copied || !item.modules.empty() || !item.futex.empty() || item.batch.final || item.drain_mark != 0 ||
       ring_wanted)
     queue_.Push(std::move(item));

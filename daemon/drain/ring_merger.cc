@@ -60,11 +60,11 @@ void RingMerger::ReturnEndedRings() {
   for (const uint32_t r : ended_) {
     Pending& p = rings_[r];
     rt::RingDesc& d = descs[r];
-    // kRingEnded is stored after the thread's last publication: read first, it
+    // kReleaseEnded is set after the thread's last publication: read first, it
     // makes `head` final. The thread's end is delivered, but its join (or the
     // creator's last write) may be to come: looked at again after later batches.
-    const bool done = d.state.load(std::memory_order_acquire) == rt::kRingEnded &&
-                      (d.released.load(std::memory_order_acquire) & rt::kReleaseBoth) == rt::kReleaseBoth &&
+    const bool done = (d.released.load(std::memory_order_acquire) & rt::kReleaseAll) == rt::kReleaseAll &&
+                      d.state.load(std::memory_order_acquire) == rt::kRingEnded &&
                       Delivered(r) == d.head.load(std::memory_order_acquire) && p.external.empty() &&
                       p.wait == Wait::kNone;
     if (!done) {
@@ -79,7 +79,9 @@ void RingMerger::ReturnEndedRings() {
     p.pos = 0;
     p.scan = 0;
     d.state.store(rt::kRingReturned, std::memory_order_release);
+    // Returned before it stops counting as coming: a waiting thread never sees neither.
     shm_->returned_rings.fetch_add(1, std::memory_order_release);
+    shm_->coming_rings.fetch_sub(1, std::memory_order_release);
     ++rings_returned_;
   }
   ended_.resize(kept);

@@ -50,6 +50,12 @@ struct alignas(64) ShmHeader {
   // (kRingReturned) and the runtime has not claimed again; runtime: takes one
   // before scanning for its ring, so that a claim with none back costs one load.
   std::atomic<uint32_t> returned_rings;
+  // runtime: rings that will come back once their thread has ended and been
+  // merged (kReleaseLetGo set: created, and joined or detached), counted by
+  // whoever set the second bit; the recorder takes one off for each ring it
+  // gives back. A thread that finds no ring waits for one only while this says
+  // that one is coming.
+  std::atomic<uint32_t> coming_rings;
   // runtime: threads waiting for a ring to come back (kOptionReuseRings only):
   // the recorder merges and looks for ended threads even if nothing new was written.
   std::atomic<uint32_t> ring_waiters;
@@ -80,16 +86,19 @@ enum RingState : uint32_t {
   kRingReturned = 4,
 };
 
-// RingDesc::released bits (runtime): both must be set, besides kRingEnded,
-// before the recorder may give a ring back. kReleaseCreated: the creating
-// thread wrote all it writes to the descriptor (set at the claim of a thread
-// that attached itself). kReleaseJoined: pthread_join returned for the thread
-// and its join event is written, or the thread is detached: its pthread_t may
-// name another thread from now on. A joinable thread never joined keeps its
-// ring, as glibc keeps its stack.
+// RingDesc::released bits (runtime): all must be set before the recorder may
+// give a ring back. kReleaseCreated: the creating thread wrote all it writes to
+// the descriptor (set at the claim of a thread that attached itself).
+// kReleaseJoined: pthread_join returned for the thread and its join event is
+// written, or the thread is detached: its pthread_t may name another thread
+// from now on. A joinable thread never joined keeps its ring, as glibc keeps
+// its stack. kReleaseEnded: the thread ended (set after kRingEnded, so after
+// its last publication).
 inline constexpr uint32_t kReleaseCreated = 1u << 0;
 inline constexpr uint32_t kReleaseJoined = 1u << 1;
-inline constexpr uint32_t kReleaseBoth = kReleaseCreated | kReleaseJoined;
+inline constexpr uint32_t kReleaseEnded = 1u << 2;
+inline constexpr uint32_t kReleaseLetGo = kReleaseCreated | kReleaseJoined;  // only the thread holds it
+inline constexpr uint32_t kReleaseAll = kReleaseLetGo | kReleaseEnded;
 
 // Word positions in RingDesc::producer: the thread's write cursor (an address
 // in the target) and its origin; (cursor - origin) / 8 is the number of words

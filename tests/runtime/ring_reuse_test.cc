@@ -55,8 +55,9 @@ class RingReuseTest : public ::testing::Test {
   // The worker thread's end as the runtime leaves it: ended, created, and
   // (`joined`) joined or detached.
   void EndWorker(bool joined) {
-    Desc(kWorker).released.store(rt::kReleaseCreated | (joined ? rt::kReleaseJoined : 0u));
     Desc(kWorker).state.store(rt::kRingEnded);
+    Desc(kWorker).released.store(rt::kReleaseCreated | rt::kReleaseEnded | (joined ? rt::kReleaseJoined : 0u));
+    if (joined) area_.shm->coming_rings.fetch_add(1);
   }
 
   // The runtime's claim of the returned ring for a new thread.
@@ -97,12 +98,14 @@ TEST_F(RingReuseTest, ARingGoesBackOnlyOnceItsThreadIsEndedJoinedAndDelivered) {
   // More words published than delivered: not yet.
   Desc(kWorker).head.fetch_add(1);
   Desc(kWorker).released.fetch_or(rt::kReleaseJoined);
+  area_.shm->coming_rings.fetch_add(1);
   Add({}, {});
   EXPECT_EQ(Desc(kWorker).state.load(), rt::kRingEnded) << "undelivered words";
   Desc(kWorker).head.fetch_sub(1);
   Add({}, {});
   EXPECT_EQ(Desc(kWorker).state.load(), rt::kRingReturned);
   EXPECT_EQ(area_.shm->returned_rings.load(), 1u);
+  EXPECT_EQ(area_.shm->coming_rings.load(), 0u) << "the ring no longer counts as coming";
   EXPECT_EQ(merger_.rings_returned(), 1u);
   // Not twice.
   Add({}, {});

@@ -11,7 +11,9 @@
 #  1-3 are race-free: hb must report nothing (a join resolved to the wrong
 #     thread would leave the writers unordered);
 #  4. 200 detached writers of one variable with two rings: consecutive ones
-#     share a ring and nothing orders them: hb must report the race.
+#     share a ring and nothing orders them: hb must report the race;
+#  5. 20 threads alive at once with 8 rings: main and 7 workers recorded, the
+#     other 13 counted once each as threads without a ring.
 # Usage: ring_reuse_test.sh SEER PROGRAMS_DIR
 set -euo pipefail
 seer=$1 programs=$2
@@ -91,6 +93,15 @@ check racy 202 200 -- --rings 2 -- racy 200
 n=$(races racy racy)
 [ "$n" -ge 1 ] || fail "racy: hb reports no race on racy between threads of one ring"
 echo "racy: $n hb pairs on racy"
+
+"$seer" record --sync=inproc -q --rings 8 -o "$work/held.seer" -- "$programs/thread_churn" joined 20 20 ||
+  fail "held: seer record failed"
+"$seer" info --json "$work/held.seer" | python3 -c '
+import json, sys
+i = json.load(sys.stdin)
+print("held:", i["threads"], "threads, lost", i["lost"])
+ok = i["threads"] == 8 and i["lost"] == {"runtime-no-ring": {"thread_begin": 13}}
+sys.exit(0 if ok else 1)' || fail "held: want 8 threads recorded and 13 without a ring"
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures failure(s)"

@@ -1,10 +1,12 @@
 /* Many short-lived threads, for the runtime's ring reuse (ring_reuse_test.sh).
-   Usage: thread_churn MODE N [BATCH]
-     joined N BATCH  N threads, created BATCH at a time and joined before the
+   Usage: thread_churn MODE N [BATCH [PAUSE_MS]]
+     joined N BATCH [PAUSE_MS]
+                     N threads, created BATCH at a time and joined before the
                      next batch; each writes its slot of `slots` (the k-th
                      thread of every batch the same slot, ordered only by the
                      joins and forks in between) and bumps `counter` under a
-                     mutex: no race
+                     mutex: no race; PAUSE_MS between batches (the
+                     daemon test's long-running target)
      detached N      N threads, detached (half created so, half by
                      pthread_detach), each bumps `counter` under the mutex;
                      main waits on a condition variable for all: no race
@@ -43,10 +45,12 @@ static void* joined_worker(void* arg) {
   return NULL;
 }
 
-static int run_joined(long n, long batch) {
+static int run_joined(long n, long batch, long pause_ms) {
   pthread_t t[64];
   if (batch < 1 || batch > 64) return 2;
+  const struct timespec pause = {pause_ms / 1000, (pause_ms % 1000) * 1000 * 1000};
   for (long done = 0; done < n;) {
+    if (pause_ms > 0 && done > 0) nanosleep(&pause, NULL);
     long k = n - done < batch ? n - done : batch;
     for (long i = 0; i < k; ++i)
       if (pthread_create(&t[i], NULL, joined_worker, (void*)i) != 0) return 1;
@@ -109,11 +113,12 @@ static int run_racy(long n) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: %s joined|detached|racy N [BATCH]\n", argv[0]);
+    fprintf(stderr, "usage: %s joined|detached|racy N [BATCH [PAUSE_MS]]\n", argv[0]);
     return 2;
   }
   const long n = strtol(argv[2], NULL, 10);
-  if (strcmp(argv[1], "joined") == 0) return run_joined(n, argc > 3 ? strtol(argv[3], NULL, 10) : 1);
+  if (strcmp(argv[1], "joined") == 0)
+    return run_joined(n, argc > 3 ? strtol(argv[3], NULL, 10) : 1, argc > 4 ? strtol(argv[4], NULL, 10) : 0);
   if (strcmp(argv[1], "detached") == 0) return run_detached(n);
   if (strcmp(argv[1], "racy") == 0) return run_racy(n);
   fprintf(stderr, "unknown mode %s\n", argv[1]);
