@@ -79,7 +79,8 @@ void RingMerger::ReturnEndedRings() {
     p.pos = 0;
     p.scan = 0;
     d.state.store(rt::kRingReturned, std::memory_order_release);
-    // Returned before it stops counting as coming: a waiting thread never sees neither.
+    // Counted as returned before it stops counting as coming: a waiting thread
+    // always sees it as one or the other (WaitForReturnedRing).
     shm_->returned_rings.fetch_add(1, std::memory_order_release);
     shm_->coming_rings.fetch_sub(1, std::memory_order_release);
     ++rings_returned_;

@@ -69,6 +69,16 @@ class RingReuseTest : public ::testing::Test {
     Desc(kWorker).os_tid = os_tid;
   }
 
+  // The first worker thread's whole life (global numbers 0 to 2): main forks
+  // it, it begins, writes, ends. Its os_tid is 101.
+  void FirstWorkerLife(RingWords* main, RingWords* worker) {
+    Global(main, EventKind::kFork, kWorker, 0);
+    Global(worker, EventKind::kThreadBegin, 0, 1);
+    Write(worker, 0x5000);
+    Global(worker, EventKind::kThreadEnd, 0, 2);
+    Desc(kWorker).os_tid = 101;
+  }
+
   const Event* Find(EventKind kind, uint64_t number_in_order) const {
     uint64_t seen = 0;
     for (const Event& e : events_)
@@ -83,11 +93,7 @@ class RingReuseTest : public ::testing::Test {
 
 TEST_F(RingReuseTest, ARingGoesBackOnlyOnceItsThreadIsEndedJoinedAndDelivered) {
   RingWords main, worker;
-  Global(&main, EventKind::kFork, kWorker, 0);
-  Global(&worker, EventKind::kThreadBegin, 0, 1);
-  Write(&worker, 0x5000);
-  Global(&worker, EventKind::kThreadEnd, 0, 2);
-  Desc(kWorker).os_tid = 101;
+  FirstWorkerLife(&main, &worker);
   Desc(kWorker).state.store(rt::kRingRunning);
   Add(main, worker);
   // Its end is delivered, but the state does not say ended yet.
@@ -134,11 +140,7 @@ TEST_F(RingReuseTest, WithoutReuseNoRingGoesBack) {
 // records a new tid, which main's second join names.
 TEST_F(RingReuseTest, AJoinMergedAfterTheRingWentBackNamesTheThreadThatEnded) {
   RingWords main, worker;
-  Global(&main, EventKind::kFork, kWorker, 0);
-  Global(&worker, EventKind::kThreadBegin, 0, 1);
-  Write(&worker, 0x5000);
-  Global(&worker, EventKind::kThreadEnd, 0, 2);
-  Desc(kWorker).os_tid = 101;
+  FirstWorkerLife(&main, &worker);
   EndWorker(/*joined=*/true);
   Add(main, worker);
   ASSERT_EQ(Desc(kWorker).state.load(), rt::kRingReturned);

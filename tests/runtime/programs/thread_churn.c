@@ -66,10 +66,15 @@ static void* detached_worker(void* arg) {
   return NULL;
 }
 
-static int run_detached(long n) {
-  pthread_attr_t detached;
+static pthread_attr_t detached;
+
+static void init_detached(void) {
   pthread_attr_init(&detached);
   pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+}
+
+static int run_detached(long n) {
+  init_detached();
   for (long i = 0; i < n; ++i) {
     pthread_t t;
     if (i % 2 == 0) {
@@ -93,9 +98,7 @@ static void* racy_worker(void* arg) {
 static void* last_worker(void* arg) { return arg; }
 
 static int run_racy(long n) {
-  pthread_attr_t detached;
-  pthread_attr_init(&detached);
-  pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
+  init_detached();
   for (long i = 0; i < n; ++i) {
     pthread_t t;
     if (pthread_create(&t, &detached, racy_worker, (void*)(i + 1)) != 0) return 1;
