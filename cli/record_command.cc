@@ -84,6 +84,12 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                   "the program waits for the recorder (default: a quarter of the available memory, "
                   "256 to 512 MiB)")
       ->check(CLI::Range(uint64_t{16}, uint64_t{1} << 20));
+  sub->add_option("--rings", args->options.inproc.max_rings,
+                  "inproc, preload, inject: threads recorded at once, one ring of 4 MiB (virtual) each; the ring "
+                  "of a thread that ended and was joined or detached is reused, and a thread that finds none "
+                  "(all held at once) is counted as without a ring")
+      ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 16))
+      ->capture_default_str();
   sub->add_flag("-q,--quiet", args->quiet, "No summary line");
   sub->add_option("command", args->command, "The command to run and its arguments (after --)");
   sub->positionals_at_end();

@@ -49,7 +49,7 @@ struct EbpfOptions {
 
 // kInproc, kPreload and kInject.
 struct InprocOptions {
-  uint32_t max_rings = 1024;          // threads that can be recorded
+  uint32_t max_rings = 1024;          // threads recorded at once (a ring is reused once its thread ended)
   uint64_t ring_words = 1ull << 19;   // 8-byte words per thread ring (4 MiB), a power of two
   uint64_t wait_ns = 2000000000ull;   // a producer waits this long for room before dropping
   // Ring contents copied out but not yet merged are held in memory up to this

@@ -27,6 +27,7 @@ using ClockFn = int (*)(void*, clockid_t, const struct timespec*);
 
 RealFunction<int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*)> real_create("pthread_create");
 RealFunction<int (*)(pthread_t, void**)> real_join("pthread_join");
+RealFunction<int (*)(pthread_t)> real_detach("pthread_detach");
 RealFunction<LockFn> real_mutex_lock("pthread_mutex_lock");
 RealFunction<LockFn> real_mutex_trylock("pthread_mutex_trylock");
 RealFunction<TimedFn> real_mutex_timedlock("pthread_mutex_timedlock");
@@ -234,23 +235,64 @@ struct StartArgs {
 void* ThreadStart(void* p) {
   StartArgs args = *static_cast<StartArgs*>(p);
   __libc_free(p);
-  if (args.ring >= 0 && g_rt.active) StartThread(static_cast<uint32_t>(args.ring), args.parent);
+  if (args.ring >= 0 && g_rt.active)
+    StartThread(static_cast<uint32_t>(args.ring), args.parent);
+  else if (args.ring < 0)
+    SkipThread();  // counted in no_ring_threads by its creator
   return args.fn(args.arg);
 }
 
-// The ring of the thread `th`, newest first: pthread_t values are reused once a
-// thread is joined.
+// The ring of the thread `th`, which must be joinable: asked before the join or
+// detach, while `th` cannot name another thread (glibc reuses a pthread_t once
+// its thread is joined, or detached and ended). Rings whose thread was joined
+// or detached are skipped; of two left with one handle (a detach the runtime
+// did not see), the later claim.
+// The rings of the threads this thread created last, by pthread_t: the creator
+// usually joins or detaches them, and finds them here without a scan of every
+// descriptor (a cache miss each, rings being reused in any order).
+constexpr uint32_t kCreatedSlots = 32;
+struct CreatedSlot {
+  uint64_t handle;
+  int32_t ring;
+};
+__thread CreatedSlot tls_created[kCreatedSlots];
+__thread uint32_t tls_created_next;
+
+// Whether `d` holds a thread of handle `th`, neither joined nor detached.
+bool HoldsJoinable(const RingDesc& d, pthread_t th) {
+  const uint32_t state = d.state.load(std::memory_order_acquire);
+  return state != kRingFree && state != kRingReturned && d.pthread_handle == static_cast<uint64_t>(th) &&
+         (d.released.load(std::memory_order_acquire) & kReleaseJoined) == 0;
+}
+
 int32_t RingOfThread(pthread_t th) {
   ShmHeader* h = g_rt.shm;
+  RingDesc* descs = RingDescs(h);
+  // The newest creation of this handle by this thread names the live thread:
+  // an older one with the same handle was joined or detached before.
+  for (uint32_t k = 1; k <= kCreatedSlots; ++k) {
+    const CreatedSlot& c = tls_created[(tls_created_next - k) % kCreatedSlots];
+    if (c.handle == static_cast<uint64_t>(th) && c.ring >= 0 && HoldsJoinable(descs[c.ring], th)) return c.ring;
+  }
   uint32_t n = h->next_ring.load(std::memory_order_acquire);
   if (n > h->max_rings) n = h->max_rings;
-  RingDesc* descs = RingDescs(h);
-  for (uint32_t i = n; i-- > 0;)
-    if (descs[i].pthread_handle == static_cast<uint64_t>(th) && descs[i].joined.load() == 0 &&
-        descs[i].state.load() != kRingFree)
-      return static_cast<int32_t>(i);
-  return -1;
+  int32_t found = -1;
+  uint32_t found_serial = 0;
+  for (uint32_t i = 0; i < n; ++i) {
+    if (!HoldsJoinable(descs[i], th)) continue;
+    const uint32_t serial = descs[i].serial.load(std::memory_order_relaxed);
+    if (found < 0 || static_cast<int32_t>(serial - found_serial) > 0) {
+      found = static_cast<int32_t>(i);
+      found_serial = serial;
+    }
+  }
+  return found;
 }
+
+// The thread of ring `ring` is joined (its join event written) or detached:
+// once it has ended and its records are merged, the recorder may give its
+// ring to another thread.
+void ReleaseJoined(int32_t ring) { ReleaseRing(static_cast<uint32_t>(ring), kReleaseJoined); }
 
 // pthread_once is recorded by the runtime in both modes: the eBPF probes do not
 // see it (its edges reach the trace through the runtime's stream).
@@ -284,7 +326,11 @@ int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*)
   if (ts == nullptr) return real_create.get()(th, attr, fn, arg);
   auto* args = static_cast<StartArgs*>(__libc_malloc(sizeof(StartArgs)));
   if (args == nullptr) return EAGAIN;
-  const int32_t ring = ClaimRing(static_cast<int32_t>(ts->ring));
+  // A thread created detached is never joined: its ring may go back as soon as it ends.
+  int detach_state = PTHREAD_CREATE_JOINABLE;
+  if (attr != nullptr) pthread_attr_getdetachstate(attr, &detach_state);
+  const int32_t ring =
+      ClaimRing(static_cast<int32_t>(ts->ring), detach_state == PTHREAD_CREATE_DETACHED ? kReleaseJoined : 0u);
   *args = {fn, arg, ring, static_cast<int32_t>(ts->ring)};
   // The fork is recorded before the child can run, so its number precedes the
   // child's kThreadBegin. A failed create leaves a fork of a thread with no events.
@@ -295,19 +341,36 @@ int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*)
     __libc_free(args);
     return rc;
   }
-  if (ring >= 0) RingDescs(g_rt.shm)[ring].pthread_handle = static_cast<uint64_t>(*th);
+  // The child may have ended already (detached, its ring free to go back):
+  // the ring is not given back before this last write to its descriptor.
+  if (ring >= 0) {
+    RingDesc* d = &RingDescs(g_rt.shm)[ring];
+    d->pthread_handle = static_cast<uint64_t>(*th);
+    ReleaseRing(static_cast<uint32_t>(ring), kReleaseCreated);
+    tls_created[tls_created_next++ % kCreatedSlots] = {static_cast<uint64_t>(*th), ring};
+  }
   return 0;
 }
 
 int pthread_join(pthread_t th, void** ret) {
   if (FuzzOn()) return FuzzJoin(real_join.get(), th, ret);
+  // Looked up before the join: after it, `th` may already name a new thread.
+  const int32_t ring = g_rt.active ? RingOfThread(th) : -1;
   const int rc = real_join.get()(th, ret);
-  if (rc != 0 || !g_rt.active) return rc;
-  const int32_t ring = RingOfThread(th);
-  if (ring < 0) return rc;
-  RingDescs(g_rt.shm)[ring].joined.store(1);
+  if (rc != 0 || ring < 0 || !g_rt.active) return rc;
+  // The event first, the release bit after: the ring's next thread takes its
+  // fork's number after the recorder saw the bit, so this join is merged
+  // before that fork and names the thread that ended (docs/runtime.md, "Ring reuse").
   if (ThreadState* ts = SyncThread())
     PutOrdered(ts, EventKind::kJoin, 0, static_cast<uint64_t>(ring), 0, SEER_RT_CALLER_PC());
+  ReleaseJoined(ring);
+  return rc;
+}
+
+int pthread_detach(pthread_t th) noexcept {
+  const int32_t ring = g_rt.active ? RingOfThread(th) : -1;
+  const int rc = real_detach.get()(th);
+  if (rc == 0 && ring >= 0) ReleaseJoined(ring);
   return rc;
 }
 

@@ -182,6 +182,7 @@ void FinishThread(bool free_stack) {
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadEnd, 0, 0, 0, pc);
   Publish(ts, Head(ts));
   ts->desc->state.store(kRingEnded, std::memory_order_release);
+  ReleaseRing(ts->ring, kReleaseEnded);
   tls_state = nullptr;
   tls_finished = true;
 }
@@ -329,17 +330,104 @@ void Initialize() {
   init_state.store(2);
 }
 
-int32_t ClaimRing(int32_t parent) {
+void ReleaseRing(uint32_t ring, uint32_t bits) {
   ShmHeader* h = g_rt.shm;
-  const uint32_t ring = h->next_ring.fetch_add(1, std::memory_order_relaxed);
-  if (ring >= h->max_rings) {
+  const uint32_t before = RingDescs(h)[ring].released.fetch_or(bits, std::memory_order_acq_rel);
+  if ((before & kReleaseLetGo) != kReleaseLetGo && ((before | bits) & kReleaseLetGo) == kReleaseLetGo)
+    h->coming_rings.fetch_add(1, std::memory_order_release);
+}
+
+void SkipThread() { tls_finished = true; }
+
+namespace {
+
+// A ring the recorder gave back (kRingReturned), now kRingClaimed; -1 when
+// none is back. Taking one of the header's count first entitles the thread to
+// one such ring, which the scan then finds (others may take the first it sees).
+int32_t TakeReturnedRing(ShmHeader* h) {
+  uint32_t n = h->returned_rings.load(std::memory_order_acquire);
+  do {
+    if (n == 0) return -1;
+  } while (!h->returned_rings.compare_exchange_weak(n, n - 1, std::memory_order_acquire));
+  RingDesc* descs = RingDescs(h);
+  // Bounded all the same: a program that wrote over the descriptors must not
+  // hang here.
+  for (int pass = 0; pass < 64; ++pass) {
+    uint32_t rings = h->next_ring.load(std::memory_order_relaxed);
+    if (rings > h->max_rings) rings = h->max_rings;
+    for (uint32_t r = 0; r < rings; ++r) {
+      uint32_t state = kRingReturned;
+      if (descs[r].state.load(std::memory_order_relaxed) == kRingReturned &&
+          descs[r].state.compare_exchange_strong(state, kRingClaimed, std::memory_order_acquire))
+        return static_cast<int32_t>(r);
+    }
+  }
+  return -1;
+}
+
+// Set when a thread waited wait_ns for a returned ring in vain (the threads
+// that will give theirs back run on): later threads do not wait until a claim
+// succeeds again.
+std::atomic<bool> ring_wait_failed{false};
+
+// No ring left: while a ring is coming (ShmHeader::coming_rings: its thread is
+// detached or joined), the recorder gives it back once the thread has ended and
+// its records are merged: waits for it (wait_ns at most, as for room in a
+// ring). The recorder merges and looks even when nothing new is written while
+// threads wait (ShmHeader::ring_waiters). None coming (every ring held by a
+// thread that may yet be joined): -1 at once.
+int32_t WaitForReturnedRing(ShmHeader* h) {
+  if (ring_wait_failed.load(std::memory_order_relaxed)) return -1;
+  h->ring_waiters.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t deadline = NowNs() + h->wait_ns;
+  int32_t ring = -1;
+  for (;;) {
+    // Read before looking: the recorder counts a ring returned before it stops
+    // counting it as coming, so a ring that went back meanwhile is seen by the look.
+    const bool coming = h->coming_rings.load(std::memory_order_acquire) != 0;
+    ring = TakeReturnedRing(h);
+    if (ring >= 0 || !coming) break;
+    if (NowNs() >= deadline || RecorderGone(/*check_pid=*/true)) {
+      ring_wait_failed.store(true, std::memory_order_relaxed);
+      break;
+    }
+    timespec pause = {0, 100000};
+    nanosleep(&pause, nullptr);
+  }
+  h->ring_waiters.fetch_sub(1, std::memory_order_relaxed);
+  return ring;
+}
+
+}  // namespace
+
+int32_t ClaimRing(int32_t parent, uint32_t released) {
+  ShmHeader* h = g_rt.shm;
+  int32_t ring = -1;
+  // A never-used ring first (one atomic add; a returned one takes a scan),
+  // then, once every ring was used, the returned ones.
+  if (h->next_ring.load(std::memory_order_relaxed) < h->max_rings) {
+    const uint32_t fresh = h->next_ring.fetch_add(1, std::memory_order_relaxed);
+    if (fresh < h->max_rings) ring = static_cast<int32_t>(fresh);
+  }
+  if (ring < 0) ring = TakeReturnedRing(h);
+  if (ring < 0 && (h->options & kOptionReuseRings) != 0) ring = WaitForReturnedRing(h);
+  if (ring < 0) {
     h->no_ring_threads.fetch_add(1, std::memory_order_relaxed);
     return -1;
   }
+  ring_wait_failed.store(false, std::memory_order_relaxed);
+  // A returned ring still names its last thread: the handle goes before the
+  // release bits, so that RingOfThread never pairs the old handle with bits
+  // that say "not joined".
   RingDesc* d = &RingDescs(h)[ring];
   d->parent = parent;
+  d->os_tid = 0;
+  d->pthread_handle = 0;
+  d->serial.store(static_cast<uint32_t>(h->claims.fetch_add(1, std::memory_order_relaxed)),
+                  std::memory_order_relaxed);
+  d->released.store(released, std::memory_order_release);
   d->state.store(kRingClaimed, std::memory_order_release);
-  return static_cast<int32_t>(ring);
+  return ring;
 }
 
 ThreadState* StartThread(uint32_t ring, int32_t parent) {
@@ -398,7 +486,8 @@ SEER_RT_NOINLINE ThreadState* StartRecordingThread(bool at_sync_call) {
   }
   tls_attaching = true;
   ThreadState* ts = nullptr;
-  const int32_t ring = ClaimRing(-1);
+  // Nobody created it through the runtime: no creator writes to its descriptor.
+  const int32_t ring = ClaimRing(-1, kReleaseCreated);
   if (ring < 0)
     tls_finished = true;  // counted in no_ring_threads; do not retry on every access
   else

@@ -105,8 +105,20 @@ SEER_RT_INLINE void AtSyncCall() {
 // emits kThreadBegin.
 ThreadState* StartThread(uint32_t ring, int32_t parent);
 
-// Claims a fresh ring for a thread about to be created; -1 when none is left.
-int32_t ClaimRing(int32_t parent);
+// Claims a ring for a thread about to be created (or attaching itself): a
+// never-used one, else one the recorder gave back, else (when the recorder
+// reuses rings) waits a bounded time for one. -1 when none came, counted in
+// ShmHeader::no_ring_threads. `released`: the descriptor's first kRelease* bits.
+int32_t ClaimRing(int32_t parent, uint32_t released);
+
+// Sets `bits` (kRelease*) in the descriptor of ring `ring`; the call that
+// completes kReleaseLetGo counts the ring in ShmHeader::coming_rings.
+void ReleaseRing(uint32_t ring, uint32_t bits);
+
+// The calling thread records nothing: its creator found no ring for it (it
+// would otherwise claim one at its first event, with no fork to order it
+// after its creator).
+void SkipThread();
 
 SEER_RT_INLINE ThreadState* CurrentThread() {
   ThreadState* ts = tls_state;

@@ -30,8 +30,13 @@ int64_t FutexEvents::RingOf(const rt::ShmHeader* shm, pid_t tid) {
   const uint32_t n = std::min(shm->next_ring.load(std::memory_order_acquire), shm->max_rings);
   const rt::RingDesc* descs = rt::RingDescs(const_cast<rt::ShmHeader*>(shm));
   int64_t found = -1;
-  for (uint32_t r = 0; r < n; ++r)
-    if (descs[r].os_tid == tid) found = r;  // the latest ring of a reused tid
+  // A reused kernel tid may name an ended thread's ring too: the ring of a
+  // thread that has not ended wins (rings are reused, so the index says nothing).
+  for (uint32_t r = 0; r < n; ++r) {
+    if (descs[r].os_tid != tid) continue;
+    const uint32_t state = descs[r].state.load(std::memory_order_acquire);
+    if (state == rt::kRingClaimed || state == rt::kRingRunning || found < 0) found = r;
+  }
   if (found >= 0) rings_[tid] = static_cast<uint32_t>(found);
   return found;
 }

@@ -275,6 +275,11 @@ class InprocRecording final : public Recording {
   bool PauseDrained() const override;
 
  private:
+  // The shared area: the rings are reused (RingMerger::ReuseRings).
+  SharedAreaOptions AreaOptions() const {
+    return {opts_.max_rings, opts_.ring_words, opts_.wait_ns,
+            rt::kOptionReuseRings | (opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u)};
+  }
   void NewModules(std::vector<ModuleInfo>* out);
   void CollectOnce();
   Status CloseTrace();
@@ -373,8 +378,7 @@ Status InprocRecording::Begin() {
       if (!found.ok()) return found;
     }
   }
-  Status s = attached_ ? Status::Ok() : area_.Create({opts_.max_rings, opts_.ring_words, opts_.wait_ns,
-                                                             opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u});
+  Status s = attached_ ? Status::Ok() : area_.Create(AreaOptions());
   if (!s.ok()) return s;
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
@@ -420,6 +424,7 @@ Status InprocRecording::Begin() {
   rt::ShmHeader* shm = area_.header();
   collector_ = std::make_unique<RingCollector>(shm);
   merger_ = std::make_unique<RingMerger>(shm);
+  merger_->ReuseRings();
   max_spool_ = opts_.max_spool_bytes != 0 ? opts_.max_spool_bytes : DefaultSpoolBytes();
   callers_threads_ = Tasks();
   drain_idle_ = opts_.merge_when_idle;
@@ -531,9 +536,12 @@ void InprocRecording::CollectOnce() {
   // So it does while a pause drains (SetPaused): the target records nothing
   // meanwhile, what is left to merge is bounded, and the service's window
   // waits for it.
+  // So it does while threads wait for a ring to come back (they wait for the merger).
   const uint64_t spooled = queue_.bytes();
   const bool draining = paused_ && pause_drained_.load(std::memory_order_acquire) < pause_epoch_;
-  const bool want_idle = !draining && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
+  const bool ring_wanted = shm->ring_waiters.load(std::memory_order_relaxed) != 0;
+  const bool want_idle =
+      !draining && !ring_wanted && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
   if (opts_.merge_when_idle && target_alive_ && want_idle != drain_idle_) {
     drain_idle_ = want_idle;
     SetDrainPriority(drain_idle_, callers_threads_);
@@ -559,7 +567,10 @@ void InprocRecording::CollectOnce() {
     }
   }
   const uint64_t bytes = item.batch.bytes();
-  if (copied || !item.modules.empty() || !item.futex.empty() || item.batch.final || item.drain_mark != 0)
+  // A thread waiting for a ring (all are taken): the merger gives back those
+  // of ended threads when it takes a batch, an empty one if need be.
+  if (copied || !item.modules.empty() || !item.futex.empty() || item.batch.final || item.drain_mark != 0 ||
+      ring_wanted)
     queue_.Push(std::move(item));
   // Rest briefly when a round found little.
   if (target_alive_ && bytes < (64u << 10)) std::this_thread::sleep_for(std::chrono::microseconds(300));
@@ -574,10 +585,7 @@ Status InprocRecording::AttachByInjection(const std::string& library, const std:
   // The futex tracepoints first, so that each thread's counter registration
   // (at its first recorded call) finds them.
   const bool futex = load_futex && load_futex(pid_);
-  Status st = injected_.Inject(pid_, library,
-                                    {opts_.max_rings, opts_.ring_words, opts_.wait_ns,
-                                     opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u},
-                                    futex, &area_);
+  Status st = injected_.Inject(pid_, library, AreaOptions(), futex, &area_);
   if (!st.ok()) return st;
   writer_->SetMeta("record.pid", std::to_string(pid_));
   writer_->SetMeta("record.redirected_slots", std::to_string(injected_.slots()));
@@ -638,7 +646,7 @@ bool InprocRecording::PauseDrained() const {
 RecordCounters InprocRecording::counters() const {
   RecordCounters c;
   c.events = merged_events_.load(std::memory_order_relaxed);
-  c.threads = area_.header() != nullptr ? std::min(area_.header()->next_ring.load(), area_.header()->max_rings) : 0;
+  c.threads = area_.header() != nullptr ? area_.header()->claims.load(std::memory_order_relaxed) : 0;
   return c;
 }
 
@@ -682,6 +690,7 @@ Status InprocRecording::CloseTrace() {
     out->SetMeta("record.frees_before_attach", std::to_string(attach_filter_.frees_before_attach()));
     if (!detach_note_.empty()) out->SetMeta("record.detach", detach_note_);
   }
+  out->SetMeta("record.rings_returned", std::to_string(merger_->rings_returned()));
   out->SetMeta(meta::kEndTime, IsoNow());
   return out->Close();
 }

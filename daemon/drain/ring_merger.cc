@@ -12,7 +12,9 @@ RingMerger::RingMerger(rt::ShmHeader* shm)
     : shm_(shm), next_number_(rt::kDomains + 1, 0), blocked_(rt::kDomains + 1) {}
 
 void RingMerger::AddExternal(uint32_t ring, uint64_t word, uint64_t number, const Event& event) {
-  TidOf(ring);
+  // A returned ring's next thread gets its tid when it appears: a join of its
+  // last one may still be to come.
+  if (ring >= rings_.size() || !rings_[ring].returned) TidOf(ring);
   Pending& p = rings_[ring];
   if (word < p.base + p.pos) ++external_late_;
   p.external.push_back({word, number, event});
@@ -24,8 +26,66 @@ void RingMerger::AddExternal(uint32_t ring, uint64_t word, uint64_t number, cons
 uint32_t RingMerger::TidOf(uint32_t ring) {
   if (ring >= rings_.size()) rings_.resize(ring + 1);
   Pending& p = rings_[ring];
+  if (p.returned) {
+    // The ring's next thread: everything its last one wrote was delivered before the give-back.
+    p.returned = false;
+    p.tid = -1;
+    p.parent = -1;
+  }
   if (p.tid < 0) p.tid = next_tid_++;
   return static_cast<uint32_t>(p.tid);
+}
+
+ThreadInfo RingMerger::InfoOf(uint32_t ring) const {
+  const rt::RingDesc& d = rt::RingDescs(shm_)[ring];
+  const Pending& p = rings_[ring];
+  ThreadInfo t;
+  t.tid = static_cast<uint32_t>(p.tid);
+  t.os_tid = d.os_tid != 0 ? d.os_tid : -1;
+  if (p.parent >= 0) {
+    t.parent = p.parent;
+  } else {
+    // No fork delivered (the eBPF modes write none): the creator's ring, as it is now.
+    const int32_t parent = d.parent;
+    if (parent >= 0 && static_cast<uint32_t>(parent) < rings_.size() && rings_[parent].tid >= 0)
+      t.parent = rings_[parent].tid;
+  }
+  t.name = "thread-" + std::to_string(t.tid);
+  return t;
+}
+
+void RingMerger::ReturnEndedRings() {
+  rt::RingDesc* descs = rt::RingDescs(shm_);
+  size_t kept = 0;
+  for (const uint32_t r : ended_) {
+    Pending& p = rings_[r];
+    rt::RingDesc& d = descs[r];
+    // kReleaseEnded is set after the thread's last publication: read first, it
+    // makes `head` final. The thread's end is delivered, but its join (or the
+    // creator's last write) may be to come: looked at again after later batches.
+    const bool done = (d.released.load(std::memory_order_acquire) & rt::kReleaseAll) == rt::kReleaseAll &&
+                      d.state.load(std::memory_order_acquire) == rt::kRingEnded &&
+                      Delivered(r) == d.head.load(std::memory_order_acquire) && p.external.empty() &&
+                      p.wait == Wait::kNone;
+    if (!done) {
+      ended_[kept++] = r;
+      continue;
+    }
+    retired_.push_back(InfoOf(r));
+    p.returned = true;
+    p.last_pc = 0;  // the next thread's pc rule starts afresh (ThreadState::last_pc)
+    p.base += p.words.size();
+    RingWords().swap(p.words);
+    p.pos = 0;
+    p.scan = 0;
+    d.state.store(rt::kRingReturned, std::memory_order_release);
+    // Counted as returned before it stops counting as coming: a waiting thread
+    // always sees it as one or the other (WaitForReturnedRing).
+    shm_->returned_rings.fetch_add(1, std::memory_order_release);
+    shm_->coming_rings.fetch_sub(1, std::memory_order_release);
+    ++rings_returned_;
+  }
+  ended_.resize(kept);
 }
 
 Status RingMerger::Damaged(uint32_t ring, size_t pos, const std::string& what) const {
@@ -118,6 +178,7 @@ void ReadLongFields(const uint64_t* w, Event* e) {
 
 Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   Pending& p = rings_[ring];
+  if (p.returned && p.pos >= p.scan) return Status::Ok();  // its next thread has not appeared
   const uint32_t tid = TidOf(ring);
   const uint64_t* w = p.words.data();
   // The position and the pc rule's last pc live in registers, and are stored
@@ -210,13 +271,18 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
     return Examine(ring);
   }
   // A fork or join names another ring, and TidOf may grow rings_ for it: resolve
-  // that before taking a reference into rings_.
+  // that before taking a reference into rings_. A fork names the ring's next
+  // thread (a returned ring's new tid); a join the thread that ended, even if
+  // its ring went back meanwhile (its tid is kept until the next thread appears).
   {
     const uint64_t* w = rings_[ring].words.data() + rings_[ring].pos;
     const uint8_t kind = rt::RecordKind(w[0]);
-    if ((kind == static_cast<uint8_t>(EventKind::kFork) || kind == static_cast<uint8_t>(EventKind::kJoin)) &&
-        rt::LongObject(w) < shm_->max_rings)
-      TidOf(static_cast<uint32_t>(rt::LongObject(w)));
+    const uint64_t other = rt::LongObject(w);
+    if (kind == static_cast<uint8_t>(EventKind::kFork) && other < shm_->max_rings)
+      TidOf(static_cast<uint32_t>(other));
+    else if (kind == static_cast<uint8_t>(EventKind::kJoin) && other < shm_->max_rings &&
+             (other >= rings_.size() || rings_[other].tid < 0))
+      TidOf(static_cast<uint32_t>(other));
   }
   Pending& p = rings_[ring];
   const uint64_t* w = p.words.data() + p.pos;
@@ -229,8 +295,11 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   if (e.kind == EventKind::kFork || e.kind == EventKind::kJoin) {
     if (e.object >= shm_->max_rings)
       return Damaged(ring, p.pos, "thread event names ring " + std::to_string(e.object));
-    e.object = TidOf(static_cast<uint32_t>(e.object));  // rings_ already holds it: p stays valid
+    Pending& other = rings_[e.object];  // resolved above: p stays valid
+    if (e.kind == EventKind::kFork) other.parent = e.tid;
+    e.object = static_cast<uint64_t>(other.tid);
   }
+  if (e.kind == EventKind::kThreadEnd && reuse_) ended_.push_back(ring);
   const uint32_t domain = rt::OrderDomain(rt::LongOrder(w));
   origin_ = {ring, p.base + p.pos};
   p.pos += static_cast<size_t>(rt::RecordWords(w[0]));
@@ -369,6 +438,7 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
       p.scan = 0;
     }
   }
+  if (reuse_ && !ended_.empty()) ReturnEndedRings();
   if (emitted) *emitted = delivered_ - before;
   return Status::Ok();
 }
@@ -390,23 +460,15 @@ Status RingMerger::AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emit
 }
 
 std::vector<ThreadInfo> RingMerger::Threads() const {
-  std::vector<ThreadInfo> out;
-  rt::RingDesc* descs = rt::RingDescs(shm_);
-  for (uint32_t r = 0; r < rings_.size(); ++r) {
-    if (rings_[r].tid < 0) continue;
-    ThreadInfo t;
-    t.tid = static_cast<uint32_t>(rings_[r].tid);
-    t.os_tid = descs[r].os_tid != 0 ? descs[r].os_tid : -1;
-    const int32_t parent = descs[r].parent;
-    if (parent >= 0 && static_cast<uint32_t>(parent) < rings_.size() && rings_[parent].tid >= 0)
-      t.parent = rings_[parent].tid;
-    t.name = "thread-" + std::to_string(t.tid);
-    out.push_back(t);
-  }
+  std::vector<ThreadInfo> out = retired_;
+  for (uint32_t r = 0; r < rings_.size(); ++r)
+    if (rings_[r].tid >= 0 && !rings_[r].returned) out.push_back(InfoOf(r));
   std::sort(out.begin(), out.end(), [](const ThreadInfo& a, const ThreadInfo& b) { return a.tid < b.tid; });
   return out;
 }
 
+// The counters are the ring's, run on across the threads that used it (the
+// runtime never resets them): summed once per ring, each loss counts once.
 std::vector<uint64_t> RingMerger::LostByKind() const {
   std::vector<uint64_t> lost(kNumEventKinds, 0);
   const uint32_t rings = std::min(shm_->next_ring.load(), shm_->max_rings);

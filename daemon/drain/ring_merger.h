@@ -68,7 +68,19 @@ class RingMerger {
     return ring < rings_.size() ? rings_[ring].base + rings_[ring].pos : 0;
   }
 
-  // The thread table: one entry per thread that appeared in the stream.
+  // Ring reuse (docs/runtime.md, "Ring reuse"): from now on, after each batch,
+  // the ring of a thread whose kThreadEnd was delivered goes back to the
+  // runtime (kRingReturned) once the thread is joined or detached and every
+  // word it wrote has been delivered. The ring's next records are a new
+  // thread's (a new tid from its fork or first record on); a join merged
+  // after the give-back still names the thread that ended. Off by default: the
+  // eBPF recording's joiner names threads by ring for the whole run.
+  void ReuseRings() { reuse_ = true; }
+  // Rings given back so far.
+  uint64_t rings_returned() const { return rings_returned_; }
+
+  // The thread table: one entry per thread that appeared in the stream, those
+  // whose ring went back to the runtime included.
   std::vector<ThreadInfo> Threads() const;
 
   // Records dropped by producers on overflow, by kind, summed over rings.
@@ -84,6 +96,10 @@ class RingMerger {
     size_t pos = 0;               // next word to deliver
     size_t scan = 0;              // words before this (from pos) are plain records
     int64_t tid = -1;             // dense seer thread id, -1 until the thread appears
+    int64_t parent = -1;          // the tid that forked it, -1 until its fork was delivered
+    // Given back to the runtime: `tid` still names the ended thread (for a join
+    // delivered late), until the ring's next thread appears (TidOf).
+    bool returned = false;
     uint64_t last_pc = 0;         // the pc rule's last pc (ring_record.h)
     Wait wait = Wait::kNone;      // kNone: no ordered record found yet at `scan`
     bool at_external = false;     // the ordered record at `scan` is external.front()
@@ -106,7 +122,12 @@ class RingMerger {
   Status EmitOrdered(uint32_t ring, const Sink& sink);
   // Final merge only: skips the smallest missing number a blocked ring waits for.
   bool SkipGap();
+  // The tid of the thread writing ring `ring` now (a returned ring's next thread).
   uint32_t TidOf(uint32_t ring);
+  // The thread table entry of ring `ring`'s thread, from its descriptor.
+  ThreadInfo InfoOf(uint32_t ring) const;
+  // Reuse: gives back the rings listed in ended_ that are done with.
+  void ReturnEndedRings();
   // Hands `e` to `sink`, or to the current run when AddRuns is at work.
   Status Deliver(const Sink& sink, const Event& e) {
     if (run_sink_ == nullptr) return sink(e);
@@ -126,6 +147,10 @@ class RingMerger {
   uint64_t delivered_ = 0;
   uint64_t order_gaps_ = 0;
   uint64_t external_late_ = 0;
+  bool reuse_ = false;
+  std::vector<uint32_t> ended_;       // reuse_: rings whose kThreadEnd was delivered, not given back yet
+  std::vector<ThreadInfo> retired_;   // the threads of rings given back
+  uint64_t rings_returned_ = 0;
   bool final_ = false;  // the final batch was added: external events past a ring's end go at its end
   Origin origin_;
   const RunSink* run_sink_ = nullptr;  // set while AddRuns runs

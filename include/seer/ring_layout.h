@@ -11,7 +11,7 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 6;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5: the pause word; 6: options
+inline constexpr uint32_t kShmVersion = 7;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5: the pause word; 6: options; 7: ring reuse
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
@@ -39,10 +39,26 @@ struct alignas(64) ShmHeader {
   // runtime: the pid that claimed the area; 0 until then. Children exec'd by
   // the target find it taken and stay silent.
   std::atomic<int64_t> owner_pid;
-  std::atomic<uint32_t> next_ring;     // runtime: rings handed out so far
+  std::atomic<uint32_t> next_ring;     // runtime: rings never used before handed out so far (may pass max_rings)
   std::atomic<uint32_t> exited;        // runtime: 1 after exit() ran the runtime's destructor
   std::atomic<uint32_t> fatal_signal;  // runtime: signal number of a fatal signal, 0 if none
   std::atomic<uint64_t> no_ring_threads;  // runtime: threads that found no free ring
+  // runtime: rings claimed so far, a ring claimed again after its return
+  // counted each time: the threads that got a ring.
+  std::atomic<uint64_t> claims;
+  // Ring reuse (docs/runtime.md, "Ring reuse"). recorder: rings it gave back
+  // (kRingReturned) and the runtime has not claimed again; runtime: takes one
+  // before scanning for its ring, so that a claim with none back costs one load.
+  std::atomic<uint32_t> returned_rings;
+  // runtime: rings that will come back once their thread has ended and been
+  // merged (kReleaseLetGo set: created, and joined or detached), counted by
+  // whoever set the second bit; the recorder takes one off for each ring it
+  // gives back. A thread that finds no ring waits for one only while this says
+  // that one is coming.
+  std::atomic<uint32_t> coming_rings;
+  // runtime: threads waiting for a ring to come back (kOptionReuseRings only):
+  // the recorder merges and looks for ended threads even if nothing new was written.
+  std::atomic<uint32_t> ring_waiters;
   // recorder: 1 once it has read the target's module map. The runtime waits for
   // it (bounded) at start-up, so that even a program that exits at once has one.
   std::atomic<uint32_t> modules_read;
@@ -53,8 +69,36 @@ struct alignas(64) ShmHeader {
 // its aux the nanoseconds the lock was held (two clock reads per lock pair;
 // the service's seer_lock_hold_seconds). Off for `seer record`.
 inline constexpr uint32_t kOptionHoldTimes = 1u << 0;
+// ShmHeader::options: the recorder gives the rings of ended threads back
+// (kRingReturned) once it merged all they wrote, and a thread that finds no
+// ring waits for one (wait_ns at most). Only the in-process recordings set it:
+// the eBPF recording's joiner names threads by ring for the whole run.
+inline constexpr uint32_t kOptionReuseRings = 1u << 1;
 
-enum RingState : uint32_t { kRingFree = 0, kRingClaimed = 1, kRingRunning = 2, kRingEnded = 3 };
+// kRingFree: never used (rings at and past next_ring). kRingReturned: its
+// thread ended, the recorder merged all it wrote and gave it back; the runtime
+// claims it again (kRingClaimed) for a new thread once no never-used one is left.
+enum RingState : uint32_t {
+  kRingFree = 0,
+  kRingClaimed = 1,
+  kRingRunning = 2,
+  kRingEnded = 3,
+  kRingReturned = 4,
+};
+
+// RingDesc::released bits (runtime): all must be set before the recorder may
+// give a ring back. kReleaseCreated: the creating thread wrote all it writes to
+// the descriptor (set at the claim of a thread that attached itself).
+// kReleaseJoined: pthread_join returned for the thread and its join event is
+// written, or the thread is detached: its pthread_t may name another thread
+// from now on. A joinable thread never joined keeps its ring, as glibc keeps
+// its stack. kReleaseEnded: the thread ended (set after kRingEnded, so after
+// its last publication).
+inline constexpr uint32_t kReleaseCreated = 1u << 0;
+inline constexpr uint32_t kReleaseJoined = 1u << 1;
+inline constexpr uint32_t kReleaseEnded = 1u << 2;
+inline constexpr uint32_t kReleaseLetGo = kReleaseCreated | kReleaseJoined;  // only the thread holds it
+inline constexpr uint32_t kReleaseAll = kReleaseLetGo | kReleaseEnded;
 
 // Word positions in RingDesc::producer: the thread's write cursor (an address
 // in the target) and its origin; (cursor - origin) / 8 is the number of words
@@ -62,16 +106,21 @@ enum RingState : uint32_t { kRingFree = 0, kRingClaimed = 1, kRingRunning = 2, k
 inline constexpr int kProducerCursor = 0;
 inline constexpr int kProducerOrigin = 1;
 
-// One per thread. The producer owns `head`, `lost` and `producer`; the drainer
-// owns `tail`.
+// One per thread at a time (a ring is reused once its thread ended: see
+// kRingReturned). The producer owns `head`, `lost` and `producer`; the drainer
+// owns `tail`. `head` and `lost` run on across the ring's threads: the next
+// thread writes on from the last one's head, and the loss counters are the
+// ring's, summed over its threads.
 struct alignas(64) RingDesc {
   std::atomic<uint64_t> head;  // words published by the producer: every record below is whole
   std::atomic<uint32_t> state;
   int32_t parent;              // ring of the creating thread, -1 if none
   int64_t os_tid;              // kernel thread id, written by the thread itself
   uint64_t pthread_handle;     // pthread_t, for matching pthread_join to the ring
-  std::atomic<uint32_t> joined;
-  uint32_t pad_;
+  std::atomic<uint32_t> released;  // kRelease* bits
+  // The claim's number (ShmHeader::claims, low bits): of two unjoined threads
+  // with one pthread_t (a detach the runtime missed), the later claim is the live one.
+  std::atomic<uint32_t> serial;
   std::atomic<uint64_t> lost[kLostKinds];  // records dropped on overflow, by kind
   alignas(64) std::atomic<uint64_t> tail;  // words consumed by the drainer
   // The producing thread's writer state (the runtime's ThreadState), on lines
