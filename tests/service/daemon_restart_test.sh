@@ -22,7 +22,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/daemon_lib.sh"
 rm -rf "$tmp" && mkdir -p "$tmp"
 cleanup() {
-  [ -n "${daemon_pid:-}" ] && kill -9 "$daemon_pid" 2>/dev/null || true
+  # The daemon's children first (its target, an analysis process): an orphaned
+  # target would keep ctest's output pipe open until the test's timeout.
+  [ -n "${daemon_pid:-}" ] && { pkill -9 -P "$daemon_pid" 2>/dev/null; kill -9 "$daemon_pid" 2>/dev/null; } || true
   wait 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -99,8 +101,11 @@ queued=$(sed -n 's/.*: \([0-9]*\) windows of the last run are not analysed yet.*
 # Before any analysis of this run (each waits 1.5 s): the loaded registry.
 [ "$(finding windows)" = "$count1" ] || fail "the finding's count at the restart is not $count1"
 [ "$(metric 'seer_findings{kind="deadlock",engine="deadlock"}')" = 1 ] || fail "seer_findings does not show the loaded finding"
-curl -sf "http://127.0.0.1:$port/findings/$id?format=html" | grep -q '<html' || fail "the finding's HTML report is not served after the restart"
-curl -sf "http://127.0.0.1:$port/findings/$id" | grep -q "first seen: $first_seen" || fail "the text report lost its first seen"
+# Not `curl | grep -q`: grep exits at the first line and, under pipefail, curl's
+# SIGPIPE would fail the check.
+html=$(curl -sf "http://127.0.0.1:$port/findings/$id?format=html") || html=
+grep -q '<html' <<<"$html" || fail "the finding's HTML report is not served after the restart"
+grep -q "first seen: $first_seen" <<<"$(curl -sf "http://127.0.0.1:$port/findings/$id")" || fail "the text report lost its first seen"
 wait_for 90 "the $left windows left analysed" all_done "$tmp/left1"
 count2=$(finding windows)
 [ "$(finding first_seen)" = "$first_seen" ] || fail "first seen changed: $(finding first_seen), was $first_seen"
