@@ -26,6 +26,9 @@ struct AnalysisOptions {
   uint64_t confirm_races_max_events = uint64_t{1} << 23;
   uint64_t w3_history = 1000;        // bound of w3-linear's per-lock history
   uint64_t w3_edges = 25;            // w3-linear: accesses per variable whose edges it keeps
+  // wcp: bytes of queued critical sections over which a lock's queue is folded
+  // (docs/analyses.md, "wcp"); folding may miss races and the report says so.
+  uint64_t wcp_queue_bytes = uint64_t{512} << 20;
   // Race engines reproduce RAPID's counts where its implementation departs from
   // the papers (wcp, lockset; docs/analyses.md); false follows the papers.
   bool rapid_compatible = true;

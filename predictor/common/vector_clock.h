@@ -71,6 +71,8 @@ class VectorClock {
   }
 
   size_t size() const { return c_.size(); }
+  // The entries, size() of them: for scans that compare many at once.
+  const ClockValue* data() const { return c_.data(); }
   void Clear() {
     if (!c_.empty()) std::memset(c_.data(), 0, c_.size() * sizeof(ClockValue));
   }

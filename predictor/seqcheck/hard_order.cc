@@ -4,23 +4,30 @@
 
 namespace seer::seqcheck {
 
-HardClocks::HardClocks(const TraceModel& m) : m_(m), clock_(m.threads(), VectorClock(m.threads())) {}
+HardClocks::HardClocks(const TraceModel& m) : m_(m), clock_(m.threads()), received_(m.threads(), 0) {}
 
 const VectorClock& HardClocks::Before(uint32_t i) {
   if (last_ != kNone) {
-    // The previous node has run: its own entry, and its clock for the edges out of it.
+    // Kept for the edges out of the previous node, with its own entry: forks,
+    // signals, and a window's carried acquires.
     const Node& p = m_.node(last_);
-    clock_[p.tid].Set(p.tid, p.pos + 1);
-    // Kept for the edges out of it: forks, signals, and a window's carried acquires.
-    if ((p.flags & (kForks | kSignals)) || last_ < m_.carried()) sources_[last_] = clock_[p.tid];
+    if ((p.flags & (kForks | kSignals)) || last_ < m_.carried()) {
+      VectorClock& source = sources_[last_];
+      source = clock_[p.tid];
+      source.Set(p.tid, p.pos + 1);
+    }
   }
   last_ = i;
   const Node& n = m_.node(i);
   VectorClock& c = clock_[n.tid];
   ForEachHardSource(m_, i, [&](uint32_t s) {
+    ++received_[n.tid];
     auto it = sources_.find(s);
     if (it == sources_.end()) {
-      c.Join(clock_[m_.node(s).tid]);  // a joined child's last node: its thread's final clock
+      // A joined child's last node: its thread's final clock, and all of it.
+      const Node& last = m_.node(s);
+      c.Join(clock_[last.tid]);
+      c.Set(last.tid, std::max(c.Get(last.tid), last.pos + 1));
       return;
     }
     c.Join(it->second);

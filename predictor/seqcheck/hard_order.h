@@ -30,19 +30,28 @@ void ForEachHardSource(const TraceModel& m, uint32_t i, Fn&& fn) {
 }
 
 // Vector clocks of hard orders, computed in one pass over the trace in order:
-// Before(i) for i = 0, 1, 2, ... Memory: threads x threads, plus one clock per
-// signal node (a fork's clock is dropped once its child starts).
+// Before(i) for i = 0, 1, 2, ... A thread's clock leaves out its own entry
+// (node i's is its position: every earlier node of its thread precedes it), so
+// it holds only what the thread received over hard edges and is as wide as the
+// highest thread it heard of: a thread forked by main and never joined costs
+// one entry, not one per thread. Memory: at most threads x threads, plus one
+// clock per signal node (a fork's clock is dropped once its child starts).
 class HardClocks {
  public:
   explicit HardClocks(const TraceModel& model);
 
-  // The clock of node i before it runs: per thread u, how many of u's events
-  // must precede i. Nodes must be passed in trace order, each once.
+  // The clock of node i before it runs, but for i's own thread: per other
+  // thread u, how many of u's events must precede i. Nodes must be passed in
+  // trace order, each once.
   const VectorClock& Before(uint32_t i);
+  // How many hard edges thread t received so far: Before(i) of two nodes of t
+  // with the same count is the same clock.
+  uint32_t received(uint32_t t) const { return received_[t]; }
 
  private:
   const TraceModel& m_;
-  std::vector<VectorClock> clock_;                      // per thread, after its last node passed
+  std::vector<VectorClock> clock_;                      // per thread, without its own entry
+  std::vector<uint32_t> received_;                      // per thread: hard edges joined
   std::unordered_map<uint32_t, VectorClock> sources_;  // fork and signal node -> clock after it
   uint32_t last_ = kNone;
 };

@@ -12,7 +12,9 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
   const uint32_t threads = m.threads();
   successors_.resize(m.locks());
   between_.resize(m.locks());
-  request_slot_.assign(m.size(), kNone);
+  request_clock_.assign(m.size(), kNone);
+  clock_begin_.push_back(0);
+  std::vector<uint32_t> clock_of(threads, kNone), received_at(threads, 0);  // per thread: its last clock
 
   // Edges, grouped by (from, to, pc of held acquire, pc of request).
   std::map<std::tuple<uint32_t, uint32_t, uint64_t, uint64_t>, uint32_t> class_of;
@@ -26,8 +28,14 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
     // a timed lock times out instead (their sections still count as held below).
     const bool request = (n.flags & kAcquires) && !(n.flags & (kWaits | kNonBlocking));
     if (request && !h.empty()) {
-      request_slot_[i] = static_cast<uint32_t>(request_clock_.size() / threads);
-      for (uint32_t t = 0; t < threads; ++t) request_clock_.push_back(c.Get(t));
+      if (clock_of[n.tid] == kNone || received_at[n.tid] != hard.received(n.tid)) {
+        clock_of[n.tid] = static_cast<uint32_t>(clock_begin_.size() - 1);
+        received_at[n.tid] = hard.received(n.tid);
+        for (uint32_t t = 0; t < c.size(); ++t)
+          if (t != n.tid && c.Get(t) != 0) clock_entries_.push_back({t, c.Get(t)});
+        clock_begin_.push_back(static_cast<uint32_t>(clock_entries_.size()));
+      }
+      request_clock_[i] = clock_of[n.tid];
       for (uint32_t a : h) {
         const Node& na = m.node(a);
         if (na.lock == n.lock) continue;
@@ -108,7 +116,6 @@ std::vector<std::vector<uint32_t>> LockGraph::LockCycles(uint32_t max_length, si
 
 bool LockGraph::PassesFilters(const std::vector<LockEdge>& cycle) const {
   const size_t k = cycle.size();
-  const uint32_t threads = m_.threads();
   std::vector<std::vector<std::pair<uint32_t, bool>>> held(k);  // (lock, shared) at the request
   for (size_t i = 0; i < k; ++i) {
     const LockEdge& me = cycle[i];
@@ -128,14 +135,21 @@ bool LockGraph::PassesFilters(const std::vector<LockEdge>& cycle) const {
         for (auto [lj, sj] : held[j])
           if (li == lj && !(si && sj)) return false;  // both inside one lock's sections
   for (size_t i = 0; i < k; ++i) {
-    const size_t slot = request_slot_[cycle[i].request];
     for (size_t j = 0; j < k; ++j) {
       if (i == j) continue;
       const Node& rj = m_.node(cycle[j].request);
-      if (request_clock_[slot * threads + rj.tid] > rj.pos) return false;  // j's request must run first
+      if (HardBefore(cycle[i].request, rj.tid) > rj.pos) return false;  // j's request must run first
     }
   }
   return true;
+}
+
+uint32_t LockGraph::HardBefore(uint32_t request, uint32_t t) const {
+  const uint32_t clock = request_clock_[request];
+  const auto first = clock_entries_.begin() + clock_begin_[clock];
+  const auto last = clock_entries_.begin() + clock_begin_[clock + 1];
+  const auto it = std::lower_bound(first, last, t, [](const auto& e, uint32_t u) { return e.first < u; });
+  return it != last && it->first == t ? it->second : 0;
 }
 
 }  // namespace seer::seqcheck

@@ -124,7 +124,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     auto access = [&](uint32_t c, bool reads, bool writes) {
       if (cell_var[c] == kNone) {
         cell_var[c] = static_cast<uint32_t>(writes_.size());
-        writes_.emplace_back(nthreads);
+        writes_.emplace_back();
         last_write.push_back(kNone);
       }
       Access a;
@@ -136,7 +136,11 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
       if (writes) {
         nd.flags |= kWrites;
         last_write[a.var] = i;
-        writes_[a.var][e.tid].push_back(nd.pos);
+        std::vector<Writer>& writers = writes_[a.var];
+        auto w = std::lower_bound(writers.begin(), writers.end(), e.tid,
+                                  [](const Writer& x, uint32_t t) { return x.tid < t; });
+        if (w == writers.end() || w->tid != e.tid) w = writers.insert(w, Writer{e.tid, {}});
+        w->positions.push_back(nd.pos);
       }
       accesses_.push_back(a);
     };
@@ -287,8 +291,10 @@ void TraceModel::BuildTree(OpenIndex* ix) {
 }
 
 const std::vector<uint32_t>& TraceModel::writes(uint32_t var, uint32_t t) const {
-  if (var >= writes_.size() || t >= writes_[var].size()) return empty_;
-  return writes_[var][t];
+  if (var >= writes_.size()) return empty_;
+  const std::vector<Writer>& writers = writes_[var];
+  auto w = std::lower_bound(writers.begin(), writers.end(), t, [](const Writer& x, uint32_t u) { return x.tid < u; });
+  return w != writers.end() && w->tid == t ? w->positions : empty_;
 }
 
 const std::vector<uint32_t>& TraceModel::acquires(uint32_t lock, uint32_t t, bool exclusive_only) const {

@@ -147,7 +147,14 @@ class TraceModel {
   std::vector<uint32_t> fork_of_;
   bool has_branches_ = false;
   std::vector<std::vector<uint32_t>> branches_;
-  std::vector<std::vector<std::vector<uint32_t>>> writes_;       // [var][thread]
+  // Per variable, the threads that write it, ascending by thread, each with
+  // its write positions: a variable costs its writers, not one list per thread
+  // of the trace (235 MB for 1,000 variables and 10,000 threads).
+  struct Writer {
+    uint32_t tid;
+    std::vector<uint32_t> positions;
+  };
+  std::vector<std::vector<Writer>> writes_;  // [var]
   std::vector<std::vector<std::vector<uint32_t>>> acquires_;     // [lock][thread]
   std::vector<std::vector<std::vector<uint32_t>>> exclusive_;    // [lock][thread]
   std::vector<uint64_t> lock_objects_;

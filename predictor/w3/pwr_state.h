@@ -80,14 +80,13 @@ class PwrState {
   // A finished critical section: its acquire's timestamp and its release's clock.
   struct Section {
     ClockValue acquired = 0;
+    ClockValue released_at = 0;  // released's own entry: the test reads this, not the clock's storage
     bool shared = false;
     VectorClock released;
   };
   // The sections one thread ran on one lock, oldest first, in a ring that reuses
-  // its clocks once the bound is reached. Release clocks grow along the list, so
-  // joining the newest section whose acquire is ordered before an event covers all
-  // earlier ones: each reader keeps cursors and joins once.
-  // The ring holds a power of two of sections (no division), at least the bound.
+  // its clocks once the bound is reached. The ring holds a power of two of
+  // sections (no division), at least the bound.
   struct SectionList {
     std::vector<Section> ring;
     uint64_t end = 0;  // absolute number of sections ever added
@@ -100,13 +99,37 @@ class PwrState {
       return ring[n & mask];
     }
   };
-  struct Cursor {
-    uint64_t any = 0;        // next section to consider when holding the lock exclusively
-    uint64_t exclusive = 0;  // ... when holding it shared (only exclusive sections count)
+  // A writer's sections on one lock occupy disjoint intervals of its time,
+  // [acquired, released) in its own entry, ascending. A reader whose clock
+  // holds the writer's time c knows the acquires up to c; the newest of them
+  // adds to its clock exactly when c falls inside that section's interval
+  // (its release, later in the writer's time, is not yet known). So per
+  // writer only three numbers decide whether any kept section needs a look:
+  // the first acquire, and the newest section's acquire and release
+  // (and the release before, which rules out the gap before the newest). A
+  // reader scans them against its clock, no state per reader and writer.
+  // A reader's memory of one writer on one lock (LockHistory::hints).
+  struct Hint {
+    uint64_t next = 0;      // a section found ordered, plus one (0: none)
+    ClockValue quiet = 0;   // an entry for the writer that was found to need no join
   };
   struct LockHistory {
     std::vector<SectionList> by_thread;        // by the thread that ran the sections
-    std::vector<std::vector<Cursor>> cursors;  // [reader][writer]
+    // Per writer: its first section's acquire (max: none), at or before the
+    // oldest kept one: reading that one at each release missed the cache.
+    std::vector<ClockValue> first_acquired;
+    std::vector<ClockValue> newest_acquired;   // per writer: newest section's acquire
+    std::vector<ClockValue> newest_released;   // per writer: its own entry at the newest release; 0: none
+    // Per writer: the release before the newest (0: none). An entry between it
+    // and the newest acquire (the usual place of a reader that lags one
+    // section) knows every release before it: nothing to look at.
+    std::vector<ClockValue> previous_released;
+    // [reader][writer]: where the reader's last search ended (NewestOrdered),
+    // so that a reader lagging deep in a long history finds its place again
+    // in O(1), as the cursors of the TR's algorithm do. Only a speed-up (the
+    // answer does not depend on it), kept within kHintBytes over all locks:
+    // with many threads these rows would cost threads² per lock.
+    std::vector<std::vector<Hint>> hints;
     uint64_t sections = 0;                     // sections ever added, by any thread
     // The last lockset transition by an acquire of this lock (most repeat).
     uint32_t with_from = kUnknownLockset;
@@ -120,9 +143,19 @@ class PwrState {
   }
   ThreadState& StartThread(uint32_t t);
   bool JoinOrderedSections(uint32_t t, ThreadState& s, const Held& h);
+  // The newest kept section of writer j whose acquire is at or before `seen`
+  // (j's entry in a reader's clock), or nullptr; the newest one must not be.
+  // `hint` (may be null): the number of a section this reader already found
+  // ordered, plus one (0: none); the search starts there and updates it.
+  const Section* NewestOrdered(const SectionList& list, ClockValue seen, uint64_t* hint) const;
+  // The hint row of reader t on a lock, as long as the budget allows (it may be
+  // shorter than the writers, or empty).
+  std::vector<Hint>& HintsOf(LockHistory& hist, uint32_t t);
 
+  static constexpr uint64_t kHintBytes = uint64_t{64} << 20;
   uint64_t history_bound_;
   uint64_t ring_mask_;
+  uint64_t hint_bytes_ = 0;
   uint64_t dropped_ = 0;
   std::vector<ThreadState> threads_;
   FlatMap64<std::unique_ptr<LockHistory>> history_;

@@ -6,14 +6,10 @@ namespace seer {
 
 namespace {
 constexpr size_t kSpareSectionBytes = size_t{64} << 20;
-// The queues' memory bound. A thread that never takes a lock again (a thread
-// pool's idle workers, the main thread waiting in join) never moves its cursor
-// on that lock's queue, so without a bound the queues hold every critical
-// section of the run: 2 billion events of lock pairs would need tens of GB.
-constexpr size_t kQueueBudgetBytes = size_t{512} << 20;
 }  // namespace
 
-WcpEngine::WcpEngine(const AnalysisOptions& options) : rapid_compatible_(options.rapid_compatible) {}
+WcpEngine::WcpEngine(const AnalysisOptions& options)
+    : rapid_compatible_(options.rapid_compatible), queue_budget_bytes_(options.wcp_queue_bytes) {}
 
 Status WcpEngine::Begin(const TraceInfo& info) {
   // Knowing every thread up front keeps each lock's queue for threads that have
@@ -256,7 +252,7 @@ void WcpEngine::Trim(LockState* l) {
 // lock's queue grows only at its acquires and every release trims it, so the
 // total stays near the bound.
 void WcpEngine::Fold(LockState* l) {
-  if (queue_bytes_ <= kQueueBudgetBytes) return;
+  if (queue_bytes_ <= queue_budget_bytes_) return;
   uint64_t end = l->queue_base + l->queue.size() / 2;
   end = std::min(end, l->open);  // the holder's section stays
   for (uint32_t u = 0; u < threads_.size() && u < l->cursor.size(); ++u)

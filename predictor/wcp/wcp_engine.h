@@ -124,6 +124,12 @@ class WcpEngine : public Engine {
   void DropFront(LockState* l);
 
   const bool rapid_compatible_;
+  // The queues' memory bound (AnalysisOptions::wcp_queue_bytes). A thread that
+  // never takes a lock again (a thread pool's idle workers, the main thread
+  // waiting in join) never moves its cursor on that lock's queue, so without a
+  // bound the queues hold every critical section of the run: 2 billion events
+  // of lock pairs would need tens of GB.
+  const uint64_t queue_budget_bytes_;
   std::vector<ThreadState> threads_;
   ClockSnapshotPool snapshot_pool_;  // declared before locks_: outlives their references
   FlatMap64<LockState> locks_;

@@ -56,6 +56,7 @@ TEST(HardOrder, ClocksAndScansMatchTheClosure) {
     for (uint32_t b = 0; b < n; ++b) {
       const VectorClock& c = clocks.Before(b);
       for (uint32_t t = 0; t < m.threads(); ++t) {
+        if (t == m.node(b).tid) continue;  // left out: it is the node's position
         uint32_t expected = 0;
         for (uint32_t p = 0; p < m.thread_length(t); ++p)
           if (reach[b][m.At(t, p)]) expected = p + 1;
