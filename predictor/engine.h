@@ -26,6 +26,9 @@ struct AnalysisOptions {
   uint64_t confirm_races_max_events = uint64_t{1} << 23;
   uint64_t w3_history = 1000;        // bound of w3-linear's per-lock history
   uint64_t w3_edges = 25;            // w3-linear: accesses per variable whose edges it keeps
+  // w3, w3-linear: bytes of the readers' places in the lock histories, kept
+  // to find them again quickly (a speed-up only: reports do not depend on it).
+  uint64_t w3_position_cache_bytes = uint64_t{64} << 20;
   // wcp: bytes of queued critical sections over which a lock's queue is folded
   // (docs/analyses.md, "wcp"); folding may miss races and the report says so.
   uint64_t wcp_queue_bytes = uint64_t{512} << 20;

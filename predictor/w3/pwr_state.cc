@@ -49,7 +49,7 @@ std::vector<PwrState::Hint>& PwrState::HintsOf(LockHistory& hist, uint32_t t) {
   if (hist.hints.size() <= t) hist.hints.resize(t + 1);
   std::vector<Hint>& row = hist.hints[t];
   const size_t writers = hist.newest_released.size();
-  if (row.size() < writers && hint_bytes_ + (writers - row.size()) * sizeof(Hint) <= kHintBytes) {
+  if (row.size() < writers && hint_bytes_ + (writers - row.size()) * sizeof(Hint) <= hint_budget_bytes_) {
     hint_bytes_ += (writers - row.size()) * sizeof(Hint);
     row.resize(writers);
   }

@@ -21,8 +21,12 @@ namespace seer::w3 {
 class PwrState {
  public:
   // `history_bound`: critical sections kept per (lock, thread); 0 = all of them.
-  explicit PwrState(uint64_t history_bound)
-      : history_bound_(history_bound), ring_mask_(history_bound == 0 ? ~0ull : std::bit_ceil(history_bound) - 1) {}
+  // `hint_budget_bytes`: the most the hints may take over all locks
+  // (AnalysisOptions::w3_position_cache_bytes).
+  PwrState(uint64_t history_bound, uint64_t hint_budget_bytes)
+      : history_bound_(history_bound),
+        ring_mask_(history_bound == 0 ? ~0ull : std::bit_ceil(history_bound) - 1),
+        hint_budget_bytes_(hint_budget_bytes) {}
 
   // The clock of thread t; its own entry is the timestamp of t's next event.
   const VectorClock& Clock(uint32_t t) { return Thread(t).clock; }
@@ -127,7 +131,7 @@ class PwrState {
     // [reader][writer]: where the reader's last search ended (NewestOrdered),
     // so that a reader lagging deep in a long history finds its place again
     // in O(1), as the cursors of the TR's algorithm do. Only a speed-up (the
-    // answer does not depend on it), kept within kHintBytes over all locks:
+    // answer does not depend on it), kept within hint_budget_bytes_ over all locks:
     // with many threads these rows would cost threads² per lock.
     std::vector<std::vector<Hint>> hints;
     uint64_t sections = 0;                     // sections ever added, by any thread
@@ -152,9 +156,9 @@ class PwrState {
   // shorter than the writers, or empty).
   std::vector<Hint>& HintsOf(LockHistory& hist, uint32_t t);
 
-  static constexpr uint64_t kHintBytes = uint64_t{64} << 20;
   uint64_t history_bound_;
   uint64_t ring_mask_;
+  uint64_t hint_budget_bytes_;
   uint64_t hint_bytes_ = 0;
   uint64_t dropped_ = 0;
   std::vector<ThreadState> threads_;

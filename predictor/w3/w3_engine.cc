@@ -194,8 +194,8 @@ struct Pending {
 
 class W3Engine : public Engine {
  public:
-  W3Engine(std::string name, bool exact, uint64_t history_bound, uint64_t edge_bound)
-      : name_(std::move(name)), exact_(exact), edge_bound_(edge_bound), pwr_(history_bound) {}
+  W3Engine(std::string name, bool exact, uint64_t history_bound, uint64_t edge_bound, uint64_t position_cache_bytes)
+      : name_(std::move(name)), exact_(exact), edge_bound_(edge_bound), pwr_(history_bound, position_cache_bytes) {}
 
   void Process(const Event* events, size_t n) override {
     for (size_t i = 0; i < n; ++i) {
@@ -482,14 +482,16 @@ class W3Engine : public Engine {
 
 }  // namespace
 
-std::unique_ptr<Engine> CreateW3Engine(const AnalysisOptions&) {
-  return std::make_unique<W3Engine>("w3", /*exact=*/true, /*history_bound=*/0, /*edge_bound=*/0);
+std::unique_ptr<Engine> CreateW3Engine(const AnalysisOptions& options) {
+  return std::make_unique<W3Engine>("w3", /*exact=*/true, /*history_bound=*/0, /*edge_bound=*/0,
+                                    options.w3_position_cache_bytes);
 }
 
 std::unique_ptr<Engine> CreateW3LinearEngine(const AnalysisOptions& options) {
   // A chain of w3_edges edges (the TR's bound on edges(x)) spans w3_edges + 1 earlier
   // accesses, plus the current one.
-  return std::make_unique<W3Engine>("w3-linear", /*exact=*/false, options.w3_history, options.w3_edges + 2);
+  return std::make_unique<W3Engine>("w3-linear", /*exact=*/false, options.w3_history, options.w3_edges + 2,
+                                    options.w3_position_cache_bytes);
 }
 
 }  // namespace seer
