@@ -48,4 +48,4 @@ echo "trace $(du -h "$trace" | cut -f1)"
 step info "$seer" info "$trace"
 grep -E '^(events|complete):' "$work/out.info"
 step analyze "$seer" analyze --analysis "$analyses" "$trace"
-grep -E '^[a-z0-9-]+: [0-9]' "$work/out.analyze" || true
+grep -E '^[a-z0-9 -]+: [0-9]' "$work/out.analyze" || true
