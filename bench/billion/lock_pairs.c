@@ -5,9 +5,10 @@
    accesses, 12 events. All shared words are accessed under their stripe, so
    the steady state holds no race, no deadlock and no atomicity violation: the
    analyses' cost is their per-event cost, not that of reporting thousands of
-   findings. One unprotected write per thread (`racy`) gives the race engines
-   one finding to report, so a run shows that findings survive billions of
-   events. Usage: lock_pairs [THREADS=4] [OPS=1000000]. Prints a checksum. */
+   findings. One unprotected read-modify-write per thread (`racy`) gives the
+   race engines one finding to report (and the atomicity analysis one when the
+   workers' starts are recorded close together), so a run shows that findings
+   survive billions of events. Usage: lock_pairs [THREADS=4] [OPS=1000000]. Prints a checksum. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
