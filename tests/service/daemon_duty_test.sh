@@ -16,11 +16,7 @@ seer=$1 target=$2 tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/daemon_lib.sh"
 rm -rf "$tmp" && mkdir -p "$tmp"
-cleanup() {
-  [ -n "${daemon_pid:-}" ] && kill "$daemon_pid" 2>/dev/null || true
-  wait 2>/dev/null || true
-}
-trap cleanup EXIT
+kill_daemon_at_exit
 
 start_daemon "$tmp/daemon.log" --dir "$tmp/windows" --window 1s --duty 2s/6s -- "$target"
 echo "daemon on port $port"

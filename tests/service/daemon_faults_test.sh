@@ -16,7 +16,8 @@ source "$here/daemon_lib.sh"
 rm -rf "$tmp" && mkdir -p "$tmp"
 extra_pids=()
 cleanup() {
-  for p in "${extra_pids[@]}" ${daemon_pid:-}; do kill -9 "$p" 2>/dev/null || true; done
+  for p in "${extra_pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  kill_daemon
   wait 2>/dev/null || true
 }
 trap cleanup EXIT

@@ -4,6 +4,19 @@
 
 fail() { echo "FAIL: $*" >&2; [ -f "$tmp/daemon.log" ] && { echo "--- daemon log:" >&2; tail -30 "$tmp/daemon.log" >&2; }; exit 1; }
 
+# kill_daemon: kills the daemon started last and its children (the target it
+# launched, an analysis process) at once: an orphaned target would keep
+# ctest's output pipe open until the test's timeout.
+kill_daemon() {
+  [ -n "${daemon_pid:-}" ] || return 0
+  pkill -9 -P "$daemon_pid" 2>/dev/null || true
+  kill -9 "$daemon_pid" 2>/dev/null || true
+}
+
+# kill_daemon_at_exit: however the test ends (a failed check exits at once),
+# nothing it started is left running.
+kill_daemon_at_exit() { trap 'kill_daemon; wait 2>/dev/null || true' EXIT; }
+
 # start_daemon LOG ARGS...: runs seer daemon in the background (pid in $daemon_pid)
 # and waits for its "listening on" line (port in $port).
 start_daemon() {

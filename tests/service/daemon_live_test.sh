@@ -23,7 +23,7 @@ rm -rf "$tmp" && mkdir -p "$tmp"
 prom_pid=
 cleanup() {
   [ -n "$prom_pid" ] && kill "$prom_pid" 2>/dev/null || true
-  [ -n "${daemon_pid:-}" ] && kill "$daemon_pid" 2>/dev/null || true
+  kill_daemon
   wait 2>/dev/null || true
 }
 trap cleanup EXIT

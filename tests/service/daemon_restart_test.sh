@@ -21,13 +21,7 @@ seer=$1 target=$2 tmp=$3
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/daemon_lib.sh"
 rm -rf "$tmp" && mkdir -p "$tmp"
-cleanup() {
-  # The daemon's children first (its target, an analysis process): an orphaned
-  # target would keep ctest's output pipe open until the test's timeout.
-  [ -n "${daemon_pid:-}" ] && { pkill -9 -P "$daemon_pid" 2>/dev/null; kill -9 "$daemon_pid" 2>/dev/null; } || true
-  wait 2>/dev/null || true
-}
-trap cleanup EXIT
+kill_daemon_at_exit
 dir=$tmp/windows
 
 # The one finding of /findings (the target has one bug): FIELD of it.
