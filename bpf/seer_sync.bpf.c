@@ -44,18 +44,6 @@ struct {
 	__type(value, struct pending_call);
 } pending SEC(".maps");
 
-/* A futex wait in progress, keyed by tid, for its sys_exit. */
-struct pending_futex {
-	__u64 uaddr;
-	__u64 ip;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct pending_futex);
-} futex_waits SEC(".maps");
-
 /* Threads of a target built with seer's runtime: tid -> user address of the
  * thread's write cursor and origin (two words, include/seer/ring_layout.h), from
  * __seer_register_access_counter. */
@@ -224,7 +212,11 @@ int sync_return(struct pt_regs *ctx)
 }
 
 /* Futex syscalls through the raw sys_enter/sys_exit tracepoints (BTF-typed, no
- * tracefs needed): the first test drops every other syscall. */
+ * tracefs needed): the first test drops every other syscall. The exit reads
+ * the call's arguments from the saved user registers, which the kernel leaves
+ * as they were (only ax holds the result): nothing is kept between entry and
+ * exit, so a wait that began while the programs were detached (the service's
+ * pauses) is still seen when it returns. */
 #define SEER_NR_FUTEX 202 /* x86-64 */
 
 SEC("tp_btf/sys_enter")
@@ -257,15 +249,6 @@ int BPF_PROG(futex_enter, struct pt_regs *regs, long id)
 	case SEER_FUTEX_UNLOCK_PI:
 		emit(tid, SEER_EV_SIGNAL, uaddr, 0, ip, SEER_MODE_FUTEX, ts);
 		break;
-	case SEER_FUTEX_WAIT:
-	case SEER_FUTEX_WAIT_BITSET:
-	case SEER_FUTEX_WAIT_REQUEUE_PI:
-	case SEER_FUTEX_LOCK_PI:
-	case SEER_FUTEX_LOCK_PI2: {
-		struct pending_futex w = {.uaddr = uaddr, .ip = ip};
-		bpf_map_update_elem(&futex_waits, &tid, &w, BPF_ANY);
-		break;
-	}
 	default:
 		break;
 	}
@@ -280,15 +263,21 @@ int BPF_PROG(futex_exit, struct pt_regs *regs, long ret)
 		return 0;
 	if (BPF_CORE_READ(regs, orig_ax) != SEER_NR_FUTEX)
 		return 0;
-	__u32 tid = (__u32)pid_tgid;
-	struct pending_futex *w = bpf_map_lookup_elem(&futex_waits, &tid);
-	if (!w)
-		return 0;
-	__u64 uaddr = w->uaddr, ip = w->ip;
-	bpf_map_delete_elem(&futex_waits, &tid);
 	/* A wait that returned 0 was woken; EAGAIN, timeouts and signals are not edges. */
-	if (ret == 0)
-		emit(tid, SEER_EV_WAIT, uaddr, 0, ip, SEER_MODE_FUTEX, bpf_ktime_get_ns());
+	if (ret != 0)
+		return 0;
+	switch ((int)BPF_CORE_READ(regs, si) & SEER_FUTEX_CMD_MASK) {
+	case SEER_FUTEX_WAIT:
+	case SEER_FUTEX_WAIT_BITSET:
+	case SEER_FUTEX_WAIT_REQUEUE_PI:
+	case SEER_FUTEX_LOCK_PI:
+	case SEER_FUTEX_LOCK_PI2:
+		emit((__u32)pid_tgid, SEER_EV_WAIT, BPF_CORE_READ(regs, di), 0, BPF_CORE_READ(regs, ip),
+		     SEER_MODE_FUTEX, bpf_ktime_get_ns());
+		break;
+	default:
+		break;
+	}
 	return 0;
 }
 
@@ -325,7 +314,6 @@ int BPF_PROG(on_exit, struct task_struct *task)
 	/* A thread that dies inside a probed call leaves no stale entry behind. */
 	__u32 tid = (__u32)id;
 	bpf_map_delete_elem(&pending, &tid);
-	bpf_map_delete_elem(&futex_waits, &tid);
 	bpf_map_delete_elem(&access_counters, &tid);
 	return 0;
 }
@@ -345,40 +333,11 @@ int register_counter(struct pt_regs *ctx)
 
 /* futex_waitv(2) waits on up to 128 futex words at once and returns the index of
  * the one whose wake ended the wait: a wait-return edge on that word, like a
- * FUTEX_WAIT that returned 0. Its own sys_enter/sys_exit pair keeps the programs
- * above as they are (one more compare per system call for other processes). */
+ * FUTEX_WAIT that returned 0. Its own sys_exit program keeps the ones above
+ * as they are (one more compare per system call for other processes); the
+ * arguments come from the saved user registers, as for futex_exit. */
 #define SEER_NR_FUTEX_WAITV 449 /* x86-64 */
 #define SEER_FUTEX_WAITV_MAX 128
-
-struct pending_waitv {
-	__u64 waiters; /* user address of the struct futex_waitv array */
-	__u64 ip;
-	__u32 nr;
-};
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 16384);
-	__type(key, __u32);
-	__type(value, struct pending_waitv);
-} waitv_calls SEC(".maps");
-
-SEC("tp_btf/sys_enter")
-int BPF_PROG(futex_waitv_enter, struct pt_regs *regs, long id)
-{
-	if (id != SEER_NR_FUTEX_WAITV)
-		return 0;
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	if (!in_target(pid_tgid))
-		return 0;
-	__u32 tid = (__u32)pid_tgid;
-	struct pending_waitv w = {
-		.waiters = BPF_CORE_READ(regs, di),
-		.ip = BPF_CORE_READ(regs, ip),
-		.nr = (__u32)BPF_CORE_READ(regs, si),
-	};
-	bpf_map_update_elem(&waitv_calls, &tid, &w, BPF_ANY);
-	return 0;
-}
 
 SEC("tp_btf/sys_exit")
 int BPF_PROG(futex_waitv_exit, struct pt_regs *regs, long ret)
@@ -390,12 +349,9 @@ int BPF_PROG(futex_waitv_exit, struct pt_regs *regs, long ret)
 		return 0;
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 tid = (__u32)pid_tgid;
-	struct pending_waitv *w = bpf_map_lookup_elem(&waitv_calls, &tid);
-	if (!w)
-		return 0;
-	__u64 waiters = w->waiters, ip = w->ip;
-	__u32 nr = w->nr;
-	bpf_map_delete_elem(&waitv_calls, &tid);
+	__u64 waiters = BPF_CORE_READ(regs, di); /* user address of the struct futex_waitv array */
+	__u32 nr = (__u32)BPF_CORE_READ(regs, si);
+	__u64 ip = BPF_CORE_READ(regs, ip);
 	/* EAGAIN (a word had changed), timeouts and signals are not edges. */
 	if (ret < 0 || ret >= nr || ret >= SEER_FUTEX_WAITV_MAX)
 		return 0;

@@ -18,6 +18,7 @@ struct Mapping {
   uint64_t start = 0;
   uint64_t end = 0;
   uint64_t offset = 0;  // file offset of `start`
+  uint64_t inode = 0;   // 0 for anonymous mappings
   bool executable = false;
   std::string path;     // empty for anonymous mappings
 };

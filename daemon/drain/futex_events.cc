@@ -1,6 +1,7 @@
 #include "daemon/drain/futex_events.h"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "daemon/proc_maps.h"
 #include "seer/ring_layout.h"
@@ -39,6 +40,24 @@ int64_t FutexEvents::RingOf(const rt::ShmHeader* shm, pid_t tid) {
   }
   if (found >= 0) rings_[tid] = static_cast<uint32_t>(found);
   return found;
+}
+
+Status FutexEvents::Resume(const rt::ShmHeader* shm, uint64_t header_in_target) {
+  // Attached first: a thread that registers from now on is seen doing it; one
+  // that registered before wrote its os_tid and state before its call.
+  Status st = probes_.AttachSyscallPrograms();
+  if (!st.ok()) return st;
+  const uint32_t n = std::min(shm->next_ring.load(std::memory_order_acquire), shm->max_rings);
+  const rt::RingDesc* descs = rt::RingDescs(const_cast<rt::ShmHeader*>(shm));
+  const uint64_t descs_in_target = header_in_target + sizeof(rt::ShmHeader);
+  for (uint32_t r = 0; r < n; ++r) {
+    if (descs[r].state.load(std::memory_order_acquire) != rt::kRingRunning || descs[r].os_tid <= 0) continue;
+    // The counter is the thread's writer state, at the start of RingDesc::producer.
+    st = probes_.RegisterCounter(descs[r].os_tid, descs_in_target + r * sizeof(rt::RingDesc) +
+                                                      offsetof(rt::RingDesc, producer));
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
 }
 
 Status FutexEvents::Take(const rt::ShmHeader* shm, std::vector<FutexEvent>* out) {

@@ -44,6 +44,17 @@ class FutexEvents {
   // in by then (the tracepoint ran on the thread before it wrote that word).
   Status Take(const rt::ShmHeader* shm, std::vector<FutexEvent>* out);
 
+  // The service's duty cycle: while the runtime is paused the futex
+  // tracepoints are detached, for they cost every system call on the machine
+  // (SyncProbes::DetachSyscallPrograms). Resume re-attaches them, then
+  // registers the counter of each running thread of `shm` (mapped at
+  // `header_in_target` in the target), for those that started meanwhile: their
+  // own registration call went unseen. Call Take after Suspend to collect what
+  // the tracepoints recorded up to it.
+  void Suspend() { probes_.DetachSyscallPrograms(); }
+  Status Resume(const rt::ShmHeader* shm, uint64_t header_in_target);
+  bool suspended() const { return !probes_.syscall_programs_attached(); }
+
   uint64_t kept() const { return number_; }
   uint64_t libc_internal() const { return libc_internal_; }
   uint64_t unplaced() const { return unplaced_; }  // from threads without a ring or registration

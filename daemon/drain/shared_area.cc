@@ -3,12 +3,16 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <new>
 #include <string>
+#include <vector>
+
+#include "daemon/proc_maps.h"
 
 namespace seer {
 
@@ -59,6 +63,21 @@ void SharedArea::ReleaseRings() {
   // Best effort: a failure leaves the memory where it was, nothing more.
   (void)fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(start),
                   static_cast<off_t>(bytes_ - start));
+}
+
+Status SharedArea::HeaderAddressIn(pid_t pid, uint64_t* address) const {
+  struct stat st;
+  if (fd_ < 0 || fstat(fd_, &st) != 0) return Status::IOError("the runtime's shared rings are not open");
+  std::vector<daemon::Mapping> maps;
+  Status s = daemon::ReadProcMaps(pid, &maps);
+  if (!s.ok()) return s;
+  for (const auto& m : maps) {
+    // A memfd's inode number is unique among memfds, not among all files.
+    if (m.inode != st.st_ino || m.path.rfind("/memfd:", 0) != 0 || m.offset > offset_ || offset_ - m.offset >= m.end - m.start) continue;
+    *address = m.start + (offset_ - m.offset);
+    return Status::Ok();
+  }
+  return Status::NotFound("process " + std::to_string(pid) + " does not map the runtime's shared rings");
 }
 
 void SharedArea::SetPaused(bool paused) {

@@ -4,6 +4,8 @@
 // (drain/inproc_recording.cc) and `--sync=ebpf` on an instrumented binary (ebpf/ebpf_recording.cc).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 
@@ -49,6 +51,10 @@ class SharedArea {
   // Sets every ring's pause word (ring_layout.h, RingDesc::paused), free rings
   // included: a thread that starts later finds the current state.
   void SetPaused(bool paused);
+
+  // Where process `pid` maps the header (its mapping of this area's memfd),
+  // for what the recorder registers in the target's terms (FutexEvents::Resume).
+  Status HeaderAddressIn(pid_t pid, uint64_t* address) const;
 
   int fd() const { return fd_; }
   rt::ShmHeader* header() const { return reinterpret_cast<rt::ShmHeader*>(static_cast<char*>(base_) + offset_); }

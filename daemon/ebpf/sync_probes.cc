@@ -102,6 +102,7 @@ bool SpinLockAcquireOffset(const std::string& binary, uint64_t entry, uint64_t* 
 void SyncProbes::Close() {
   if (ring_) ring_buffer__free(ring_);
   ring_ = nullptr;
+  DetachSyscallPrograms();
   for (bpf_link* l : links_) bpf_link__destroy(l);
   links_.clear();
   if (skel_) seer_sync_bpf__destroy(skel_);
@@ -130,9 +131,34 @@ Status SyncProbes::OpenFutexOnly(pid_t tgid, uint64_t ringbuf_bytes) {
   Status st = Load(tgid, ringbuf_bytes);
   if (!st.ok()) return st;
   // on_exit forgets a thread's registration when it ends (tids are reused).
-  return AttachTracepointsAndOpenRing({skel_->progs.futex_enter, skel_->progs.futex_exit,
-                                       skel_->progs.futex_waitv_enter, skel_->progs.futex_waitv_exit,
-                                       skel_->progs.on_exit});
+  st = AttachTracepointsAndOpenRing({skel_->progs.on_exit});
+  return st.ok() ? AttachSyscallPrograms() : st;
+}
+
+void SyncProbes::DetachSyscallPrograms() {
+  for (bpf_link* l : syscall_links_) bpf_link__destroy(l);
+  syscall_links_.clear();
+}
+
+Status SyncProbes::AttachSyscallPrograms() {
+  if (!syscall_links_.empty()) return Status::Ok();
+  for (bpf_program* prog : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit}) {
+    bpf_link* link = bpf_program__attach(prog);
+    if (!link) {
+      const int err = errno;
+      DetachSyscallPrograms();
+      return AttachError(std::string("tracepoint ") + bpf_program__name(prog), err);
+    }
+    syscall_links_.push_back(link);
+  }
+  return Status::Ok();
+}
+
+Status SyncProbes::RegisterCounter(pid_t tid, uint64_t address) {
+  const uint32_t key = static_cast<uint32_t>(tid);
+  if (bpf_map__update_elem(skel_->maps.access_counters, &key, sizeof(key), &address, sizeof(address), BPF_ANY) != 0)
+    return Status::IOError("registering thread " + std::to_string(tid) + "'s counter: " + strerror(errno));
+  return Status::Ok();
 }
 
 Status SyncProbes::AttachTracepointsAndOpenRing(std::initializer_list<bpf_program*> programs) {
@@ -216,8 +242,7 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
     attached_.push_back(name);
   }
   return AttachTracepointsAndOpenRing({skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.on_fork,
-                                       skel_->progs.on_exit, skel_->progs.futex_waitv_enter,
-                                       skel_->progs.futex_waitv_exit, skel_->progs.on_exec,
+                                       skel_->progs.on_exit, skel_->progs.futex_waitv_exit, skel_->progs.on_exec,
                                        skel_->progs.on_mmap_exit});
 }
 

@@ -59,6 +59,22 @@ class SyncProbes {
   // SEER_FUTEX_REGISTER_MAGIC).
   Status OpenFutexOnly(pid_t tgid, uint64_t ringbuf_bytes);
 
+  // After OpenFutexOnly: detaches and re-attaches the futex programs, which
+  // sit on the raw sys_enter/sys_exit tracepoints. While any program is
+  // attached there the kernel sends every system call of every task on the
+  // machine through its tracing slow path, futex or not (SYSCALL_TRACEPOINT
+  // is set on all tasks), which costs a syscall-heavy server about a fifth of
+  // its throughput; the service's duty cycle detaches them while it records
+  // nothing. Thread exits stay traced (on_exit: a scheduler tracepoint).
+  void DetachSyscallPrograms();
+  Status AttachSyscallPrograms();
+  bool syscall_programs_attached() const { return !syscall_links_.empty(); }
+
+  // Registers thread `tid`'s record counter at `address` (in the target) as
+  // the runtime's registration call would have, for a thread that made it
+  // while the syscall programs were detached.
+  Status RegisterCounter(pid_t tid, uint64_t address);
+
   // Waits up to `timeout_ms` for a wakeup, then hands every waiting record to `fn`.
   Status Poll(int timeout_ms, const std::function<void(const sync_event&)>& fn);
 
@@ -81,6 +97,7 @@ class SyncProbes {
   seer_sync_bpf* skel_ = nullptr;
   ring_buffer* ring_ = nullptr;
   std::vector<bpf_link*> links_;
+  std::vector<bpf_link*> syscall_links_;  // OpenFutexOnly's programs on sys_enter/sys_exit
   std::vector<std::string> attached_;
   std::vector<std::string> missing_;
   uint64_t ringbuf_bytes_ = 0;

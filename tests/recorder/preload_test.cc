@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <string>
 #include <thread>
@@ -197,6 +198,67 @@ TEST_F(PreloadTest, RawFutexEdgesWithPrivilegesAndSaidMissingWithout) {
   json unprivileged = Info();
   EXPECT_EQ(unprivileged["by_kind"]["wait"], 0u);
   EXPECT_NE(unprivileged["meta"]["record.not_seen"], "");
+}
+
+// The service's duty cycle (Recording::SetPaused) detaches the futex
+// tracepoints while the runtime is paused (they slow every system call on the
+// machine) and puts them back at the resume: the handoffs made in the pause
+// are not recorded, a thread started in the pause has its counter registered
+// by the recorder (its own registration call went unseen), and a wait that
+// began in the pause is recorded when it returns after it.
+TEST_F(PreloadTest, RawFutexEdgesAcrossAPause) {
+  if (geteuid() != 0) GTEST_SKIP() << "NOT RUN: the futex tracepoints need root or CAP_BPF and CAP_PERFMON";
+  daemon::RecordOptions o;
+  o.mode = daemon::RecordMode::kPreload;
+  o.command = {kPrograms + "/futex_pause", dir_};
+  o.output = trace_ = Path("T.seer");
+  o.inproc.runtime_library = SEER_RUNTIME_LIBRARY;
+  std::unique_ptr<daemon::Recording> recording;
+  Status st = daemon::Recording::Start(o, &recording);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  bool running = true;
+  // Polls until `done()` (or the target ended, or 30 s passed).
+  auto poll_until = [&](const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (running && !done() && std::chrono::steady_clock::now() < deadline) {
+      Status s = recording->Poll(&running);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    ASSERT_TRUE(done()) << "timed out";
+  };
+  auto exists = [&](const char* name) { return [this, name] { return access(Path(name).c_str(), F_OK) == 0; }; };
+  auto touch = [&](const char* name) { std::ofstream(Path(name)).put('\n'); };
+  poll_until(exists("ready1"));
+  ASSERT_TRUE(recording->SetPaused(true));
+  poll_until([&] { return recording->PauseDrained(); });
+  touch("paused");
+  poll_until(exists("ready2"));
+  ASSERT_TRUE(recording->SetPaused(false));
+  touch("resumed");
+  poll_until([&] { return !running; });
+  daemon::RecordResult result;
+  st = recording->Finish(&result);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(result.exit_code, 0);
+
+  json info = Info();
+  EXPECT_EQ(info["sync_mode"], "preload");
+  // Three wakes and three waits before the pause, as many after it; none of
+  // the pause's own (they would make 18).
+  EXPECT_EQ(info["meta"]["record.futex_events"], "12") << info["meta"].dump(1);
+  EXPECT_EQ(info["meta"]["record.futex_unplaced"], "0");
+  EXPECT_EQ(info["meta"]["record.futex_late"], "0");
+  EXPECT_EQ(info["threads"], 3u);
+  // Which tid each worker got follows the merged order: A waited 3 times
+  // before the pause, B 3 times after it, its first wait begun in the pause.
+  std::vector<uint64_t> waits;
+  for (int t = 0; t < 3; ++t) waits.push_back(Kinds(info, t)["wait"]);
+  std::sort(waits.begin(), waits.end());
+  EXPECT_EQ(waits, (std::vector<uint64_t>{0, 3, 3}));
+  LoadedTrace trace;
+  st = LoadTrace(trace_, &trace);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(CheckOrder(trace), "");
 }
 
 // No uprobe trap in the target: the kernel maps its "[uprobes]" page into a
