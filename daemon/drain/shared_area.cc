@@ -73,7 +73,8 @@ Status SharedArea::HeaderAddressIn(pid_t pid, uint64_t* address) const {
   if (!s.ok()) return s;
   for (const auto& m : maps) {
     // A memfd's inode number is unique among memfds, not among all files.
-    if (m.inode != st.st_ino || m.path.rfind("/memfd:", 0) != 0 || m.offset > offset_ || offset_ - m.offset >= m.end - m.start) continue;
+    if (m.inode != st.st_ino || m.path.rfind("/memfd:", 0) != 0) continue;
+    if (m.offset > offset_ || offset_ - m.offset >= m.end - m.start) continue;  // another part of the file
     *address = m.start + (offset_ - m.offset);
     return Status::Ok();
   }
