@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "seer/event.h"
 #include "seer/status.h"
@@ -17,6 +18,18 @@ class RunAppender {
   virtual ~RunAppender() = default;
   // Appends events[0..n) in order, exactly as n calls of TraceWriter::Append would.
   virtual Status AppendRun(const Event* events, size_t n) = 0;
+
+  // The same for a run that repeats, event for event, one appended before:
+  // one thread's accesses between two of its synchronisation events, the same
+  // as last time (RingMerger recognises them in the ring's words). It brings
+  // no thread, variable, location or lock that was not counted already, so a
+  // writer may count it by its kinds alone (by_kind[k]: how many of kind k),
+  // and encode it from what it kept of the last one (ChunkEncoder::AddRepeatable).
+  // The caller must have appended these very events before.
+  virtual Status AppendRepeat(const Event* events, size_t n, const uint32_t* by_kind) {
+    (void)by_kind;
+    return AppendRun(events, n);
+  }
 };
 
 }  // namespace seer

@@ -39,11 +39,29 @@ struct TableChanges {
   bool counters_dirty = false;
 };
 
+// Events [begin, begin + n) of a chunk came as one AppendRepeat.
+struct RepeatSpan {
+  uint32_t begin;
+  uint32_t n;
+};
+
+// Encodes a chunk's events, the repeated runs through the encoder's templates.
+void EncodeEvents(ChunkEncoder* encoder, const std::vector<Event>& events, const std::vector<RepeatSpan>& repeats) {
+  size_t done = 0;
+  for (const RepeatSpan& r : repeats) {
+    encoder->AddRun(events.data() + done, r.begin - done);
+    encoder->AddRepeatable(events.data() + r.begin, r.n);
+    done = r.begin + r.n;
+  }
+  encoder->AddRun(events.data() + done, events.size() - done);
+}
+
 // A full chunk on its way to the encoder threads and back. Its tables are the
 // changes made before its last event was appended, its counters those as of it:
 // committed together they describe exactly the events committed so far.
 struct ChunkJob {
   std::vector<Event> events;
+  std::vector<RepeatSpan> repeats;  // in order, within events
   uint64_t first_index = 0;
   TableChanges tables;
   TraceCounters counters;
@@ -171,6 +189,28 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     return Status::Ok();
   }
 
+  Status AppendRepeat(const Event* events, size_t n, const uint32_t* by_kind) override {
+    if (closed_) return Status::Internal("append to a closed trace writer");
+    if (!failed_.ok()) return failed_;
+    // A repeat cut by the end of a chunk is appended as any run: a template is
+    // of whole runs. Valid and counted in full when it came first.
+    if (options_.encode_threads > 0) {
+      if (filling_ == nullptr) StartJob();
+      if (n > options_.events_per_chunk - filling_->events.size()) return AppendRun(events, n);
+      CountRepeat(n, by_kind);
+      filling_->repeats.push_back({static_cast<uint32_t>(filling_->events.size()), static_cast<uint32_t>(n)});
+      filling_->events.insert(filling_->events.end(), events, events + n);
+      if (filling_->events.size() >= options_.events_per_chunk) return SubmitJob();
+      return Status::Ok();
+    }
+    if (n > options_.events_per_chunk - encoder_.count()) return AppendRun(events, n);
+    if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
+    encoder_.AddRepeatable(events, n);
+    CountRepeat(n, by_kind);
+    if (encoder_.count() >= options_.events_per_chunk) return Flush();
+    return Status::Ok();
+  }
+
   Status Flush() override {
     if (!failed_.ok()) return failed_;
     if (options_.encode_threads > 0) {
@@ -178,8 +218,9 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       // (a partial chunk, tables) on this thread, as without them.
       if (filling_ != nullptr) {
         chunk_first_index_ = filling_->first_index;
-        encoder_.AddRun(filling_->events.data(), filling_->events.size());
+        EncodeEvents(&encoder_, filling_->events, filling_->repeats);
         filling_->events.clear();
+        filling_->repeats.clear();
         spare_jobs_.push_back(std::move(filling_));
       }
       Status s = CommitJobs(/*all=*/true);
@@ -252,6 +293,14 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     } else if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
       if (locks_.Insert(e.object)) counters_.distinct_locks = locks_.size();
     }
+  }
+
+  // A repeat's counts (AppendRepeat): its events, by kind. Every thread,
+  // variable, location and lock in it was counted when it came first.
+  void CountRepeat(size_t n, const uint32_t* by_kind) {
+    counters_.events += n;
+    for (int k = 0; k < kNumEventKinds; ++k) counters_.by_kind[k] += by_kind[k];
+    pending_.counters_dirty = true;
   }
 
   Status Fail(Status s) {
@@ -369,6 +418,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       Status s = job->status.ok() ? Commit(job->chunk, job->tables, job->counters) : Fail(job->status);
       if (!s.ok()) return s;
       job->events.clear();
+      job->repeats.clear();
       job->tables = TableChanges();
       job->done = false;
       spare_jobs_.push_back(std::move(job));
@@ -386,7 +436,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       ChunkJob* job = todo_.front();
       todo_.pop_front();
       lock.unlock();
-      encoder.AddRun(job->events.data(), job->events.size());
+      EncodeEvents(&encoder, job->events, job->repeats);
       job->status = encoder.Finish(job->first_index, options_.zstd_level, options_.entropy_coding, &job->chunk);
       lock.lock();
       job->done = true;
