@@ -197,7 +197,7 @@ struct ChunkEncoder::RunTemplate {
     uint64_t pc = 0, aux = 0, object = 0;     // otherwise: their values within the run
     uint64_t site_pc = 0, site_object = 0;
   };
-  std::vector<Event> events;
+  std::shared_ptr<const RepeatedRun> run;  // the run (never changes)
   bool usable = false;  // one thread's, and worth it
   std::vector<uint8_t> bytes;
   std::vector<Dependent> dependents;
@@ -208,25 +208,31 @@ struct ChunkEncoder::RunTemplate {
   std::vector<std::pair<uint64_t, uint64_t>> sites;
 };
 
-void ChunkEncoder::AddRepeatable(const Event* events, size_t n) {
+void ChunkEncoder::AddRepeat(const std::shared_ptr<const RepeatedRun>& run) {
+  const Event* events = run->events.data();
+  const size_t n = run->events.size();
   if (!use_templates_ || n == 0 || n > kMaxTemplateEvents) return AddRun(events, n);
   // Direct-mapped by thread: the memory stays bounded however many threads
   // a long recording sees; two threads that share a slot take turns.
   if (templates_.empty()) templates_.resize(kTemplateSlots);
   std::unique_ptr<RunTemplate>& t = templates_[events[0].tid % kTemplateSlots];
   if (t == nullptr) t = std::make_unique<RunTemplate>();
-  // Compared in full, padding included: a difference only there (events
+  // The same run (a RepeatedRun never changes), or one with the same events:
+  // compared in full, padding included, since a difference only there (events
   // built apart) costs a fresh encoding, never a wrong one.
-  if (t->usable && t->events.size() == n && std::memcmp(t->events.data(), events, n * sizeof(Event)) == 0) {
+  if (t->usable && (t->run == run || (t->run->events.size() == n &&
+                                      std::memcmp(t->run->events.data(), events, n * sizeof(Event)) == 0))) {
     EncodeFromTemplate(*t);
     ++template_hits_;
     return;
   }
-  EncodeAndKeep(events, n, t.get());
+  EncodeAndKeep(run, t.get());
 }
 
-void ChunkEncoder::EncodeAndKeep(const Event* events, size_t n, RunTemplate* t) {
-  t->events.assign(events, events + n);
+void ChunkEncoder::EncodeAndKeep(const std::shared_ptr<const RepeatedRun>& run, RunTemplate* t) {
+  const Event* events = run->events.data();
+  const size_t n = run->events.size();
+  t->run = run;
   t->usable = false;
   t->bytes.clear();
   t->dependents.clear();
@@ -283,8 +289,9 @@ void ChunkEncoder::EncodeAndKeep(const Event* events, size_t n, RunTemplate* t) 
 // written into the state until the end, and a dependent reads from it only
 // what no earlier event of the run wrote.
 void ChunkEncoder::EncodeFromTemplate(const RunTemplate& t) {
-  Reserve(t.events.size());
-  const uint32_t tid = t.events[0].tid;
+  const std::vector<Event>& events = t.run->events;
+  Reserve(events.size());
+  const uint32_t tid = events[0].tid;
   if (tid >= threads_.size()) threads_.resize(tid + 1);
   ThreadState& ts = threads_[tid];
   uint8_t* p = raw_.data() + raw_size_;
@@ -293,7 +300,7 @@ void ChunkEncoder::EncodeFromTemplate(const RunTemplate& t) {
   for (const RunTemplate::Dependent& d : t.dependents) {
     std::memcpy(p, bytes + copied, d.begin - copied);
     p += d.begin - copied;
-    const Event& e = t.events[d.index];
+    const Event& e = events[d.index];
     const uint8_t cls = kClassOf[static_cast<int>(e.kind)];
     const bool tid_changed = d.first && (count_ == 0 || last_tid_ != tid);
     const uint64_t last_pc = d.first ? ts.pc : d.pc;
@@ -315,7 +322,7 @@ void ChunkEncoder::EncodeFromTemplate(const RunTemplate& t) {
   for (const auto& [pc, object] : t.sites) sites_->Set(pc, object);
   last_tid_ = tid;
   raw_size_ = static_cast<size_t>(p - raw_.data());
-  count_ += static_cast<uint32_t>(t.events.size());
+  count_ += static_cast<uint32_t>(events.size());
 }
 
 Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, bool entropy_coding, std::string* out) {

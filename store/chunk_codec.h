@@ -12,6 +12,7 @@
 
 #include "seer/event.h"
 #include "seer/status.h"
+#include "store/repeated_run.h"
 
 namespace seer {
 
@@ -39,17 +40,18 @@ class ChunkEncoder {
   void Add(const Event& e);
   // The same for events[0..n), in one loop: what the writer calls.
   void AddRun(const Event* events, size_t n);
-  // The same bytes as AddRun, for a run that may repeat an earlier one of its
-  // thread event for event (a loop body between two of the thread's
-  // synchronisation events). The encoder keeps the last such run of each
-  // thread with a template of its encoding: the bytes of every event whose
-  // encoding depends only on the run's own earlier events, and what the others
-  // (the run's first event, the first at each site and object class) read from
-  // the state before the run. A run equal to the kept one (compared in full)
-  // is encoded from the template: the dependent events afresh, the rest copied.
-  // Any other run is encoded as AddRun does and becomes the thread's template.
-  void AddRepeatable(const Event* events, size_t n);
-  // Off: AddRepeatable is AddRun (for tests that compare the two).
+  // The same bytes as AddRun(run->events), for a run that may repeat an
+  // earlier one of its thread event for event (a loop body between two of the
+  // thread's synchronisation events). The encoder keeps the last such run of
+  // each thread with a template of its encoding: the bytes of every event
+  // whose encoding depends only on the run's own earlier events, and what the
+  // others (the run's first event, the first at each site and object class)
+  // read from the state before the run. A run equal to the kept one (the same
+  // pointer, or the same events compared in full) is encoded from the
+  // template: the dependent events afresh, the rest copied. Any other run is
+  // encoded as AddRun does and becomes the thread's template.
+  void AddRepeat(const std::shared_ptr<const RepeatedRun>& run);
+  // Off: AddRepeat is AddRun (for tests that compare the two).
   void set_use_templates(bool on) { use_templates_ = on; }
   // Runs encoded from a template so far.
   uint64_t template_hits() const { return template_hits_; }
@@ -67,8 +69,8 @@ class ChunkEncoder {
 
   // Makes room in raw_ for n more events of the longest encoding.
   void Reserve(size_t n);
-  // Encodes events[0..n) with AddRun and keeps it as *t.
-  void EncodeAndKeep(const Event* events, size_t n, RunTemplate* t);
+  // Encodes the run with AddRun and keeps it as *t.
+  void EncodeAndKeep(const std::shared_ptr<const RepeatedRun>& run, RunTemplate* t);
   // Encodes t's run (equal to the events given) from the template.
   void EncodeFromTemplate(const RunTemplate& t);
 

@@ -6,10 +6,11 @@
 #pragma once
 
 #include <cstddef>
-#include <cstdint>
+#include <memory>
 
 #include "seer/event.h"
 #include "seer/status.h"
+#include "store/repeated_run.h"
 
 namespace seer {
 
@@ -23,12 +24,12 @@ class RunAppender {
   // one thread's accesses between two of its synchronisation events, the same
   // as last time (RingMerger recognises them in the ring's words). It brings
   // no thread, variable, location or lock that was not counted already, so a
-  // writer may count it by its kinds alone (by_kind[k]: how many of kind k),
-  // and encode it from what it kept of the last one (ChunkEncoder::AddRepeatable).
-  // The caller must have appended these very events before.
-  virtual Status AppendRepeat(const Event* events, size_t n, const uint32_t* by_kind) {
-    (void)by_kind;
-    return AppendRun(events, n);
+  // writer may count it by its kinds alone, keep the pointer instead of a
+  // copy, and encode it from what it kept of the last one
+  // (ChunkEncoder::AddRepeat). The caller must have appended these very
+  // events before.
+  virtual Status AppendRepeat(const std::shared_ptr<const RepeatedRun>& run) {
+    return AppendRun(run->events.data(), run->events.size());
   }
 };
 

@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,19 +40,20 @@ struct TableChanges {
   bool counters_dirty = false;
 };
 
-// Events [begin, begin + n) of a chunk came as one AppendRepeat.
+// A repeat (AppendRepeat) in a chunk, after `at` of the chunk's own events.
 struct RepeatSpan {
-  uint32_t begin;
-  uint32_t n;
+  uint32_t at;
+  std::shared_ptr<const RepeatedRun> run;
 };
 
-// Encodes a chunk's events, the repeated runs through the encoder's templates.
+// Encodes a chunk: its own events, and the repeats among them through the
+// encoder's templates.
 void EncodeEvents(ChunkEncoder* encoder, const std::vector<Event>& events, const std::vector<RepeatSpan>& repeats) {
   size_t done = 0;
   for (const RepeatSpan& r : repeats) {
-    encoder->AddRun(events.data() + done, r.begin - done);
-    encoder->AddRepeatable(events.data() + r.begin, r.n);
-    done = r.begin + r.n;
+    encoder->AddRun(events.data() + done, r.at - done);
+    encoder->AddRepeat(r.run);
+    done = r.at;
   }
   encoder->AddRun(events.data() + done, events.size() - done);
 }
@@ -60,8 +62,9 @@ void EncodeEvents(ChunkEncoder* encoder, const std::vector<Event>& events, const
 // changes made before its last event was appended, its counters those as of it:
 // committed together they describe exactly the events committed so far.
 struct ChunkJob {
-  std::vector<Event> events;
-  std::vector<RepeatSpan> repeats;  // in order, within events
+  std::vector<Event> events;        // appended as runs
+  std::vector<RepeatSpan> repeats;  // appended as repeats: kept, not copied
+  size_t count = 0;                 // events of both
   uint64_t first_index = 0;
   TableChanges tables;
   TraceCounters counters;
@@ -160,13 +163,14 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       // into the chunk in one piece per chunk.
       while (n > 0) {
         if (filling_ == nullptr) StartJob();
-        const size_t take = std::min<size_t>(n, options_.events_per_chunk - filling_->events.size());
+        const size_t take = std::min<size_t>(n, options_.events_per_chunk - filling_->count);
         for (size_t i = 0; i < take; ++i) Count(events[i]);
         pending_.counters_dirty = true;
         filling_->events.insert(filling_->events.end(), events, events + take);
+        filling_->count += take;
         events += take;
         n -= take;
-        if (filling_->events.size() >= options_.events_per_chunk) {
+        if (filling_->count >= options_.events_per_chunk) {
           Status s = SubmitJob();
           if (!s.ok()) return s;
         }
@@ -189,24 +193,25 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     return Status::Ok();
   }
 
-  Status AppendRepeat(const Event* events, size_t n, const uint32_t* by_kind) override {
+  Status AppendRepeat(const std::shared_ptr<const RepeatedRun>& run) override {
     if (closed_) return Status::Internal("append to a closed trace writer");
     if (!failed_.ok()) return failed_;
     // A repeat cut by the end of a chunk is appended as any run: a template is
     // of whole runs. Valid and counted in full when it came first.
+    const size_t n = run->events.size();
     if (options_.encode_threads > 0) {
       if (filling_ == nullptr) StartJob();
-      if (n > options_.events_per_chunk - filling_->events.size()) return AppendRun(events, n);
-      CountRepeat(n, by_kind);
-      filling_->repeats.push_back({static_cast<uint32_t>(filling_->events.size()), static_cast<uint32_t>(n)});
-      filling_->events.insert(filling_->events.end(), events, events + n);
-      if (filling_->events.size() >= options_.events_per_chunk) return SubmitJob();
+      if (n > options_.events_per_chunk - filling_->count) return AppendRun(run->events.data(), n);
+      CountRepeat(*run);
+      filling_->repeats.push_back({static_cast<uint32_t>(filling_->events.size()), run});
+      filling_->count += n;
+      if (filling_->count >= options_.events_per_chunk) return SubmitJob();
       return Status::Ok();
     }
-    if (n > options_.events_per_chunk - encoder_.count()) return AppendRun(events, n);
+    if (n > options_.events_per_chunk - encoder_.count()) return AppendRun(run->events.data(), n);
     if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
-    encoder_.AddRepeatable(events, n);
-    CountRepeat(n, by_kind);
+    encoder_.AddRepeat(run);
+    CountRepeat(*run);
     if (encoder_.count() >= options_.events_per_chunk) return Flush();
     return Status::Ok();
   }
@@ -221,6 +226,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
         EncodeEvents(&encoder_, filling_->events, filling_->repeats);
         filling_->events.clear();
         filling_->repeats.clear();
+        filling_->count = 0;
         spare_jobs_.push_back(std::move(filling_));
       }
       Status s = CommitJobs(/*all=*/true);
@@ -297,9 +303,9 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
 
   // A repeat's counts (AppendRepeat): its events, by kind. Every thread,
   // variable, location and lock in it was counted when it came first.
-  void CountRepeat(size_t n, const uint32_t* by_kind) {
-    counters_.events += n;
-    for (int k = 0; k < kNumEventKinds; ++k) counters_.by_kind[k] += by_kind[k];
+  void CountRepeat(const RepeatedRun& run) {
+    counters_.events += run.events.size();
+    for (int k = 0; k < kNumEventKinds; ++k) counters_.by_kind[k] += run.by_kind[k];
     pending_.counters_dirty = true;
   }
 
@@ -419,6 +425,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       if (!s.ok()) return s;
       job->events.clear();
       job->repeats.clear();
+      job->count = 0;
       job->tables = TableChanges();
       job->done = false;
       spare_jobs_.push_back(std::move(job));

@@ -448,11 +448,10 @@ Status InprocRecording::Begin() {
     // Events go to the writer in runs: one hand-off per run, not per event.
     // Attached to a running process, the events of locks and blocks from before
     // the attach are left out (AttachFilter), and the runs are cut around them.
-    auto sink = [&](const Event* events, size_t n, const uint32_t* repeat_by_kind) {
+    auto sink = [&](const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>& repeat) {
       if (!attached_) {
         merged += n;
-        return repeat_by_kind != nullptr ? runs_->AppendRepeat(events, n, repeat_by_kind)
-                                         : runs_->AppendRun(events, n);
+        return repeat != nullptr ? runs_->AppendRepeat(repeat) : runs_->AppendRun(events, n);
       }
       // Filtered, a repeat may lack events its first run had: appended as any run.
       size_t kept_from = 0;

@@ -77,6 +77,8 @@ void RingMerger::ReturnEndedRings() {
     p.last_pc = 0;  // the next thread's pc rule starts afresh (ThreadState::last_pc)
     p.segment_start = false;
     p.last.reset();
+    p.repeat_misses = 0;
+    p.repeat_skip = 0;
     p.base += p.words.size();
     RingWords().swap(p.words);
     p.pos = 0;
@@ -117,7 +119,13 @@ Status RingMerger::Examine(uint32_t ring) {
   }
   while (pos < limit) {
     // Most records are one-word compact accesses: step over them without
-    // working out each record's length.
+    // working out each record's length, four at a time (bits 63 and 62 of
+    // each are 0 and 1: so are those of the four's AND, and bit 63 of their OR).
+    while (pos + 4 <= limit) {
+      const uint64_t a = w[pos], b = w[pos + 1], c = w[pos + 2], d = w[pos + 3];
+      if (((a & b & c & d) >> 62 & 1) == 0 || ((a | b | c | d) >> 63) != 0) break;
+      pos += 4;
+    }
     while (pos < limit && rt::IsCompact(w[pos])) ++pos;
     if (pos >= limit) break;
     const uint64_t w0 = w[pos];
@@ -192,10 +200,15 @@ Status RingMerger::EmitRepeat(uint32_t ring, uint32_t tid, bool* done, LastSegme
     last.words.assign(w, w + n);
     last.start_pc = p.last_pc;
     last.tid = tid;
-    last.events.clear();
+    last.run.reset();
+    // Backing off, two segments in a row are compared after each pass over
+    // kRepeatStride - 2: the second against the first.
+    if (++p.repeat_misses >= kRepeatMisses && (p.repeat_misses - kRepeatMisses) % 2 == 1)
+      p.repeat_skip = kRepeatStride - 2;
     return Status::Ok();
   }
-  if (last.events.empty()) {
+  p.repeat_misses = 0;
+  if (last.run == nullptr) {
     // Its first repeat: decoded as any segment, all of it in the run buffer
     // (which then stays short of full: no flush in between), and kept.
     if (run_size_ + n >= kRunEvents) {
@@ -210,10 +223,11 @@ Status RingMerger::EmitRepeat(uint32_t ring, uint32_t tid, bool* done, LastSegme
   p.pos = p.scan;
   p.last_pc = last.end_pc;
   p.segment_start = false;
-  delivered_ += last.events.size();
+  const std::vector<Event>& events = last.run->events;
+  delivered_ += events.size();
   ++repeats_delivered_;
   *done = true;
-  return (*run_sink_)(last.events.data(), last.events.size(), last.by_kind.data());
+  return (*run_sink_)(events.data(), events.size(), last.run);
 }
 
 Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
@@ -224,9 +238,13 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   LastSegment* keep = nullptr;
   if (repeats_ && run_sink_ != nullptr && p.segment_start && p.wait != Wait::kNone &&
       p.scan - p.pos >= kMinRepeatWords && p.scan - p.pos <= kMaxRepeatWords) {
-    bool done = false;
-    Status s = EmitRepeat(ring, tid, &done, &keep);
-    if (!s.ok() || done) return s;
+    if (p.repeat_skip > 0) {
+      --p.repeat_skip;
+    } else {
+      bool done = false;
+      Status s = EmitRepeat(ring, tid, &done, &keep);
+      if (!s.ok() || done) return s;
+    }
   }
   const size_t from = run_size_;  // where a kept segment's events begin
   const uint64_t* w = p.words.data();
@@ -296,10 +314,11 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   p.pos = pos;
   p.last_pc = last_pc;
   if (keep != nullptr && s.ok()) {
-    keep->events.assign(run_.get() + from, run_.get() + run_size_);
+    auto run = std::make_shared<RepeatedRun>();
+    run->events.assign(run_.get() + from, run_.get() + run_size_);
+    for (const Event& e : run->events) ++run->by_kind[static_cast<int>(e.kind)];
+    keep->run = std::move(run);
     keep->end_pc = last_pc;
-    keep->by_kind.fill(0);
-    for (const Event& e : keep->events) ++keep->by_kind[static_cast<int>(e.kind)];
   }
   return s;
 }
@@ -503,7 +522,8 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
 }
 
 Status RingMerger::FlushRun() {
-  Status s = run_size_ == 0 ? Status::Ok() : (*run_sink_)(run_.get(), run_size_, nullptr);
+  static const std::shared_ptr<const RepeatedRun> kNoRepeat;
+  Status s = run_size_ == 0 ? Status::Ok() : (*run_sink_)(run_.get(), run_size_, kNoRepeat);
   run_size_ = 0;
   return s;
 }

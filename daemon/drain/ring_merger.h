@@ -5,7 +5,6 @@
 // own ordered records. docs/runtime.md ("Ordering") has the details.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -18,6 +17,7 @@
 #include "seer/ring_record.h"
 #include "seer/status.h"
 #include "seer/trace.h"
+#include "store/repeated_run.h"
 
 namespace seer {
 
@@ -42,9 +42,10 @@ class RingMerger {
   // very words of its previous segment. Such a segment (the pc rule's last pc
   // and the thread the same too) is not decoded again: its events, decoded
   // when it first repeated, go to the sink as a run of their own with
-  // repeat_by_kind (its count by kind) set; the sink may treat it as
-  // RunAppender::AppendRepeat does. Other runs have repeat_by_kind null.
-  using RunSink = std::function<Status(const Event* events, size_t n, const uint32_t* repeat_by_kind)>;
+  // `repeat` set (the same object for every repeat of that segment); the sink
+  // may hand it to RunAppender::AppendRepeat. Other runs have `repeat` null.
+  using RunSink =
+      std::function<Status(const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>& repeat)>;
   static constexpr size_t kRunEvents = 1024;
   Status AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emitted = nullptr);
   // Off: no run is a repeat (for tests and benchmarks that compare).
@@ -57,6 +58,14 @@ class RingMerger {
   // 40 KB of events). The upper bound is ChunkEncoder's for its templates.
   static constexpr size_t kMinRepeatWords = 8;
   static constexpr size_t kMaxRepeatWords = 1024;
+  // After kRepeatMisses whole segments of a ring in a row that did not
+  // repeat, only two (consecutive) in kRepeatStride are compared and kept: a
+  // thread whose segments never repeat costs the comparison and the copy of
+  // its words that much less, one whose segments start repeating is caught
+  // within kRepeatStride segments. (A repeat need not be of the segment just
+  // before: any whole segment kept before, from the same last pc, will do.)
+  static constexpr uint32_t kRepeatMisses = 4;
+  static constexpr uint32_t kRepeatStride = 16;
 
   // An event from outside the rings, for the thread of ring `ring`: the eBPF
   // futex tracepoints' records in a preloaded recording. It goes just before
@@ -114,10 +123,10 @@ class RingMerger {
     std::vector<uint64_t> words;  // its records (not in the spool arena: kept long)
     uint64_t start_pc = 0;      // the pc rule's last pc before it
     uint32_t tid = 0;
-    // Once it repeated: its events, the last pc after it, and its count by kind.
-    std::vector<Event> events;
+    // Once it repeated: its events (a new object for each new segment: the
+    // writer may still hold the last one), and the last pc after it.
+    std::shared_ptr<RepeatedRun> run;
     uint64_t end_pc = 0;
-    std::array<uint32_t, kNumEventKinds> by_kind{};
   };
   struct Pending {
     RingWords words;              // copied, not yet delivered
@@ -134,6 +143,8 @@ class RingMerger {
     bool at_external = false;     // the ordered record at `scan` is external.front()
     bool segment_start = false;   // `pos` is just past an ordered record: a segment begins there
     std::unique_ptr<LastSegment> last;  // repeats: the ring's last whole segment
+    uint32_t repeat_misses = 0;   // whole segments in a row that did not repeat
+    uint32_t repeat_skip = 0;     // whole segments to pass over before comparing again
     struct External {
       uint64_t word;
       uint64_t number;

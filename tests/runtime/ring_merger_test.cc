@@ -238,7 +238,7 @@ TEST(RingMergerTest, RunsDeliverExactlyWhatOneByOneDelivers) {
   RingMerger one_by_one(a1.shm), in_runs(a2.shm);
   Out expected, got;
   std::vector<size_t> run_sizes;
-  RingMerger::RunSink runs = [&](const Event* events, size_t n, const uint32_t*) {
+  RingMerger::RunSink runs = [&](const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>&) {
     run_sizes.push_back(n);
     got.events.insert(got.events.end(), events, events + n);
     return Status::Ok();
@@ -341,9 +341,9 @@ TEST(RingMergerTest, RepeatsDeliverAndWriteWhatDecodingDoes) {
     ASSERT_TRUE(TraceWriter::Create(path, options, &writer).ok());
     auto* runs = dynamic_cast<RunAppender*>(writer.get());
     ASSERT_NE(runs, nullptr);
-    RingMerger::RunSink sink = [&](const Event* e, size_t n, const uint32_t* repeat_by_kind) {
+    RingMerger::RunSink sink = [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>& repeat) {
       events->insert(events->end(), e, e + n);
-      return repeat_by_kind != nullptr ? runs->AppendRepeat(e, n, repeat_by_kind) : runs->AppendRun(e, n);
+      return repeat != nullptr ? runs->AppendRepeat(repeat) : runs->AppendRun(e, n);
     };
     for (const RingBatch& b : batches) {
       RingBatch copy = b;
@@ -365,7 +365,9 @@ TEST(RingMergerTest, RepeatsDeliverAndWriteWhatDecodingDoes) {
   ASSERT_NO_FATAL_FAILURE(record(false, &decoded, &decoded_chunks, &decoded_info, &off_repeats));
   ASSERT_NO_FATAL_FAILURE(record(true, &repeated_events, &repeated_chunks, &repeated_info, &on_repeats));
   EXPECT_EQ(off_repeats, 0u);
-  EXPECT_GT(on_repeats, 1000u);  // most segments repeat, some across batches
+  // A third of the segments differ from the last: some runs of misses make
+  // the merger back off (kRepeatMisses), and it still finds hundreds.
+  EXPECT_GT(on_repeats, 500u) << "of 3000 segments";
   ExpectSameEvents(decoded, repeated_events);
   ASSERT_EQ(repeated_chunks.size(), decoded_chunks.size());
   for (size_t i = 0; i < decoded_chunks.size(); ++i) ASSERT_TRUE(repeated_chunks[i] == decoded_chunks[i]) << "chunk " << i;
@@ -393,7 +395,7 @@ TEST(RingMergerTest, SameWordsFromAnotherPcAreNoRepeat) {
     RingMerger merger(a.shm);
     merger.DetectRepeats(repeats);
     RingBatch copy = b;
-    ASSERT_TRUE(merger.AddRuns(&copy, [&](const Event* e, size_t n, const uint32_t*) {
+    ASSERT_TRUE(merger.AddRuns(&copy, [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>&) {
                         out->insert(out->end(), e, e + n);
                         return Status::Ok();
                       }).ok());
@@ -419,7 +421,7 @@ TEST(RingMergerTest, HoldsNoOldSpoolBlockWhileOtherRingsStream) {
   Area a;
   RingMerger merger(a.shm);
   uint64_t delivered = 0;
-  RingMerger::RunSink count = [&](const Event*, size_t n, const uint32_t*) {
+  RingMerger::RunSink count = [&](const Event*, size_t n, const std::shared_ptr<const RepeatedRun>&) {
     delivered += n;
     return Status::Ok();
   };
@@ -458,7 +460,7 @@ TEST(RingMergerTest, RunsReportDamageLikeOneByOne) {
   b.words[0].push_back(rt::CompactHead(rt::CompactTag(0, 8), 0, 0x1000) | 7ull << 58);  // impossible size
   b.final = true;
   size_t delivered = 0;
-  Status s = merger.AddRuns(&b, [&](const Event*, size_t n, const uint32_t*) {
+  Status s = merger.AddRuns(&b, [&](const Event*, size_t n, const std::shared_ptr<const RepeatedRun>&) {
     delivered += n;
     return Status::Ok();
   });

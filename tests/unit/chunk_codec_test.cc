@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -146,17 +147,17 @@ TEST(ChunkCodec, HugeClaimedSizeIsCorruptionWithoutAllocating) {
 }
 
 
-// --- Repeated runs (ChunkEncoder::AddRepeatable) ---
+// --- Repeated runs (ChunkEncoder::AddRepeat) ---
 
-// Two encoders fed the same events, one through AddRepeatable (templates on),
+// Two encoders fed the same events, one through AddRepeat (templates on),
 // the other through AddRun: every chunk they finish must be the same bytes.
 class TwoEncoders {
  public:
   TwoEncoders() { plain_.set_use_templates(false); }
-  void Run(const std::vector<Event>& run) {
-    fast_.AddRepeatable(run.data(), run.size());
-    plain_.AddRun(run.data(), run.size());
-    events_ += run.size();
+  void Run(const std::shared_ptr<const RepeatedRun>& run) {
+    fast_.AddRepeat(run);
+    plain_.AddRun(run->events.data(), run->events.size());
+    events_ += run->events.size();
   }
   void Other(const Event& e) {
     fast_.Add(e);
@@ -207,6 +208,12 @@ std::vector<uint64_t> BodyPcs() {
   return pcs;
 }
 
+std::shared_ptr<const RepeatedRun> Shared(const std::vector<Event>& events) {
+  auto run = std::make_shared<RepeatedRun>();
+  run->events = events;
+  return run;
+}
+
 // A thread's loop body: reads and writes of a block of words from a few pcs,
 // now and then an atomic (with its order), a call (another object class) or a
 // free of another size.
@@ -241,6 +248,7 @@ TEST(ChunkCodecRepeats, TemplatesEncodeWhatAddRunEncodes) {
   const std::vector<uint64_t> pcs = BodyPcs();
   constexpr uint32_t kThreads = 4;
   std::vector<std::vector<Event>> last(kThreads);
+  std::vector<std::shared_ptr<const RepeatedRun>> shared(kThreads);  // as the merger hands them on
   TwoEncoders enc;
   int varied[8] = {};
   for (int step = 0; step < 20000; ++step) {
@@ -260,14 +268,19 @@ TEST(ChunkCodecRepeats, TemplatesEncodeWhatAddRunEncodes) {
         case 6: run.push_back(run.front()); break;
       }
       if (run.empty()) run = Body(rng, tid, 1, pcs);
+      shared[tid] = nullptr;
     } else if (change == 7) {
       run = Body(rng, tid, 1 + rng() % 300, pcs);
+      shared[tid] = nullptr;
     }
+    // The same object while the run stays the same, or now and then an equal
+    // one made apart (the merger makes one per segment it keeps).
+    if (shared[tid] == nullptr || rng() % 8 == 0) shared[tid] = Shared(run);
     // The lock events around the run: the sync class, other pcs, other threads
     // in between now and then.
     const uint64_t lock = 0x600000 + tid * 64;
     enc.Other(Access(tid, EventKind::kAcquire, lock, 0, 0x403000));
-    enc.Run(run);
+    enc.Run(shared[tid]);
     if (rng() % 3 == 0) enc.Other(Access((tid + 1) % kThreads, EventKind::kRead, 0x9000, 8, pcs[0]));
     enc.Other(Access(tid, EventKind::kRelease, lock, 0, 0x403040));
     if (rng() % 50 == 0) enc.Finish();
@@ -295,7 +308,8 @@ TEST(ChunkCodecRepeats, RandomRunsEncodeAsAddRunDoes) {
     // Few sites in half of them (a loop), as many as events in the others.
     if (rng() % 2 == 0)
       for (Event& e : run) e.pc = e.pc == 0 ? 0 : 0x401000 + (e.pc % 16) * 4;
-    for (int times = 1 + static_cast<int>(rng() % 3); times > 0; --times) enc.Run(run);
+    std::shared_ptr<const RepeatedRun> same = Shared(run);
+    for (int times = 1 + static_cast<int>(rng() % 3); times > 0; --times) enc.Run(rng() % 2 ? same : Shared(run));
     if (rng() % 20 == 0) enc.Finish();
     pos += n;
   }

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include <array>
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <random>
 #include <set>
@@ -226,6 +226,7 @@ TEST_F(TraceStoreTest, RepeatsWriteWhatRunsWrite) {
     constexpr uint32_t kThreads = 3;
     std::vector<std::vector<Event>> last(kThreads);
     std::vector<bool> given(kThreads, false);
+    std::vector<std::shared_ptr<const RepeatedRun>> shared(kThreads);  // one per body, as the merger makes them
     for (int round = 0; round < 3000; ++round) {
       const uint32_t tid = static_cast<uint32_t>(rng() % kThreads);
       std::vector<Event>& body = last[tid];
@@ -248,10 +249,14 @@ TEST_F(TraceStoreTest, RepeatsWriteWhatRunsWrite) {
       const Event acquire = MakeEvent(tid, EventKind::kAcquire, 0x9000 + tid, 0x500000);
       const Event release = MakeEvent(tid, EventKind::kRelease, 0x9000 + tid, 0x500004);
       if ((s = runs->AppendRun(&acquire, 1)); !s.ok()) return s;
-      std::array<uint32_t, kNumEventKinds> by_kind{};
-      for (const Event& e : body) ++by_kind[static_cast<int>(e.kind)];
-      s = repeats && given[tid] ? runs->AppendRepeat(body.data(), body.size(), by_kind.data())
-                                : runs->AppendRun(body.data(), body.size());
+      if (!given[tid]) shared[tid] = nullptr;
+      if (repeats && given[tid] && shared[tid] == nullptr) {
+        auto run = std::make_shared<RepeatedRun>();
+        run->events = body;
+        for (const Event& e : body) ++run->by_kind[static_cast<int>(e.kind)];
+        shared[tid] = std::move(run);
+      }
+      s = repeats && given[tid] ? runs->AppendRepeat(shared[tid]) : runs->AppendRun(body.data(), body.size());
       if (!s.ok()) return s;
       given[tid] = true;
       if ((s = runs->AppendRun(&release, 1)); !s.ok()) return s;
