@@ -198,6 +198,7 @@ struct ChunkEncoder::RunTemplate {
     uint64_t site_pc = 0, site_object = 0;
   };
   std::shared_ptr<const RepeatedRun> run;  // the run (never changes)
+  bool tried = false;   // a template was built for it (or found not worth it)
   bool usable = false;  // one thread's, and worth it
   std::vector<uint8_t> bytes;
   std::vector<Dependent> dependents;
@@ -220,13 +221,25 @@ void ChunkEncoder::AddRepeat(const std::shared_ptr<const RepeatedRun>& run) {
   // The same run (a RepeatedRun never changes), or one with the same events:
   // compared in full, padding included, since a difference only there (events
   // built apart) costs a fresh encoding, never a wrong one.
-  if (t->usable && (t->run == run || (t->run->events.size() == n &&
-                                      std::memcmp(t->run->events.data(), events, n * sizeof(Event)) == 0))) {
+  const bool same = t->run != nullptr &&
+                    (t->run == run || (t->run->events.size() == n &&
+                                       std::memcmp(t->run->events.data(), events, n * sizeof(Event)) == 0));
+  if (same && t->usable) {
     EncodeFromTemplate(*t);
     ++template_hits_;
-    return;
+  } else if (same && !t->tried) {
+    // Its second time: worth a template (building one costs a few encodings).
+    EncodeAndKeep(run, t.get());
+    t->tried = true;
+  } else if (same) {
+    AddRun(events, n);  // no template is worth it for this run
+  } else {
+    // A new run: encoded plainly, noted, and given a template if it comes again.
+    t->run = run;
+    t->usable = false;
+    t->tried = false;
+    AddRun(events, n);
   }
-  EncodeAndKeep(run, t.get());
 }
 
 void ChunkEncoder::EncodeAndKeep(const std::shared_ptr<const RepeatedRun>& run, RunTemplate* t) {

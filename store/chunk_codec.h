@@ -49,7 +49,8 @@ class ChunkEncoder {
   // read from the state before the run. A run equal to the kept one (the same
   // pointer, or the same events compared in full) is encoded from the
   // template: the dependent events afresh, the rest copied. Any other run is
-  // encoded as AddRun does and becomes the thread's template.
+  // encoded as AddRun does and kept; its template is made when it comes a
+  // second time (none if more than half its events are dependent).
   void AddRepeat(const std::shared_ptr<const RepeatedRun>& run);
   // Off: AddRepeat is AddRun (for tests that compare the two).
   void set_use_templates(bool on) { use_templates_ = on; }

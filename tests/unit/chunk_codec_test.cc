@@ -287,7 +287,9 @@ TEST(ChunkCodecRepeats, TemplatesEncodeWhatAddRunEncodes) {
   }
   enc.Finish();
   for (int c = 0; c < 8; ++c) EXPECT_GT(varied[c], 100) << "variation " << c;
-  EXPECT_GT(enc.hits(), 5000u);  // the templates were used, not only kept
+  // The templates were used, not only kept (a run gets one the second time
+  // it comes, and changes in 7 of 16 steps here).
+  EXPECT_GT(enc.hits(), 3000u);
 }
 
 // Random events (any kind, thread, mode, pc, the null pc too) in pieces, some
@@ -315,6 +317,19 @@ TEST(ChunkCodecRepeats, RandomRunsEncodeAsAddRunDoes) {
   }
   enc.Finish();
   EXPECT_GT(enc.hits(), 0u);
+}
+
+
+// A run whose every event has a site of its own (an unrolled loop) depends on
+// the state before it nearly everywhere: no template, encoded as AddRun does.
+TEST(ChunkCodecRepeats, RunsOfDistinctSitesGetNoTemplate) {
+  std::vector<Event> events;
+  for (uint64_t i = 0; i < 100; ++i) events.push_back(Access(3, EventKind::kWrite, 0x7f0000 + 8 * i, 8, 0x401000 + 16 * i));
+  const std::shared_ptr<const RepeatedRun> run = Shared(events);
+  TwoEncoders enc;
+  for (int i = 0; i < 10; ++i) enc.Run(run);
+  enc.Finish();
+  EXPECT_EQ(enc.hits(), 0u);
 }
 
 }  // namespace

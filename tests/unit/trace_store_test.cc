@@ -138,19 +138,28 @@ TEST_F(TraceStoreTest, DistinctCountsAreExact) {
   EXPECT_EQ(info.counters.distinct_locks, locks.size());
 }
 
+// A writer of 1000 events per chunk with `threads` encoder threads, and its
+// interface for runs.
+Status CreateRunWriter(const std::string& path, int threads, std::unique_ptr<TraceWriter>* w, RunAppender** runs) {
+  TraceWriterOptions options;
+  options.events_per_chunk = 1000;
+  options.encode_threads = threads;
+  Status s = TraceWriter::Create(path, options, w);
+  if (!s.ok()) return s;
+  *runs = dynamic_cast<RunAppender*>(w->get());
+  if (*runs == nullptr) return Status::Internal("the LMDB writer takes runs");
+  return Status::Ok();
+}
+
 // With encoder threads the file holds what the writer alone would write:
 // the same events in the same chunks, the same tables, counters and clock,
 // whatever the table calls and flushes between the events.
 TEST_F(TraceStoreTest, EncoderThreadsWriteWhatOneThreadWrites) {
   auto write = [&](const std::string& path, int threads) {
-    TraceWriterOptions options;
-    options.events_per_chunk = 1000;
-    options.encode_threads = threads;
     std::unique_ptr<TraceWriter> w;
-    Status s = TraceWriter::Create(path, options, &w);
+    RunAppender* runs = nullptr;
+    Status s = CreateRunWriter(path, threads, &w, &runs);
     if (!s.ok()) return s;
-    auto* runs = dynamic_cast<RunAppender*>(w.get());
-    if (runs == nullptr) return Status::Internal("the LMDB writer takes runs");
     std::mt19937_64 rng(5);
     std::vector<Event> run;
     uint64_t appended = 0;
@@ -214,14 +223,10 @@ TEST_F(TraceStoreTest, EncoderThreadsWriteWhatOneThreadWrites) {
 // end of a chunk, threads interleaving, runs that differ slightly.
 TEST_F(TraceStoreTest, RepeatsWriteWhatRunsWrite) {
   auto write = [&](const std::string& path, int threads, bool repeats) {
-    TraceWriterOptions options;
-    options.events_per_chunk = 1000;
-    options.encode_threads = threads;
     std::unique_ptr<TraceWriter> w;
-    Status s = TraceWriter::Create(path, options, &w);
+    RunAppender* runs = nullptr;
+    Status s = CreateRunWriter(path, threads, &w, &runs);
     if (!s.ok()) return s;
-    auto* runs = dynamic_cast<RunAppender*>(w.get());
-    if (runs == nullptr) return Status::Internal("the LMDB writer takes runs");
     std::mt19937_64 rng(21);
     constexpr uint32_t kThreads = 3;
     std::vector<std::vector<Event>> last(kThreads);
