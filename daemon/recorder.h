@@ -72,6 +72,11 @@ struct InprocOptions {
   // (AsyncTraceWriter otherwise passes them in batches of thousands), so that
   // the service's windows (daemon/service/) hold the events of their time.
   double flush_interval_s = 0;
+  // A thread's segment of plain records that repeats its last one word for
+  // word is handed to the writer as a repeat (RingMerger::RunSink): not
+  // decoded, counted or encoded event by event again. The trace is the same
+  // either way. SEER_REPEAT_RUNS=0 in the environment turns it off too.
+  bool repeat_runs = true;
   // Two encoder threads: with the merger, three threads share the work of
   // closing the trace once the target has exited (bench/runtime/README.md).
   TraceWriterOptions writer{.encode_threads = 2};

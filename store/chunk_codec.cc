@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <string>
+#include <tuple>
+#include <unordered_map>
 
 #include "store/coding.h"
 
@@ -67,13 +70,22 @@ class SiteTable {
   // The slot for `pc`. If it last held another pc, it now holds `pc` and the
   // `fallback` prediction.
   __attribute__((always_inline)) uint64_t& At(uint64_t pc, uint64_t fallback) {
-    Slot& s = slots_[(pc * 0x9e3779b97f4a7c15ull) >> (64 - kBits)];
+    Slot& s = slots_[SlotOf(pc)];
     if (s.pc != pc) {
       s.pc = pc;
       s.object = fallback;
     }
     return s.object;
   }
+
+  // What At(pc, fallback) would return, without changing the slot.
+  uint64_t Peek(uint64_t pc, uint64_t fallback) const {
+    const Slot& s = slots_[SlotOf(pc)];
+    return s.pc == pc ? s.object : fallback;
+  }
+  // The slot for `pc` holds `pc` and `object`, as At(pc, ...) = object leaves it.
+  void Set(uint64_t pc, uint64_t object) { slots_[SlotOf(pc)] = {pc, object}; }
+  static size_t SlotOf(uint64_t pc) { return (pc * 0x9e3779b97f4a7c15ull) >> (64 - kBits); }
 
   void Reset() { slots_.fill(Slot{}); }
 
@@ -89,6 +101,36 @@ class SiteTable {
 namespace {
 // The longest encoding of one event: head, tid, mode, aux, object, pc.
 constexpr ptrdiff_t kMaxEventBytes = 1 + 10 + 1 + 10 + 10 + 10;
+
+// Writes e's encoding at p given what the state holds when it comes: whether
+// the thread changed, the thread's last pc, the last aux of e's object class,
+// and the object predicted for e's site. Returns the end of what it wrote.
+__attribute__((always_inline)) inline uint8_t* EncodeEvent(uint8_t* p, const Event& e, bool tid_changed,
+                                                           uint64_t last_pc, uint64_t last_aux,
+                                                           uint64_t predicted) {
+  uint8_t head = static_cast<uint8_t>(e.kind);
+  uint8_t extra = 0;
+  if (tid_changed) head |= kFlagTid;
+  if (e.mode != 0) extra |= kExtraMode;
+  if (e.aux != last_aux) extra |= kExtraAux;
+  if (extra != 0) head |= kFlagExtra;
+  if (e.object == predicted) head |= kFlagSameObject;
+  *p++ = head;
+  if (tid_changed) p = coding::EncodeVarint64(p, e.tid);
+  if (extra != 0) *p++ = extra;
+  if (extra & kExtraMode) *p++ = e.mode;
+  if (extra & kExtraAux) p = coding::EncodeVarint64(p, e.aux);
+  p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.pc - last_pc)));
+  if (!(head & kFlagSameObject)) p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.object - predicted)));
+  return p;
+}
+
+// Runs longer than this get no template (the merger gives none so long: see
+// ring_merger.h), and neither do runs of which more than half the events
+// depend on the state before them: copying would save little. At most
+// kTemplateSlots templates are kept: about 50 KB each at the longest.
+constexpr size_t kMaxTemplateEvents = 1024;
+constexpr size_t kTemplateSlots = 256;
 }  // namespace
 
 struct ChunkEncoder::ThreadState {
@@ -107,9 +149,7 @@ void ChunkEncoder::Add(const Event& e) { AddRun(&e, 1); }
 // registers: as a call per event, the call's saved registers and the reloads
 // of the encoder's fields were a third of the encoder's instructions.
 void ChunkEncoder::AddRun(const Event* events, size_t n) {
-  // Room for the longest encoding of every event, checked once per run.
-  const size_t room = raw_size_ + n * static_cast<size_t>(kMaxEventBytes);
-  if (raw_.size() < room) raw_.resize(std::max({room, raw_.size() * 2, size_t{1} << 16}));
+  Reserve(n);
   uint8_t* const begin = raw_.data();
   uint8_t* p = begin + raw_size_;
   uint32_t last_tid = last_tid_;
@@ -120,21 +160,7 @@ void ChunkEncoder::AddRun(const Event* events, size_t n) {
     if (e.tid >= threads_.size()) [[unlikely]] threads_.resize(e.tid + 1);
     ThreadState& ts = threads_[e.tid];
     uint64_t& site = sites_->At(e.pc, ts.object[cls]);
-    uint8_t head = static_cast<uint8_t>(e.kind);
-    uint8_t extra = 0;
-    const bool tid_changed = first || e.tid != last_tid;
-    if (tid_changed) head |= kFlagTid;
-    if (e.mode != 0) extra |= kExtraMode;
-    if (e.aux != ts.aux[cls]) extra |= kExtraAux;
-    if (extra != 0) head |= kFlagExtra;
-    if (e.object == site) head |= kFlagSameObject;
-    *p++ = head;
-    if (tid_changed) p = coding::EncodeVarint64(p, e.tid);
-    if (extra != 0) *p++ = extra;
-    if (extra & kExtraMode) *p++ = e.mode;
-    if (extra & kExtraAux) p = coding::EncodeVarint64(p, e.aux);
-    p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.pc - ts.pc)));
-    if (!(head & kFlagSameObject)) p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.object - site)));
+    p = EncodeEvent(p, e, first || e.tid != last_tid, ts.pc, ts.aux[cls], site);
     site = e.object;
     ts.object[cls] = e.object;
     ts.aux[cls] = e.aux;
@@ -145,6 +171,171 @@ void ChunkEncoder::AddRun(const Event* events, size_t n) {
   raw_size_ = static_cast<size_t>(p - begin);
   last_tid_ = last_tid;
   count_ += static_cast<uint32_t>(n);
+}
+
+void ChunkEncoder::Reserve(size_t n) {
+  // Room for the longest encoding of every event, checked once per run.
+  const size_t room = raw_size_ + n * static_cast<size_t>(kMaxEventBytes);
+  if (raw_.size() < room) raw_.resize(std::max({room, raw_.size() * 2, size_t{1} << 16}));
+}
+
+// What a run's encoding needs from the state before it, event by event. Event
+// i reads the thread flag and the thread's last pc (from the state for the
+// first event only), its class's last aux and object, and its site's slot. An
+// event whose class and slot an earlier event of the run wrote reads nothing
+// from before the run: its bytes are the same whenever the run is. The others
+// are the dependents: for each, which of its inputs come from the state and
+// the values of those that come from the run.
+struct ChunkEncoder::RunTemplate {
+  struct Dependent {
+    uint32_t index = 0;       // in events
+    uint32_t begin = 0;       // its bytes in `bytes` (as they were encoded then)
+    uint32_t end = 0;
+    bool first = false;       // the thread flag and the last pc come from the state
+    bool class_from_state = false;  // the class's last aux and object come from the state
+    bool site_from_state = false;   // the slot comes from the state
+    uint64_t pc = 0, aux = 0, object = 0;     // otherwise: their values within the run
+    uint64_t site_pc = 0, site_object = 0;
+  };
+  std::shared_ptr<const RepeatedRun> run;  // the run (never changes)
+  bool tried = false;   // a template was built for it (or found not worth it)
+  bool usable = false;  // one thread's, and worth it
+  std::vector<uint8_t> bytes;
+  std::vector<Dependent> dependents;
+  // What the run leaves: the thread's state for the classes it touched (bit
+  // per class), its last pc, and the (pc, object) of every slot it touched.
+  uint8_t classes = 0;
+  ThreadState end;
+  std::vector<std::pair<uint64_t, uint64_t>> sites;
+};
+
+void ChunkEncoder::AddRepeat(const std::shared_ptr<const RepeatedRun>& run) {
+  const Event* events = run->events.data();
+  const size_t n = run->events.size();
+  if (!use_templates_ || n == 0 || n > kMaxTemplateEvents) return AddRun(events, n);
+  // Direct-mapped by thread: the memory stays bounded however many threads
+  // a long recording sees; two threads that share a slot take turns.
+  if (templates_.empty()) templates_.resize(kTemplateSlots);
+  std::unique_ptr<RunTemplate>& t = templates_[events[0].tid % kTemplateSlots];
+  if (t == nullptr) t = std::make_unique<RunTemplate>();
+  // The same run (a RepeatedRun never changes), or one with the same events:
+  // compared in full, padding included, since a difference only there (events
+  // built apart) costs a fresh encoding, never a wrong one.
+  const bool same = t->run != nullptr &&
+                    (t->run == run || (t->run->events.size() == n &&
+                                       std::memcmp(t->run->events.data(), events, n * sizeof(Event)) == 0));
+  if (same && t->usable) {
+    EncodeFromTemplate(*t);
+    ++template_hits_;
+  } else if (same && !t->tried) {
+    // Its second time: worth a template (building one costs a few encodings).
+    EncodeAndKeep(run, t.get());
+    t->tried = true;
+  } else if (same) {
+    AddRun(events, n);  // no template is worth it for this run
+  } else {
+    // A new run: encoded plainly, noted, and given a template if it comes again.
+    t->run = run;
+    t->usable = false;
+    t->tried = false;
+    AddRun(events, n);
+  }
+}
+
+void ChunkEncoder::EncodeAndKeep(const std::shared_ptr<const RepeatedRun>& run, RunTemplate* t) {
+  const Event* events = run->events.data();
+  const size_t n = run->events.size();
+  t->run = run;
+  t->usable = false;
+  t->bytes.clear();
+  t->dependents.clear();
+  t->sites.clear();
+  for (size_t i = 1; i < n; ++i)
+    if (events[i].tid != events[0].tid) return AddRun(events, n);
+  // The run encoded event by event, beside a state of its own that holds
+  // what the run has written so far.
+  const size_t start = raw_size_;
+  ThreadState in;
+  uint8_t seen = 0;
+  std::unordered_map<size_t, size_t> site_at;  // slot -> its entry in t->sites
+  for (size_t i = 0; i < n; ++i) {
+    const Event& e = events[i];
+    const uint8_t cls = kClassOf[static_cast<int>(e.kind)];
+    const size_t slot = SiteTable::SlotOf(e.pc);
+    const size_t before = raw_size_ - start;
+    AddRun(&e, 1);
+    const auto site = site_at.find(slot);
+    const bool class_seen = (seen >> cls) & 1;
+    if (i == 0 || !class_seen || site == site_at.end()) {
+      RunTemplate::Dependent d;
+      d.index = static_cast<uint32_t>(i);
+      d.begin = static_cast<uint32_t>(before);
+      d.end = static_cast<uint32_t>(raw_size_ - start);
+      d.first = i == 0;
+      d.class_from_state = !class_seen;
+      d.site_from_state = site == site_at.end();
+      d.pc = in.pc;
+      d.aux = in.aux[cls];
+      d.object = in.object[cls];
+      if (site != site_at.end()) std::tie(d.site_pc, d.site_object) = t->sites[site->second];
+      t->dependents.push_back(d);
+    }
+    in.pc = e.pc;
+    in.aux[cls] = e.aux;
+    in.object[cls] = e.object;
+    seen = static_cast<uint8_t>(seen | (1u << cls));
+    if (site == site_at.end()) {
+      site_at.emplace(slot, t->sites.size());
+      t->sites.emplace_back(e.pc, e.object);
+    } else {
+      t->sites[site->second] = {e.pc, e.object};
+    }
+  }
+  if (t->dependents.size() > n / 2) return;
+  t->bytes.assign(raw_.begin() + static_cast<ptrdiff_t>(start), raw_.begin() + static_cast<ptrdiff_t>(raw_size_));
+  t->classes = seen;
+  t->end = in;
+  t->usable = true;
+}
+
+// The dependents are encoded against the state before the run: nothing is
+// written into the state until the end, and a dependent reads from it only
+// what no earlier event of the run wrote.
+void ChunkEncoder::EncodeFromTemplate(const RunTemplate& t) {
+  const std::vector<Event>& events = t.run->events;
+  Reserve(events.size());
+  const uint32_t tid = events[0].tid;
+  if (tid >= threads_.size()) threads_.resize(tid + 1);
+  ThreadState& ts = threads_[tid];
+  uint8_t* p = raw_.data() + raw_size_;
+  const uint8_t* bytes = t.bytes.data();
+  size_t copied = 0;
+  for (const RunTemplate::Dependent& d : t.dependents) {
+    std::memcpy(p, bytes + copied, d.begin - copied);
+    p += d.begin - copied;
+    const Event& e = events[d.index];
+    const uint8_t cls = kClassOf[static_cast<int>(e.kind)];
+    const bool tid_changed = d.first && (count_ == 0 || last_tid_ != tid);
+    const uint64_t last_pc = d.first ? ts.pc : d.pc;
+    const uint64_t aux = d.class_from_state ? ts.aux[cls] : d.aux;
+    const uint64_t fallback = d.class_from_state ? ts.object[cls] : d.object;
+    const uint64_t predicted = d.site_from_state ? sites_->Peek(e.pc, fallback)
+                                                 : (d.site_pc == e.pc ? d.site_object : fallback);
+    p = EncodeEvent(p, e, tid_changed, last_pc, aux, predicted);
+    copied = d.end;
+  }
+  std::memcpy(p, bytes + copied, t.bytes.size() - copied);
+  p += t.bytes.size() - copied;
+  for (int c = 0; c < kNumClasses; ++c) {
+    if (!((t.classes >> c) & 1)) continue;
+    ts.object[c] = t.end.object[c];
+    ts.aux[c] = t.end.aux[c];
+  }
+  ts.pc = t.end.pc;
+  for (const auto& [pc, object] : t.sites) sites_->Set(pc, object);
+  last_tid_ = tid;
+  raw_size_ = static_cast<size_t>(p - raw_.data());
+  count_ += static_cast<uint32_t>(events.size());
 }
 
 Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, bool entropy_coding, std::string* out) {

@@ -12,6 +12,7 @@
 
 #include "seer/event.h"
 #include "seer/status.h"
+#include "store/repeated_run.h"
 
 namespace seer {
 
@@ -39,6 +40,22 @@ class ChunkEncoder {
   void Add(const Event& e);
   // The same for events[0..n), in one loop: what the writer calls.
   void AddRun(const Event* events, size_t n);
+  // The same bytes as AddRun(run->events), for a run that may repeat an
+  // earlier one of its thread event for event (a loop body between two of the
+  // thread's synchronisation events). The encoder keeps the last such run of
+  // each thread with a template of its encoding: the bytes of every event
+  // whose encoding depends only on the run's own earlier events, and what the
+  // others (the run's first event, the first at each site and object class)
+  // read from the state before the run. A run equal to the kept one (the same
+  // pointer, or the same events compared in full) is encoded from the
+  // template: the dependent events afresh, the rest copied. Any other run is
+  // encoded as AddRun does and kept; its template is made when it comes a
+  // second time (none if more than half its events are dependent).
+  void AddRepeat(const std::shared_ptr<const RepeatedRun>& run);
+  // Off: AddRepeat is AddRun (for tests that compare the two).
+  void set_use_templates(bool on) { use_templates_ = on; }
+  // Runs encoded from a template so far.
+  uint64_t template_hits() const { return template_hits_; }
   uint32_t count() const { return count_; }
   size_t raw_bytes() const { return raw_size_; }
 
@@ -49,6 +66,14 @@ class ChunkEncoder {
 
  private:
   struct ThreadState;
+  struct RunTemplate;
+
+  // Makes room in raw_ for n more events of the longest encoding.
+  void Reserve(size_t n);
+  // Encodes the run with AddRun and keeps it as *t.
+  void EncodeAndKeep(const std::shared_ptr<const RepeatedRun>& run, RunTemplate* t);
+  // Encodes t's run (equal to the events given) from the template.
+  void EncodeFromTemplate(const RunTemplate& t);
 
   std::vector<uint8_t> raw_;  // the chunk's events, encoded: raw_size_ bytes of it
   size_t raw_size_ = 0;
@@ -57,6 +82,12 @@ class ChunkEncoder {
   std::vector<ThreadState> threads_;
   std::unique_ptr<SiteTable> sites_;
   void* cctx_;  // ZSTD_CCtx, kept across chunks
+  // Per thread (direct-mapped by tid), its last repeatable run. Kept across
+  // chunks: a template depends only on its run's events, never on the state
+  // before it.
+  std::vector<std::unique_ptr<RunTemplate>> templates_;
+  bool use_templates_ = true;
+  uint64_t template_hits_ = 0;
 };
 
 class ChunkDecoder {

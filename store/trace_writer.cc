@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,11 +40,31 @@ struct TableChanges {
   bool counters_dirty = false;
 };
 
+// A repeat (AppendRepeat) in a chunk, after `at` of the chunk's own events.
+struct RepeatSpan {
+  uint32_t at;
+  std::shared_ptr<const RepeatedRun> run;
+};
+
+// Encodes a chunk: its own events, and the repeats among them through the
+// encoder's templates.
+void EncodeEvents(ChunkEncoder* encoder, const std::vector<Event>& events, const std::vector<RepeatSpan>& repeats) {
+  size_t done = 0;
+  for (const RepeatSpan& r : repeats) {
+    encoder->AddRun(events.data() + done, r.at - done);
+    encoder->AddRepeat(r.run);
+    done = r.at;
+  }
+  encoder->AddRun(events.data() + done, events.size() - done);
+}
+
 // A full chunk on its way to the encoder threads and back. Its tables are the
 // changes made before its last event was appended, its counters those as of it:
 // committed together they describe exactly the events committed so far.
 struct ChunkJob {
-  std::vector<Event> events;
+  std::vector<Event> events;        // appended as runs
+  std::vector<RepeatSpan> repeats;  // appended as repeats: kept, not copied
+  size_t count = 0;                 // events of both
   uint64_t first_index = 0;
   TableChanges tables;
   TraceCounters counters;
@@ -142,13 +163,14 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       // into the chunk in one piece per chunk.
       while (n > 0) {
         if (filling_ == nullptr) StartJob();
-        const size_t take = std::min<size_t>(n, options_.events_per_chunk - filling_->events.size());
+        const size_t take = std::min<size_t>(n, options_.events_per_chunk - filling_->count);
         for (size_t i = 0; i < take; ++i) Count(events[i]);
         pending_.counters_dirty = true;
         filling_->events.insert(filling_->events.end(), events, events + take);
+        filling_->count += take;
         events += take;
         n -= take;
-        if (filling_->events.size() >= options_.events_per_chunk) {
+        if (filling_->count >= options_.events_per_chunk) {
           Status s = SubmitJob();
           if (!s.ok()) return s;
         }
@@ -171,6 +193,29 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     return Status::Ok();
   }
 
+  Status AppendRepeat(const std::shared_ptr<const RepeatedRun>& run) override {
+    if (closed_) return Status::Internal("append to a closed trace writer");
+    if (!failed_.ok()) return failed_;
+    // A repeat cut by the end of a chunk is appended as any run: a template is
+    // of whole runs. Valid and counted in full when it came first.
+    const size_t n = run->events.size();
+    if (options_.encode_threads > 0) {
+      if (filling_ == nullptr) StartJob();
+      if (n > options_.events_per_chunk - filling_->count) return AppendRun(run->events.data(), n);
+      CountRepeat(*run);
+      filling_->repeats.push_back({static_cast<uint32_t>(filling_->events.size()), run});
+      filling_->count += n;
+      if (filling_->count >= options_.events_per_chunk) return SubmitJob();
+      return Status::Ok();
+    }
+    if (n > options_.events_per_chunk - encoder_.count()) return AppendRun(run->events.data(), n);
+    if (encoder_.count() == 0) chunk_first_index_ = counters_.events;
+    encoder_.AddRepeat(run);
+    CountRepeat(*run);
+    if (encoder_.count() >= options_.events_per_chunk) return Flush();
+    return Status::Ok();
+  }
+
   Status Flush() override {
     if (!failed_.ok()) return failed_;
     if (options_.encode_threads > 0) {
@@ -178,8 +223,10 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       // (a partial chunk, tables) on this thread, as without them.
       if (filling_ != nullptr) {
         chunk_first_index_ = filling_->first_index;
-        encoder_.AddRun(filling_->events.data(), filling_->events.size());
+        EncodeEvents(&encoder_, filling_->events, filling_->repeats);
         filling_->events.clear();
+        filling_->repeats.clear();
+        filling_->count = 0;
         spare_jobs_.push_back(std::move(filling_));
       }
       Status s = CommitJobs(/*all=*/true);
@@ -252,6 +299,14 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     } else if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
       if (locks_.Insert(e.object)) counters_.distinct_locks = locks_.size();
     }
+  }
+
+  // A repeat's counts (AppendRepeat): its events, by kind. Every thread,
+  // variable, location and lock in it was counted when it came first.
+  void CountRepeat(const RepeatedRun& run) {
+    counters_.events += run.events.size();
+    for (int k = 0; k < kNumEventKinds; ++k) counters_.by_kind[k] += run.by_kind[k];
+    pending_.counters_dirty = true;
   }
 
   Status Fail(Status s) {
@@ -369,6 +424,8 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       Status s = job->status.ok() ? Commit(job->chunk, job->tables, job->counters) : Fail(job->status);
       if (!s.ok()) return s;
       job->events.clear();
+      job->repeats.clear();
+      job->count = 0;
       job->tables = TableChanges();
       job->done = false;
       spare_jobs_.push_back(std::move(job));
@@ -386,7 +443,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       ChunkJob* job = todo_.front();
       todo_.pop_front();
       lock.unlock();
-      encoder.AddRun(job->events.data(), job->events.size());
+      EncodeEvents(&encoder, job->events, job->repeats);
       job->status = encoder.Finish(job->first_index, options_.zstd_level, options_.entropy_coding, &job->chunk);
       lock.lock();
       job->done = true;

@@ -430,6 +430,9 @@ Status InprocRecording::Begin() {
   collector_ = std::make_unique<RingCollector>(shm);
   merger_ = std::make_unique<RingMerger>(shm);
   merger_->ReuseRings();
+  // SEER_REPEAT_RUNS=0: for benchmarks that compare, in one build.
+  const char* repeat_env = getenv("SEER_REPEAT_RUNS");
+  merger_->DetectRepeats(opts_.repeat_runs && !(repeat_env != nullptr && std::string(repeat_env) == "0"));
   max_spool_ = opts_.max_spool_bytes != 0 ? opts_.max_spool_bytes : DefaultSpoolBytes();
   callers_threads_ = Tasks();
   drain_idle_ = opts_.merge_when_idle;
@@ -450,11 +453,12 @@ Status InprocRecording::Begin() {
     // Events go to the writer in runs: one hand-off per run, not per event.
     // Attached to a running process, the events of locks and blocks from before
     // the attach are left out (AttachFilter), and the runs are cut around them.
-    auto sink = [&](const Event* events, size_t n) {
+    auto sink = [&](const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>& repeat) {
       if (!attached_) {
         merged += n;
-        return runs_->AppendRun(events, n);
+        return repeat != nullptr ? runs_->AppendRepeat(repeat) : runs_->AppendRun(events, n);
       }
+      // Filtered, a repeat may lack events its first run had: appended as any run.
       size_t kept_from = 0;
       for (size_t i = 0; i <= n; ++i) {
         if (i < n && attach_filter_.Keep(events[i])) continue;

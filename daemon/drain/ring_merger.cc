@@ -1,6 +1,7 @@
 #include "daemon/drain/ring_merger.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -74,6 +75,10 @@ void RingMerger::ReturnEndedRings() {
     retired_.push_back(InfoOf(r));
     p.returned = true;
     p.last_pc = 0;  // the next thread's pc rule starts afresh (ThreadState::last_pc)
+    p.segment_start = false;
+    p.last.reset();
+    p.repeat_misses = 0;
+    p.repeat_skip = 0;
     p.base += p.words.size();
     RingWords().swap(p.words);
     p.pos = 0;
@@ -114,7 +119,13 @@ Status RingMerger::Examine(uint32_t ring) {
   }
   while (pos < limit) {
     // Most records are one-word compact accesses: step over them without
-    // working out each record's length.
+    // working out each record's length, four at a time (bits 63 and 62 of
+    // each are 0 and 1: so are those of the four's AND, and bit 63 of their OR).
+    while (pos + 4 <= limit) {
+      const uint64_t a = w[pos], b = w[pos + 1], c = w[pos + 2], d = w[pos + 3];
+      if (((a & b & c & d) >> 62 & 1) == 0 || ((a | b | c | d) >> 63) != 0) break;
+      pos += 4;
+    }
     while (pos < limit && rt::IsCompact(w[pos])) ++pos;
     if (pos >= limit) break;
     const uint64_t w0 = w[pos];
@@ -176,14 +187,71 @@ void ReadLongFields(const uint64_t* w, Event* e) {
 
 }  // namespace
 
+Status RingMerger::EmitRepeat(uint32_t ring, uint32_t tid, bool* done, LastSegment** keep) {
+  Pending& p = rings_[ring];
+  const uint64_t* w = p.words.data() + p.pos;
+  const size_t n = p.scan - p.pos;
+  if (p.last == nullptr) p.last = std::make_unique<LastSegment>();
+  LastSegment& last = *p.last;
+  // The same words decode to the same events given the same thread and the
+  // same last pc (the one thing a record's decoding reads from before it).
+  if (last.tid != tid || last.start_pc != p.last_pc || last.words.size() != n ||
+      std::memcmp(last.words.data(), w, n * sizeof(uint64_t)) != 0) {
+    last.words.assign(w, w + n);
+    last.start_pc = p.last_pc;
+    last.tid = tid;
+    last.run.reset();
+    // Backing off, two segments in a row are compared after each pass over
+    // kRepeatStride - 2: the second against the first.
+    if (++p.repeat_misses >= kRepeatMisses && (p.repeat_misses - kRepeatMisses) % 2 == 1)
+      p.repeat_skip = kRepeatStride - 2;
+    return Status::Ok();
+  }
+  p.repeat_misses = 0;
+  if (last.run == nullptr) {
+    // Its first repeat: decoded as any segment, all of it in the run buffer
+    // (which then stays short of full: no flush in between), and kept.
+    if (run_size_ + n >= kRunEvents) {
+      Status s = FlushRun();
+      if (!s.ok()) return s;
+    }
+    *keep = &last;
+    return Status::Ok();
+  }
+  Status s = FlushRun();
+  if (!s.ok()) return s;
+  p.pos = p.scan;
+  p.last_pc = last.end_pc;
+  p.segment_start = false;
+  const std::vector<Event>& events = last.run->events;
+  delivered_ += events.size();
+  ++repeats_delivered_;
+  *done = true;
+  return (*run_sink_)(events.data(), events.size(), last.run);
+}
+
 Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   Pending& p = rings_[ring];
   if (p.returned && p.pos >= p.scan) return Status::Ok();  // its next thread has not appeared
   const uint32_t tid = TidOf(ring);
+  // A whole segment (its ordered record found, nothing of it delivered yet).
+  LastSegment* keep = nullptr;
+  if (repeats_ && run_sink_ != nullptr && p.segment_start && p.wait != Wait::kNone &&
+      p.scan - p.pos >= kMinRepeatWords && p.scan - p.pos <= kMaxRepeatWords) {
+    if (p.repeat_skip > 0) {
+      --p.repeat_skip;
+    } else {
+      bool done = false;
+      Status s = EmitRepeat(ring, tid, &done, &keep);
+      if (!s.ok() || done) return s;
+    }
+  }
+  const size_t from = run_size_;  // where a kept segment's events begin
   const uint64_t* w = p.words.data();
   // The position and the pc rule's last pc live in registers, and are stored
   // back before anything that may look at them (the sink, a damage report).
   size_t pos = p.pos;
+  const size_t begin = pos;
   uint64_t last_pc = p.last_pc;
   const size_t scan = p.scan;
   Event local;
@@ -242,8 +310,16 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
       if (!s.ok()) break;
     }
   }
+  if (pos != begin) p.segment_start = false;
   p.pos = pos;
   p.last_pc = last_pc;
+  if (keep != nullptr && s.ok()) {
+    auto run = std::make_shared<RepeatedRun>();
+    run->events.assign(run_.get() + from, run_.get() + run_size_);
+    for (const Event& e : run->events) ++run->by_kind[static_cast<int>(e.kind)];
+    keep->run = std::move(run);
+    keep->end_pc = last_pc;
+  }
   return s;
 }
 
@@ -256,6 +332,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
     origin_ = {ring, p.base + p.pos};
     p.at_external = false;
     p.wait = Wait::kNone;
+    p.segment_start = true;
     ++delivered_;
     Status s = Deliver(sink, e);
     if (!s.ok()) return s;
@@ -305,6 +382,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   p.pos += static_cast<size_t>(rt::RecordWords(w[0]));
   p.scan = p.pos;
   p.wait = Wait::kNone;
+  p.segment_start = true;
   ++delivered_;
   Status s = Deliver(sink, e);
   if (!s.ok()) return s;
@@ -444,7 +522,8 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
 }
 
 Status RingMerger::FlushRun() {
-  Status s = run_size_ == 0 ? Status::Ok() : (*run_sink_)(run_.get(), run_size_);
+  static const std::shared_ptr<const RepeatedRun> kNoRepeat;
+  Status s = run_size_ == 0 ? Status::Ok() : (*run_sink_)(run_.get(), run_size_, kNoRepeat);
   run_size_ = 0;
   return s;
 }

@@ -17,6 +17,7 @@
 #include "seer/ring_record.h"
 #include "seer/status.h"
 #include "seer/trace.h"
+#include "store/repeated_run.h"
 
 namespace seer {
 
@@ -35,9 +36,36 @@ class RingMerger {
   // The same, the events handed to `sink` in runs of up to kRunEvents (in
   // order; origin() means nothing then): one call per run instead of one per
   // event, for a sink that only stores them (the in-process recording's writer).
-  using RunSink = std::function<Status(const Event* events, size_t n)>;
+  //
+  // Repeats: a thread's plain records between two of its ordered records (a
+  // segment: a loop body between two synchronisation events) are often the
+  // very words of its previous segment. Such a segment (the pc rule's last pc
+  // and the thread the same too) is not decoded again: its events, decoded
+  // when it first repeated, go to the sink as a run of their own with
+  // `repeat` set (the same object for every repeat of that segment); the sink
+  // may hand it to RunAppender::AppendRepeat. Other runs have `repeat` null.
+  using RunSink =
+      std::function<Status(const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>& repeat)>;
   static constexpr size_t kRunEvents = 1024;
   Status AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emitted = nullptr);
+  // Off: no run is a repeat (for tests and benchmarks that compare).
+  void DetectRepeats(bool on) { repeats_ = on; }
+  // Segments delivered as repeats so far.
+  uint64_t repeats() const { return repeats_delivered_; }
+  // Segments of fewer or more words are never compared: a short one saves
+  // less than its separate run costs, a long one is copied for nothing if it
+  // does not repeat (and a ring keeps its last: at most 8 KB of words and
+  // 40 KB of events). The upper bound is ChunkEncoder's for its templates.
+  static constexpr size_t kMinRepeatWords = 8;
+  static constexpr size_t kMaxRepeatWords = 1024;
+  // After kRepeatMisses whole segments of a ring in a row that did not
+  // repeat, only two (consecutive) in kRepeatStride are compared and kept: a
+  // thread whose segments never repeat costs the comparison and the copy of
+  // its words that much less, one whose segments start repeating is caught
+  // within kRepeatStride segments. (A repeat need not be of the segment just
+  // before: any whole segment kept before, from the same last pc, will do.)
+  static constexpr uint32_t kRepeatMisses = 4;
+  static constexpr uint32_t kRepeatStride = 16;
 
   // An event from outside the rings, for the thread of ring `ring`: the eBPF
   // futex tracepoints' records in a preloaded recording. It goes just before
@@ -90,6 +118,16 @@ class RingMerger {
 
  private:
   enum class Wait { kNone, kReady, kBlocked };
+  // A ring's last whole segment (see RunSink), for repeats.
+  struct LastSegment {
+    std::vector<uint64_t> words;  // its records (not in the spool arena: kept long)
+    uint64_t start_pc = 0;      // the pc rule's last pc before it
+    uint32_t tid = 0;
+    // Once it repeated: its events (a new object for each new segment: the
+    // writer may still hold the last one), and the last pc after it.
+    std::shared_ptr<RepeatedRun> run;
+    uint64_t end_pc = 0;
+  };
   struct Pending {
     RingWords words;              // copied, not yet delivered
     uint64_t base = 0;            // ring-absolute index of words[0]
@@ -103,6 +141,10 @@ class RingMerger {
     uint64_t last_pc = 0;         // the pc rule's last pc (ring_record.h)
     Wait wait = Wait::kNone;      // kNone: no ordered record found yet at `scan`
     bool at_external = false;     // the ordered record at `scan` is external.front()
+    bool segment_start = false;   // `pos` is just past an ordered record: a segment begins there
+    std::unique_ptr<LastSegment> last;  // repeats: the ring's last whole segment
+    uint32_t repeat_misses = 0;   // whole segments in a row that did not repeat
+    uint32_t repeat_skip = 0;     // whole segments to pass over before comparing again
     struct External {
       uint64_t word;
       uint64_t number;
@@ -118,6 +160,10 @@ class RingMerger {
   Status Examine(uint32_t ring);
   // Delivers ring `ring`'s plain records up to its next ordered one (or the end).
   Status EmitPlain(uint32_t ring, const Sink& sink);
+  // Repeats: looks at the whole segment at the ring's position. *done: it
+  // repeated the last one, whose events were delivered; *keep: it repeated it
+  // for the first time, and EmitPlain keeps its events as it delivers them.
+  Status EmitRepeat(uint32_t ring, uint32_t tid, bool* done, LastSegment** keep);
   // Delivers the ordered record at the ring's position and advances its domain.
   Status EmitOrdered(uint32_t ring, const Sink& sink);
   // Final merge only: skips the smallest missing number a blocked ring waits for.
@@ -159,6 +205,8 @@ class RingMerger {
   // fifth of EmitPlain's instructions.
   std::unique_ptr<Event[]> run_;
   size_t run_size_ = 0;
+  bool repeats_ = true;
+  uint64_t repeats_delivered_ = 0;
 };
 
 }  // namespace seer

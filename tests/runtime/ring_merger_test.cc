@@ -5,17 +5,24 @@
 #include "daemon/drain/ring_merger.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "daemon/drain/spool_arena.h"
 #include "runtime/rt_state.h"
 #include "seer/ring_record.h"
+#include "store/run_appender.h"
+#include "store/tables.h"
 #include "tests/support/shm_area.h"
+#include "tests/support/trace_chunks.h"
+#include "tests/support/trace_io.h"
 
 namespace seer {
 namespace {
@@ -231,7 +238,7 @@ TEST(RingMergerTest, RunsDeliverExactlyWhatOneByOneDelivers) {
   RingMerger one_by_one(a1.shm), in_runs(a2.shm);
   Out expected, got;
   std::vector<size_t> run_sizes;
-  RingMerger::RunSink runs = [&](const Event* events, size_t n) {
+  RingMerger::RunSink runs = [&](const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>&) {
     run_sizes.push_back(n);
     got.events.insert(got.events.end(), events, events + n);
     return Status::Ok();
@@ -250,6 +257,159 @@ TEST(RingMergerTest, RunsDeliverExactlyWhatOneByOneDelivers) {
   EXPECT_GT(run_sizes.size(), 2u);
 }
 
+// Repeats (RingMerger::RunSink): threads repeat loop bodies between lock
+// events, sometimes one word changed or the body shorter or new; rings are
+// copied in batches cut at random records (inside segments, as a wrapping ring
+// is copied), threads interleave through a shared lock. The merger with
+// repeats delivers the same events as without, and a trace writer given the
+// repeats as such (AppendRepeat) writes the same chunks, byte for byte, and
+// the same counters.
+TEST(RingMergerTest, RepeatsDeliverAndWriteWhatDecodingDoes) {
+  std::mt19937_64 rng(31);
+  constexpr uint32_t kThreads = 3;
+  std::vector<RingWords> streams(kThreads);
+  std::vector<std::vector<size_t>> record_ends(kThreads);  // where a batch may end
+  std::vector<uint64_t> last_pc(kThreads, 0), next_number(rt::kDomains, 0);
+  struct Access {
+    uint8_t kind;
+    uint64_t addr, pc;
+  };
+  std::vector<std::vector<Access>> body(kThreads);
+  auto lock = [&](uint32_t t, EventKind kind, uint64_t m) {
+    Lock(&streams[t], kind, m, next_number[rt::LockDomain(m)]++);
+    record_ends[t].push_back(streams[t].size());
+  };
+  for (int op = 0; op < 3000; ++op) {
+    const uint32_t t = static_cast<uint32_t>(rng() % kThreads);
+    std::vector<Access>& b = body[t];
+    const int change = b.empty() ? 0 : static_cast<int>(rng() % 12);
+    if (change == 0) {
+      b.clear();
+      const size_t n = 4 + rng() % 200;
+      for (size_t i = 0; i < n; ++i)
+        b.push_back({static_cast<uint8_t>(i % 2 ? EventKind::kWrite : EventKind::kRead),
+                     0x10000 * (t + 1) + 8 * (i / 2 % 64), 0x400000 + 4 * (i % 2) + (i % 7 == 0 ? 0x1000 : 0)});
+    } else if (change == 1) {
+      b[rng() % b.size()].addr += 8;
+    } else if (change == 2) {
+      b[rng() % b.size()].pc += 4;
+    } else if (change == 3 && b.size() > 1) {
+      b.pop_back();
+    }
+    // Its own lock mostly; a shared one now and then (threads interleave).
+    const uint64_t m = rng() % 8 == 0 ? 0x5000 : 0x6000 + 64 * t;
+    lock(t, EventKind::kAcquire, m);
+    for (const Access& a : b) {
+      const uint64_t offset = rt::CompactOffset(a.pc, last_pc[t]);
+      if (last_pc[t] != 0 && rt::CompactFits(offset)) {
+        streams[t].push_back(rt::CompactHead(rt::CompactTag(a.kind, 8), offset, a.addr));
+      } else {
+        streams[t].push_back(rt::ShortHead(a.kind, 8, a.addr));
+        streams[t].push_back(a.pc);
+      }
+      last_pc[t] = a.pc;
+      record_ends[t].push_back(streams[t].size());
+    }
+    lock(t, EventKind::kRelease, m);
+  }
+  // Each ring copied in 40 pieces, cut at random records.
+  constexpr int kBatches = 40;
+  std::vector<RingBatch> batches(kBatches);
+  for (uint32_t t = 0; t < kThreads; ++t) {
+    std::vector<size_t> cuts = {0, streams[t].size()};
+    for (int i = 1; i < kBatches; ++i) cuts.push_back(record_ends[t][rng() % record_ends[t].size()]);
+    std::sort(cuts.begin(), cuts.end());
+    for (int i = 0; i < kBatches; ++i) {
+      batches[i].words.resize(kThreads);
+      batches[i].words[t].assign(streams[t].begin() + static_cast<ptrdiff_t>(cuts[i]),
+                                 streams[t].begin() + static_cast<ptrdiff_t>(cuts[i + 1]));
+    }
+  }
+  batches.back().final = true;
+
+  const std::string dir = ::testing::TempDir();
+  auto record = [&](bool repeats, std::vector<Event>* events, std::vector<std::string>* chunks, TraceInfo* info,
+                    uint64_t* repeated) {
+    Area a;
+    RingMerger merger(a.shm);
+    merger.DetectRepeats(repeats);
+    const std::string path = dir + "/repeats-" + std::to_string(getpid()) + (repeats ? "-on" : "-off") + ".seer";
+    TraceWriterOptions options;
+    options.events_per_chunk = 1000;
+    options.encode_threads = 2;
+    std::unique_ptr<TraceWriter> writer;
+    ASSERT_TRUE(TraceWriter::Create(path, options, &writer).ok());
+    auto* runs = dynamic_cast<RunAppender*>(writer.get());
+    ASSERT_NE(runs, nullptr);
+    RingMerger::RunSink sink = [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>& repeat) {
+      events->insert(events->end(), e, e + n);
+      return repeat != nullptr ? runs->AppendRepeat(repeat) : runs->AppendRun(e, n);
+    };
+    for (const RingBatch& b : batches) {
+      RingBatch copy = b;
+      Status s = merger.AddRuns(&copy, sink);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    ASSERT_TRUE(writer->Close().ok());
+    *repeated = merger.repeats();
+    ASSERT_TRUE(test::ReadRawChunks(path, chunks).ok());
+    std::vector<Event> read;
+    ASSERT_TRUE(test::ReadTrace(path, &read, info).ok());
+    EXPECT_EQ(read.size(), events->size());
+    std::remove(path.c_str());
+  };
+  std::vector<Event> decoded, repeated_events;
+  std::vector<std::string> decoded_chunks, repeated_chunks;
+  TraceInfo decoded_info, repeated_info;
+  uint64_t off_repeats = 0, on_repeats = 0;
+  ASSERT_NO_FATAL_FAILURE(record(false, &decoded, &decoded_chunks, &decoded_info, &off_repeats));
+  ASSERT_NO_FATAL_FAILURE(record(true, &repeated_events, &repeated_chunks, &repeated_info, &on_repeats));
+  EXPECT_EQ(off_repeats, 0u);
+  // A third of the segments differ from the last: some runs of misses make
+  // the merger back off (kRepeatMisses), and it still finds hundreds.
+  EXPECT_GT(on_repeats, 500u) << "of 3000 segments";
+  ExpectSameEvents(decoded, repeated_events);
+  ASSERT_EQ(repeated_chunks.size(), decoded_chunks.size());
+  for (size_t i = 0; i < decoded_chunks.size(); ++i) ASSERT_TRUE(repeated_chunks[i] == decoded_chunks[i]) << "chunk " << i;
+  EXPECT_EQ(EncodeCounters(repeated_info.counters), EncodeCounters(decoded_info.counters));
+}
+
+// The same words are not the same events when the pc rule starts from another
+// pc: segments of compact records that each move the pc on by 4 are word for
+// word alike, yet each one's pcs are 32 past the last one's.
+TEST(RingMergerTest, SameWordsFromAnotherPcAreNoRepeat) {
+  RingBatch b;
+  b.words.resize(1);
+  uint64_t number = 0;
+  Plain(&b.words[0], EventKind::kRead, 0x100);  // a short record: the last pc is 0x1000
+  for (int segment = 0; segment < 6; ++segment) {
+    Lock(&b.words[0], EventKind::kAcquire, 0x5000, number++);
+    for (int i = 0; i < 8; ++i)
+      b.words[0].push_back(rt::CompactHead(rt::CompactTag(static_cast<uint8_t>(EventKind::kRead), 8),
+                                           rt::CompactOffset(4, 0), 0x200 + 8 * i));
+    Lock(&b.words[0], EventKind::kRelease, 0x5000, number++);
+  }
+  b.final = true;
+  auto merge = [&](bool repeats, std::vector<Event>* out) {
+    Area a;
+    RingMerger merger(a.shm);
+    merger.DetectRepeats(repeats);
+    RingBatch copy = b;
+    ASSERT_TRUE(merger.AddRuns(&copy, [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>&) {
+                        out->insert(out->end(), e, e + n);
+                        return Status::Ok();
+                      }).ok());
+    EXPECT_EQ(merger.repeats(), 0u);
+  };
+  std::vector<Event> with, without;
+  ASSERT_NO_FATAL_FAILURE(merge(true, &with));
+  ASSERT_NO_FATAL_FAILURE(merge(false, &without));
+  ExpectSameEvents(without, with);
+  ASSERT_EQ(with.size(), 1u + 6 * 10);
+  EXPECT_EQ(with.back().kind, EventKind::kRelease);
+  EXPECT_EQ(with[with.size() - 2].pc, 0x1000u + 6 * 8 * 4);
+}
+
 // The merger frees what it has delivered at once, and moves what it holds
 // back to new blocks: the spool arena reclaims only from its oldest block,
 // so a block held by a ring that receives nothing for a while (main in
@@ -261,7 +421,7 @@ TEST(RingMergerTest, HoldsNoOldSpoolBlockWhileOtherRingsStream) {
   Area a;
   RingMerger merger(a.shm);
   uint64_t delivered = 0;
-  RingMerger::RunSink count = [&](const Event*, size_t n) {
+  RingMerger::RunSink count = [&](const Event*, size_t n, const std::shared_ptr<const RepeatedRun>&) {
     delivered += n;
     return Status::Ok();
   };
@@ -300,7 +460,7 @@ TEST(RingMergerTest, RunsReportDamageLikeOneByOne) {
   b.words[0].push_back(rt::CompactHead(rt::CompactTag(0, 8), 0, 0x1000) | 7ull << 58);  // impossible size
   b.final = true;
   size_t delivered = 0;
-  Status s = merger.AddRuns(&b, [&](const Event*, size_t n) {
+  Status s = merger.AddRuns(&b, [&](const Event*, size_t n, const std::shared_ptr<const RepeatedRun>&) {
     delivered += n;
     return Status::Ok();
   });

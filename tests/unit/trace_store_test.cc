@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <fstream>
 #include <random>
 #include <set>
@@ -16,6 +17,7 @@
 #include "store/run_appender.h"
 #include "store/tables.h"
 #include "store/trace_clock.h"
+#include "tests/support/trace_chunks.h"
 #include "tests/support/trace_io.h"
 
 namespace seer {
@@ -136,19 +138,28 @@ TEST_F(TraceStoreTest, DistinctCountsAreExact) {
   EXPECT_EQ(info.counters.distinct_locks, locks.size());
 }
 
+// A writer of 1000 events per chunk with `threads` encoder threads, and its
+// interface for runs.
+Status CreateRunWriter(const std::string& path, int threads, std::unique_ptr<TraceWriter>* w, RunAppender** runs) {
+  TraceWriterOptions options;
+  options.events_per_chunk = 1000;
+  options.encode_threads = threads;
+  Status s = TraceWriter::Create(path, options, w);
+  if (!s.ok()) return s;
+  *runs = dynamic_cast<RunAppender*>(w->get());
+  if (*runs == nullptr) return Status::Internal("the LMDB writer takes runs");
+  return Status::Ok();
+}
+
 // With encoder threads the file holds what the writer alone would write:
 // the same events in the same chunks, the same tables, counters and clock,
 // whatever the table calls and flushes between the events.
 TEST_F(TraceStoreTest, EncoderThreadsWriteWhatOneThreadWrites) {
   auto write = [&](const std::string& path, int threads) {
-    TraceWriterOptions options;
-    options.events_per_chunk = 1000;
-    options.encode_threads = threads;
     std::unique_ptr<TraceWriter> w;
-    Status s = TraceWriter::Create(path, options, &w);
+    RunAppender* runs = nullptr;
+    Status s = CreateRunWriter(path, threads, &w, &runs);
     if (!s.ok()) return s;
-    auto* runs = dynamic_cast<RunAppender*>(w.get());
-    if (runs == nullptr) return Status::Internal("the LMDB writer takes runs");
     std::mt19937_64 rng(5);
     std::vector<Event> run;
     uint64_t appended = 0;
@@ -203,6 +214,82 @@ TEST_F(TraceStoreTest, EncoderThreadsWriteWhatOneThreadWrites) {
       EXPECT_EQ(info.clock[i].ns, expected_info.clock[i].ns);
     }
     EXPECT_EQ(info.meta, expected_info.meta);
+  }
+}
+
+// Repeats (RunAppender::AppendRepeat): a writer given the repeated runs as
+// repeats writes the same chunks, byte for byte, and the same counters as one
+// given them as plain runs; with and without encoder threads, runs cut by the
+// end of a chunk, threads interleaving, runs that differ slightly.
+TEST_F(TraceStoreTest, RepeatsWriteWhatRunsWrite) {
+  auto write = [&](const std::string& path, int threads, bool repeats) {
+    std::unique_ptr<TraceWriter> w;
+    RunAppender* runs = nullptr;
+    Status s = CreateRunWriter(path, threads, &w, &runs);
+    if (!s.ok()) return s;
+    std::mt19937_64 rng(21);
+    constexpr uint32_t kThreads = 3;
+    std::vector<std::vector<Event>> last(kThreads);
+    std::vector<bool> given(kThreads, false);
+    std::vector<std::shared_ptr<const RepeatedRun>> shared(kThreads);  // one per body, as the merger makes them
+    for (int round = 0; round < 3000; ++round) {
+      const uint32_t tid = static_cast<uint32_t>(rng() % kThreads);
+      std::vector<Event>& body = last[tid];
+      const int change = body.empty() ? 0 : static_cast<int>(rng() % 10);
+      if (change == 0) {  // a new body
+        body.clear();
+        const size_t n = 1 + rng() % 400;
+        const uint64_t base = 0x10000 * (1 + tid) + 0x1000 * (rng() % 8);
+        for (size_t i = 0; i < n; ++i)
+          body.push_back(MakeEvent(tid, i % 2 ? EventKind::kWrite : EventKind::kRead, base + 8 * (i % 64),
+                                   0x400000 + 4 * (i % 3)));
+        given[tid] = false;
+      } else if (change == 1) {  // one address moves
+        body[rng() % body.size()].object += 8;
+        given[tid] = false;
+      } else if (change == 2) {  // one shorter
+        if (body.size() > 1) body.pop_back();
+        given[tid] = false;
+      }
+      const Event acquire = MakeEvent(tid, EventKind::kAcquire, 0x9000 + tid, 0x500000);
+      const Event release = MakeEvent(tid, EventKind::kRelease, 0x9000 + tid, 0x500004);
+      if ((s = runs->AppendRun(&acquire, 1)); !s.ok()) return s;
+      if (!given[tid]) shared[tid] = nullptr;
+      if (repeats && given[tid] && shared[tid] == nullptr) {
+        auto run = std::make_shared<RepeatedRun>();
+        run->events = body;
+        for (const Event& e : body) ++run->by_kind[static_cast<int>(e.kind)];
+        shared[tid] = std::move(run);
+      }
+      s = repeats && given[tid] ? runs->AppendRepeat(shared[tid]) : runs->AppendRun(body.data(), body.size());
+      if (!s.ok()) return s;
+      given[tid] = true;
+      if ((s = runs->AppendRun(&release, 1)); !s.ok()) return s;
+      if (round % 500 == 0) {
+        if ((s = w->Flush()); !s.ok()) return s;
+      }
+    }
+    return w->Close();
+  };
+  for (int threads : {0, 2}) {
+    SCOPED_TRACE("encode_threads " + std::to_string(threads));
+    const std::string plain = Path("plain" + std::to_string(threads) + ".seer");
+    const std::string repeated = Path("repeated" + std::to_string(threads) + ".seer");
+    ASSERT_TRUE(write(plain, threads, false).ok());
+    ASSERT_TRUE(write(repeated, threads, true).ok());
+    std::vector<std::string> expected_chunks, chunks;
+    ASSERT_TRUE(test::ReadRawChunks(plain, &expected_chunks).ok());
+    ASSERT_TRUE(test::ReadRawChunks(repeated, &chunks).ok());
+    ASSERT_GT(expected_chunks.size(), 100u);
+    ASSERT_EQ(chunks.size(), expected_chunks.size());
+    for (size_t i = 0; i < chunks.size(); ++i) ASSERT_TRUE(chunks[i] == expected_chunks[i]) << "chunk " << i;
+    std::vector<Event> expected_events, events;
+    TraceInfo expected_info, info;
+    ASSERT_TRUE(test::ReadTrace(plain, &expected_events, &expected_info).ok());
+    ASSERT_TRUE(test::ReadTrace(repeated, &events, &info).ok());
+    EXPECT_EQ(events.size(), expected_events.size());
+    EXPECT_EQ(EncodeCounters(info.counters), EncodeCounters(expected_info.counters));
+    EXPECT_EQ(info.counters.events, events.size());
   }
 }
 
