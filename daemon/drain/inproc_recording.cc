@@ -647,8 +647,8 @@ void InprocRecording::Stop() {
 
 bool InprocRecording::LocateHeaderInTarget() {
   // Without it the tracepoints stay on through pauses: dearer, never wrong.
-  if (header_in_target_ == 0 && !area_.HeaderAddressIn(pid_, &header_in_target_).ok()) header_in_target_ = 0;
-  return header_in_target_ != 0;
+  if (header_in_target_ == 0 && !area_.HeaderAddressIn(pid_, &header_in_target_).ok()) return false;
+  return true;
 }
 
 bool InprocRecording::SetPaused(bool paused) {

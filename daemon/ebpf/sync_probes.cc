@@ -97,6 +97,17 @@ bool SpinLockAcquireOffset(const std::string& binary, uint64_t entry, uint64_t* 
   return true;
 }
 
+// Attaches each program that needs no target address (a tracepoint) and
+// keeps its link in *links; stops at the first that fails.
+Status AttachEach(std::initializer_list<bpf_program*> programs, std::vector<bpf_link*>* links) {
+  for (bpf_program* prog : programs) {
+    bpf_link* link = bpf_program__attach(prog);
+    if (!link) return AttachError(std::string("tracepoint ") + bpf_program__name(prog), errno);
+    links->push_back(link);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 void SyncProbes::Close() {
@@ -142,16 +153,10 @@ void SyncProbes::DetachSyscallPrograms() {
 
 Status SyncProbes::AttachSyscallPrograms() {
   if (!syscall_links_.empty()) return Status::Ok();
-  for (bpf_program* prog : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit}) {
-    bpf_link* link = bpf_program__attach(prog);
-    if (!link) {
-      const int err = errno;
-      DetachSyscallPrograms();
-      return AttachError(std::string("tracepoint ") + bpf_program__name(prog), err);
-    }
-    syscall_links_.push_back(link);
-  }
-  return Status::Ok();
+  Status st = AttachEach({skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit},
+                         &syscall_links_);
+  if (!st.ok()) DetachSyscallPrograms();  // all or none
+  return st;
 }
 
 Status SyncProbes::RegisterCounter(pid_t tid, uint64_t address) {
@@ -162,11 +167,8 @@ Status SyncProbes::RegisterCounter(pid_t tid, uint64_t address) {
 }
 
 Status SyncProbes::AttachTracepointsAndOpenRing(std::initializer_list<bpf_program*> programs) {
-  for (bpf_program* prog : programs) {
-    bpf_link* link = bpf_program__attach(prog);
-    if (!link) return AttachError(std::string("tracepoint ") + bpf_program__name(prog), errno);
-    links_.push_back(link);
-  }
+  Status st = AttachEach(programs, &links_);
+  if (!st.ok()) return st;
   ring_ = ring_buffer__new(bpf_map__fd(skel_->maps.events), &SyncProbes::OnRecord, this, nullptr);
   if (!ring_) return Status::IOError(std::string("cannot open the ring buffer: ") + strerror(errno));
   return Status::Ok();

@@ -1,5 +1,5 @@
 // The stored chunks of a trace file, byte for byte: for tests that check that
-// two ways of writing the same events (ChunkEncoder::AddRepeatable against
+// two ways of writing the same events (ChunkEncoder::AddRepeat against
 // AddRun, RingMerger's repeats on and off) give the very same file contents.
 #pragma once
 
