@@ -9,6 +9,7 @@
 
 #include "predictor/seqcheck/atomicity.h"
 #include "predictor/seqcheck/deadlocks.h"
+#include "predictor/seqcheck/lock_order.h"
 #include "predictor/seqcheck/trace_model.h"
 #include "predictor/seqcheck/trace_windows.h"
 
@@ -77,6 +78,8 @@ class DeadlockEngine : public WindowedEngine {
 
  private:
   void Decide(std::vector<Event> window, size_t carried) override {
+    // No cycle in the locks' nesting: no candidate, and no model to build.
+    if (!LockOrderHasCycle(window)) return;
     TraceModel model(std::move(window), carried);
     for (Deadlock& d : PredictDeadlocks(model, options_, &stats_)) {
       // The same cycle of sites in another window is the same deadlock.
