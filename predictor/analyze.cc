@@ -48,7 +48,8 @@ Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* ou
 
 Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& specs,
                    const AnalysisOptions& options, AnalysisRun* run,
-                   const std::function<void(uint64_t)>& progress) {
+                   const std::function<void(uint64_t)>& progress,
+                   const std::function<void(const std::vector<Event>&)>& observe) {
   Status s = TraceReader::Open(path, &run->reader);
   if (!s.ok()) return s;
   const TraceInfo& info = run->reader->info();
@@ -70,6 +71,7 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
     if (!s.ok()) return s;
     if (batch.empty()) break;
     for (auto& engine : engines) engine->Process(batch.data(), batch.size());
+    if (observe) observe(batch);
     if (options.confirm_races) {
       // The counters of a cut trace may undercount: check what is kept too.
       if (kept.size() + batch.size() > options.confirm_races_max_events)

@@ -1,5 +1,8 @@
 #include "daemon/service/lock_contention.h"
 
+#include <algorithm>
+#include <tuple>
+
 namespace seer::service {
 
 namespace {
@@ -61,6 +64,22 @@ void ContentionCounter::Add(const Event& e) {
   s.contended++;
   s.wait_seconds += waited;
   AddToBuckets(waited, &s.buckets);
+}
+
+std::vector<std::pair<ContentionCounter::Key, ContentionStats>> ContentionCounter::Folded(size_t keep) const {
+  std::vector<std::pair<Key, ContentionStats>> all(sites_.begin(), sites_.end());
+  if (all.size() <= keep) return all;
+  auto hotter = [](const std::pair<Key, ContentionStats>& a, const std::pair<Key, ContentionStats>& b) {
+    // Ties broken by the key, so that the same counts keep the same pairs.
+    return std::tie(b.second.wait_seconds, b.second.hold_seconds, b.second.acquisitions, a.first) <
+           std::tie(a.second.wait_seconds, a.second.hold_seconds, a.second.acquisitions, b.first);
+  };
+  std::nth_element(all.begin(), all.begin() + keep, all.end(), hotter);
+  std::unordered_map<uint64_t, ContentionStats> other;  // by site
+  for (size_t i = keep; i < all.size(); ++i) other[all[i].first.second].Merge(all[i].second);
+  all.resize(keep);
+  for (const auto& [site, stats] : other) all.push_back({{kOtherLocks, site}, stats});
+  return all;
 }
 
 }  // namespace seer::service

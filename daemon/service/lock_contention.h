@@ -7,8 +7,9 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "seer/event.h"
 
@@ -34,20 +35,46 @@ struct ContentionStats {
   void Merge(const ContentionStats& o);
 };
 
+// The pairs one window hands on. A service with many locks at each site makes
+// series without bound otherwise (memcached: 8,192 item locks at a few sites,
+// 17,000 lock/site pairs a window and 30 series each, against Prometheus's
+// advice on label cardinality), and labelling them all was a tenth of the
+// window's analysis. So the pairs that waited longest (then were held
+// longest, then taken most) keep their own series, and the rest of a site's
+// locks are folded into one pair under kOtherLocks: the totals stay exact.
+inline constexpr size_t kContentionPairsPerWindow = 64;
+inline constexpr uint64_t kOtherLocks = ~uint64_t{0};  // the lock of a site's folded pair
+inline constexpr char kOtherLocksName[] = "(other locks)";  // its `lock` label
+// The service keeps at most this many (lock, site) series over its life; a
+// pair first seen after that goes to its site's kOtherLocksName series (a
+// series, once there, keeps counting, as Prometheus counters must).
+inline constexpr size_t kMaxContentionSeries = 1024;
+
+struct PairHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& p) const {
+    return std::hash<uint64_t>()(p.first * 0x9E3779B97F4A7C15ull ^ p.second);
+  }
+};
+
 class ContentionCounter {
  public:
+  using Key = std::pair<uint64_t, uint64_t>;  // (lock, call site pc of the acquire)
+
   // Events in trace order.
   void Add(const Event& e);
 
-  // Keyed by (lock, call site pc of the acquire).
-  const std::map<std::pair<uint64_t, uint64_t>, ContentionStats>& sites() const { return sites_; }
+  const std::unordered_map<Key, ContentionStats, PairHash>& sites() const { return sites_; }
+
+  // The `keep` hottest pairs as they are, then per site the rest merged under
+  // (kOtherLocks, site); in no particular order.
+  std::vector<std::pair<Key, ContentionStats>> Folded(size_t keep) const;
 
  private:
-  std::map<std::pair<uint64_t, uint64_t>, ContentionStats> sites_;
+  std::unordered_map<Key, ContentionStats, PairHash> sites_;
   // Per thread, the wait its next acquire of that lock belongs to: (lock, ns).
-  std::map<uint32_t, std::pair<uint64_t, uint64_t>> pending_;
+  std::unordered_map<uint32_t, std::pair<uint64_t, uint64_t>> pending_;
   // Per (thread, lock) held, the pc of the acquire (or cond-wait return) that took it.
-  std::map<std::pair<uint32_t, uint64_t>, uint64_t> held_at_;
+  std::unordered_map<Key, uint64_t, PairHash> held_at_;
 };
 
 }  // namespace seer::service

@@ -10,7 +10,11 @@ void ServiceMetrics::AddWindow(const WindowAnalysis& w, double analysis_cpu_seco
   lost_ += w.lost;
   windows_analysed_++;
   analysis_cpu_ += analysis_cpu_seconds;
-  for (const ContentionRecord& c : w.contention) contention_[{c.lock, c.site}].Merge(c.stats);
+  for (const ContentionRecord& c : w.contention) {
+    std::pair<std::string, std::string> key{c.lock, c.site};
+    if (contention_.size() >= kMaxContentionSeries && contention_.count(key) == 0) key.first = kOtherLocksName;
+    contention_[key].Merge(c.stats);
+  }
   for (const FindingRecord& f : w.findings) finding_occurrences_[{f.kind, f.engine}]++;
 }
 

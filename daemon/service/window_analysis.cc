@@ -90,7 +90,10 @@ void CollectFindings(const AnalysisRun& run, ReportDetails* details, const Wants
 Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out,
                      const WantsHtml& wants_html) {
   AnalysisRun run;
-  Status s = RunAnalyses(path, engines, AnalysisOptions(), &run);
+  ContentionCounter counter;  // counted in the engines' pass
+  Status s = RunAnalyses(path, engines, AnalysisOptions(), &run, {}, [&](const std::vector<Event>& batch) {
+    for (const Event& e : batch) counter.Add(e);
+  });
   if (!s.ok()) return s;
   const TraceInfo& info = run.reader->info();
   out->events = info.counters.events;
@@ -106,26 +109,15 @@ Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec
   }
   CollectFindings(run, with, wants_html, &out->findings);
 
-  // Contention: one more pass (the engines' pass does not hand events out).
-  std::unique_ptr<TraceReader> reader;
-  s = TraceReader::Open(path, &reader);
-  if (!s.ok()) return s;
-  ContentionCounter counter;
-  std::vector<Event> batch;
-  for (;;) {
-    s = reader->Next(&batch);
-    if (!s.ok()) return s;
-    if (batch.empty()) break;
-    for (const Event& e : batch) counter.Add(e);
-  }
   const ReportNames names(*run.reader);
   std::map<std::pair<std::string, std::string>, ContentionStats> labelled;
-  for (const auto& [key, stats] : counter.sites()) {
+  for (const auto& [key, stats] : counter.Folded(kContentionPairsPerWindow)) {
     EventRef acquire;
     acquire.kind = EventKind::kAcquire;
     acquire.pc = key.second;
     acquire.object = key.first;
-    labelled[{LockName(names, with, key.first), EventSite(names, with, acquire)}].Merge(stats);
+    const std::string lock = key.first == kOtherLocks ? kOtherLocksName : LockName(names, with, key.first);
+    labelled[{lock, EventSite(names, with, acquire)}].Merge(stats);
   }
   for (const auto& [label, stats] : labelled) out->contention.push_back({label.first, label.second, stats});
   return Status::Ok();

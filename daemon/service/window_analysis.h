@@ -1,7 +1,8 @@
 // What the service learns from one closed window: its events by kind and
 // losses, the findings of the selected analyses (each with a signature stable
 // across windows and runs: its kind, engine and source locations), and lock
-// contention per lock and call site, with names and sites symbolised.
+// contention per lock and call site (the hottest pairs, the rest folded per
+// site: lock_contention.h), with names and sites symbolised.
 #pragma once
 
 #include <array>
@@ -44,8 +45,8 @@ struct WindowAnalysis {
 // reads the window again, so the service asks only for findings it has none for.
 using WantsHtml = std::function<bool(const std::string& signature)>;
 
-// Analyses the window trace at `path` with `engines`, then reads it once more
-// for the contention. Errors: the trace cannot be read (named in the status).
+// Analyses the window trace at `path` with `engines`, counting the contention
+// in the same pass. Errors: the trace cannot be read (named in the status).
 Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out,
                      const WantsHtml& wants_html = nullptr);
 

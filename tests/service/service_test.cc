@@ -226,6 +226,75 @@ TEST_F(ServiceTest, HoldTimesGoToTheSiteThatTookTheLock) {
   EXPECT_EQ(text.find("seer_lock_hold_seconds_count{lock=\"hot\",site=\"f a.c:512\"}"), std::string::npos);
 }
 
+TEST_F(ServiceTest, AWindowKeepsItsHottestPairsAndFoldsTheRestPerSite) {
+  // memcached's shape: very many locks taken at two sites, one of them contended.
+  ContentionCounter c;
+  for (uint64_t lock = 1; lock <= 500; ++lock) {
+    for (uint64_t site : {0x100, 0x200}) {
+      c.Add(Ev(1, EventKind::kAcquire, lock, site));
+      c.Add(Ev(1, EventKind::kRelease, lock, site + 4, 1000 * lock));  // held longer for higher locks
+    }
+  }
+  c.Add(Ev(2, EventKind::kLockWait, 7, 0x100, 50000));  // the one contended pair: kept first
+  c.Add(Ev(2, EventKind::kAcquire, 7, 0x100));
+  ASSERT_EQ(c.sites().size(), 1000u);
+  const auto folded = c.Folded(kContentionPairsPerWindow);
+  ASSERT_EQ(folded.size(), kContentionPairsPerWindow + 2);  // and one folded pair per site
+  ContentionStats kept_total, all_total;
+  std::map<uint64_t, ContentionStats> other;
+  bool contended_kept = false;
+  uint64_t lowest_kept_hold = ~uint64_t{0};
+  for (const auto& [key, stats] : folded) {
+    all_total.Merge(stats);
+    if (key.first == kOtherLocks) {
+      other[key.second].Merge(stats);
+      continue;
+    }
+    kept_total.Merge(stats);
+    if (key.first == 7 && key.second == 0x100) contended_kept = stats.contended == 1;
+    else lowest_kept_hold = std::min<uint64_t>(lowest_kept_hold, key.first);
+  }
+  EXPECT_TRUE(contended_kept);
+  // After the contended one, the 63 pairs held longest: locks 500..470 at both
+  // sites, and 469 at the smaller site (ties go to the smaller key).
+  static_assert(kContentionPairsPerWindow == 64);
+  EXPECT_EQ(lowest_kept_hold, 469u);
+  ASSERT_EQ(other.size(), 2u);
+  // Nothing lost: the totals are those of every pair.
+  EXPECT_EQ(all_total.acquisitions, 1001u);
+  EXPECT_EQ(all_total.held, 1000u);
+  EXPECT_EQ(all_total.contended, 1u);
+  EXPECT_EQ(other[0x100].acquisitions + other[0x200].acquisitions + kept_total.acquisitions, 1001u);
+  EXPECT_EQ(other[0x100].held, 500u - 32 - 1);  // 500..469 and 7 kept
+  EXPECT_EQ(other[0x200].held, 500u - 31);
+  // Fewer pairs than the bound: all of them, none folded.
+  ContentionCounter few;
+  few.Add(Ev(1, EventKind::kAcquire, 1, 0x100));
+  few.Add(Ev(1, EventKind::kAcquire, 2, 0x100));
+  EXPECT_EQ(few.Folded(kContentionPairsPerWindow).size(), 2u);
+}
+
+TEST_F(ServiceTest, ContentionSeriesAreBoundedOverTheServicesLife) {
+  ServiceMetrics metrics;
+  ContentionStats one;
+  one.acquisitions = 1;
+  for (size_t window = 0; window < 3; ++window) {
+    WindowAnalysis w;
+    for (size_t i = 0; i < kMaxContentionSeries / 2; ++i)
+      w.contention.push_back({"lock" + std::to_string(window * kMaxContentionSeries + i), "f a.c:1", one});
+    w.contention.push_back({"lock0", "f a.c:1", one});  // a pair seen before keeps its series
+    metrics.AddWindow(w, 0);
+  }
+  const auto series = metrics.Contention();
+  EXPECT_EQ(series.size(), kMaxContentionSeries + 1);  // and the site's folded series
+  EXPECT_EQ(series.at({"lock0", "f a.c:1"}).acquisitions, 4u);
+  // The third window's pairs came after the bound: all folded.
+  EXPECT_EQ(series.at({kOtherLocksName, "f a.c:1"}).acquisitions, kMaxContentionSeries / 2);
+  uint64_t total = 0;
+  for (const auto& [key, s] : series) total += s.acquisitions;
+  EXPECT_EQ(total, 3 * (kMaxContentionSeries / 2 + 1));
+}
+
 // A fake clock for the windowed writer.
 struct Clock {
   double t = 1000;
