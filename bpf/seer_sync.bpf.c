@@ -211,22 +211,32 @@ int sync_return(struct pt_regs *ctx)
 	return 0;
 }
 
-/* Futex syscalls through the raw sys_enter/sys_exit tracepoints (BTF-typed, no
- * tracefs needed): the first test drops every other syscall. The exit reads
- * the call's arguments from the saved user registers, which the kernel leaves
- * as they were (only ax holds the result): nothing is kept between entry and
- * exit, so a wait that began while the programs were detached (the service's
- * pauses) is still seen when it returns. */
+/* Futex syscalls. Two ways in, one body each:
+ * - the per-syscall tracepoints (syscalls:sys_enter_futex, ...; SEC("tp/...")),
+ *   the default: the kernel runs a program only for its own system call;
+ * - the raw sys_enter/sys_exit tracepoints (BTF-typed, no tracefs needed), the
+ *   fallback where tracefs is not mounted: every program runs on every system
+ *   call of every process and drops the others itself.
+ * Either sends every system call of every task through the kernel's tracing
+ * slow path while attached; measured here with a getppid loop: 170 ns a call
+ * plain, +60 ns with the per-syscall tracepoints, +240 ns with the raw ones
+ * (docs/recording.md). The loader attaches one set (autoload).
+ * The exit reads the call's arguments from the saved user registers, which the
+ * kernel leaves as they were (only ax holds the result): nothing is kept
+ * between entry and exit, so a wait that began while the programs were
+ * detached (the service's pauses) is still seen when it returns. */
 #define SEER_NR_FUTEX 202 /* x86-64 */
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(futex_enter, struct pt_regs *regs, long id)
+/* The calling thread's saved user registers (per-syscall tracepoints get the
+ * arguments, not the registers; the exits need the arguments and the pc). */
+static __always_inline struct pt_regs *user_regs(void)
 {
-	if (id != SEER_NR_FUTEX)
-		return 0;
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	if (!in_target(pid_tgid))
-		return 0;
+	return (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+}
+
+/* The bodies: their thread is the target's (the callers check). */
+static __always_inline int on_futex_enter(struct pt_regs *regs, __u64 pid_tgid)
+{
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 tid = (__u32)pid_tgid;
 	__u64 uaddr = BPF_CORE_READ(regs, di);
@@ -255,14 +265,8 @@ int BPF_PROG(futex_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(futex_exit, struct pt_regs *regs, long ret)
+static __always_inline int on_futex_exit(struct pt_regs *regs, long ret, __u64 pid_tgid)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	if (!in_target(pid_tgid))
-		return 0;
-	if (BPF_CORE_READ(regs, orig_ax) != SEER_NR_FUTEX)
-		return 0;
 	/* A wait that returned 0 was woken; EAGAIN, timeouts and signals are not edges. */
 	if (ret != 0)
 		return 0;
@@ -279,6 +283,36 @@ int BPF_PROG(futex_exit, struct pt_regs *regs, long ret)
 		break;
 	}
 	return 0;
+}
+
+SEC("tp/syscalls/sys_enter_futex")
+int futex_enter(void *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	return in_target(pid_tgid) ? on_futex_enter(user_regs(), pid_tgid) : 0;
+}
+
+SEC("tp/syscalls/sys_exit_futex")
+int futex_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	return in_target(pid_tgid) ? on_futex_exit(user_regs(), ctx->ret, pid_tgid) : 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(futex_enter_raw, struct pt_regs *regs, long id)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	return id == SEER_NR_FUTEX && in_target(pid_tgid) ? on_futex_enter(regs, pid_tgid) : 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(futex_exit_raw, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid) || BPF_CORE_READ(regs, orig_ax) != SEER_NR_FUTEX)
+		return 0;
+	return on_futex_exit(regs, ret, pid_tgid);
 }
 
 /* Runs in the parent before the child can run, so the clone precedes every event of
@@ -333,20 +367,13 @@ int register_counter(struct pt_regs *ctx)
 
 /* futex_waitv(2) waits on up to 128 futex words at once and returns the index of
  * the one whose wake ended the wait: a wait-return edge on that word, like a
- * FUTEX_WAIT that returned 0. Its own sys_exit program keeps the ones above
- * as they are (one more compare per system call for other processes); the
- * arguments come from the saved user registers, as for futex_exit. */
+ * FUTEX_WAIT that returned 0. The arguments come from the saved user
+ * registers, as for futex_exit. */
 #define SEER_NR_FUTEX_WAITV 449 /* x86-64 */
 #define SEER_FUTEX_WAITV_MAX 128
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(futex_waitv_exit, struct pt_regs *regs, long ret)
+static __always_inline int on_futex_waitv_exit(struct pt_regs *regs, long ret, __u64 pid_tgid)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	if (!in_target(pid_tgid))
-		return 0;
-	if (BPF_CORE_READ(regs, orig_ax) != SEER_NR_FUTEX_WAITV)
-		return 0;
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 tid = (__u32)pid_tgid;
 	__u64 waiters = BPF_CORE_READ(regs, di); /* user address of the struct futex_waitv array */
@@ -362,6 +389,22 @@ int BPF_PROG(futex_waitv_exit, struct pt_regs *regs, long ret)
 		return 0;
 	emit(tid, SEER_EV_WAIT, uaddr, 0, ip, SEER_MODE_FUTEX, ts);
 	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_futex_waitv")
+int futex_waitv_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	return in_target(pid_tgid) ? on_futex_waitv_exit(user_regs(), ctx->ret, pid_tgid) : 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(futex_waitv_exit_raw, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid) || BPF_CORE_READ(regs, orig_ax) != SEER_NR_FUTEX_WAITV)
+		return 0;
+	return on_futex_waitv_exit(regs, ret, pid_tgid);
 }
 
 /* exec in the target replaces its program; the uprobes (set by inode and offset)
@@ -384,21 +427,31 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 #define SEER_NR_MMAP 9 /* x86-64 */
 #define SEER_PROT_EXEC 4
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(on_mmap_exit, struct pt_regs *regs, long ret)
+static __always_inline int on_mmap(struct pt_regs *regs, long ret, __u64 pid_tgid)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	if (!in_target(pid_tgid))
-		return 0;
-	if (BPF_CORE_READ(regs, orig_ax) != SEER_NR_MMAP)
-		return 0;
 	if (ret < 0 && ret > -4096) /* an error, not an address */
 		return 0;
 	if (!(BPF_CORE_READ(regs, dx) & SEER_PROT_EXEC) || (int)BPF_CORE_READ(regs, r8) < 0)
 		return 0;
-	emit((__u32)pid_tgid, SEER_EV_MODULE_MAPPED, (__u64)ret, BPF_CORE_READ(regs, si), BPF_CORE_READ(regs, ip), 0,
-	     bpf_ktime_get_ns());
+	emit((__u32)pid_tgid, SEER_EV_MODULE_MAPPED, (__u64)ret, BPF_CORE_READ(regs, si),
+	     BPF_CORE_READ(regs, ip), 0, bpf_ktime_get_ns());
 	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_mmap")
+int on_mmap_exit(struct trace_event_raw_sys_exit *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	return in_target(pid_tgid) ? on_mmap(user_regs(), ctx->ret, pid_tgid) : 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_mmap_exit_raw, struct pt_regs *regs, long ret)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	if (!in_target(pid_tgid) || BPF_CORE_READ(regs, orig_ax) != SEER_NR_MMAP)
+		return 0;
+	return on_mmap(regs, ret, pid_tgid);
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -97,9 +97,16 @@ bool SpinLockAcquireOffset(const std::string& binary, uint64_t entry, uint64_t* 
   return true;
 }
 
+// The per-syscall tracepoints are attached by their id in tracefs.
+bool HaveSyscallTracepoints() {
+  for (const char* dir : {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"})
+    if (access((std::string(dir) + "/events/syscalls/sys_enter_futex/id").c_str(), R_OK) == 0) return true;
+  return false;
+}
+
 // Attaches each program that needs no target address (a tracepoint) and
 // keeps its link in *links; stops at the first that fails.
-Status AttachEach(std::initializer_list<bpf_program*> programs, std::vector<bpf_link*>* links) {
+Status AttachEach(const std::vector<bpf_program*>& programs, std::vector<bpf_link*>* links) {
   for (bpf_program* prog : programs) {
     bpf_link* link = bpf_program__attach(prog);
     if (!link) return AttachError(std::string("tracepoint ") + bpf_program__name(prog), errno);
@@ -129,6 +136,16 @@ Status SyncProbes::Load(pid_t tgid, uint64_t ringbuf_bytes) {
   skel_->rodata->wakeup_bytes = ringbuf_bytes_ / 4;
   if (bpf_map__set_max_entries(skel_->maps.events, static_cast<uint32_t>(ringbuf_bytes_)) != 0)
     return Status::InvalidArgument("ring buffer size " + std::to_string(ringbuf_bytes) + " is not usable");
+  // One set of system-call programs is loaded: the per-syscall tracepoints
+  // where tracefs has them (a quarter of the raw ones' cost to every system
+  // call on the machine), else the raw ones.
+  raw_syscalls_ = !HaveSyscallTracepoints() || getenv("SEER_RAW_SYSCALL_TRACEPOINTS") != nullptr;
+  for (bpf_program* p : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit,
+                         skel_->progs.on_mmap_exit})
+    bpf_program__set_autoload(p, !raw_syscalls_);
+  for (bpf_program* p : {skel_->progs.futex_enter_raw, skel_->progs.futex_exit_raw,
+                         skel_->progs.futex_waitv_exit_raw, skel_->progs.on_mmap_exit_raw})
+    bpf_program__set_autoload(p, raw_syscalls_);
   if (seer_sync_bpf__load(skel_) != 0) {
     int err = errno;
     if (err == EPERM || err == EACCES) return AttachError("BPF programs", err);
@@ -151,10 +168,19 @@ void SyncProbes::DetachSyscallPrograms() {
   syscall_links_.clear();
 }
 
+std::vector<bpf_program*> SyncProbes::FutexPrograms() const {
+  if (raw_syscalls_)
+    return {skel_->progs.futex_enter_raw, skel_->progs.futex_exit_raw, skel_->progs.futex_waitv_exit_raw};
+  return {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit};
+}
+
+bpf_program* SyncProbes::MmapProgram() const {
+  return raw_syscalls_ ? skel_->progs.on_mmap_exit_raw : skel_->progs.on_mmap_exit;
+}
+
 Status SyncProbes::AttachSyscallPrograms() {
   if (!syscall_links_.empty()) return Status::Ok();
-  Status st = AttachEach({skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit},
-                         &syscall_links_);
+  Status st = AttachEach(FutexPrograms(), &syscall_links_);
   if (!st.ok()) DetachSyscallPrograms();  // all or none
   return st;
 }
@@ -166,7 +192,7 @@ Status SyncProbes::RegisterCounter(pid_t tid, uint64_t address) {
   return Status::Ok();
 }
 
-Status SyncProbes::AttachTracepointsAndOpenRing(std::initializer_list<bpf_program*> programs) {
+Status SyncProbes::AttachTracepointsAndOpenRing(const std::vector<bpf_program*>& programs) {
   Status st = AttachEach(programs, &links_);
   if (!st.ok()) return st;
   ring_ = ring_buffer__new(bpf_map__fd(skel_->maps.events), &SyncProbes::OnRecord, this, nullptr);
@@ -243,9 +269,9 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
     ++uprobes_;
     attached_.push_back(name);
   }
-  return AttachTracepointsAndOpenRing({skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.on_fork,
-                                       skel_->progs.on_exit, skel_->progs.futex_waitv_exit, skel_->progs.on_exec,
-                                       skel_->progs.on_mmap_exit});
+  std::vector<bpf_program*> programs = FutexPrograms();
+  programs.insert(programs.end(), {skel_->progs.on_fork, skel_->progs.on_exit, skel_->progs.on_exec, MmapProgram()});
+  return AttachTracepointsAndOpenRing(programs);
 }
 
 int SyncProbes::OnRecord(void* ctx, void* data, size_t size) {

@@ -59,13 +59,14 @@ class SyncProbes {
   // SEER_FUTEX_REGISTER_MAGIC).
   Status OpenFutexOnly(pid_t tgid, uint64_t ringbuf_bytes);
 
-  // After OpenFutexOnly: detaches and re-attaches the futex programs, which
-  // sit on the raw sys_enter/sys_exit tracepoints. While any program is
-  // attached there the kernel sends every system call of every task on the
-  // machine through its tracing slow path, futex or not (SYSCALL_TRACEPOINT
-  // is set on all tasks), which costs a syscall-heavy server about a fifth of
-  // its throughput; the service's duty cycle detaches them while it records
-  // nothing. Thread exits stay traced (on_exit: a scheduler tracepoint).
+  // After OpenFutexOnly: detaches and re-attaches the futex programs. While
+  // any of them is attached the kernel sends every system call of every task
+  // on the machine through its tracing slow path, futex or not
+  // (SYSCALL_TRACEPOINT is set on all tasks): 60 ns a call with the
+  // per-syscall tracepoints, 240 ns with the raw ones (raw_syscall_tracepoints()),
+  // which cost a syscall-heavy server about a fifth of its throughput; the
+  // service's duty cycle detaches them while it records nothing. Thread exits
+  // stay traced (on_exit: a scheduler tracepoint).
   void DetachSyscallPrograms();
   Status AttachSyscallPrograms();
   bool syscall_programs_attached() const { return !syscall_links_.empty(); }
@@ -86,18 +87,26 @@ class SyncProbes {
   uint64_t ringbuf_bytes() const { return ringbuf_bytes_; }
   // Uprobes and uretprobes attached (each one a trap per call in the target).
   uint64_t uprobes() const { return uprobes_; }
+  // The system-call programs sit on the raw sys_enter/sys_exit tracepoints
+  // (where tracefs, which the per-syscall ones need, is not mounted, or
+  // SEER_RAW_SYSCALL_TRACEPOINTS is set) instead of syscalls:sys_*_futex.
+  bool raw_syscall_tracepoints() const { return raw_syscalls_; }
 
  private:
   static int OnRecord(void* ctx, void* data, size_t size);
   // Opens and loads the BPF object for `tgid` with its ring buffer.
   Status Load(pid_t tgid, uint64_t ringbuf_bytes);
   // Attaches the tracepoint programs (kept in links_) and opens the event ring.
-  Status AttachTracepointsAndOpenRing(std::initializer_list<bpf_program*> programs);
+  Status AttachTracepointsAndOpenRing(const std::vector<bpf_program*>& programs);
+  // The futex programs of the set loaded (raw_syscalls_), and the mmap one.
+  std::vector<bpf_program*> FutexPrograms() const;
+  bpf_program* MmapProgram() const;
 
   seer_sync_bpf* skel_ = nullptr;
   ring_buffer* ring_ = nullptr;
   std::vector<bpf_link*> links_;
-  std::vector<bpf_link*> syscall_links_;  // OpenFutexOnly's programs on sys_enter/sys_exit
+  std::vector<bpf_link*> syscall_links_;  // OpenFutexOnly's futex programs
+  bool raw_syscalls_ = false;
   std::vector<std::string> attached_;
   std::vector<std::string> missing_;
   uint64_t ringbuf_bytes_ = 0;
