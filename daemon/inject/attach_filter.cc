@@ -2,26 +2,43 @@
 
 namespace seer::daemon {
 
+void AttachFilter::Acquired(uint32_t tid, uint64_t lock) {
+  Held& held = held_[tid];
+  for (auto& [l, count] : held)
+    if (l == lock) {
+      ++count;
+      return;
+    }
+  held.push_back({lock, 1});
+}
+
+bool AttachFilter::Released(uint32_t tid, uint64_t lock) {
+  Held& held = held_[tid];
+  for (auto it = held.begin(); it != held.end(); ++it)
+    if (it->first == lock) {
+      if (--it->second == 0) held.erase(it);
+      return true;
+    }
+  return false;
+}
+
 bool AttachFilter::Keep(const Event& e) {
   switch (e.kind) {
     case EventKind::kAcquire:
+      Acquired(e.tid, e.object);
+      return true;
     case EventKind::kCondWaitEnd:  // re-acquires its mutex (aux)
-      ++held_[{e.tid, e.kind == EventKind::kAcquire ? e.object : e.aux}];
+      Acquired(e.tid, e.aux);
       return true;
-    case EventKind::kCondWaitBegin: {  // releases its mutex; kept either way, as the eBPF attach does
-      auto it = held_.find({e.tid, e.aux});
-      if (it != held_.end() && --it->second == 0) held_.erase(it);
+    case EventKind::kCondWaitBegin:  // releases its mutex; kept either way, as the eBPF attach does
+      Released(e.tid, e.aux);
       return true;
-    }
-    case EventKind::kRelease: {
-      auto it = held_.find({e.tid, e.object});
-      if (it == held_.end()) {
+    case EventKind::kRelease:
+      if (!Released(e.tid, e.object)) {
         ++unmatched_releases_;
         return false;
       }
-      if (--it->second == 0) held_.erase(it);
       return true;
-    }
     case EventKind::kAlloc:
       live_.insert(e.object);
       return true;

@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <unordered_map>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "seer/event.h"
 
@@ -23,15 +25,15 @@ class AttachFilter {
   uint64_t frees_before_attach() const { return frees_before_attach_; }
 
  private:
-  struct HeldKey {
-    uint32_t tid;
-    uint64_t lock;
-    bool operator==(const HeldKey& o) const { return tid == o.tid && lock == o.lock; }
-  };
-  struct HeldHash {
-    size_t operator()(const HeldKey& k) const { return std::hash<uint64_t>()(k.lock * 0x9e3779b97f4a7c15ull ^ k.tid); }
-  };
-  std::unordered_map<HeldKey, uint32_t, HeldHash> held_;  // how often each thread holds each lock
+  // One thread's held locks and how often each is held: few at a time, so a
+  // vector, kept for the thread's life (a node per acquire was a malloc and a
+  // free per lock pair, most of this filter's cost on a lock-heavy service).
+  using Held = std::vector<std::pair<uint64_t, uint32_t>>;
+  void Acquired(uint32_t tid, uint64_t lock);
+  // False when `tid` does not hold `lock`.
+  bool Released(uint32_t tid, uint64_t lock);
+
+  std::unordered_map<uint32_t, Held> held_;  // by thread
   std::unordered_set<uint64_t> live_;                    // blocks allocated since the recording began
   uint64_t unmatched_releases_ = 0;
   uint64_t frees_before_attach_ = 0;
