@@ -3,8 +3,10 @@
 # worker threads) under a C load generator (memcaslap: 2 threads, 16
 # connections), native against the daemon launching it (preloaded runtime) with
 # the default duty cycle (2s/60s) and with continuous recording, runs
-# interleaved. Prints each run's requests/s, the ratios of the medians to
-# native, and the daemon's own CPU time and peak memory in each run.
+# interleaved. Prints each run's requests/s and CPU time per request (server,
+# load generator, daemon and its analysis together: steadier than requests/s
+# when other work shares the machine), the ratios of the medians to native,
+# and the daemon's own CPU time and peak memory in each run.
 #
 #   bench/daemon_throughput.sh [BUILD_DIR]
 #     ROUNDS=1            native/daemon rounds
@@ -41,28 +43,53 @@ server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 [ "$(id -u)" = 0 ] && server+=(-u nobody)
 require_free_port
 
+hz=$(getconf CLK_TCK)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # user + system time of a process, all its threads
+
+# Runs the load; prints its requests/s, and leaves its own CPU seconds in $tmp/load_cpu.
 load() {
-  memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" 2>&1 | sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' | tail -1
+  local TIMEFORMAT='%U %S'
+  { time memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" >"$tmp/load_out" 2>&1; } 2>"$tmp/load_time"
+  awk '{print $1 + $2}' "$tmp/load_time" >"$tmp/load_cpu"
+  sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' "$tmp/load_out" | tail -1
 }
 
+# CPU microseconds per request: the server's and the load generator's CPU over
+# the load, plus $3 seconds of seer's (daemon and analysis), for $1 requests/s.
+# On a machine that both keep busy it is steadier than requests/s when other
+# work shares the CPUs: the native figure over the recorded one estimates the
+# throughput ratio on an otherwise idle machine.
+cpu_per_request() {
+  awk -v tps="$1" -v s="$secs" -v server="$2" -v seer="$3" -v l="$(cat "$tmp/load_cpu")" -v hz="$hz" \
+    'BEGIN { printf "%.2f", (server / hz + seer + l) / (tps * s) * 1e6 }'
+}
+
+# Prints "tps cpu_us_per_request".
 native_run() {
   "${server[@]}" & server_pid=$!
   wait_port
+  local before; before=$(ticks "$server_pid")
   local tps; tps=$(load)
+  local used=$(($(ticks "$server_pid") - before))
   kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
-  echo "$tps"
+  echo "$tps $(cpu_per_request "$tps" "$used" 0)"
 }
 
-# seer daemon --duty $1 -- memcached; prints "tps cpu_seconds peak_rss_kb windows events skipped".
+# seer daemon --duty $1 -- memcached; prints "tps cpu_seconds peak_rss_kb windows events skipped cpu_us_per_request".
 daemon_run() {
   rm -rf "$tmp/windows"
   "$seer" daemon --listen 127.0.0.1:0 --dir "$tmp/windows" --duty "$1" -- "${server[@]}" 2>"$tmp/daemon.err" &
   daemon_pid=$!
   wait_port
+  local memcached_pid; memcached_pid=$(pgrep -P "$daemon_pid" memcached | head -1)
+  local server_before; server_before=$(ticks "$memcached_pid")
+  local daemon_before; daemon_before=$(ticks "$daemon_pid")
   local tps; tps=$(load)
+  local server_used=$(($(ticks "$memcached_pid") - server_before))
   local dport; dport=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/.*|\1|p' "$tmp/daemon.err")
   # The daemon's own CPU (user + system, all its threads) and peak memory, before it stops.
-  local ticks; ticks=$(awk '{print $14 + $15}' "/proc/$daemon_pid/stat")
+  local ticks; ticks=$(ticks "$daemon_pid")
+  local daemon_used=$((ticks - daemon_before))
   local hwm; hwm=$(awk '/^VmHWM/ {print $2}' "/proc/$daemon_pid/status")
   local metrics; metrics=$(curl -sf "http://127.0.0.1:$dport/metrics" || true)
   kill -TERM "$daemon_pid" 2>/dev/null || true; wait "$daemon_pid" 2>/dev/null || true; daemon_pid=
@@ -70,25 +97,32 @@ daemon_run() {
   skipped=$(grep '^seer_events_skipped_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
   windows=$(grep '^seer_windows_written_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
   events=$(grep '^seer_events_recorded_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
-  echo "$tps $(awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" 'BEGIN {printf "%.1f", t / hz}') $hwm $windows $events $skipped"
+  # The analysis processes' CPU (those that ended within the run).
+  local analysis; analysis=$(grep '^seer_analysis_cpu_seconds_total' <<<"$metrics" | awk '{s += $NF} END {print s + 0}')
+  local seer_cpu; seer_cpu=$(awk -v d="$daemon_used" -v a="$analysis" -v hz="$hz" 'BEGIN {print d / hz + a}')
+  echo "$tps $(awk -v t="$ticks" -v hz="$hz" 'BEGIN {printf "%.1f", t / hz}') $hwm $windows $events $skipped" \
+    "$(cpu_per_request "$tps" "$server_used" "$seer_cpu")"
 }
 
 echo "memcached $(memcached -V | awk '{print $2}'), 4 worker threads; memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 : >"$tmp/native"
 for d in $duties; do : >"$tmp/daemon_${d//\//_}"; done
 for r in $(seq "$rounds"); do
-  tps=$(native_run); echo "$tps" >>"$tmp/native"
-  printf 'round %d  native                   %8s req/s\n' "$r" "$tps"
+  read -r tps cpr < <(native_run)
+  echo "$tps" >>"$tmp/native"; echo "$cpr" >>"$tmp/native_cpr"
+  printf 'round %d  native                   %8s req/s  (%s CPU us a request)\n' "$r" "$tps" "$cpr"
   for d in $duties; do
-    read -r tps cpu rss windows events skipped < <(daemon_run "$d")
-    echo "$tps" >>"$tmp/daemon_${d//\//_}"
-    printf 'round %d  seer daemon --duty %-10s %8s req/s  (daemon: %s s CPU, peak RSS %s kB; %s windows, %s events analysed, %s recorded outside a window)\n' \
-      "$r" "$d" "$tps" "$cpu" "$rss" "$windows" "$events" "$skipped"
+    read -r tps cpu rss windows events skipped cpr < <(daemon_run "$d")
+    echo "$tps" >>"$tmp/daemon_${d//\//_}"; echo "$cpr" >>"$tmp/cpr_${d//\//_}"
+    printf 'round %d  seer daemon --duty %-10s %8s req/s  (%s CPU us a request; daemon: %s s CPU, peak RSS %s kB; %s windows, %s events analysed, %s recorded outside a window)\n' \
+      "$r" "$d" "$tps" "$cpr" "$cpu" "$rss" "$windows" "$events" "$skipped"
   done
 done
 native=$(median <"$tmp/native")
+native_cpr=$(median <"$tmp/native_cpr")
 for d in $duties; do
   rec=$(median <"$tmp/daemon_${d//\//_}")
-  awk -v d="$d" -v n="$native" -v r="$rec" \
-    'BEGIN { printf "median: native %.0f req/s, seer daemon --duty %s %.0f req/s: %.1f%% of native\n", n, d, r, 100 * r / n }'
+  cpr=$(median <"$tmp/cpr_${d//\//_}")
+  awk -v d="$d" -v n="$native" -v r="$rec" -v nc="$native_cpr" -v c="$cpr" \
+    'BEGIN { printf "median: native %.0f req/s, seer daemon --duty %s %.0f req/s: %.1f%% of native; CPU per request %.2f us against %.2f: %.1f%%\n", n, d, r, 100 * r / n, c, nc, 100 * nc / c }'
 done
