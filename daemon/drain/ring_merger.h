@@ -135,7 +135,7 @@ class RingMerger {
     uint32_t tid = 0;
     // Once it repeated: its events (a new object for each new segment: the
     // writer may still hold the last one), and the last pc after it.
-    std::shared_ptr<RepeatedRun> run;
+    std::shared_ptr<const RepeatedRun> run;  // const: handed to the sink with no converted copy (two atomic counts per repeat)
     uint64_t end_pc = 0;
   };
   struct Pending {
