@@ -44,6 +44,7 @@ struct ThreadState {
   bool stalled;        // the drainer made no room within wait_ns last time: drop at once
   bool repeat_marks;   // Globals::repeat_marks, here where the writers look
   uint16_t ref_len;    // repeat marks (EndSegment): the reference segment's words, 0 for none
+  uint16_t ref_misses; // repeat marks: segments compared in a row that did not repeat
   // Repeat marks: where the open segment began (the head just past the last
   // ordered record; ~0 before the first) and the pc rule's last pc there; where
   // the reference segment begins and its last pc before it.
@@ -263,6 +264,10 @@ SEER_RT_INLINE void Advance(ThreadState* ts, uint64_t* next) { __atomic_store_n(
 // WriteLong for a record that would cross `end` (the ring's end, typically):
 // word by word, wrapping. Out of line, so that the fast path keeps its words in
 // registers; in the header, so that tests drive it without the runtime.
+// EndSegment's back-off where segments keep differing.
+inline constexpr uint16_t kMarkMisses = 4;
+inline constexpr uint16_t kMarkStride = 16;
+
 // True when a[0, n) equals b[0, n). Not memcmp: the runtime's memcmp is an
 // interposer that records the range it reads (interpose_mem.cc).
 // Two words at a time (SSE2, in every x86-64), four pairs per step: a third
@@ -306,7 +311,15 @@ inline SEER_RT_NOINLINE void EndSegment(ThreadState* ts, uint64_t words) {
     seg[0] = ShortHead(kSegmentRepeatKind, 0, len);
     seg[1] = 0;
     Advance(ts, seg + kShortWords);
+    ts->ref_misses = 0;
     return;
+  }
+  // A thread whose segments keep differing names a new reference only one
+  // segment in kMarkStride (after kMarkMisses misses): a mark costs two words
+  // in the ring and a copy in the recorder, for nothing where nothing repeats.
+  if (++ts->ref_misses > kMarkMisses) {
+    if (ts->ref_misses < kMarkMisses + kMarkStride) return;
+    ts->ref_misses = kMarkMisses;
   }
   uint64_t* c = ts->cursor;
   if (c + kShortWords + words > ts->end) return;  // no room for the mark without a refill: no new reference
