@@ -68,6 +68,10 @@ struct InprocOptions {
   // bound they run at normal priority until it is back under 1/4, and from the
   // target's exit on. False: normal priority throughout.
   bool merge_when_idle = true;
+  // The background priority of merge_when_idle: -1 for SCHED_IDLE, 0 to 19 for
+  // SCHED_OTHER at that nice level (a share of the CPU while the target keeps
+  // every core busy). SEER_MERGE_NICE in the environment overrides it.
+  int idle_nice = -1;
   // > 0: the merged events are handed on to the writer at least this often
   // (AsyncTraceWriter otherwise passes them in batches of thousands), so that
   // the service's windows (daemon/service/) hold the events of their time.

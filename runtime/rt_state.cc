@@ -233,6 +233,7 @@ bool MapSharedArea() {
     if (kSyncInprocFutex[i] == '\0') break;
   }
   g_rt.futex_stamps = futex;
+  g_rt.repeat_marks = (h->options & kOptionRepeatMarks) != 0 && !futex;
   return true;
 }
 
@@ -436,6 +437,7 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   uint64_t stack_addr = 0, stack_size = 0;
   const bool have_stack = ThreadStack(&stack_addr, &stack_size);  // before tls_state: see ThreadStack
   ThreadState* ts = OpenRing(g_rt.shm, ring);
+  ts->repeat_marks = g_rt.repeat_marks;
   RingDesc* d = ts->desc;
   ts->os_tid = static_cast<int32_t>(syscall(SYS_gettid));
   d->os_tid = ts->os_tid;

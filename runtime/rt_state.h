@@ -42,6 +42,16 @@ struct ThreadState {
   uint32_t ring;
   int32_t os_tid;
   bool stalled;        // the drainer made no room within wait_ns last time: drop at once
+  bool repeat_marks;   // Globals::repeat_marks, here where the writers look
+  uint16_t ref_len;    // repeat marks (EndSegment): the reference segment's words, 0 for none
+  uint16_t ref_misses; // repeat marks: segments compared in a row that did not repeat
+  // Repeat marks: where the open segment began (the head just past the last
+  // ordered record; ~0 before the first) and the pc rule's last pc there; where
+  // the reference segment begins and its last pc before it.
+  uint64_t seg_start;
+  uint64_t seg_pc;
+  uint64_t ref_start;
+  uint64_t ref_pc;
 };
 static_assert(offsetof(ThreadState, cursor) == kProducerCursor * 8 &&
                   offsetof(ThreadState, origin) == kProducerOrigin * 8 &&
@@ -55,6 +65,7 @@ struct Globals {
   bool futex_stamps = false; // each thread registers its counter for the futex tracepoints
   bool injected = false;     // loaded into a running process (attach_inject.cc): the interposers record
   bool hold_times = false;   // releases carry how long the lock was held (kOptionHoldTimes)
+  bool repeat_marks = false; // repeated segments are marked, not written again (kOptionRepeatMarks)
 };
 extern Globals g_rt;
 
@@ -197,6 +208,7 @@ SEER_RT_INLINE ThreadState* OpenRing(ShmHeader* h, uint32_t ring) {
   ts->ring = ring;
   ts->published = d->head.load(std::memory_order_relaxed);
   ts->limit = d->tail.load(std::memory_order_acquire) + h->ring_words;
+  ts->seg_start = ~0ull;
   SetHead(ts, ts->published);
   return ts;
 }
@@ -252,6 +264,84 @@ SEER_RT_INLINE void Advance(ThreadState* ts, uint64_t* next) { __atomic_store_n(
 // WriteLong for a record that would cross `end` (the ring's end, typically):
 // word by word, wrapping. Out of line, so that the fast path keeps its words in
 // registers; in the header, so that tests drive it without the runtime.
+// EndSegment's back-off where segments keep differing.
+inline constexpr uint16_t kMarkMisses = 4;
+inline constexpr uint16_t kMarkStride = 16;
+
+// True when a[0, n) equals b[0, n). Not memcmp: the runtime's memcmp is an
+// interposer that records the range it reads (interpose_mem.cc).
+// Two words at a time (SSE2, in every x86-64), four pairs per step: a third
+// of the instructions of a word-by-word loop. No early exit: where segments
+// differ, they are short or differ late as often as early.
+SEER_RT_INLINE bool SameWords(const uint64_t* a, const uint64_t* b, uint64_t n) {
+  typedef uint64_t Pair __attribute__((vector_size(16), aligned(8), may_alias));
+  const Pair* pa = reinterpret_cast<const Pair*>(a);
+  const Pair* pb = reinterpret_cast<const Pair*>(b);
+  Pair d0 = {0, 0}, d1 = {0, 0};
+  uint64_t i = 0;
+  for (; i + 8 <= n; i += 8, pa += 4, pb += 4) {
+    d0 |= (pa[0] ^ pb[0]) | (pa[1] ^ pb[1]);
+    d1 |= (pa[2] ^ pb[2]) | (pa[3] ^ pb[3]);
+  }
+  d0 |= d1;
+  uint64_t diff = d0[0] | d0[1];
+  for (; i < n; ++i) diff |= a[i] ^ b[i];
+  return diff == 0;
+}
+
+// Repeat marks, before an ordered record of `words` words is written (room
+// for it reserved): ends the thread's open segment. One that repeats the
+// reference segment word for word, from the same last pc, is taken back and
+// replaced by a kSegmentRepeatKind record; one that does not becomes the
+// reference, marked by a kSegmentRefKind record after it. Only segments of
+// kMinMarkedWords to kMaxMarkedWords words that nothing has published yet
+// (the drainer has not seen them) and that lie in one lap of the ring count;
+// others leave the reference as it was. In the header, for the tests.
+inline SEER_RT_NOINLINE void EndSegment(ThreadState* ts, uint64_t words) {
+  const uint64_t head = Head(ts);
+  const uint64_t start = ts->seg_start;
+  if (start > head || head - start < kMinMarkedWords || head - start > kMaxMarkedWords) return;
+  if (ts->published > start || (start & ~ts->mask) != (head & ~ts->mask)) return;
+  const uint64_t len = head - start;
+  uint64_t* seg = ts->data + (start & ts->mask);
+  // The reference is still in the ring (not written over by a later lap) and
+  // decodes as this segment would.
+  if (ts->ref_len == len && ts->ref_pc == ts->seg_pc && head <= ts->ref_start + ts->mask + 1 &&
+      SameWords(seg, ts->data + (ts->ref_start & ts->mask), len)) {
+    seg[0] = ShortHead(kSegmentRepeatKind, 0, len);
+    seg[1] = 0;
+    Advance(ts, seg + kShortWords);
+    ts->ref_misses = 0;
+    return;
+  }
+  // A thread whose segments keep differing names a new reference only one
+  // segment in kMarkStride (after kMarkMisses misses): a mark costs two words
+  // in the ring and a copy in the recorder, for nothing where nothing repeats.
+  if (++ts->ref_misses > kMarkMisses) {
+    if (ts->ref_misses < kMarkMisses + kMarkStride) return;
+    ts->ref_misses = kMarkMisses;
+  }
+  uint64_t* c = ts->cursor;
+  if (c + kShortWords + words > ts->end) return;  // no room for the mark without a refill: no new reference
+  c[0] = ShortHead(kSegmentRefKind, 0, len);
+  c[1] = 0;
+  Advance(ts, c + kShortWords);
+  ts->ref_start = start;
+  ts->ref_len = static_cast<uint16_t>(len);
+  ts->ref_pc = ts->seg_pc;
+}
+
+// After an ordered record (published up to `head`): the next segment begins
+// there. With repeat marks the next publication point moves to kPublishWords
+// past it, so that a shorter segment is never published in parts (and so
+// stays markable).
+SEER_RT_INLINE void BeginSegment(ThreadState* ts, uint64_t head) {
+  ts->seg_start = head;
+  ts->seg_pc = ts->last_pc;
+  if (ts->repeat_marks) SetHead(ts, head);
+}
+
+// (WriteLong ended the segment before it came here.)
 inline SEER_RT_NOINLINE void WriteLongWrapping(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object,
                                                uint64_t aux, uint64_t pc, uint64_t order, uint64_t after) {
   const uint64_t h = Head(ts);
@@ -264,6 +354,7 @@ inline SEER_RT_NOINLINE void WriteLongWrapping(ThreadState* ts, uint8_t kind, ui
   // Published first: SetHead's next publication point counts from it.
   Publish(ts, h + n);
   SetHead(ts, h + n);
+  if (order != kNoSeq) BeginSegment(ts, h + n);
 }
 
 // Writes a long record into space already reserved (LongWords(aux, after)) and
@@ -272,6 +363,7 @@ inline SEER_RT_NOINLINE void WriteLongWrapping(ThreadState* ts, uint8_t kind, ui
 SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
                               uint64_t pc, uint64_t order, uint64_t after = 0) {
   const uint64_t n = static_cast<uint64_t>(LongWords(aux, after));
+  if (order != kNoSeq && ts->repeat_marks) EndSegment(ts, n);
   uint64_t* c = ts->cursor;
   if (__builtin_expect(c + n > ts->end, 0)) {
     WriteLongWrapping(ts, kind, mode, object, aux, pc, order, after);
@@ -287,6 +379,7 @@ SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint6
   if (after != 0) *next++ = after;
   Advance(ts, next);
   Publish(ts, h + n);
+  if (order != kNoSeq) BeginSegment(ts, h + n);
 }
 
 // Writes a short record if it fits below `end`; false otherwise (the records

@@ -221,18 +221,27 @@ std::set<pid_t> Tasks() {
   return tids;
 }
 
+// Lowers thread `tid` (0: the calling one) to the background priority
+// `idle_nice` names (InprocOptions::idle_nice), or (`idle` false) back to
+// SCHED_OTHER at nice 0.
+void SetThreadPriority(pid_t tid, bool idle, int idle_nice) {
+  sched_param param = {};
+  const bool sched_idle = idle && idle_nice < 0;
+  sched_setscheduler(tid, sched_idle ? SCHED_IDLE : SCHED_OTHER, &param);
+  if (!sched_idle) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), idle ? idle_nice : 0);
+}
+
 // Puts the threads the recording started (every thread but the calling one and
-// those in `others`: the merger and the writer it started) under SCHED_IDLE, or
-// back to SCHED_OTHER at nice 0. Best effort: leaving SCHED_IDLE needs
-// CAP_SYS_NICE or an RLIMIT_NICE allowance (root has both); without, they stay
-// idle threads, slower on a busy machine but never wrong.
-void SetDrainPriority(bool idle, const std::set<pid_t>& others) {
+// those in `others`: the merger and the writer it started) at the background
+// priority, or back to SCHED_OTHER at nice 0. Best effort: leaving SCHED_IDLE
+// or a higher nice needs CAP_SYS_NICE or an RLIMIT_NICE allowance (root has
+// both); without, they stay in the background, slower on a busy machine but
+// never wrong.
+void SetDrainPriority(bool idle, int idle_nice, const std::set<pid_t>& others) {
   const pid_t self = gettid();
   for (const pid_t tid : Tasks()) {
     if (tid == self || others.count(tid) != 0) continue;
-    sched_param param = {};
-    sched_setscheduler(tid, idle ? SCHED_IDLE : SCHED_OTHER, &param);
-    if (!idle) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 0);
+    SetThreadPriority(tid, idle, idle_nice);
   }
 }
 
@@ -282,7 +291,8 @@ class InprocRecording final : public Recording {
   // The shared area: the rings are reused (RingMerger::ReuseRings).
   SharedAreaOptions AreaOptions() const {
     return {opts_.max_rings, opts_.ring_words, opts_.wait_ns,
-            rt::kOptionReuseRings | (opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u)};
+            rt::kOptionReuseRings | (opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u) |
+                (repeat_runs_ && !attached_ ? rt::kOptionRepeatMarks : 0u)};
   }
   void NewModules(std::vector<ModuleInfo>* out);
   void CollectOnce();
@@ -313,6 +323,7 @@ class InprocRecording final : public Recording {
   uint64_t max_spool_ = 0;
   std::set<pid_t> callers_threads_;
   bool drain_idle_ = false;
+  int idle_nice_ = -1;  // InprocOptions::idle_nice
   std::set<std::pair<std::string, uint64_t>> modules_seen_;
   Clock::time_point start_;
   Clock::time_point exited_;
@@ -326,6 +337,9 @@ class InprocRecording final : public Recording {
   // kInject: the runtime loaded into a running process, which is never killed
   // or waited for; the recording ends at --duration, Stop or its exit.
   bool attached_ = false;
+  // InprocOptions::repeat_runs; SEER_REPEAT_RUNS=0 in the environment turns it
+  // off (for benchmarks that compare, in one build).
+  bool repeat_runs_ = true;
   std::atomic<bool> stop_requested_{false};
   InjectedRuntime injected_;
   AttachFilter attach_filter_;  // used by the merge thread only
@@ -362,6 +376,8 @@ Status InprocRecording::Begin() {
   const std::vector<std::string>& argv = options_.command;
   if (argv.empty() && options_.pid <= 0) return Status::InvalidArgument("no program to record");
   attached_ = options_.mode == RecordMode::kInject;
+  const char* repeat_env = getenv("SEER_REPEAT_RUNS");
+  repeat_runs_ = opts_.repeat_runs && !(repeat_env != nullptr && std::string(repeat_env) == "0");
   if (attached_ != (options_.pid > 0))
     return Status::InvalidArgument(attached_ ? "attach by injection needs a running process (-p PID)"
                                              : "in-process recording needs a command to run, not a running process");
@@ -430,17 +446,17 @@ Status InprocRecording::Begin() {
   collector_ = std::make_unique<RingCollector>(shm);
   merger_ = std::make_unique<RingMerger>(shm);
   merger_->ReuseRings();
-  // SEER_REPEAT_RUNS=0: for benchmarks that compare, in one build.
-  const char* repeat_env = getenv("SEER_REPEAT_RUNS");
-  merger_->DetectRepeats(opts_.repeat_runs && !(repeat_env != nullptr && std::string(repeat_env) == "0"));
+  // Where the runtime marks repeated segments the merger does not look for them itself.
+  merger_->DetectRepeats(repeat_runs_ && (attached_ || futex_ != nullptr));
   max_spool_ = opts_.max_spool_bytes != 0 ? opts_.max_spool_bytes : DefaultSpoolBytes();
   callers_threads_ = Tasks();
   drain_idle_ = opts_.merge_when_idle;
+  // SEER_MERGE_NICE: the background priority, for benchmarks that compare in one build.
+  idle_nice_ = std::clamp(opts_.idle_nice, -1, 19);
+  if (const char* nice_env = getenv("SEER_MERGE_NICE"); nice_env != nullptr && *nice_env != '\0')
+    idle_nice_ = std::clamp(static_cast<int>(std::strtol(nice_env, nullptr, 10)), -1, 19);
   merge_thread_ = std::thread([this, start_idle = drain_idle_] {
-    if (start_idle) {
-      sched_param param = {};
-      sched_setscheduler(0, SCHED_IDLE, &param);  // the writer thread started below inherits it
-    }
+    if (start_idle) SetThreadPriority(0, true, idle_nice_);  // the writer thread started below inherits it
     runs_ = opts_.writer.encode_threads > 0 ? dynamic_cast<RunAppender*>(writer_.get()) : nullptr;
     if (runs_ != nullptr) {
       out_ = writer_.get();
@@ -553,7 +569,7 @@ void InprocRecording::CollectOnce() {
       !draining && !ring_wanted && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
   if (opts_.merge_when_idle && target_alive_ && want_idle != drain_idle_) {
     drain_idle_ = want_idle;
-    SetDrainPriority(drain_idle_, callers_threads_);
+    SetDrainPriority(drain_idle_, idle_nice_, callers_threads_);
   }
   // Over the spool limit: stop copying; the rings fill and the target waits.
   if (target_alive_ && spooled > max_spool_) {
@@ -684,7 +700,7 @@ RecordCounters InprocRecording::counters() const {
 }
 
 Status InprocRecording::CloseTrace() {
-  if (drain_idle_) SetDrainPriority(false, callers_threads_);  // the target is gone: close the trace at full speed
+  if (drain_idle_) SetDrainPriority(false, idle_nice_, callers_threads_);  // the target is gone: close the trace at full speed
   queue_.Close();
   merge_thread_.join();
   if (!merge_status_.ok()) return merge_status_;

@@ -177,6 +177,15 @@ Status RingMerger::Examine(uint32_t ring) {
 
 namespace {
 
+// True when `w0` heads a segment mark of `kind` (ring_record.h).
+bool IsMark(uint64_t w0, uint8_t kind) { return !rt::IsLong(w0) && !rt::IsCompact(w0) && rt::RecordKind(w0) == kind; }
+
+// Why DecodePlain refused the record headed by `w0`.
+std::string DamageOf(uint64_t w0) {
+  if (rt::IsCompact(w0)) return "compact record of an impossible size";
+  return "unknown record kind " + std::to_string(rt::RecordKind(w0));
+}
+
 // The fields of the long record at `w` other than its kind and thread.
 void ReadLongFields(const uint64_t* w, Event* e) {
   e->mode = rt::LongMode(w[0]);
@@ -185,7 +194,104 @@ void ReadLongFields(const uint64_t* w, Event* e) {
   e->pc = rt::LongPc(w);
 }
 
+// Decodes the plain record at `w` (all its words there) into *e, all but its
+// thread, following the pc rule from *last_pc. Its words; 0 for a record no
+// event comes from (damage, or a segment mark).
+inline size_t DecodePlain(const uint64_t* w, uint64_t* last_pc, Event* e) {
+  const uint64_t w0 = w[0];
+  if (rt::IsCompact(w0)) {
+    e->kind = static_cast<EventKind>(rt::CompactKind(w0));
+    e->mode = 0;
+    e->object = rt::ShortObject(w0);
+    e->aux = rt::CompactSize(w0);
+    if (e->aux == 0) [[unlikely]]
+      return 0;
+    e->pc = rt::CompactPc(w0, *last_pc);
+    *last_pc = e->pc;
+    return rt::kCompactWords;
+  }
+  const uint8_t kind = rt::RecordKind(w0);
+  if (kind >= kNumEventKinds) [[unlikely]]
+    return 0;
+  e->kind = static_cast<EventKind>(kind);
+  if (rt::IsLong(w0)) {
+    // A long plain record: a range too big for a short one.
+    ReadLongFields(w, e);
+    return static_cast<size_t>(rt::RecordWords(w0));
+  }
+  e->mode = 0;
+  e->object = rt::ShortObject(w0);
+  e->aux = rt::ShortSize(w0);
+  e->pc = w[1];
+  rt::UpdateLastPc(kind, e->object, e->pc, last_pc);
+  return rt::kShortWords;
+}
+
 }  // namespace
+
+Status RingMerger::MarkReference(uint32_t ring, uint32_t tid, size_t begin, size_t at, bool whole,
+                                 uint64_t start_pc) {
+  Pending& p = rings_[ring];
+  const uint64_t* w = p.words.data();
+  // Cut short (the thread killed before its ordered record): nothing can repeat it.
+  if (p.wait == Wait::kNone || p.scan != at + rt::kShortWords) {
+    p.marked.reset();
+    return Status::Ok();
+  }
+  if (!whole || rt::ShortObject(w[at]) != at - begin)
+    return Damaged(ring, at, "reference mark of " + std::to_string(rt::ShortObject(w[at])) + " words after " +
+                                 (whole ? std::to_string(at - begin) + " words" : "part of a segment"));
+  if (p.marked == nullptr) p.marked = std::make_unique<LastSegment>();
+  p.marked->words.assign(w + begin, w + at);
+  p.marked->start_pc = start_pc;
+  p.marked->tid = tid;
+  p.marked->run.reset();
+  return Status::Ok();
+}
+
+Status RingMerger::EmitMarkedRepeat(uint32_t ring, uint32_t tid, bool whole, const Sink& sink) {
+  Pending& p = rings_[ring];
+  const size_t at = p.pos;
+  const uint64_t len = rt::ShortObject(p.words[at]);
+  LastSegment* ref = p.marked.get();
+  if (!whole || ref == nullptr || ref->tid != tid || ref->start_pc != p.last_pc || ref->words.size() != len)
+    return Damaged(ring, at, "repeat mark of " + std::to_string(len) + " words with no such reference segment");
+  if (ref->run == nullptr) {
+    // Its first repeat: decoded once, handed on as the same object from now on.
+    auto run = std::make_shared<RepeatedRun>();
+    uint64_t last_pc = ref->start_pc;
+    for (size_t i = 0; i < ref->words.size();) {
+      Event e;
+      e.tid = tid;
+      const size_t n = DecodePlain(ref->words.data() + i, &last_pc, &e);
+      if (n == 0 || i + n > ref->words.size())
+        return Damaged(ring, at, "reference segment: " + DamageOf(ref->words[i]));
+      run->events.push_back(e);
+      ++run->by_kind[static_cast<int>(e.kind)];
+      i += n;
+    }
+    ref->run = std::move(run);
+    ref->end_pc = last_pc;
+  }
+  p.pos = p.scan;
+  p.last_pc = ref->end_pc;
+  p.segment_start = false;
+  const std::vector<Event>& events = ref->run->events;
+  if (run_sink_ != nullptr) {
+    Status s = FlushRun();
+    if (!s.ok()) return s;
+    delivered_ += events.size();
+    ++repeats_delivered_;
+    return (*run_sink_)(events.data(), events.size(), ref->run);
+  }
+  origin_ = {ring, p.base + at};
+  for (const Event& e : events) {
+    ++delivered_;
+    Status s = sink(e);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
 
 Status RingMerger::EmitRepeat(uint32_t ring, uint32_t tid, bool* done, LastSegment** keep) {
   Pending& p = rings_[ring];
@@ -253,49 +359,34 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   size_t pos = p.pos;
   const size_t begin = pos;
   uint64_t last_pc = p.last_pc;
+  const uint64_t entry_pc = last_pc;
   const size_t scan = p.scan;
+  // Repeat marks: the segment is whole here (an ordered record just before it
+  // and one after it), and may be the reference or its repeat.
+  const bool whole = p.segment_start && p.wait != Wait::kNone;
+  if (scan - pos == static_cast<size_t>(rt::kShortWords) && IsMark(w[pos], rt::kSegmentRepeatKind))
+    return EmitMarkedRepeat(ring, tid, whole, sink);
   Event local;
   Status s;
   while (pos < scan) {
-    const uint64_t w0 = w[pos];
     // In a run the event is built where it goes: building it aside and copying
     // it (16-byte loads of fields just stored in 8, 4 and 1 bytes) stalls on
     // store forwarding, which perf put at over a tenth of the merge's time.
     Event& e = run_sink_ != nullptr ? run_[run_size_] : local;
     e.tid = tid;
     const size_t at = pos;
-    if (rt::IsCompact(w0)) {
-      e.kind = static_cast<EventKind>(rt::CompactKind(w0));
-      e.mode = 0;
-      e.object = rt::ShortObject(w0);
-      e.aux = rt::CompactSize(w0);
-      if (e.aux == 0) [[unlikely]] {
-        s = Damaged(ring, pos, "compact record of an impossible size");
-        break;
-      }
-      e.pc = rt::CompactPc(w0, last_pc);
-      last_pc = e.pc;
-      pos += rt::kCompactWords;
-    } else {
-      const uint8_t kind = rt::RecordKind(w0);
-      if (kind >= kNumEventKinds) [[unlikely]] {
-        s = Damaged(ring, pos, "unknown record kind " + std::to_string(kind));
-        break;
-      }
-      e.kind = static_cast<EventKind>(kind);
-      if (rt::IsLong(w0)) {
-        // A long plain record: a range too big for a short one.
-        ReadLongFields(w + pos, &e);
-        pos += static_cast<size_t>(rt::RecordWords(w0));
-      } else {
-        e.mode = 0;
-        e.object = rt::ShortObject(w0);
-        e.aux = rt::ShortSize(w0);
-        e.pc = w[pos + 1];
-        rt::UpdateLastPc(kind, e.object, e.pc, &last_pc);
+    const size_t n = DecodePlain(w + pos, &last_pc, &e);
+    if (n == 0) [[unlikely]] {
+      if (IsMark(w[pos], rt::kSegmentRefKind)) {
+        s = MarkReference(ring, tid, begin, pos, whole, entry_pc);
+        if (!s.ok()) break;
         pos += rt::kShortWords;
+        continue;
       }
+      s = Damaged(ring, pos, DamageOf(w[pos]));
+      break;
     }
+    pos += n;
     ++delivered_;
     if (run_sink_ == nullptr) {
       origin_ = {ring, p.base + at};

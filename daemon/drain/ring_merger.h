@@ -48,7 +48,17 @@ class RingMerger {
       std::function<Status(const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>& repeat)>;
   static constexpr size_t kRunEvents = 1024;
   Status AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emitted = nullptr);
-  // Off: no run is a repeat (for tests and benchmarks that compare).
+  // Off: no run is a repeat (for tests and benchmarks that compare), but
+  // those the runtime marked (below). Leave it off where the runtime marks
+  // repeats (kOptionRepeatMarks): a segment found equal here would be handed
+  // on without its reference mark being seen.
+  //
+  // Repeat marks (ring_record.h, kSegmentRefKind): the runtime names a
+  // thread's reference segment and replaces each repeat of it by a mark. The
+  // merger keeps the reference's words, decodes them once at their first
+  // repeat and hands every repeat on as that RepeatedRun (one event at a time
+  // to a Sink). Always understood; a mark that names no reference it holds is
+  // damage.
   void DetectRepeats(bool on) { repeats_ = on; }
   // Segments delivered as repeats so far.
   uint64_t repeats() const { return repeats_delivered_; }
@@ -125,7 +135,7 @@ class RingMerger {
     uint32_t tid = 0;
     // Once it repeated: its events (a new object for each new segment: the
     // writer may still hold the last one), and the last pc after it.
-    std::shared_ptr<RepeatedRun> run;
+    std::shared_ptr<const RepeatedRun> run;  // const: handed to the sink with no converted copy (two atomic counts per repeat)
     uint64_t end_pc = 0;
   };
   struct Pending {
@@ -143,6 +153,7 @@ class RingMerger {
     bool at_external = false;     // the ordered record at `scan` is external.front()
     bool segment_start = false;   // `pos` is just past an ordered record: a segment begins there
     std::unique_ptr<LastSegment> last;  // repeats: the ring's last whole segment
+    std::unique_ptr<LastSegment> marked;  // repeat marks: the reference segment the runtime named
     uint32_t repeat_misses = 0;   // whole segments in a row that did not repeat
     uint32_t repeat_skip = 0;     // whole segments to pass over before comparing again
     struct External {
@@ -164,6 +175,13 @@ class RingMerger {
   // repeated the last one, whose events were delivered; *keep: it repeated it
   // for the first time, and EmitPlain keeps its events as it delivers them.
   Status EmitRepeat(uint32_t ring, uint32_t tid, bool* done, LastSegment** keep);
+  // Repeat marks: takes the segment [begin, at) of ring `ring` (a reference
+  // mark at `at`; `whole`: it began just past an ordered record, where the
+  // last pc was `start_pc`) as the ring's reference.
+  Status MarkReference(uint32_t ring, uint32_t tid, size_t begin, size_t at, bool whole, uint64_t start_pc);
+  // Repeat marks: delivers the reference's events for the repeat mark at the
+  // ring's position (`whole`: alone in its segment).
+  Status EmitMarkedRepeat(uint32_t ring, uint32_t tid, bool whole, const Sink& sink);
   // Delivers the ordered record at the ring's position and advances its domain.
   Status EmitOrdered(uint32_t ring, const Sink& sink);
   // Final merge only: skips the smallest missing number a blocked ring waits for.

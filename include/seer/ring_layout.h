@@ -74,6 +74,11 @@ inline constexpr uint32_t kOptionHoldTimes = 1u << 0;
 // ring waits for one (wait_ns at most). Only the in-process recordings set it:
 // the eBPF recording's joiner names threads by ring for the whole run.
 inline constexpr uint32_t kOptionReuseRings = 1u << 1;
+// ShmHeader::options: the runtime marks repeated segments in its rings
+// (kSegmentRefKind, kSegmentRepeatKind in ring_record.h) instead of writing
+// them again. Only in-process recordings that place no futex stamps set it
+// (a stamp counts the words written, which a rewound segment takes back).
+inline constexpr uint32_t kOptionRepeatMarks = 1u << 2;
 
 // kRingFree: never used (rings at and past next_ring). kRingReturned: its
 // thread ended, the recorder merged all it wrote and gave it back; the runtime

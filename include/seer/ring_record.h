@@ -139,6 +139,26 @@ inline constexpr uint64_t CompactHead(uint64_t tag, uint64_t offset, uint64_t ob
   return (tag | offset) << 48 | (object & kObjectMask);
 }
 
+// Repeated segments (docs/runtime.md, "Repeats marked at the source"). A
+// segment is a thread's records between two of its ordered records. Two short
+// records of kinds no event has, both with size 0, pc 0 and as object a length
+// in words:
+// - kSegmentRefKind, last before an ordered record: the records before it,
+//   back to the ordered record before them (`object` words), are the thread's
+//   reference segment from now on (replacing any earlier one).
+// - kSegmentRepeatKind, alone between two ordered records: this segment is the
+//   reference segment's words again (`object` of them), from the same pc-rule
+//   last pc, so they decode to the same events.
+// The runtime writes them only when the recorder asks (kOptionRepeatMarks).
+inline constexpr uint8_t kSegmentRefKind = 62;
+inline constexpr uint8_t kSegmentRepeatKind = 63;
+static_assert(kNumEventKinds <= kSegmentRefKind, "segment marks use kinds no event has");
+// The segments the runtime compares: shorter ones save less than a mark costs,
+// longer ones would be published in parts (kPublishWords), and the recorder
+// keeps the reference (8 KB at most per thread).
+inline constexpr uint64_t kMinMarkedWords = 8;
+inline constexpr uint64_t kMaxMarkedWords = 1024;
+
 inline constexpr bool IsLong(uint64_t w0) { return (w0 & kLongFlag) != 0; }
 inline constexpr bool IsCompact(uint64_t w0) { return (w0 >> 62) == 1; }
 inline constexpr int LongRecordWords(uint64_t w0) {

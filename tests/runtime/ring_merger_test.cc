@@ -601,6 +601,117 @@ TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
   EXPECT_EQ(rt::RingDescs(a.shm)[1].tail.load(), w.head());
 }
 
+// Repeat marks (ring_record.h): the runtime's own writer, marks on, takes back
+// each segment that repeats its reference and writes a mark instead; the
+// merger hands back the very events that were written, one by one and in
+// runs, repeats as one object. Segments change now and then (an address, a
+// pc, a length), some are too long or too short to be marked, the ring laps
+// many times (a reference written over is not used) and publications fall
+// inside segments (no mark for those).
+TEST(RepeatMarksTest, MarkedRingsMergeToTheEventsWritten) {
+  constexpr uint64_t kWords = 8192;
+  for (const bool runs : {false, true}) {
+    SCOPED_TRACE(runs ? "runs" : "one by one");
+    seer::test::ShmArea area(2, kWords);
+    RingWriter w(area.shm, 0, 0);
+    w.ts.repeat_marks = true;
+    RingCollector collector(area.shm);
+    RingMerger merger(area.shm);
+    std::vector<Event> expected, got;
+    uint64_t repeats_in_runs = 0;
+    RingMerger::RunSink run_sink = [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>& r) {
+      got.insert(got.end(), e, e + n);
+      if (r != nullptr) {
+        EXPECT_EQ(r->events.size(), n);
+        ++repeats_in_runs;
+      }
+      return Status::Ok();
+    };
+    Out out;
+    auto collect = [&](bool final) {
+      RingBatch b;
+      collector.Collect(final, &b);
+      Status s = runs ? merger.AddRuns(&b, run_sink) : merger.Add(&b, out.sink());
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      // The room the drainer made, as MakeRoom would see it.
+      w.ts.limit = rt::RingDescs(area.shm)[0].tail.load() + kWords;
+      rt::SetHead(&w.ts, w.head());
+    };
+    // Room for `words` below `end`, as Refill makes it (publishing first).
+    auto room = [&](uint64_t words) {
+      while (w.ts.cursor + words > w.ts.end) {
+        rt::Publish(&w.ts, w.head());
+        rt::SetHead(&w.ts, w.head());
+        if (w.ts.cursor + words <= w.ts.end) break;
+        if ((w.head() & (kWords - 1)) + words > kWords && w.head() + 1 <= w.ts.limit) {
+          // A record never straddles the end here: pad with one-word accesses.
+          ASSERT_TRUE(w.Access(EventKind::kRead, 8, 0x9000, w.ts.last_pc));
+          expected.push_back({});
+          expected.back().kind = EventKind::kRead;
+          expected.back().object = 0x9000;
+          expected.back().aux = 8;
+          expected.back().pc = w.ts.last_pc;
+          continue;
+        }
+        collect(false);
+      }
+    };
+    uint64_t number = 0;
+    auto lock = [&](EventKind kind) {
+      ASSERT_NO_FATAL_FAILURE(room(rt::kMaxLongWords + rt::kShortWords));
+      rt::WriteLong(&w.ts, static_cast<uint8_t>(kind), 0, 0x6000, 0, 0x2000, rt::OrderWord(rt::LockDomain(0x6000), number++));
+      Event e;
+      e.kind = kind;
+      e.object = 0x6000;
+      e.pc = 0x2000;
+      expected.push_back(e);
+    };
+    std::mt19937_64 rng(runs ? 7 : 8);
+    std::vector<std::pair<uint64_t, uint64_t>> body;  // address, pc
+    uint64_t words_written = 0;
+    for (int op = 0; op < 4000; ++op) {
+      const int change = body.empty() ? 0 : static_cast<int>(rng() % 16);
+      if (change == 0) {
+        body.clear();
+        const size_t n = rng() % 8 == 0 ? 1 + rng() % 1300 : 2 + rng() % 200;
+        for (size_t i = 0; i < n; ++i) body.push_back({0x10000 + 8 * (i % 300), 0x400000 + 4 * (i % 3)});
+      } else if (change == 1) {
+        body[rng() % body.size()].first += 8;
+      } else if (change == 2) {
+        body[rng() % body.size()].second += 0x1000;  // a short record
+      }
+      lock(EventKind::kAcquire);
+      for (const auto& [addr, pc] : body) {
+        ASSERT_NO_FATAL_FAILURE(room(rt::kShortWords));
+        const EventKind kind = (addr / 8) % 2 ? EventKind::kWrite : EventKind::kRead;
+        w.Access(kind, 8, addr, pc);
+        Event e;
+        e.kind = kind;
+        e.object = addr;
+        e.aux = 8;
+        e.pc = pc;
+        expected.push_back(e);
+      }
+      words_written += body.size();
+      lock(EventKind::kRelease);
+      if (rng() % 3 == 0) collect(false);
+    }
+    rt::Publish(&w.ts, w.head());
+    collect(true);
+    if (!runs) got = out.events;
+    for (Event& e : expected) e.tid = got.empty() ? 0 : got[0].tid;
+    ExpectSameEvents(expected, got);
+    // Most segments were marked: far fewer words than accesses went through
+    // the ring (those of 513 words or more never are, nor those that cross
+    // the ring's end or the room the drainer left).
+    EXPECT_LT(w.head(), words_written * 2 / 3) << "of " << words_written << " accesses";
+    if (runs) {
+      EXPECT_GT(repeats_in_runs, 1000u);
+    }
+    EXPECT_EQ(merger.repeats(), runs ? repeats_in_runs : 0u);
+  }
+}
+
 // Long records take three to five words: aux and "after" only when not 0.
 // Every shape, written by the runtime's own writer from two words before the
 // ring's end (so the first ones straddle it), comes back whole from the
