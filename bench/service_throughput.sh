@@ -7,7 +7,8 @@
 #
 #   bench/service_throughput.sh [BUILD_DIR]
 #     ROUNDS=3         native/recorded pairs
-#     SECONDS_PER_RUN=8
+#     SECONDS_PER_RUN=30  long enough that the recorder pays its way: in the first
+#                      seconds its merger leaves its work in the spool (docs/recording.md)
 #     MODES="auto"     seer record modes to measure in each round (--sync=...):
 #                      auto picks preload for memcached; add ebpf for the uprobe path
 #     ATTACH=1         also record a running memcached with -p PID
@@ -27,7 +28,7 @@ set -euo pipefail
 build=${1:-build}
 seer=$(readlink -f "$build/cli/seer")
 rounds=${ROUNDS:-3}
-secs=${SECONDS_PER_RUN:-8}
+secs=${SECONDS_PER_RUN:-30}
 modes=${MODES:-auto}
 attach=${ATTACH:-1}
 attach_wait=${ATTACH_WAIT:-10}
