@@ -273,21 +273,27 @@ Status RingMerger::EmitMarkedRepeat(uint32_t ring, uint32_t tid, bool whole, con
     ref->run = std::move(run);
     ref->end_pc = last_pc;
   }
+  return DeliverRepeat(ring, *ref, &sink);
+}
+
+Status RingMerger::DeliverRepeat(uint32_t ring, const LastSegment& seg, const Sink* sink) {
+  Pending& p = rings_[ring];
+  const size_t at = p.pos;
   p.pos = p.scan;
-  p.last_pc = ref->end_pc;
+  p.last_pc = seg.end_pc;
   p.segment_start = false;
-  const std::vector<Event>& events = ref->run->events;
+  const std::vector<Event>& events = seg.run->events;
   if (run_sink_ != nullptr) {
     Status s = FlushRun();
     if (!s.ok()) return s;
     delivered_ += events.size();
     ++repeats_delivered_;
-    return (*run_sink_)(events.data(), events.size(), ref->run);
+    return (*run_sink_)(events.data(), events.size(), seg.run);
   }
   origin_ = {ring, p.base + at};
   for (const Event& e : events) {
     ++delivered_;
-    Status s = sink(e);
+    Status s = (*sink)(e);
     if (!s.ok()) return s;
   }
   return Status::Ok();
@@ -324,16 +330,8 @@ Status RingMerger::EmitRepeat(uint32_t ring, uint32_t tid, bool* done, LastSegme
     *keep = &last;
     return Status::Ok();
   }
-  Status s = FlushRun();
-  if (!s.ok()) return s;
-  p.pos = p.scan;
-  p.last_pc = last.end_pc;
-  p.segment_start = false;
-  const std::vector<Event>& events = last.run->events;
-  delivered_ += events.size();
-  ++repeats_delivered_;
   *done = true;
-  return (*run_sink_)(events.data(), events.size(), last.run);
+  return DeliverRepeat(ring, last, nullptr);  // only with a run sink (EmitPlain)
 }
 
 Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {

@@ -182,6 +182,10 @@ class RingMerger {
   // Repeat marks: delivers the reference's events for the repeat mark at the
   // ring's position (`whole`: alone in its segment).
   Status EmitMarkedRepeat(uint32_t ring, uint32_t tid, bool whole, const Sink& sink);
+  // Delivers `seg`'s events (decoded already: seg.run) for the repeat at the
+  // ring's position, up to its next ordered record: as one run to the run
+  // sink if there is one, else one by one to `sink`.
+  Status DeliverRepeat(uint32_t ring, const LastSegment& seg, const Sink* sink);
   // Delivers the ordered record at the ring's position and advances its domain.
   Status EmitOrdered(uint32_t ring, const Sink& sink);
   // Final merge only: skips the smallest missing number a blocked ring waits for.
