@@ -108,8 +108,10 @@ TEST_F(TraceStoreTest, RoundTripsEventsAndTables) {
   EXPECT_EQ(r->Name(Namespace::kLock, 7), "");
 }
 
-// The writer's distinct counts take shortcuts (a cache of recent pc/object
-// pairs); they must still equal exact counts, whatever mix of kinds shares a pc.
+// The writer's distinct counts take shortcuts (caches of recent objects, pcs
+// and locks); they must still equal exact counts, whatever mix of kinds shares
+// a pc, and with more locks (an array of mutexes, 40 bytes apart) than the
+// lock cache holds.
 TEST_F(TraceStoreTest, DistinctCountsAreExact) {
   const std::string path = Path("distinct.seer");
   std::unique_ptr<TraceWriter> w;
@@ -117,14 +119,16 @@ TEST_F(TraceStoreTest, DistinctCountsAreExact) {
   std::mt19937_64 rng(11);
   std::set<uint64_t> variables, locations, locks;
   for (int i = 0; i < 200000; ++i) {
-    const EventKind kinds[] = {EventKind::kRead, EventKind::kWrite, EventKind::kAtomicRmw,
-                               EventKind::kAcquire, EventKind::kAlloc};
-    EventKind kind = kinds[rng() % 5];
+    const EventKind kinds[] = {EventKind::kRead,    EventKind::kWrite,   EventKind::kAtomicRmw,
+                               EventKind::kAcquire, EventKind::kRelease, EventKind::kAlloc};
+    EventKind kind = kinds[rng() % 6];
     Event e = MakeEvent(rng() % 3, kind, rng() % 700, rng() % 300);  // pcs shared across kinds
     if (IsAccess(kind) || IsAtomicAccess(kind)) {
       variables.insert(e.object);
       locations.insert(e.pc);
-    } else if (kind == EventKind::kAcquire) {
+    } else if (kind == EventKind::kAcquire || kind == EventKind::kRelease) {
+      // Mostly a few hot locks, now and then one of 6,000.
+      e.object = rng() % 4 != 0 ? 0x5000 + rng() % 8 * 40 : 0x100000 + rng() % 6000 * 40;
       locks.insert(e.object);
     }
     ASSERT_TRUE(w->Append(e).ok());
