@@ -24,7 +24,7 @@ void RingMerger::AddExternal(uint32_t ring, uint64_t word, uint64_t number, cons
   if (p.wait == Wait::kNone) (void)Examine(ring);
 }
 
-uint32_t RingMerger::TidOf(uint32_t ring) {
+uint32_t RingMerger::NewTidOf(uint32_t ring) {
   if (ring >= rings_.size()) rings_.resize(ring + 1);
   Pending& p = rings_[ring];
   if (p.returned) {
@@ -426,14 +426,8 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
     Status s = Deliver(sink, e);
     if (!s.ok()) return s;
     ++next_number_[kExternalDomain];
-    if (!blocked_[kExternalDomain].empty()) {
-      std::vector<uint32_t> waiting;
-      waiting.swap(blocked_[kExternalDomain]);
-      for (uint32_t r : waiting) {
-        s = Examine(r);
-        if (!s.ok()) return s;
-      }
-    }
+    s = Unblock(kExternalDomain);
+    if (!s.ok()) return s;
     return Examine(ring);
   }
   // A fork or join names another ring, and TidOf may grow rings_ for it: resolve
@@ -475,17 +469,23 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   ++delivered_;
   Status s = Deliver(sink, e);
   if (!s.ok()) return s;
-  // The domain moves on: whoever waited for it may be due now.
   ++next_number_[domain];
-  if (!blocked_[domain].empty()) {
-    std::vector<uint32_t> waiting;
-    waiting.swap(blocked_[domain]);
-    for (uint32_t r : waiting) {
-      s = Examine(r);
-      if (!s.ok()) return s;
-    }
-  }
+  s = Unblock(domain);
+  if (!s.ok()) return s;
   return Examine(ring);
+}
+
+Status RingMerger::Unblock(uint32_t domain) {
+  if (blocked_[domain].empty()) return Status::Ok();
+  // Swapped with a kept vector, not a new one: the domain's list keeps a
+  // capacity, and a blocked ring costs no allocation.
+  unblocking_.clear();
+  unblocking_.swap(blocked_[domain]);
+  for (const uint32_t r : unblocking_) {
+    Status s = Examine(r);
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
 }
 
 bool RingMerger::SkipGap() {

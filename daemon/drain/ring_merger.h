@@ -188,10 +188,18 @@ class RingMerger {
   Status DeliverRepeat(uint32_t ring, const LastSegment& seg, const Sink* sink);
   // Delivers the ordered record at the ring's position and advances its domain.
   Status EmitOrdered(uint32_t ring, const Sink& sink);
+  // Domain `domain` moved on: examines again the rings that waited for it.
+  Status Unblock(uint32_t domain);
   // Final merge only: skips the smallest missing number a blocked ring waits for.
   bool SkipGap();
   // The tid of the thread writing ring `ring` now (a returned ring's next thread).
-  uint32_t TidOf(uint32_t ring);
+  // Inline for the ring whose thread is known (every event but a thread's first).
+  uint32_t TidOf(uint32_t ring) {
+    if (ring < rings_.size() && rings_[ring].tid >= 0 && !rings_[ring].returned) [[likely]]
+      return static_cast<uint32_t>(rings_[ring].tid);
+    return NewTidOf(ring);
+  }
+  uint32_t NewTidOf(uint32_t ring);
   // The thread table entry of ring `ring`'s thread, from its descriptor.
   ThreadInfo InfoOf(uint32_t ring) const;
   // Reuse: gives back the rings listed in ended_ that are done with.
@@ -209,6 +217,7 @@ class RingMerger {
   std::vector<Pending> rings_;
   std::vector<uint64_t> next_number_;             // per domain: the number due next
   std::vector<std::vector<uint32_t>> blocked_;    // per domain: rings waiting for it
+  std::vector<uint32_t> unblocking_;              // Unblock's: a domain's list being examined again
   std::vector<uint32_t> ready_;                   // rings whose ordered record is due
   size_t ready_pos_ = 0;
   uint32_t next_tid_ = 0;
