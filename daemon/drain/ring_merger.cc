@@ -448,7 +448,11 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   const uint64_t* w = p.words.data() + p.pos;
   const uint8_t kind = rt::RecordKind(w[0]);
   if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
-  Event e;
+  // Built where it goes, as in EmitPlain: built aside, its copy into the run
+  // (16-byte loads of fields just stored in 8, 4 and 1 bytes) stalled on store
+  // forwarding, a quarter of this function's samples on memcached.
+  Event local;
+  Event& e = run_sink_ != nullptr ? run_[run_size_] : local;
   e.kind = static_cast<EventKind>(kind);
   ReadLongFields(w, &e);
   e.tid = TidOf(ring);
@@ -467,7 +471,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   p.wait = Wait::kNone;
   p.segment_start = true;
   ++delivered_;
-  Status s = Deliver(sink, e);
+  Status s = run_sink_ == nullptr ? sink(e) : ++run_size_ < kRunEvents ? Status::Ok() : FlushRun();
   if (!s.ok()) return s;
   ++next_number_[domain];
   s = Unblock(domain);
