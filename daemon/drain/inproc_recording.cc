@@ -165,6 +165,9 @@ constexpr auto kQuietPauseRest = std::chrono::milliseconds(20);
 // took a quarter of the collector's samples). A ring holds 4 MiB, so even a
 // thread writing 1 GB/s fills half of it in the longest rest.
 constexpr uint64_t kRoundBytes = 128u << 10;
+// The longest a batch waits in the spool while the merger is at idle priority
+// (CollectOnce); back at idle once the oldest has waited less than a quarter of it.
+constexpr auto kIdleDeferral = std::chrono::seconds(2);
 constexpr auto kMinRest = std::chrono::microseconds(300);
 constexpr auto kMaxRest = std::chrono::microseconds(2000);
 
@@ -208,6 +211,11 @@ class SpoolQueue {
   uint64_t peak() {
     std::lock_guard<std::mutex> lock(mu_);
     return peak_;
+  }
+  // When the oldest batch waiting to be merged was copied (SpoolItem::copied_ns); 0: none waits.
+  uint64_t oldest_copied_ns() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return items_.empty() ? 0 : items_.front().copied_ns;
   }
 
  private:
@@ -573,11 +581,21 @@ void InprocRecording::CollectOnce() {
   // meanwhile, what is left to merge is bounded, and the service's window
   // waits for it.
   // So it does while threads wait for a ring to come back (they wait for the merger).
+  // So it does when the oldest batch has waited kIdleDeferral: a target that
+  // has kept every core busy that long leaves the idle merger nothing, and a
+  // backlog deferred further only grows the spool arena into fresh pages,
+  // which the kernel zeroes at the recorder's expense (perf: clear_page took a
+  // tenth of a memcached recording's CPU while its spool grew to 380 MB).
   const uint64_t spooled = queue_.bytes();
   const bool draining = paused_ && pause_drained_.load(std::memory_order_acquire) < pause_epoch_;
   const bool ring_wanted = shm->ring_waiters.load(std::memory_order_relaxed) != 0;
-  const bool want_idle =
-      !draining && !ring_wanted && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4);
+  const uint64_t oldest = queue_.oldest_copied_ns();
+  const uint64_t now_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count());
+  const auto waited = std::chrono::nanoseconds(oldest != 0 && now_ns > oldest ? now_ns - oldest : 0);
+  const bool want_idle = !draining && !ring_wanted &&
+                         spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4) &&
+                         waited < (drain_idle_ ? kIdleDeferral : kIdleDeferral / 4);
   if (opts_.merge_when_idle && target_alive_ && want_idle != drain_idle_) {
     drain_idle_ = want_idle;
     SetDrainPriority(drain_idle_, idle_nice_, callers_threads_);
