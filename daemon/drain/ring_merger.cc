@@ -10,7 +10,7 @@
 namespace seer {
 
 RingMerger::RingMerger(rt::ShmHeader* shm)
-    : shm_(shm), next_number_(rt::kDomains + 1, 0), blocked_(rt::kDomains + 1) {}
+    : shm_(shm), domains_(rt::kDomains + 1), blocked_(rt::kDomains + 1) {}
 
 void RingMerger::AddExternal(uint32_t ring, uint64_t word, uint64_t number, const Event& event) {
   // A returned ring's next thread gets its tid when it appears: a join of its
@@ -140,13 +140,13 @@ Status RingMerger::Examine(uint32_t ring) {
     p.scan = pos = limit;
     p.at_external = true;
     const uint64_t number = p.external.front().number;
-    if (number < next_number_[kExternalDomain])
+    if (number < domains_[kExternalDomain].next)
       return Damaged(ring, pos, "external event " + std::to_string(number) + " delivered twice");
-    if (number == next_number_[kExternalDomain]) {
+    if (number == domains_[kExternalDomain].next) {
       ready_.push_back(ring);
       p.wait = Wait::kReady;
     } else {
-      blocked_[kExternalDomain].push_back(ring);
+      Block(kExternalDomain, ring);
       p.wait = Wait::kBlocked;
     }
     return Status::Ok();
@@ -156,20 +156,20 @@ Status RingMerger::Examine(uint32_t ring) {
   const uint64_t order = rt::LongOrder(w + pos);
   const uint32_t domain = rt::OrderDomain(order);
   if (domain >= rt::kDomains) return Damaged(ring, pos, "order domain " + std::to_string(domain) + " out of range");
-  if (next_number_[rt::kGlobalDomain] < rt::LongAfter(w + pos)) {
-    blocked_[rt::kGlobalDomain].push_back(ring);
+  if (domains_[rt::kGlobalDomain].next < rt::LongAfter(w + pos)) {
+    Block(rt::kGlobalDomain, ring);
     p.wait = Wait::kBlocked;
     return Status::Ok();
   }
   const uint64_t number = rt::OrderNumber(order);
-  if (number < next_number_[domain])
+  if (number < domains_[domain].next)
     return Damaged(ring, pos, "number " + std::to_string(number) + " of domain " + std::to_string(domain) +
                                   " delivered twice");
-  if (number == next_number_[domain]) {
+  if (number == domains_[domain].next) {
     ready_.push_back(ring);
     p.wait = Wait::kReady;
   } else {
-    blocked_[domain].push_back(ring);
+    Block(domain, ring);
     p.wait = Wait::kBlocked;
   }
   return Status::Ok();
@@ -425,7 +425,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
     ++delivered_;
     Status s = Deliver(sink, e);
     if (!s.ok()) return s;
-    ++next_number_[kExternalDomain];
+    ++domains_[kExternalDomain].next;
     s = Unblock(kExternalDomain);
     if (!s.ok()) return s;
     return Examine(ring);
@@ -473,16 +473,17 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   ++delivered_;
   Status s = run_sink_ == nullptr ? sink(e) : ++run_size_ < kRunEvents ? Status::Ok() : FlushRun();
   if (!s.ok()) return s;
-  ++next_number_[domain];
+  ++domains_[domain].next;
   s = Unblock(domain);
   if (!s.ok()) return s;
   return Examine(ring);
 }
 
 Status RingMerger::Unblock(uint32_t domain) {
-  if (blocked_[domain].empty()) return Status::Ok();
+  if (!domains_[domain].blocked) return Status::Ok();
   // Swapped with a kept vector, not a new one: the domain's list keeps a
   // capacity, and a blocked ring costs no allocation.
+  domains_[domain].blocked = false;
   unblocking_.clear();
   unblocking_.swap(blocked_[domain]);
   for (const uint32_t r : unblocking_) {
@@ -500,8 +501,8 @@ bool RingMerger::SkipGap() {
       const Pending& p = rings_[r];
       if (p.at_external) {
         const uint64_t to = p.external.front().number;
-        if (to - next_number_[d] < best_gap) {
-          best_gap = to - next_number_[d];
+        if (to - domains_[d].next < best_gap) {
+          best_gap = to - domains_[d].next;
           best_domain = d;
           best_to = to;
         }
@@ -510,9 +511,9 @@ bool RingMerger::SkipGap() {
       const uint64_t* w = p.words.data() + p.scan;
       uint64_t to = rt::OrderNumber(rt::LongOrder(w));
       const uint64_t after = rt::LongAfter(w);
-      if (d == rt::kGlobalDomain && next_number_[d] < after) to = after;
-      if (to - next_number_[d] < best_gap) {
-        best_gap = to - next_number_[d];
+      if (d == rt::kGlobalDomain && domains_[d].next < after) to = after;
+      if (to - domains_[d].next < best_gap) {
+        best_gap = to - domains_[d].next;
         best_domain = d;
         best_to = to;
       }
@@ -520,9 +521,10 @@ bool RingMerger::SkipGap() {
   }
   if (best_gap == ~0ull) return false;
   order_gaps_ += best_gap;
-  next_number_[best_domain] = best_to;
+  domains_[best_domain].next = best_to;
   std::vector<uint32_t> waiting;
   waiting.swap(blocked_[best_domain]);
+  domains_[best_domain].blocked = false;
   for (uint32_t r : waiting) {
     if (!Examine(r).ok()) rings_[r].wait = Wait::kNone;  // reported by the next pass over the ring
   }
