@@ -165,11 +165,11 @@ constexpr auto kQuietPauseRest = std::chrono::milliseconds(20);
 // took a quarter of the collector's samples). A ring holds 4 MiB, so even a
 // thread writing 1 GB/s fills half of it in the longest rest.
 constexpr uint64_t kRoundBytes = 128u << 10;
+constexpr auto kMinRest = std::chrono::microseconds(300);
+constexpr auto kMaxRest = std::chrono::microseconds(2000);
 // The longest a batch waits in the spool while the merger is at idle priority
 // (CollectOnce); back at idle once the oldest has waited less than a quarter of it.
 constexpr auto kIdleDeferral = std::chrono::seconds(2);
-constexpr auto kMinRest = std::chrono::microseconds(300);
-constexpr auto kMaxRest = std::chrono::microseconds(2000);
 
 class SpoolQueue {
  public:

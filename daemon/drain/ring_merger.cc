@@ -471,7 +471,11 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   p.wait = Wait::kNone;
   p.segment_start = true;
   ++delivered_;
-  Status s = run_sink_ == nullptr ? sink(e) : ++run_size_ < kRunEvents ? Status::Ok() : FlushRun();
+  Status s;
+  if (run_sink_ == nullptr)
+    s = sink(e);
+  else if (++run_size_ >= kRunEvents)
+    s = FlushRun();
   if (!s.ok()) return s;
   ++domains_[domain].next;
   s = Unblock(domain);
