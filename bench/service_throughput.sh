@@ -3,7 +3,8 @@
 # linked, not built with seer's wrappers, 4 worker threads) under a C load
 # generator (memcaslap: 2 threads, 16 connections), native against recorded,
 # runs interleaved (native, seer, native, seer, ...). Prints each run's
-# requests/s, the ratio of the medians, and the events recorded and lost.
+# requests/s and CPU time a request (server, recorder and load generator), the
+# ratios of the medians and of the means, and the events recorded and lost.
 #
 #   bench/service_throughput.sh [BUILD_DIR]
 #     ROUNDS=3         native/recorded pairs
@@ -56,47 +57,79 @@ server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 
 require_free_port
 
-load() {  # prints the requests/s memcaslap reached
-  memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" 2>&1 | tee "$tmp/load.log" |
-    sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' | tail -1
+load() {  # prints the requests/s memcaslap reached; its CPU seconds go to $tmp/load.cpu
+  (
+    memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" >"$tmp/load.log" 2>&1
+    times >"$tmp/load.times"  # not into a pipe: its subshell would have no children
+  )
+  # The second line: the children's user and system time, as 0m1.234s 0m0.567s.
+  awk 'NR == 2 { gsub(/s/, "", $1); gsub(/s/, "", $2); split($1, u, "m"); split($2, s, "m");
+                 printf "%.2f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$tmp/load.times" >"$tmp/load.cpu"
+  sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' "$tmp/load.log" | tail -1
 }
 
+# CPU seconds (user + system) process $1 has used so far.
+cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+
+# CPU time per request in microseconds: server, recorder and load generator
+# together, from CPU seconds $1 over $2 requests/s for $secs s. On a shared
+# machine it moves less than requests/s do.
+per_request() { awk -v c="$1" -v t="$2" -v s="$secs" 'BEGIN { printf "%.2f", (t > 0) ? c / (t * s) * 1e6 : 0 }'; }
+
+# prints "tps cpu_us_per_request"
 native_run() {
   "${server[@]}" & server_pid=$!
   wait_port
+  local c0; c0=$(cpu_of "$server_pid")
   local tps; tps=$(load)
+  local c1; c1=$(cpu_of "$server_pid")
   kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
-  echo "$tps"
+  echo "$tps $(per_request "$(awk -v a="$c0" -v b="$c1" -v l="$(cat "$tmp/load.cpu")" 'BEGIN { print b - a + l }')" "$tps")"
 }
 
-# seer record --sync=$1 -- memcached; prints "tps events lost mode".
+# seer record --sync=$1 -- memcached; prints "tps cpu_us_per_request recorder_us_per_request events lost mode".
 seer_run() {
   "$seer" record --sync="$1" -o "$tmp/mc.seer" -- "${server[@]}" 2>"$tmp/seer.err" & seer_pid=$!
   wait_port
+  local mc_pid; mc_pid=$(pgrep -P "$seer_pid" memcached | head -1)
+  local s0 r0; s0=$(cpu_of "$mc_pid"); r0=$(cpu_of "$seer_pid")
   local tps; tps=$(load)
+  local s1 r1; s1=$(cpu_of "$mc_pid"); r1=$(cpu_of "$seer_pid")
   kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
+  local rec; rec=$(awk -v a="$r0" -v b="$r1" 'BEGIN { print b - a }')
+  local all; all=$(awk -v a="$s0" -v b="$s1" -v r="$rec" -v l="$(cat "$tmp/load.cpu")" 'BEGIN { print b - a + r + l }')
+  local cpu; cpu="$(per_request "$all" "$tps") $(per_request "$rec" "$tps")"
   local summary; summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/seer.err" || true)
-  [ -n "$summary" ] || { cat "$tmp/seer.err" >&2; echo "$tps ? ? ?"; return; }
-  echo "$tps $(echo "$summary" | sed -n 's/^seer record: \([0-9]*\) events, \([0-9]*\) lost, [0-9]* threads (\([^)]*\)).*/\1 \2 \3/p' | tr -d ',')"
+  [ -n "$summary" ] || { cat "$tmp/seer.err" >&2; echo "$tps $cpu ? ? ?"; return; }
+  echo "$tps $cpu $(echo "$summary" | sed -n 's/^seer record: \([0-9]*\) events, \([0-9]*\) lost, [0-9]* threads (\([^)]*\)).*/\1 \2 \3/p' | tr -d ',')"
 }
 
 echo "memcached $(memcached -V | awk '{print $2}'), 4 worker threads; memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 : >"$tmp/native"
 for m in $modes; do : >"$tmp/seer_$m"; done
 for r in $(seq "$rounds"); do
-  tps=$(native_run); echo "$tps" >>"$tmp/native"
-  printf 'round %d  native          %8s req/s\n' "$r" "$tps"
+  read -r tps cpu < <(native_run)
+  echo "$tps" >>"$tmp/native"; echo "$cpu" >>"$tmp/native.cpu"
+  printf 'round %d  native          %8s req/s  %6s us CPU a request\n' "$r" "$tps" "$cpu"
   for m in $modes; do
-    read -r tps events lost mode < <(seer_run "$m")
-    echo "$tps" >>"$tmp/seer_$m"
-    printf 'round %d  seer --sync=%-5s %8s req/s  (%s: %s events, %s lost)\n' "$r" "$m" "$tps" "$mode" "$events" "$lost"
+    read -r tps cpu reccpu events lost mode < <(seer_run "$m")
+    echo "$tps" >>"$tmp/seer_$m"; echo "$cpu" >>"$tmp/seer_$m.cpu"
+    printf 'round %d  seer --sync=%-5s %8s req/s  %6s us CPU a request, %s of them in the recorder  (%s: %s events, %s lost)\n' \
+      "$r" "$m" "$tps" "$cpu" "$reccpu" "$mode" "$events" "$lost"
   done
 done
+# Means as well as medians: three rounds on a shared machine move by +-10 %.
 native=$(median <"$tmp/native")
+native_mean=$(awk '{ s += $1 } END { print s / NR }' "$tmp/native")
+native_cpu=$(awk '{ s += $1 } END { print s / NR }' "$tmp/native.cpu")
 for m in $modes; do
   rec=$(median <"$tmp/seer_$m")
-  awk -v m="$m" -v n="$native" -v r="$rec" \
-    'BEGIN { printf "median: native %.0f req/s, seer --sync=%s %.0f req/s: %.1f%% of native\n", n, m, r, 100 * r / n }'
+  rec_mean=$(awk '{ s += $1 } END { print s / NR }' "$tmp/seer_$m")
+  rec_cpu=$(awk '{ s += $1 } END { print s / NR }' "$tmp/seer_$m.cpu")
+  awk -v m="$m" -v n="$native" -v r="$rec" -v nm="$native_mean" -v rm="$rec_mean" -v nc="$native_cpu" -v rc="$rec_cpu" \
+    'BEGIN { printf "median: native %.0f req/s, seer --sync=%s %.0f req/s: %.1f%% of native\n", n, m, r, 100 * r / n;
+             printf "mean: native %.0f req/s, seer --sync=%s %.0f req/s: %.1f%% of native; CPU a request %.2f us against %.2f: %.1f%%\n",
+                    nm, m, rm, 100 * rm / nm, rc, nc, 100 * nc / rc }'
 done
 
 if [ "$attach" = 1 ]; then
