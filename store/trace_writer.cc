@@ -286,27 +286,28 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       // object and the pc are cached apart: a loop's pc touches a new object
       // each time, yet the object (touched in the previous pass) and the pc are
       // both recent.
-      RecentKey& object = recent_objects_[((e.object >> 3) ^ (e.object >> 15)) & (kRecentObjects - 1)];
-      if (!object.valid || object.key != e.object) {
-        object = {e.object, true};
-        if (variables_.Insert(e.object)) counters_.distinct_variables = variables_.size();
-      }
-      RecentKey& pc = recent_pcs_[(e.pc * 0x9e3779b97f4a7c15ull) >> (64 - kRecentPcBits)];
-      if (!pc.valid || pc.key != e.pc) {
-        pc = {e.pc, true};
-        if (locations_.Insert(e.pc)) counters_.distinct_locations = locations_.size();
-      }
+      CountDistinct(&recent_objects_[((e.object >> 3) ^ (e.object >> 15)) & (kRecentObjects - 1)], e.object,
+                    &variables_, &counters_.distinct_variables);
+      CountDistinct(&recent_pcs_[(e.pc * 0x9e3779b97f4a7c15ull) >> (64 - kRecentPcBits)], e.pc, &locations_,
+                    &counters_.distinct_locations);
     } else if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
       // A release names the lock its acquire named a moment ago, and a service
       // takes a few locks (its threads' own, a queue's) most of the time: the
       // set lookup, a cache miss once the set is large (a tenth of a recording
       // merger's samples on memcached, with 8,192 item locks), is rarely needed.
-      RecentKey& lock = recent_locks_[((e.object >> 3) ^ (e.object >> 13)) & (kRecentLocks - 1)];
-      if (!lock.valid || lock.key != e.object) {
-        lock = {e.object, true};
-        if (locks_.Insert(e.object)) counters_.distinct_locks = locks_.size();
-      }
+      CountDistinct(&recent_locks_[((e.object >> 3) ^ (e.object >> 13)) & (kRecentLocks - 1)], e.object, &locks_,
+                    &counters_.distinct_locks);
     }
+  }
+
+  // Counts `key` in `set` (and its size in *distinct) unless `recent`, its
+  // slot in a direct-mapped cache of keys counted already, holds it.
+  struct RecentKey;
+  [[gnu::always_inline]] static void CountDistinct(RecentKey* recent, uint64_t key, FlatSet64* set,
+                                                   uint64_t* distinct) {
+    if (recent->valid && recent->key == key) return;
+    *recent = {key, true};
+    if (set->Insert(key)) *distinct = set->size();
   }
 
   // A repeat's counts (AppendRepeat): its events, by kind. Every thread,
