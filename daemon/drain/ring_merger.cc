@@ -415,7 +415,9 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
 Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   if (rings_[ring].at_external) {
     Pending& p = rings_[ring];
-    Event e = p.external.front().event;
+    Event local;
+    Event& e = Slot(&local);
+    e = p.external.front().event;
     p.external.pop_front();
     e.tid = TidOf(ring);
     origin_ = {ring, p.base + p.pos};
@@ -448,11 +450,8 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   const uint64_t* w = p.words.data() + p.pos;
   const uint8_t kind = rt::RecordKind(w[0]);
   if (kind >= kNumEventKinds) return Damaged(ring, p.pos, "unknown record kind " + std::to_string(kind));
-  // Built where it goes, as in EmitPlain: built aside, its copy into the run
-  // (16-byte loads of fields just stored in 8, 4 and 1 bytes) stalled on store
-  // forwarding, a quarter of this function's samples on memcached.
   Event local;
-  Event& e = run_sink_ != nullptr ? run_[run_size_] : local;
+  Event& e = Slot(&local);
   e.kind = static_cast<EventKind>(kind);
   ReadLongFields(w, &e);
   e.tid = TidOf(ring);
@@ -471,11 +470,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   p.wait = Wait::kNone;
   p.segment_start = true;
   ++delivered_;
-  Status s;
-  if (run_sink_ == nullptr)
-    s = sink(e);
-  else if (++run_size_ >= kRunEvents)
-    s = FlushRun();
+  Status s = Deliver(sink, e);
   if (!s.ok()) return s;
   ++domains_[domain].next;
   s = Unblock(domain);

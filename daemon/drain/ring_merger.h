@@ -209,11 +209,15 @@ class RingMerger {
   ThreadInfo InfoOf(uint32_t ring) const;
   // Reuse: gives back the rings listed in ended_ that are done with.
   void ReturnEndedRings();
-  // Hands `e` to `sink`, or to the current run when AddRuns is at work.
+  // Where the next event is built: its slot in the current run when AddRuns
+  // is at work, else `local`. Built aside, its copy into the run (16-byte
+  // loads of fields just stored in 8, 4 and 1 bytes) stalled on store
+  // forwarding: a quarter of EmitOrdered's samples on memcached.
+  Event& Slot(Event* local) { return run_sink_ != nullptr ? run_[run_size_] : *local; }
+  // Hands on `e`, built in Slot(): to `sink`, or the run keeps it.
   Status Deliver(const Sink& sink, const Event& e) {
     if (run_sink_ == nullptr) return sink(e);
-    run_[run_size_++] = e;
-    return run_size_ < kRunEvents ? Status::Ok() : FlushRun();
+    return ++run_size_ < kRunEvents ? Status::Ok() : FlushRun();
   }
   Status FlushRun();
   Status Damaged(uint32_t ring, size_t pos, const std::string& what) const;
