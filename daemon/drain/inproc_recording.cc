@@ -314,6 +314,10 @@ class InprocRecording final : public Recording {
   }
   void NewModules(std::vector<ModuleInfo>* out);
   void CollectOnce();
+  // Nanoseconds since the recording started (start_): SpoolItem::copied_ns's clock.
+  uint64_t SinceStartNs() const {
+    return static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count());
+  }
   Status CloseTrace();
 
   const RecordOptions options_;
@@ -590,8 +594,7 @@ void InprocRecording::CollectOnce() {
   const bool draining = paused_ && pause_drained_.load(std::memory_order_acquire) < pause_epoch_;
   const bool ring_wanted = shm->ring_waiters.load(std::memory_order_relaxed) != 0;
   const uint64_t oldest = queue_.oldest_copied_ns();
-  const uint64_t now_ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count());
+  const uint64_t now_ns = SinceStartNs();
   const auto waited = std::chrono::nanoseconds(oldest != 0 && now_ns > oldest ? now_ns - oldest : 0);
   const bool want_idle = !draining && !ring_wanted &&
                          spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4) &&
@@ -611,7 +614,7 @@ void InprocRecording::CollectOnce() {
     pause_marked_ = pause_epoch_;
   }
   const bool copied = collector_->Collect(!target_alive_, &item.batch);
-  item.copied_ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start_).count());
+  item.copied_ns = SinceStartNs();
   // After the copy: every futex record placed before a copied word is in.
   if (futex_) {
     // The on period's last copy: the futex tracepoints go off for the pause
