@@ -43,27 +43,6 @@ server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 [ "$(id -u)" = 0 ] && server+=(-u nobody)
 require_free_port
 
-hz=$(getconf CLK_TCK)
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # user + system time of a process, all its threads
-
-# Runs the load; prints its requests/s, and leaves its own CPU seconds in $tmp/load_cpu.
-load() {
-  local TIMEFORMAT='%U %S'
-  { time memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" >"$tmp/load_out" 2>&1; } 2>"$tmp/load_time"
-  awk '{print $1 + $2}' "$tmp/load_time" >"$tmp/load_cpu"
-  sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' "$tmp/load_out" | tail -1
-}
-
-# CPU microseconds per request: the server's and the load generator's CPU over
-# the load, plus $3 seconds of seer's (daemon and analysis), for $1 requests/s.
-# On a machine that both keep busy it is steadier than requests/s when other
-# work shares the CPUs: the native figure over the recorded one estimates the
-# throughput ratio on an otherwise idle machine.
-cpu_per_request() {
-  awk -v tps="$1" -v s="$secs" -v server="$2" -v seer="$3" -v l="$(cat "$tmp/load_cpu")" -v hz="$hz" \
-    'BEGIN { printf "%.2f", (server / hz + seer + l) / (tps * s) * 1e6 }'
-}
-
 # Prints "tps cpu_us_per_request".
 native_run() {
   "${server[@]}" & server_pid=$!

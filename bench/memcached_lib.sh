@@ -1,6 +1,7 @@
 # What the memcached benchmarks share (service_throughput.sh, daemon_throughput.sh):
 # installing memcached and its load generator, waiting for the server's port, the
-# median of a column of figures. Sourced; the caller sets $port and $name.
+# load and its CPU time, CPU time per request, the median and mean of a column
+# of figures. Sourced; the caller sets $port, $name, $secs and $tmp.
 
 # Installs memcached and memcaslap with apt-get when missing (root), else exits 2.
 ensure_memcached() {
@@ -31,3 +32,25 @@ wait_port() {  # until memcached answers on the port (at most 20 s)
 }
 
 median() { sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+mean() { awk '{ s += $1 } END { print s / NR }'; }
+
+hz=$(getconf CLK_TCK)
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # user + system time of a process, all its threads
+
+# Runs the load; prints its requests/s, and leaves its own CPU seconds in $tmp/load_cpu.
+load() {
+  local TIMEFORMAT='%U %S'
+  { time memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" >"$tmp/load_out" 2>&1; } 2>"$tmp/load_time"
+  awk '{print $1 + $2}' "$tmp/load_time" >"$tmp/load_cpu"
+  sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' "$tmp/load_out" | tail -1
+}
+
+# CPU microseconds per request: the server's $2 ticks and the load generator's
+# CPU over the load, plus $3 seconds of seer's, for $1 requests/s. On a machine
+# that both keep busy it is steadier than requests/s when other work shares the
+# CPUs: the native figure over the recorded one estimates the throughput ratio
+# on an otherwise idle machine.
+cpu_per_request() {
+  awk -v tps="$1" -v s="$secs" -v server="$2" -v seer="$3" -v l="$(cat "$tmp/load_cpu")" -v hz="$hz" \
+    'BEGIN { printf "%.2f", (tps > 0) ? (server / hz + seer + l) / (tps * s) * 1e6 : 0 }'
+}

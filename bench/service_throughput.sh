@@ -57,34 +57,15 @@ server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 
 require_free_port
 
-load() {  # prints the requests/s memcaslap reached; its CPU seconds go to $tmp/load.cpu
-  (
-    memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" >"$tmp/load.log" 2>&1
-    times >"$tmp/load.times"  # not into a pipe: its subshell would have no children
-  )
-  # The second line: the children's user and system time, as 0m1.234s 0m0.567s.
-  awk 'NR == 2 { gsub(/s/, "", $1); gsub(/s/, "", $2); split($1, u, "m"); split($2, s, "m");
-                 printf "%.2f\n", u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$tmp/load.times" >"$tmp/load.cpu"
-  sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' "$tmp/load.log" | tail -1
-}
-
-# CPU seconds (user + system) process $1 has used so far.
-cpu_of() { awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f\n", ($14 + $15) / hz }' "/proc/$1/stat" 2>/dev/null || echo 0; }
-
-# CPU time per request in microseconds: server, recorder and load generator
-# together, from CPU seconds $1 over $2 requests/s for $secs s. On a shared
-# machine it moves less than requests/s do.
-per_request() { awk -v c="$1" -v t="$2" -v s="$secs" 'BEGIN { printf "%.2f", (t > 0) ? c / (t * s) * 1e6 : 0 }'; }
-
-# prints "tps cpu_us_per_request"
+# Prints "tps cpu_us_per_request".
 native_run() {
   "${server[@]}" & server_pid=$!
   wait_port
-  local c0; c0=$(cpu_of "$server_pid")
+  local before; before=$(ticks "$server_pid")
   local tps; tps=$(load)
-  local c1; c1=$(cpu_of "$server_pid")
+  local used=$(($(ticks "$server_pid") - before))
   kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
-  echo "$tps $(per_request "$(awk -v a="$c0" -v b="$c1" -v l="$(cat "$tmp/load.cpu")" 'BEGIN { print b - a + l }')" "$tps")"
+  echo "$tps $(cpu_per_request "$tps" "$used" 0)"
 }
 
 # seer record --sync=$1 -- memcached; prints "tps cpu_us_per_request recorder_us_per_request events lost mode".
@@ -92,13 +73,14 @@ seer_run() {
   "$seer" record --sync="$1" -o "$tmp/mc.seer" -- "${server[@]}" 2>"$tmp/seer.err" & seer_pid=$!
   wait_port
   local mc_pid; mc_pid=$(pgrep -P "$seer_pid" memcached | head -1)
-  local s0 r0; s0=$(cpu_of "$mc_pid"); r0=$(cpu_of "$seer_pid")
+  local server_before; server_before=$(ticks "$mc_pid")
+  local seer_before; seer_before=$(ticks "$seer_pid")
   local tps; tps=$(load)
-  local s1 r1; s1=$(cpu_of "$mc_pid"); r1=$(cpu_of "$seer_pid")
+  local server_used=$(($(ticks "$mc_pid") - server_before))
+  local seer_cpu; seer_cpu=$(awk -v t="$(($(ticks "$seer_pid") - seer_before))" -v hz="$hz" 'BEGIN { print t / hz }')
   kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
-  local rec; rec=$(awk -v a="$r0" -v b="$r1" 'BEGIN { print b - a }')
-  local all; all=$(awk -v a="$s0" -v b="$s1" -v r="$rec" -v l="$(cat "$tmp/load.cpu")" 'BEGIN { print b - a + r + l }')
-  local cpu; cpu="$(per_request "$all" "$tps") $(per_request "$rec" "$tps")"
+  local cpu; cpu="$(cpu_per_request "$tps" "$server_used" "$seer_cpu")"
+  cpu+=" $(awk -v c="$seer_cpu" -v tps="$tps" -v s="$secs" 'BEGIN { printf "%.2f", (tps > 0) ? c / (tps * s) * 1e6 : 0 }')"
   local summary; summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/seer.err" || true)
   [ -n "$summary" ] || { cat "$tmp/seer.err" >&2; echo "$tps $cpu ? ? ?"; return; }
   echo "$tps $cpu $(echo "$summary" | sed -n 's/^seer record: \([0-9]*\) events, \([0-9]*\) lost, [0-9]* threads (\([^)]*\)).*/\1 \2 \3/p' | tr -d ',')"
@@ -120,12 +102,12 @@ for r in $(seq "$rounds"); do
 done
 # Means as well as medians: three rounds on a shared machine move by +-10 %.
 native=$(median <"$tmp/native")
-native_mean=$(awk '{ s += $1 } END { print s / NR }' "$tmp/native")
-native_cpu=$(awk '{ s += $1 } END { print s / NR }' "$tmp/native.cpu")
+native_mean=$(mean <"$tmp/native")
+native_cpu=$(mean <"$tmp/native.cpu")
 for m in $modes; do
   rec=$(median <"$tmp/seer_$m")
-  rec_mean=$(awk '{ s += $1 } END { print s / NR }' "$tmp/seer_$m")
-  rec_cpu=$(awk '{ s += $1 } END { print s / NR }' "$tmp/seer_$m.cpu")
+  rec_mean=$(mean <"$tmp/seer_$m")
+  rec_cpu=$(mean <"$tmp/seer_$m.cpu")
   awk -v m="$m" -v n="$native" -v r="$rec" -v nm="$native_mean" -v rm="$rec_mean" -v nc="$native_cpu" -v rc="$rec_cpu" \
     'BEGIN { printf "median: native %.0f req/s, seer --sync=%s %.0f req/s: %.1f%% of native\n", n, m, r, 100 * r / n;
              printf "mean: native %.0f req/s, seer --sync=%s %.0f req/s: %.1f%% of native; CPU a request %.2f us against %.2f: %.1f%%\n",
