@@ -43,17 +43,6 @@ server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 [ "$(id -u)" = 0 ] && server+=(-u nobody)
 require_free_port
 
-# Prints "tps cpu_us_per_request".
-native_run() {
-  "${server[@]}" & server_pid=$!
-  wait_port
-  local before; before=$(ticks "$server_pid")
-  local tps; tps=$(load)
-  local used=$(($(ticks "$server_pid") - before))
-  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
-  echo "$tps $(cpu_per_request "$tps" "$used" 0)"
-}
-
 # seer daemon --duty $1 -- memcached; prints "tps cpu_seconds peak_rss_kb windows events skipped cpu_us_per_request".
 daemon_run() {
   rm -rf "$tmp/windows"

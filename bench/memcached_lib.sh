@@ -1,7 +1,8 @@
 # What the memcached benchmarks share (service_throughput.sh, daemon_throughput.sh):
 # installing memcached and its load generator, waiting for the server's port, the
 # load and its CPU time, CPU time per request, the median and mean of a column
-# of figures. Sourced; the caller sets $port, $name, $secs and $tmp.
+# of figures, a native run. Sourced; the caller sets $port, $name, $secs, $tmp
+# and the server's command line in the array `server`.
 
 # Installs memcached and memcaslap with apt-get when missing (root), else exits 2.
 ensure_memcached() {
@@ -53,4 +54,16 @@ load() {
 cpu_per_request() {
   awk -v tps="$1" -v s="$secs" -v server="$2" -v seer="$3" -v l="$(cat "$tmp/load_cpu")" -v hz="$hz" \
     'BEGIN { printf "%.2f", (tps > 0) ? (server / hz + seer + l) / (tps * s) * 1e6 : 0 }'
+}
+
+# The server alone under the load (its pid in $server_pid while it runs).
+# Prints "tps cpu_us_per_request".
+native_run() {
+  "${server[@]}" & server_pid=$!
+  wait_port
+  local before; before=$(ticks "$server_pid")
+  local tps; tps=$(load)
+  local used=$(($(ticks "$server_pid") - before))
+  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
+  echo "$tps $(cpu_per_request "$tps" "$used" 0)"
 }

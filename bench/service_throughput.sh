@@ -57,17 +57,6 @@ server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 
 require_free_port
 
-# Prints "tps cpu_us_per_request".
-native_run() {
-  "${server[@]}" & server_pid=$!
-  wait_port
-  local before; before=$(ticks "$server_pid")
-  local tps; tps=$(load)
-  local used=$(($(ticks "$server_pid") - before))
-  kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
-  echo "$tps $(cpu_per_request "$tps" "$used" 0)"
-}
-
 # seer record --sync=$1 -- memcached; prints "tps cpu_us_per_request recorder_us_per_request events lost mode".
 seer_run() {
   "$seer" record --sync="$1" -o "$tmp/mc.seer" -- "${server[@]}" 2>"$tmp/seer.err" & seer_pid=$!
