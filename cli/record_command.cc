@@ -90,6 +90,11 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                   "(all held at once) is counted as without a ring")
       ->check(CLI::Range(uint32_t{1}, uint32_t{1} << 16))
       ->capture_default_str();
+  sub->add_flag("--futex-tracepoints", args->options.inproc.futex_tracepoints,
+                "inproc, preload, inject: also record the futex system calls the program issues without libc's "
+                "syscall() (which the runtime records), with the eBPF futex tracepoints; needs root or CAP_BPF "
+                "and CAP_PERFMON, and while attached slows every system call on the machine (ebpf mode always "
+                "has them)");
   sub->add_flag("-q,--quiet", args->quiet, "No summary line");
   sub->add_option("command", args->command, "The command to run and its arguments (after --)");
   sub->positionals_at_end();

@@ -88,6 +88,13 @@ struct InprocOptions {
   // (2.37 against 2.18 bytes an event), and a recorder's CPU is taken from
   // the service it records (docs/recording.md).
   TraceWriterOptions writer{.zstd_level = 1, .encode_threads = 2};
+  // Also load the futex tracepoints (root, or CAP_BPF and
+  // CAP_PERFMON), for futex calls the program makes without libc's syscall(),
+  // which the runtime records itself (runtime/interpose_futex.cc). Off by
+  // default: while they are attached every system call of every process on the
+  // machine takes the kernel's tracing slow path, 3-8% of a server's throughput
+  // here (docs/recording.md).
+  bool futex_tracepoints = false;
   // kPreload: the runtime library put in the target's LD_PRELOAD (after the
   // user's own entries); kInject: the one loaded into the process. Empty:
   // FindRuntimeLibrary().

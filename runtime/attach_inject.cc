@@ -38,7 +38,7 @@ constexpr int64_t kInjectProtectBase = -1000;  // a module's read-only relocatio
 
 // Wakes every waiter on `word` in any process (the page is shared with the recorder).
 void WakeAll(std::atomic<uint32_t>* word) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  LibcSyscall()(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
 }
 
 // The detach watcher: sleeps on the attach state until the recorder detaches
@@ -52,7 +52,7 @@ void* WatchForDetach(void*) {
     const uint32_t state = a->state.load(std::memory_order_acquire);
     if (state == kAttachDetached || RecorderGone(/*check_pid=*/true)) break;
     const timespec pause = {0, 100 * 1000 * 1000};
-    syscall(SYS_futex, reinterpret_cast<uint32_t*>(&a->state), FUTEX_WAIT, state, &pause, nullptr, 0);
+    LibcSyscall()(SYS_futex, reinterpret_cast<uint32_t*>(&a->state), FUTEX_WAIT, state, &pause, nullptr, 0);
   }
   RestoreRedirected();
   __atomic_store_n(&g_rt.sync_inproc, false, __ATOMIC_RELEASE);

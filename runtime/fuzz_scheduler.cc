@@ -19,6 +19,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "runtime/rt_state.h"
+
 extern "C" void* __libc_malloc(size_t);
 extern "C" void __libc_free(void*);
 
@@ -104,10 +106,10 @@ uint64_t Draw() {
 }
 
 void FutexWait(std::atomic<uint32_t>* word, const timespec* timeout) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, 0, timeout, nullptr, 0);
+  LibcSyscall()(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, 0, timeout, nullptr, 0);
 }
 void FutexWake(std::atomic<uint32_t>* word) {
-  syscall(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+  LibcSyscall()(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 // Under the lock. Threads disabled by a failed acquire get another try.

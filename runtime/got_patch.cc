@@ -31,12 +31,13 @@ bool Contains(const char* s, const char* part) {
 }
 
 // What attach mode redirects: synchronisation (pthread, semaphores, C++
-// static-init guards) and allocation. Not the memory functions
+// static-init guards, syscall() for raw futex calls) and allocation. Not the memory functions
 // (interpose_mem.cc): they record accesses, which only instrumented code needs.
 bool Redirected(const char* name) {
   static const char* const kPrefixes[] = {"pthread_", "sem_", "__cxa_guard_", "_Znw", "_Zna", "_Zdl", "_Zda"};
   static const char* const kNames[] = {"malloc",         "calloc",        "realloc", "free",   "reallocarray",
-                                       "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc"};
+                                       "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
+                                       "syscall"};
   for (const char* p : kPrefixes)
     if (StartsWith(name, p)) return true;
   for (const char* n : kNames)

@@ -57,24 +57,6 @@ RealFunction<LockFn> real_sem_wait("sem_wait");
 RealFunction<LockFn> real_sem_trywait("sem_trywait");
 RealFunction<TimedFn> real_sem_timedwait("sem_timedwait");
 
-// True in ebpf mode (the probes record synchronisation), after attaching the
-// thread: attaching registers its record counter, before the libc call the
-// probes see, so the event is placed exactly among the thread's records even
-// when it precedes its first access. The wrappers then forward at once as a
-// tail call, so that the probed libc function sees the program's own call site
-// as its return address, as it would without the runtime.
-SEER_RT_INLINE bool ProbesRecordSync() {
-  if (__builtin_expect(g_rt.sync_inproc, 1)) return false;
-  AtSyncCall();
-  return true;
-}
-
-// The thread to record, or null when synchronisation is not recorded in-process.
-SEER_RT_INLINE ThreadState* SyncThread() {
-  if (ProbesRecordSync()) return nullptr;
-  return RecordingThread();
-}
-
 SEER_RT_INLINE uint64_t Addr(const volatile void* p) { return reinterpret_cast<uint64_t>(p); }
 
 constexpr uint8_t kExclusive = static_cast<uint8_t>(LockMode::kExclusive);

@@ -450,7 +450,7 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
   if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(ts));
   // The same for the futex tracepoints, without a uprobe: a wake of nobody
   // that the tracepoint recognises by its val3 (ring_layout.h).
-  if (g_rt.futex_stamps) syscall(SYS_futex, ts, FUTEX_WAKE_PRIVATE, 0, nullptr, nullptr, kFutexRegisterMagic);
+  if (g_rt.futex_stamps) LibcSyscall()(SYS_futex, ts, FUTEX_WAKE_PRIVATE, 0, nullptr, nullptr, kFutexRegisterMagic);
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, pc);
   // The thread's own memory, for reports ("Location is stack of thread T1"):
   // a fresh identity too, like any allocation. The TLS blocks come after the

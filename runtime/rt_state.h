@@ -163,6 +163,30 @@ SEER_RT_INLINE ThreadState* RecordingThread() {
   return ts;
 }
 
+// True in ebpf mode (the probes record synchronisation), after attaching the
+// thread: attaching registers its record counter, before the libc call the
+// probes see, so the event is placed exactly among the thread's records even
+// when it precedes its first access. The wrappers then forward at once as a
+// tail call, so that the probed libc function sees the program's own call site
+// as its return address, as it would without the runtime.
+SEER_RT_INLINE bool ProbesRecordSync() {
+  if (__builtin_expect(g_rt.sync_inproc, 1)) return false;
+  AtSyncCall();
+  return true;
+}
+
+// The thread to record, or null when synchronisation is not recorded in-process.
+SEER_RT_INLINE ThreadState* SyncThread() {
+  if (ProbesRecordSync()) return nullptr;
+  return RecordingThread();
+}
+
+// libc's syscall(), past the runtime's own (interpose_futex.cc, which records
+// the program's futex calls): for the runtime's futex calls, which are not the
+// program's synchronisation.
+using SyscallFn = long (*)(long, ...);
+SyscallFn LibcSyscall();
+
 SEER_RT_INLINE uint8_t K(EventKind kind) { return static_cast<uint8_t>(kind); }
 
 // The thread's head: words written since its ring began.

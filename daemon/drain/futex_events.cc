@@ -68,7 +68,10 @@ Status FutexEvents::Take(const rt::ShmHeader* shm, std::vector<FutexEvent>* out)
     }
     if ((e.kind != SEER_EV_SIGNAL && e.kind != SEER_EV_WAIT) || e.mode != SEER_MODE_FUTEX) return;
     if (!filter_.ready()) UpdateMaps();
-    if (filter_.ready() && filter_.IsLibcInternalFutex(e.pc)) {
+    // A call from libc's syscall() was recorded by the runtime's interposer
+    // (runtime/interpose_futex.cc); any other call from libc is part of a
+    // pthread or semaphore call the runtime recorded.
+    if (filter_.ready() && filter_.IsLibcCode(e.pc)) {
       ++libc_internal_;
       return;
     }

@@ -1,7 +1,8 @@
 // Raw futex syscalls for a recording whose runtime records everything else
-// (kPreload with the privileges for eBPF): the futex tracepoints, no uprobe.
-// Each record is kept when it is the program's own (not libc's inside a call
-// the runtime records), placed in its thread's ring by the stamp the
+// (kInproc, kPreload, kInject with --futex-tracepoints): the futex tracepoints, no
+// uprobe. Each record is kept when the program issued the instruction itself
+// (not libc inside a call the runtime records, nor libc's syscall(), which the
+// runtime interposes), placed in its thread's ring by the stamp the
 // tracepoint read from the thread's record counter, and numbered in the order
 // the records were reserved, which is the order they happened (a wake is
 // reserved at syscall entry, the wait it ends at exit). RingMerger::AddExternal

@@ -73,10 +73,11 @@ std::string JoinArgs(const std::vector<std::string>& argv) {
 }
 
 // What the runtime cannot see from inside: futex system calls that bypass
-// the pthread and semaphore functions (RecordResult::not_seen).
+// both the pthread and semaphore functions and libc's syscall()
+// (RecordResult::not_seen).
 constexpr const char* kNotSeen =
-    "raw futex syscalls (custom locks, futex_waitv, libstdc++'s futex waits): their wake-to-wait edges are "
-    "not in the trace";
+    "raw futex syscalls issued without libc's syscall() (the instruction in the program's own code): their "
+    "wake-to-wait edges are not in the trace; --futex-tracepoints (root) adds them";
 
 // Starts argv with the ring descriptor in its environment (and, for kPreload,
 // the runtime in LD_PRELOAD after the user's own entries). The child waits
@@ -422,6 +423,9 @@ Status InprocRecording::Begin() {
       if (!found.ok()) return found;
     }
   }
+  if (opts_.futex_tracepoints && !CheckRecordPrivileges().ok())
+    return Status::Permission("--futex-tracepoints needs root or CAP_BPF and CAP_PERFMON (the runtime alone "
+                              "needs neither)");
   Status s = attached_ ? Status::Ok() : area_.Create(AreaOptions());
   if (!s.ok()) return s;
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
@@ -441,13 +445,16 @@ Status InprocRecording::Begin() {
   writer_->SetMeta("record.sync", std::string(RecordModeName(options_.mode)));
   writer_->SetMeta("record.uprobes", "0");
   writer_->SetMeta("record.not_seen", kNotSeen);
+  writer_->SetMeta("record.futex", "raw futex syscalls through libc's syscall(), from the runtime's interposer");
   if (preload_ || attached_) writer_->SetMeta("record.runtime_library", library);
 
   start_ = Clock::now();
-  // With the privileges, raw futex syscalls come from the eBPF tracepoints
-  // (no uprobe), loaded for the child's pid before it execs.
+  // Raw futex syscalls through libc's syscall() are the runtime's
+  // (runtime/interpose_futex.cc). When asked, the eBPF tracepoints (no uprobe)
+  // add those the program issues itself, loaded for the child's pid before it
+  // execs.
   std::function<bool(pid_t)> before_exec;
-  if ((preload_ || attached_) && CheckRecordPrivileges().ok()) {
+  if (opts_.futex_tracepoints) {
     before_exec = [this](pid_t child) {
       futex_ = std::make_unique<FutexEvents>();
       Status st = futex_->Open(child, options_.ebpf.ringbuf_bytes);
@@ -461,8 +468,9 @@ Status InprocRecording::Begin() {
   if (!s.ok()) return s;
   if (futex_) {
     writer_->SetMeta("record.not_seen", "");
-    writer_->SetMeta("record.futex", "raw futex syscalls from the eBPF tracepoints (no uprobe), placed by the "
-                                     "stamps they read from each thread's record counter");
+    writer_->SetMeta("record.futex", "raw futex syscalls through libc's syscall() from the runtime's interposer, "
+                                     "the others from the eBPF tracepoints (no uprobe), placed by the stamps they "
+                                     "read from each thread's record counter");
   }
 
   rt::ShmHeader* shm = area_.header();
@@ -769,7 +777,8 @@ Status InprocRecording::CloseTrace() {
     out->SetMeta("record.futex_unplaced", std::to_string(futex_->unplaced()));
     out->SetMeta("record.futex_late", std::to_string(merger_->external_late()));
   } else if (!futex_note_.empty()) {
-    out->SetMeta("record.futex", futex_note_);
+    out->SetMeta("record.futex", "raw futex syscalls through libc's syscall(), from the runtime's interposer; " +
+                                     futex_note_);
   }
   if (attached_) {
     out->SetMeta("record.unmatched_releases", std::to_string(attach_filter_.unmatched_releases()));

@@ -22,6 +22,11 @@ class CallSiteFilter {
   // True when a futex call at user address `ip` is libc's own.
   bool IsLibcInternalFutex(uint64_t ip) const;
 
+  // True when `ip` is in libc's code, its syscall() included: a futex call
+  // there is libc's own or, where the runtime interposes syscall(), the
+  // runtime's to record.
+  bool IsLibcCode(uint64_t ip) const { return Contains(libc_text_, ip); }
+
   // True when a probed pthread call was made from the dynamic loader.
   bool IsLoaderCall(uint64_t pc) const;
 
@@ -39,8 +44,8 @@ class CallSiteFilter {
 
   bool ready_ = false;
   std::vector<Range> libc_text_;
-  std::vector<Range> syscall_fn_;
-  std::vector<Range> loader_text_;  // libc's syscall(): the program's own futex calls
+  std::vector<Range> syscall_fn_;  // libc's syscall(): the program's own futex calls
+  std::vector<Range> loader_text_;
   std::vector<Range> loader_data_;
 };
 

@@ -52,6 +52,14 @@ Status SizeKey(const toml::node& node, const std::string& key, uint64_t* out) {
   return Status::InvalidArgument(Where(node.source()) + ": " + key + ": expected a size such as \"1G\"");
 }
 
+Status BoolKey(const toml::node& node, const std::string& key, bool* out) {
+  if (auto b = node.value<bool>()) {
+    *out = *b;
+    return Status::Ok();
+  }
+  return Status::InvalidArgument(Where(node.source()) + ": " + key + ": expected true or false");
+}
+
 Status StringKey(const toml::node& node, const std::string& key, std::string* out) {
   if (const auto* s = node.as_string()) {
     *out = s->get();
@@ -220,6 +228,8 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
       st = StringKey(v, key, &config->analyses);
     } else if (key == "spool") {
       st = SizeKey(v, key, &config->spool_bytes);
+    } else if (key == "futex_tracepoints") {
+      st = BoolKey(v, key, &config->futex_tracepoints);
     } else if (key == "retention") {
       const auto* t = v.as_table();
       st = t ? ReadRetention(*t, &config->retention)
@@ -242,7 +252,8 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
         }
       }
     } else {
-      st = UnknownKey(v, key, "listen, dir, window, duty, analyses, spool, [retention], [[target]]");
+      st = UnknownKey(v, key, "listen, dir, window, duty, analyses, spool, futex_tracepoints, [retention], "
+                                 "[[target]]");
     }
     if (!st.ok()) return st;  // each message names the file and line already
   }

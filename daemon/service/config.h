@@ -41,11 +41,15 @@ struct ServiceConfig {
   double duty_on_s = 2;
   double duty_period_s = 60;
   RetentionPolicy retention;
-  std::string analyses = "deadlock";
+  std::string analyses = "deadlock";  // engines run over each window (predictor registry names)
   // Memory for recorded events not yet merged into windows (the recorder's
   // spool, daemon/recorder.h): an always-on service keeps it small; past 3/4
   // of it the merging leaves idle priority.
-  uint64_t spool_bytes = 256ull << 20;  // engines run over each window (predictor registry names)
+  uint64_t spool_bytes = 256ull << 20;
+  // Also load the eBPF futex tracepoints (RecordOptions::inproc.futex_tracepoints):
+  // futex calls a target issues without libc's syscall(). Detached in the off
+  // periods; while attached they slow every system call on the machine.
+  bool futex_tracepoints = false;
   std::vector<TargetConfig> targets;
   // The program that analyses a window in a child process: the seer binary
   // (analysis_process.h). Not in the file: the running binary itself, which

@@ -94,6 +94,7 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
   context.schedule.duty_period_s = config.duty_period_s;
   context.schedule.min_free_bytes = config.retention.min_free_bytes;
   context.spool_bytes = config.spool_bytes;
+  context.futex_tracepoints = config.futex_tracepoints;
   context.on_window = [self](const WindowFile& w) { self->WindowClosed(w); };
   for (size_t i = 0; i < config.targets.size(); ++i)
     s->targets_.push_back(std::make_unique<TargetSupervisor>(config.targets[i], static_cast<int>(i), context));

@@ -115,6 +115,7 @@ bool TargetSupervisor::RecordOnce(pid_t pid) {
   options.inproc.flush_interval_s = context_.schedule.window_s / 10;
   options.inproc.max_spool_bytes = context_.spool_bytes;
   options.inproc.lock_hold_times = true;  // seer_lock_hold_seconds
+  options.inproc.futex_tracepoints = context_.futex_tracepoints;
   options.open_writer = [this](const TraceWriterOptions& writer_options, std::unique_ptr<TraceWriter>* out) {
     auto writer = std::make_unique<WindowedTraceWriter>(context_.dir, label_, context_.schedule, writer_options,
                                                         context_.on_window, NowUnix);

@@ -24,6 +24,7 @@ struct SupervisorContext {
   std::string dir;
   WindowSchedule schedule;
   uint64_t spool_bytes = 0;  // RecordOptions::inproc.max_spool_bytes
+  bool futex_tracepoints = false;  // RecordOptions::inproc.futex_tracepoints
   std::function<void(const WindowFile&)> on_window;  // from the recording's threads
 };
 

@@ -1,6 +1,7 @@
 /* Raw futex handoffs around a pause of the recording (the service's duty
  * cycle), in steps the test drives through files in DIR (argv[1]):
- *   1. main wakes worker A three times through syscall(SYS_futex);
+ *   1. main wakes worker A three times through syscall(SYS_futex) (built as
+ *      futex_pause_insn: the syscall instruction itself, test_futex.h);
  *   2. writes DIR/ready1 and waits for DIR/paused (the test has paused the
  *      recording); three more handoffs to A, then starts worker B, whose
  *      first FUTEX_WAIT begins in the pause; writes DIR/ready2 and waits for
@@ -12,8 +13,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <sys/syscall.h>
 #include <unistd.h>
+
+#include "test_futex.h"
 
 static _Atomic int word_a, word_b;
 static const char* dir;
@@ -22,11 +24,11 @@ static void* waiter(void* arg) {
   _Atomic int* word = arg;
   for (int round = 1; round <= 3; round++) {
     int seen;
-    while ((seen = atomic_load(word)) != round) syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, 0, 0, 0);
+    while ((seen = atomic_load(word)) != round) test_futex(word, FUTEX_WAIT_PRIVATE, seen);
   }
   for (int round = 4; round <= 6 && word == &word_a; round++) {
     int seen;
-    while ((seen = atomic_load(word)) != round) syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, seen, 0, 0, 0);
+    while ((seen = atomic_load(word)) != round) test_futex(word, FUTEX_WAIT_PRIVATE, seen);
   }
   return 0;
 }
@@ -35,7 +37,7 @@ static void handoffs(_Atomic int* word, int first, int last) {
   for (int round = first; round <= last; round++) {
     usleep(50000);
     atomic_store(word, round);
-    syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+    test_futex(word, FUTEX_WAKE_PRIVATE, 1);
   }
 }
 

@@ -5,12 +5,17 @@
  * released), then takes and releases it in a loop. "invert" runs a lock-order
  * inversion once (one thread takes A then B, another, after a pause, B then A:
  * this run never deadlocks, another schedule would) and prints "inverted".
+ * "handoff" runs three futex handoffs through syscall(SYS_futex) from main to
+ * a new thread (each wait ended by main's FUTEX_WAKE) and prints "handed".
  * "stop" ends the workers and prints "ok TOTAL SUM": the shared count and the
  * sum of what each worker counted, which are equal when no increment was lost;
  * it exits with 0 then, 1 otherwise. */
+#include <linux/futex.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,6 +28,7 @@ static pthread_mutex_t b = PTHREAD_MUTEX_INITIALIZER;
 static long total;
 static int inverted;
 static volatile int stopping, released;
+static _Atomic int handoff_word;
 
 static void pause_us(long us) {
   const struct timespec t = {0, us * 1000};
@@ -78,6 +84,28 @@ static void* b_then_a(void* arg) {
   return 0;
 }
 
+static void* handoff_waiter(void* arg) {
+  (void)arg;
+  for (int round = 1; round <= 3; round++) {
+    int seen;
+    while ((seen = atomic_load(&handoff_word)) != round)
+      syscall(SYS_futex, &handoff_word, FUTEX_WAIT_PRIVATE, seen, 0, 0, 0);
+  }
+  return 0;
+}
+
+static void handoff(void) {
+  pthread_t t;
+  atomic_store(&handoff_word, 0);
+  pthread_create(&t, 0, handoff_waiter, 0);
+  for (int round = 1; round <= 3; round++) {
+    pause_us(20000);
+    atomic_store(&handoff_word, round);
+    syscall(SYS_futex, &handoff_word, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+  }
+  pthread_join(t, 0);
+}
+
 int main(void) {
   pthread_t workers[kWorkers], hold;
   long counts[kWorkers] = {0};
@@ -94,6 +122,9 @@ int main(void) {
       pthread_join(t1, 0);
       pthread_join(t2, 0);
       printf("inverted\n");
+    } else if (strncmp(line, "handoff", 7) == 0) {
+      handoff();
+      printf("handed\n");
     } else if (strncmp(line, "release", 7) == 0) {
       released = 1;
     } else if (strncmp(line, "stop", 4) == 0) {

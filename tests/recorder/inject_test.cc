@@ -147,23 +147,32 @@ TEST_F(InjectTest, RecordsARunningProcessAndLetsItGo) {
   const pid_t pid = StartTarget("inject_target");
   ASSERT_GT(pid, 0);
   const std::string trace = Path("run.seer");
+  const std::string exe = kPrograms + "/inject_target";
+  const std::string syscall_slot_before = SlotTarget(pid, exe, "syscall");
+  ASSERT_NE(syscall_slot_before, "");
   Child seer;
   seer.Start({kSeer, "record", "-o", trace, "-p", std::to_string(pid), "--duration", "4"}, Path("seer.err"));
   ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
       << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
-  const std::string exe = kPrograms + "/inject_target";
   EXPECT_EQ(SlotTarget(pid, exe, "pthread_mutex_lock"), "libseer_rt.so");
+  EXPECT_EQ(SlotTarget(pid, exe, "syscall"), "libseer_rt.so");
   // After the attach: the release of the lock held since before it (left out
-  // of the trace), and the inversion, which must be in the trace.
+  // of the trace), the inversion, which must be in the trace, and three raw
+  // futex handoffs through syscall().
   target_.Send("release\n");
   target_.Send("invert\n");
   EXPECT_EQ(target_.ReadLine(), "inverted");
+  target_.Send("handoff\n");
+  EXPECT_EQ(target_.ReadLine(), "handed");
   EXPECT_EQ(seer.Wait(std::chrono::seconds(60)), 0) << test::ReadWholeFile(Path("seer.err"));
   const std::string err = test::ReadWholeFile(Path("seer.err"));
   EXPECT_NE(err.find("threads (inject) -> "), std::string::npos) << err;
   // The runtime put the calls back and its thread ended; the program runs on.
   EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)));
   EXPECT_EQ(SlotTarget(pid, exe, "pthread_mutex_lock"), "libc.so.6");
+  // Put back as it was (the program's lazy-binding stub when syscall() had
+  // not been called before the attach).
+  EXPECT_EQ(SlotTarget(pid, exe, "syscall"), syscall_slot_before);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(StopTarget(), 2);
 
@@ -173,8 +182,11 @@ TEST_F(InjectTest, RecordsARunningProcessAndLetsItGo) {
   // inversion threads started after it.
   EXPECT_GT(t.Count(EventKind::kAcquire), 1000u) << KindSummary(t);
   EXPECT_GE(t.Count(EventKind::kRelease) + 8, t.Count(EventKind::kAcquire)) << KindSummary(t);
-  EXPECT_EQ(t.Count(EventKind::kFork), 2u) << KindSummary(t);
-  EXPECT_EQ(t.Count(EventKind::kJoin), 2u) << KindSummary(t);
+  EXPECT_EQ(t.Count(EventKind::kFork), 3u) << KindSummary(t);
+  EXPECT_EQ(t.Count(EventKind::kJoin), 3u) << KindSummary(t);
+  // The handoffs: main's three wakes, the new thread's three woken waits.
+  EXPECT_EQ(t.Count(EventKind::kSignal), 3u) << KindSummary(t);
+  EXPECT_EQ(t.Count(EventKind::kWait), 3u) << KindSummary(t);
   EXPECT_EQ(CheckOrder(t), "");
   EXPECT_EQ(t.info.Meta("record.sync"), "inject");
   EXPECT_GT(std::stol("0" + t.info.Meta("record.redirected_slots")), 0);

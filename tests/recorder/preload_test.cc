@@ -159,28 +159,10 @@ TEST_F(PreloadTest, DefaultModeFindsTheDeadlockOfAnUninstrumentedProgram) {
   EXPECT_EQ(report["deadlocks"].size(), 1u) << report["deadlocks"].dump(2);
 }
 
-// Raw futex syscalls: with the privileges, from the eBPF futex tracepoints,
-// each placed in its thread by its stamp and every wait after the wake that
-// ended it; without, absent and said so.
-TEST_F(PreloadTest, RawFutexEdgesWithPrivilegesAndSaidMissingWithout) {
-  ASSERT_EQ(Record("futex_handoff"), 0) << Err();
-  json info = Info();
-  EXPECT_EQ(info["sync_mode"], "preload");
-  EXPECT_EQ(info["meta"]["record.uprobes"], "0");
-  if (geteuid() != 0) {
-    EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
-    EXPECT_EQ(info["by_kind"]["wait"], 0u);
-    return;
-  }
-  EXPECT_EQ(Err().find("not seen:"), std::string::npos) << Err();
-  EXPECT_EQ(info["meta"]["record.futex_events"], "6");
-  EXPECT_EQ(info["meta"]["record.futex_late"], "0");
-  EXPECT_EQ(info["meta"]["record.futex_unplaced"], "0");
-  // Three rounds: the main thread wakes, the worker's wait returns.
-  EXPECT_EQ(Kinds(info, 0)["signal"], 3u);
-  EXPECT_EQ(Kinds(info, 1)["wait"], 3u);
+// Every wake before the wait it ended, in the merged order of `trace`.
+void ExpectWaitsAfterWakes(const std::string& path) {
   LoadedTrace trace;
-  Status st = LoadTrace(trace_, &trace);
+  Status st = LoadTrace(path, &trace);
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(CheckOrder(trace), "");
   int64_t tokens = 0;
@@ -190,75 +172,157 @@ TEST_F(PreloadTest, RawFutexEdgesWithPrivilegesAndSaidMissingWithout) {
       EXPECT_GT(tokens--, 0) << "a wait before the wake that ended it, event " << e.index;
     }
   }
-
-  // As nobody: the same program, no futex edges, and the summary says so.
-  ASSERT_EQ(Record("futex_handoff", {}, {}, {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"}), 0)
-      << Err();
-  EXPECT_NE(Err().find("not seen: raw futex syscalls"), std::string::npos) << Err();
-  json unprivileged = Info();
-  EXPECT_EQ(unprivileged["by_kind"]["wait"], 0u);
-  EXPECT_NE(unprivileged["meta"]["record.not_seen"], "");
 }
 
-// The service's duty cycle (Recording::SetPaused) detaches the futex
-// tracepoints while the runtime is paused (they slow every system call on the
-// machine) and puts them back at the resume: the handoffs made in the pause
+// Raw futex syscalls through libc's syscall(): the runtime's interposer
+// records them, with or without privileges, each wait after the wake that
+// ended it. Those issued by the instruction itself are not seen, and the
+// summary says so.
+TEST_F(PreloadTest, RawFutexThroughSyscallRecordedWithoutPrivileges) {
+  std::vector<std::vector<std::string>> users = {{}};
+  if (geteuid() == 0) users.push_back({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"});
+  for (const auto& as : users) {
+    SCOPED_TRACE(as.empty() ? "as this user" : "as nobody");
+    ASSERT_EQ(Record("futex_handoff", {}, {}, as), 0) << Err();
+    json info = Info();
+    EXPECT_EQ(info["sync_mode"], "preload");
+    EXPECT_EQ(info["meta"]["record.uprobes"], "0");
+    EXPECT_FALSE(info["meta"].contains("record.futex_events")) << "no tracepoints unless asked";
+    EXPECT_NE(Err().find("not seen: raw futex syscalls issued without libc's syscall()"), std::string::npos) << Err();
+    // Three rounds: the main thread wakes, the worker's wait returns.
+    EXPECT_EQ(Kinds(info, 0)["signal"], 3u);
+    EXPECT_EQ(Kinds(info, 1)["wait"], 3u);
+    EXPECT_EQ(info["by_kind"]["signal"], 3u);
+    EXPECT_EQ(info["by_kind"]["wait"], 3u);
+    ExpectWaitsAfterWakes(trace_);
+  }
+  // The same handoff by the syscall instruction: nothing.
+  ASSERT_EQ(Record("futex_handoff_insn"), 0) << Err();
+  EXPECT_NE(Err().find("not seen: raw futex syscalls issued without libc's syscall()"), std::string::npos) << Err();
+  json insn = Info();
+  EXPECT_EQ(insn["by_kind"]["signal"], 0u);
+  EXPECT_EQ(insn["by_kind"]["wait"], 0u);
+}
+
+// futex_waitv (no glibc wrapper: through syscall()): the wait is on the word
+// whose index the call returned, as the tracepoint records it (record_test.cc).
+TEST_F(PreloadTest, FutexWaitvThroughSyscallReturnsTheWordThatWokeIt) {
+  ASSERT_EQ(Record("futex_waitv"), 0) << "the program checks which word woke each wait; " << Err();
+  json info = Info();
+  EXPECT_EQ(Kinds(info, 1)["wait"], 3u) << info.dump(1);
+  EXPECT_EQ(Kinds(info, 0)["signal"], 3u);
+  LoadedTrace trace;
+  Status st = LoadTrace(trace_, &trace);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  // Each wait is on the word the previous wake was on.
+  uint64_t woken_word = 0;
+  for (const auto& e : trace.events) {
+    if (e.kind == EventKind::kSignal) woken_word = e.object;
+    if (e.kind == EventKind::kWait) {
+      EXPECT_EQ(e.object, woken_word) << "event " << e.index;
+    }
+  }
+}
+
+// --futex-tracepoints adds the calls the program issues by the instruction
+// itself; those through libc's syscall() stay the runtime's (not twice). It
+// needs the eBPF privileges, and says so without them.
+TEST_F(PreloadTest, FutexTracepointsAddWhatTheInstructionIssues) {
+  if (geteuid() != 0) GTEST_SKIP() << "NOT RUN: the futex tracepoints need root or CAP_BPF and CAP_PERFMON";
+  ASSERT_EQ(Record("futex_handoff_insn", {"--futex-tracepoints"}), 0) << Err();
+  EXPECT_EQ(Err().find("not seen:"), std::string::npos) << Err();
+  json info = Info();
+  EXPECT_EQ(info["meta"]["record.futex_events"], "6");
+  EXPECT_EQ(info["meta"]["record.futex_late"], "0");
+  EXPECT_EQ(info["meta"]["record.futex_unplaced"], "0");
+  EXPECT_EQ(Kinds(info, 0)["signal"], 3u);
+  EXPECT_EQ(Kinds(info, 1)["wait"], 3u);
+  ExpectWaitsAfterWakes(trace_);
+
+  ASSERT_EQ(Record("futex_handoff", {"--futex-tracepoints"}), 0) << Err();
+  json both = Info();
+  EXPECT_EQ(both["meta"]["record.futex_events"], "0") << "the tracepoints kept a call the runtime recorded";
+  EXPECT_GE(std::stoull(both["meta"]["record.futex_libc_internal_dropped"].get<std::string>()), 6u);
+  EXPECT_EQ(both["by_kind"]["signal"], 3u);
+  EXPECT_EQ(both["by_kind"]["wait"], 3u);
+
+  ASSERT_EQ(Record("futex_handoff", {"--futex-tracepoints"}, {},
+                   {"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"}),
+            2)
+      << Err();
+  EXPECT_NE(Err().find("--futex-tracepoints needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Err();
+}
+
+// The service's duty cycle (Recording::SetPaused) pauses the runtime, and with
+// the futex tracepoints detaches them too (they slow every system call on the
+// machine), putting them back at the resume: the handoffs made in the pause
 // are not recorded, a thread started in the pause has its counter registered
 // by the recorder (its own registration call went unseen), and a wait that
-// began in the pause is recorded when it returns after it.
+// began in the pause is recorded when it returns after it. Run through libc's
+// syscall() (the runtime) and by the instruction (the tracepoints).
 TEST_F(PreloadTest, RawFutexEdgesAcrossAPause) {
-  if (geteuid() != 0) GTEST_SKIP() << "NOT RUN: the futex tracepoints need root or CAP_BPF and CAP_PERFMON";
-  daemon::RecordOptions o;
-  o.mode = daemon::RecordMode::kPreload;
-  o.command = {kPrograms + "/futex_pause", dir_};
-  o.output = trace_ = Path("T.seer");
-  o.inproc.runtime_library = SEER_RUNTIME_LIBRARY;
-  std::unique_ptr<daemon::Recording> recording;
-  Status st = daemon::Recording::Start(o, &recording);
-  ASSERT_TRUE(st.ok()) << st.ToString();
-  bool running = true;
-  // Polls until `done()` (or the target ended, or 30 s passed).
-  auto poll_until = [&](const std::function<bool()>& done) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (running && !done() && std::chrono::steady_clock::now() < deadline) {
-      Status s = recording->Poll(&running);
-      ASSERT_TRUE(s.ok()) << s.ToString();
-    }
-    ASSERT_TRUE(done()) << "timed out";
-  };
-  auto exists = [&](const char* name) { return [this, name] { return access(Path(name).c_str(), F_OK) == 0; }; };
-  auto touch = [&](const char* name) { std::ofstream(Path(name)).put('\n'); };
-  poll_until(exists("ready1"));
-  ASSERT_TRUE(recording->SetPaused(true));
-  poll_until([&] { return recording->PauseDrained(); });
-  touch("paused");
-  poll_until(exists("ready2"));
-  ASSERT_TRUE(recording->SetPaused(false));
-  touch("resumed");
-  poll_until([&] { return !running; });
-  daemon::RecordResult result;
-  st = recording->Finish(&result);
-  ASSERT_TRUE(st.ok()) << st.ToString();
-  EXPECT_EQ(result.exit_code, 0);
+  for (const bool tracepoints : {false, true}) {
+    SCOPED_TRACE(tracepoints ? "futex_pause_insn, the tracepoints" : "futex_pause, the runtime");
+    if (tracepoints && geteuid() != 0)
+      GTEST_SKIP() << "NOT RUN (the tracepoints half): they need root or CAP_BPF and CAP_PERFMON";
+    std::remove(Path("ready1").c_str());
+    std::remove(Path("ready2").c_str());
+    std::remove(Path("paused").c_str());
+    std::remove(Path("resumed").c_str());
+    daemon::RecordOptions o;
+    o.mode = daemon::RecordMode::kPreload;
+    o.command = {kPrograms + (tracepoints ? "/futex_pause_insn" : "/futex_pause"), dir_};
+    o.output = trace_ = Path("T.seer");
+    o.inproc.runtime_library = SEER_RUNTIME_LIBRARY;
+    o.inproc.futex_tracepoints = tracepoints;
+    std::unique_ptr<daemon::Recording> recording;
+    Status st = daemon::Recording::Start(o, &recording);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    bool running = true;
+    // Polls until `done()` (or the target ended, or 30 s passed).
+    auto poll_until = [&](const std::function<bool()>& done) {
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (running && !done() && std::chrono::steady_clock::now() < deadline) {
+        Status s = recording->Poll(&running);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+      }
+      ASSERT_TRUE(done()) << "timed out";
+    };
+    auto exists = [&](const char* name) { return [this, name] { return access(Path(name).c_str(), F_OK) == 0; }; };
+    auto touch = [&](const char* name) { std::ofstream(Path(name)).put('\n'); };
+    poll_until(exists("ready1"));
+    ASSERT_TRUE(recording->SetPaused(true));
+    poll_until([&] { return recording->PauseDrained(); });
+    touch("paused");
+    poll_until(exists("ready2"));
+    ASSERT_TRUE(recording->SetPaused(false));
+    touch("resumed");
+    poll_until([&] { return !running; });
+    daemon::RecordResult result;
+    st = recording->Finish(&result);
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    EXPECT_EQ(result.exit_code, 0);
 
-  json info = Info();
-  EXPECT_EQ(info["sync_mode"], "preload");
-  // Three wakes and three waits before the pause, as many after it; none of
-  // the pause's own (they would make 18).
-  EXPECT_EQ(info["meta"]["record.futex_events"], "12") << info["meta"].dump(1);
-  EXPECT_EQ(info["meta"]["record.futex_unplaced"], "0");
-  EXPECT_EQ(info["meta"]["record.futex_late"], "0");
-  EXPECT_EQ(info["threads"], 3u);
-  // Which tid each worker got follows the merged order: A waited 3 times
-  // before the pause, B 3 times after it, its first wait begun in the pause.
-  std::vector<uint64_t> waits;
-  for (int t = 0; t < 3; ++t) waits.push_back(Kinds(info, t)["wait"]);
-  std::sort(waits.begin(), waits.end());
-  EXPECT_EQ(waits, (std::vector<uint64_t>{0, 3, 3}));
-  LoadedTrace trace;
-  st = LoadTrace(trace_, &trace);
-  ASSERT_TRUE(st.ok()) << st.ToString();
-  EXPECT_EQ(CheckOrder(trace), "");
+    json info = Info();
+    EXPECT_EQ(info["sync_mode"], "preload");
+    // Three wakes and three waits before the pause, as many after it; none of
+    // the pause's own (they would make 18).
+    EXPECT_EQ(info["by_kind"]["signal"], 6u);
+    EXPECT_EQ(info["by_kind"]["wait"], 6u);
+    if (tracepoints) {
+      EXPECT_EQ(info["meta"]["record.futex_events"], "12") << info["meta"].dump(1);
+      EXPECT_EQ(info["meta"]["record.futex_unplaced"], "0");
+      EXPECT_EQ(info["meta"]["record.futex_late"], "0");
+    }
+    EXPECT_EQ(info["threads"], 3u);
+    // Which tid each worker got follows the merged order: A waited 3 times
+    // before the pause, B 3 times after it, its first wait begun in the pause.
+    std::vector<uint64_t> waits;
+    for (int t = 0; t < 3; ++t) waits.push_back(Kinds(info, t)["wait"]);
+    std::sort(waits.begin(), waits.end());
+    EXPECT_EQ(waits, (std::vector<uint64_t>{0, 3, 3}));
+    ExpectWaitsAfterWakes(trace_);
+  }
 }
 
 // No uprobe trap in the target: the kernel maps its "[uprobes]" page into a

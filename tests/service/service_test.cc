@@ -61,6 +61,7 @@ window = "5s"
 duty = "1s/30s"
 analyses = "deadlock,hb"
 spool = "64M"
+futex_tracepoints = true
 [retention]
 max_windows = 7
 max_age = "2h"
@@ -83,6 +84,7 @@ command = ["./prog", "--flag"]
   EXPECT_DOUBLE_EQ(c.duty_period_s, 30);
   EXPECT_EQ(c.analyses, "deadlock,hb");
   EXPECT_EQ(c.spool_bytes, 64ull << 20);
+  EXPECT_TRUE(c.futex_tracepoints);
   EXPECT_EQ(c.retention.max_windows, 7u);
   EXPECT_DOUBLE_EQ(c.retention.max_age_s, 7200);
   EXPECT_EQ(c.retention.max_bytes, 64ull << 20);
@@ -116,6 +118,11 @@ TEST_F(ServiceTest, MalformedConfigNamesFileAndLine) {
   st = LoadConfigFile(WriteFile("typo.toml", "dir = \"/tmp\"\nwindwo = \"5s\"\n"), &c);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("unknown key 'windwo'"), std::string::npos) << st.ToString();
+
+  st = LoadConfigFile(WriteFile("bool.toml", "futex_tracepoints = \"yes\"\n"), &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("bool.toml:1: futex_tracepoints: expected true or false"), std::string::npos)
+      << st.ToString();
 
   st = LoadConfigFile(WriteFile("unit.toml", "window = \"5 parsecs\"\n"), &c);
   ASSERT_FALSE(st.ok());
