@@ -1,6 +1,8 @@
 // `seer info T.seer [--json]`: what a trace holds. It decodes every chunk, so it
 // also verifies the whole file: the per-kind counts of the decoded events must
-// match the counters the writer stored, or the trace is damaged.
+// match the counters the writer stored, or the trace is damaged. The distinct
+// variables, locations and locks of a recording are counted here (the recorder
+// leaves them: TraceWriterOptions::count_distinct).
 #include <sys/stat.h>
 
 #include <array>
@@ -15,6 +17,7 @@
 #include "cli/progress.h"
 #include "predictor/report/json_util.h"
 #include "predictor/report/report.h"
+#include "store/distinct_counter.h"
 
 namespace seer::cli {
 namespace {
@@ -31,10 +34,14 @@ struct Decoded {
   std::array<uint64_t, kNumEventKinds> by_kind{};
   std::vector<uint64_t> per_thread;
   std::vector<std::array<uint64_t, kNumEventKinds>> per_thread_kind;  // by tid, then kind
+  // The distinct variables, locations and locks, when the writer left them
+  // uncounted (the recorder: meta::kDistinctNotCounted).
+  std::unique_ptr<DistinctCounter> distinct;
 };
 
 Status DecodeAll(TraceReader* reader, Decoded* d) {
   Progress progress("events", reader->info().counters.events);
+  if (!reader->info().Meta(meta::kDistinctNotCounted).empty()) d->distinct = std::make_unique<DistinctCounter>();
   std::vector<Event> batch;
   uint64_t done = 0;
   while (true) {
@@ -50,6 +57,8 @@ Status DecodeAll(TraceReader* reader, Decoded* d) {
       ++d->per_thread[e.tid];
       ++d->per_thread_kind[e.tid][static_cast<int>(e.kind)];
     }
+    if (d->distinct)
+      for (const Event& e : batch) d->distinct->Count(e);
     done += batch.size();
     progress.Update(done);
   }
@@ -199,7 +208,12 @@ int RunInfo(const InfoOptions& o) {
   if (!s.ok()) return Fail(s);
   struct stat st;
   const uint64_t file_size = stat(o.input.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
-  const TraceInfo& info = reader->info();
+  TraceInfo info = reader->info();
+  if (decoded.distinct) {
+    info.counters.distinct_variables = decoded.distinct->variables();
+    info.counters.distinct_locations = decoded.distinct->locations();
+    info.counters.distinct_locks = decoded.distinct->locks();
+  }
   const ReportNames names(*reader);
   const std::vector<ThreadRow> threads = Threads(info, names, decoded);
   s = WriteOutput("", o.json ? Json(info, threads, file_size) : Text(info, threads, file_size));

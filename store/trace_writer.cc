@@ -21,7 +21,7 @@
 #include "seer/trace.h"
 #include "store/chunk_codec.h"
 #include "store/coding.h"
-#include "store/flat_set.h"
+#include "store/distinct_counter.h"
 #include "store/lmdb_util.h"
 #include "store/run_appender.h"
 #include "store/tables.h"
@@ -76,7 +76,9 @@ struct ChunkJob {
 class LmdbTraceWriter final : public TraceWriter, public RunAppender {
  public:
   LmdbTraceWriter(std::string path, const TraceWriterOptions& options)
-      : path_(std::move(path)), options_(options) {}
+      : path_(std::move(path)), options_(options) {
+    if (!options_.count_distinct) pending_.meta[meta::kDistinctNotCounted] = "1";
+  }
 
   ~LmdbTraceWriter() override {
     StopEncoders();
@@ -237,7 +239,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       Status st = encoder_.Finish(chunk_first_index_, options_.zstd_level, options_.entropy_coding, &chunk);
       if (!st.ok()) return Fail(st);
     }
-    Status s = Commit(chunk, pending_, counters_);
+    Status s = Commit(chunk, pending_, CountersNow());
     if (s.ok()) pending_ = TableChanges();
     return s;
   }
@@ -279,35 +281,16 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
       seen_threads_[e.tid] = 1;
       ++counters_.distinct_threads;
     }
-    if (IsAccess(e.kind) || IsAtomicAccess(e.kind)) {
-      // Most accesses touch an object and come from a pc seen a moment ago; a
-      // hit in these small direct-mapped caches proves the key was counted and
-      // saves a set lookup (which misses the cache once the set is large). The
-      // object and the pc are cached apart: a loop's pc touches a new object
-      // each time, yet the object (touched in the previous pass) and the pc are
-      // both recent.
-      CountDistinct(&recent_objects_[((e.object >> 3) ^ (e.object >> 15)) & (kRecentObjects - 1)], e.object,
-                    &variables_, &counters_.distinct_variables);
-      CountDistinct(&recent_pcs_[(e.pc * 0x9e3779b97f4a7c15ull) >> (64 - kRecentPcBits)], e.pc, &locations_,
-                    &counters_.distinct_locations);
-    } else if (e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) {
-      // A release names the lock its acquire named a moment ago, and a service
-      // takes a few locks (its threads' own, a queue's) most of the time: the
-      // set lookup, a cache miss once the set is large (a tenth of a recording
-      // merger's samples on memcached, with 8,192 item locks), is rarely needed.
-      CountDistinct(&recent_locks_[((e.object >> 3) ^ (e.object >> 13)) & (kRecentLocks - 1)], e.object, &locks_,
-                    &counters_.distinct_locks);
-    }
+    if (options_.count_distinct) distinct_.Count(e);
   }
 
-  // Counts `key` in `set` (and its size in *distinct) unless `recent`, its
-  // slot in a direct-mapped cache of keys counted already, holds it.
-  struct RecentKey;
-  [[gnu::always_inline]] static void CountDistinct(RecentKey* recent, uint64_t key, FlatSet64* set,
-                                                   uint64_t* distinct) {
-    if (recent->valid && recent->key == key) return;
-    *recent = {key, true};
-    if (set->Insert(key)) *distinct = set->size();
+  // The counters as they are now, for a commit: the distinct counts are the
+  // counter's (0 when not counted).
+  const TraceCounters& CountersNow() {
+    counters_.distinct_variables = distinct_.variables();
+    counters_.distinct_locations = distinct_.locations();
+    counters_.distinct_locks = distinct_.locks();
+    return counters_;
   }
 
   // A repeat's counts (AppendRepeat): its events, by kind. Every thread,
@@ -406,7 +389,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   // in flight: a caller faster than the encoders waits for them here.
   Status SubmitJob() {
     filling_->tables = std::move(pending_);
-    filling_->counters = counters_;
+    filling_->counters = CountersNow();
     pending_ = TableChanges();
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -495,17 +478,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
 
   TraceCounters counters_;
   std::vector<uint8_t> seen_threads_;  // bytes, not bits: one load and compare per event
-  FlatSet64 variables_{FlatSet64::Keys::kAddresses}, locations_, locks_;
-  struct RecentKey {
-    uint64_t key = 0;
-    bool valid = false;
-  };
-  static constexpr size_t kRecentObjects = 8192;
-  static constexpr int kRecentPcBits = 10;
-  static constexpr size_t kRecentLocks = 1024;
-  std::array<RecentKey, kRecentObjects> recent_objects_{};
-  std::array<RecentKey, size_t{1} << kRecentPcBits> recent_pcs_{};
-  std::array<RecentKey, kRecentLocks> recent_locks_{};
+  DistinctCounter distinct_;
 
   // Encoder threads: jobs_ are the chunks handed over, in commit order; todo_
   // those no encoder has taken yet. Under mu_, with done and stop_.

@@ -32,6 +32,10 @@ inline constexpr const char* kEndTime = "end_time";
 inline constexpr const char* kClock = "clock";               // how cross-thread order was decided
 inline constexpr const char* kPcKind = "pc_kind";            // "location" (ids) or "address"
 inline constexpr const char* kComplete = "complete";         // "1" once the writer closed cleanly
+// Set when the writer did not count distinct variables, locations and locks
+// (TraceWriterOptions::count_distinct): TraceCounters::distinct_* other than
+// threads are 0, and `seer info` counts them from the events.
+inline constexpr const char* kDistinctNotCounted = "distinct_not_counted";
 // The checksum of every other table record (store/tables.h); kept out of
 // TraceInfo::meta by the reader, which checks it.
 inline constexpr const char* kTablesChecksum = "tables_checksum";
@@ -112,6 +116,12 @@ struct TraceWriterOptions {
   // the caller's thread). They start at the first append, from the appending
   // thread, and so share its scheduling policy.
   int encode_threads = 0;
+  // Count distinct variables, locations and locks (TraceCounters): a set
+  // lookup per access or lock event whose key is not among the recent ones, a
+  // cache miss once the sets are large (a sixth of the recorder's time on
+  // memcached, which touches some 60,000 items). The recorder leaves them to
+  // `seer info`, which decodes every event anyway (meta::kDistinctNotCounted).
+  bool count_distinct = true;
 };
 
 // Writes a trace. Not thread-safe: one writer, one thread.

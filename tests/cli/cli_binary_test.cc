@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 
 #include "predictor/engine.h"
 #include "store/chunk_codec.h"
@@ -138,6 +139,44 @@ TEST_F(CliTest, InfoJsonCountsAreExact) {
   EXPECT_EQ(j["thread_list"][0]["by_kind"]["fork"], 1);
   EXPECT_EQ(j["thread_list"][0]["by_kind"]["acquire"], 1);
   EXPECT_EQ(j["thread_list"][0]["by_kind"].size(), 8u);
+}
+
+// A trace whose writer left the distinct counts to the reader (the recorder
+// does): `seer info` counts them as it decodes, the same as a counted trace's.
+TEST_F(CliTest, InfoCountsWhatTheWriterLeftUncounted) {
+  for (const bool counted : {true, false}) {
+    TraceWriterOptions options;
+    options.count_distinct = counted;
+    options.events_per_chunk = 100;  // several chunks
+    const std::string path = Path(counted ? "counted.seer" : "uncounted.seer");
+    std::unique_ptr<TraceWriter> w;
+    ASSERT_TRUE(TraceWriter::Create(path, options, &w).ok());
+    std::set<uint64_t> locks, variables, locations;
+    for (uint64_t i = 0; i < 1000; ++i) {
+      Event e;
+      e.tid = static_cast<uint32_t>(i % 2);
+      e.kind = i % 5 == 0 ? EventKind::kAcquire : i % 5 == 1 ? EventKind::kRelease : EventKind::kRead;
+      e.pc = 0x400000 + i % 13;
+      if (e.kind == EventKind::kRead) {
+        e.object = 0x1000 + (i * 37) % 300;
+        variables.insert(e.object);
+        locations.insert(e.pc);
+      } else {
+        e.object = 0x9000 + (i % 7) * 64;
+        locks.insert(e.object);
+      }
+      ASSERT_TRUE(w->Append(e).ok());
+    }
+    ASSERT_TRUE(w->Close().ok());
+    auto r = Seer("info --json " + path);
+    ASSERT_EQ(r.code, 0) << r.err;
+    json j = json::parse(r.out);
+    SCOPED_TRACE(counted ? "counted by the writer" : "counted by seer info");
+    EXPECT_EQ(j["locks"], locks.size());
+    EXPECT_EQ(j["variables"], variables.size());
+    EXPECT_EQ(j["locations"], locations.size());
+    EXPECT_GT(variables.size(), 100u);
+  }
 }
 
 TEST_F(CliTest, InfoText) {

@@ -14,6 +14,7 @@
 
 #include "seer/trace.h"
 #include "store/coding.h"
+#include "store/distinct_counter.h"
 #include "store/run_appender.h"
 #include "store/tables.h"
 #include "store/trace_clock.h"
@@ -112,10 +113,18 @@ TEST_F(TraceStoreTest, RoundTripsEventsAndTables) {
 // and locks); they must still equal exact counts, whatever mix of kinds shares
 // a pc, and with more locks (an array of mutexes, 40 bytes apart) than the
 // lock cache holds.
+// The same events written with and without the writer's distinct counts: the
+// first trace holds the exact counts, the second none and says so
+// (meta::kDistinctNotCounted), and DistinctCounter (what `seer info` counts
+// them with then) finds the exact counts in its events.
 TEST_F(TraceStoreTest, DistinctCountsAreExact) {
   const std::string path = Path("distinct.seer");
-  std::unique_ptr<TraceWriter> w;
+  const std::string uncounted_path = Path("uncounted.seer");
+  std::unique_ptr<TraceWriter> w, uncounted;
   ASSERT_TRUE(TraceWriter::Create(path, {}, &w).ok());
+  TraceWriterOptions no_distinct;
+  no_distinct.count_distinct = false;
+  ASSERT_TRUE(TraceWriter::Create(uncounted_path, no_distinct, &uncounted).ok());
   std::mt19937_64 rng(11);
   std::set<uint64_t> variables, locations, locks;
   for (int i = 0; i < 200000; ++i) {
@@ -132,14 +141,29 @@ TEST_F(TraceStoreTest, DistinctCountsAreExact) {
       locks.insert(e.object);
     }
     ASSERT_TRUE(w->Append(e).ok());
+    ASSERT_TRUE(uncounted->Append(e).ok());
   }
   ASSERT_TRUE(w->Close().ok());
+  ASSERT_TRUE(uncounted->Close().ok());
   std::vector<Event> events;
   TraceInfo info;
   ASSERT_TRUE(test::ReadTrace(path, &events, &info).ok());
   EXPECT_EQ(info.counters.distinct_variables, variables.size());
   EXPECT_EQ(info.counters.distinct_locations, locations.size());
   EXPECT_EQ(info.counters.distinct_locks, locks.size());
+  EXPECT_EQ(info.Meta(meta::kDistinctNotCounted), "");
+
+  ASSERT_TRUE(test::ReadTrace(uncounted_path, &events, &info).ok());
+  EXPECT_EQ(info.counters.distinct_variables, 0u);
+  EXPECT_EQ(info.counters.distinct_locations, 0u);
+  EXPECT_EQ(info.counters.distinct_locks, 0u);
+  EXPECT_EQ(info.counters.distinct_threads, 3u) << "threads are counted either way";
+  EXPECT_EQ(info.Meta(meta::kDistinctNotCounted), "1");
+  DistinctCounter counter;
+  for (const Event& e : events) counter.Count(e);
+  EXPECT_EQ(counter.variables(), variables.size());
+  EXPECT_EQ(counter.locations(), locations.size());
+  EXPECT_EQ(counter.locks(), locks.size());
 }
 
 // A writer of 1000 events per chunk with `threads` encoder threads, and its
