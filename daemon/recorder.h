@@ -90,12 +90,12 @@ struct InprocOptions {
   // No distinct counts (count_distinct): their set lookups took a sixth of the
   // recorder's time on memcached; `seer info` counts them.
   TraceWriterOptions writer{.zstd_level = 1, .encode_threads = 2, .count_distinct = false};
-  // Also load the futex tracepoints (root, or CAP_BPF and
-  // CAP_PERFMON), for futex calls the program makes without libc's syscall(),
-  // which the runtime records itself (runtime/interpose_futex.cc). Off by
-  // default: while they are attached every system call of every process on the
-  // machine takes the kernel's tracing slow path, 3-8% of a server's throughput
-  // here (docs/recording.md).
+  // Also load the futex tracepoints (root, or CAP_BPF and CAP_PERFMON), for
+  // futex calls the program makes without libc's syscall(), which the runtime
+  // records itself (runtime/interpose_futex.cc). Off by default: while they
+  // are attached every system call of every process on the machine takes the
+  // kernel's tracing slow path, 2-8% of memcached's throughput here
+  // (docs/recording.md).
   bool futex_tracepoints = false;
   // kPreload: the runtime library put in the target's LD_PRELOAD (after the
   // user's own entries); kInject: the one loaded into the process. Empty:
