@@ -77,7 +77,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
  public:
   LmdbTraceWriter(std::string path, const TraceWriterOptions& options)
       : path_(std::move(path)), options_(options) {
-    if (!options_.count_distinct) pending_.meta[meta::kDistinctNotCounted] = "1";
+    if (!options_.count_distinct) SetMeta(meta::kDistinctNotCounted, "1");
   }
 
   ~LmdbTraceWriter() override {

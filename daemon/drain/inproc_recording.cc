@@ -78,6 +78,10 @@ std::string JoinArgs(const std::vector<std::string>& argv) {
 constexpr const char* kNotSeen =
     "raw futex syscalls issued without libc's syscall() (the instruction in the program's own code): their "
     "wake-to-wait edges are not in the trace; --futex-tracepoints (root) adds them";
+// Where the raw futex syscalls in the trace come from (meta record.futex):
+// always the runtime's interposer, then what the tracepoints add or why they
+// are not there.
+constexpr const char* kFutexByRuntime = "raw futex syscalls through libc's syscall(), from the runtime's interposer";
 
 // Starts argv with the ring descriptor in its environment (and, for kPreload,
 // the runtime in LD_PRELOAD after the user's own entries). The child waits
@@ -445,7 +449,7 @@ Status InprocRecording::Begin() {
   writer_->SetMeta("record.sync", std::string(RecordModeName(options_.mode)));
   writer_->SetMeta("record.uprobes", "0");
   writer_->SetMeta("record.not_seen", kNotSeen);
-  writer_->SetMeta("record.futex", "raw futex syscalls through libc's syscall(), from the runtime's interposer");
+  writer_->SetMeta("record.futex", kFutexByRuntime);
   if (preload_ || attached_) writer_->SetMeta("record.runtime_library", library);
 
   start_ = Clock::now();
@@ -468,9 +472,9 @@ Status InprocRecording::Begin() {
   if (!s.ok()) return s;
   if (futex_) {
     writer_->SetMeta("record.not_seen", "");
-    writer_->SetMeta("record.futex", "raw futex syscalls through libc's syscall() from the runtime's interposer, "
-                                     "the others from the eBPF tracepoints (no uprobe), placed by the stamps they "
-                                     "read from each thread's record counter");
+    writer_->SetMeta("record.futex", std::string(kFutexByRuntime) +
+                                         "; the others from the eBPF tracepoints (no uprobe), placed by the stamps "
+                                         "they read from each thread's record counter");
   }
 
   rt::ShmHeader* shm = area_.header();
@@ -777,8 +781,7 @@ Status InprocRecording::CloseTrace() {
     out->SetMeta("record.futex_unplaced", std::to_string(futex_->unplaced()));
     out->SetMeta("record.futex_late", std::to_string(merger_->external_late()));
   } else if (!futex_note_.empty()) {
-    out->SetMeta("record.futex", "raw futex syscalls through libc's syscall(), from the runtime's interposer; " +
-                                     futex_note_);
+    out->SetMeta("record.futex", std::string(kFutexByRuntime) + "; " + futex_note_);
   }
   if (attached_) {
     out->SetMeta("record.unmatched_releases", std::to_string(attach_filter_.unmatched_releases()));

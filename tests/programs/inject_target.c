@@ -15,9 +15,10 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "test_futex.h"
 
 enum { kWorkers = 3 };
 
@@ -89,7 +90,7 @@ static void* handoff_waiter(void* arg) {
   for (int round = 1; round <= 3; round++) {
     int seen;
     while ((seen = atomic_load(&handoff_word)) != round)
-      syscall(SYS_futex, &handoff_word, FUTEX_WAIT_PRIVATE, seen, 0, 0, 0);
+      test_futex(&handoff_word, FUTEX_WAIT_PRIVATE, seen);
   }
   return 0;
 }
@@ -101,7 +102,7 @@ static void handoff(void) {
   for (int round = 1; round <= 3; round++) {
     pause_us(20000);
     atomic_store(&handoff_word, round);
-    syscall(SYS_futex, &handoff_word, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
+    test_futex(&handoff_word, FUTEX_WAKE_PRIVATE, 1);
   }
   pthread_join(t, 0);
 }
