@@ -9,7 +9,6 @@
  *   3. main wakes B three times.
  * In each handoff the waiter sleeps in FUTEX_WAIT until main (50 ms later)
  * stores the round number and issues one FUTEX_WAKE. */
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -22,23 +21,8 @@ static const char* dir;
 
 static void* waiter(void* arg) {
   _Atomic int* word = arg;
-  for (int round = 1; round <= 3; round++) {
-    int seen;
-    while ((seen = atomic_load(word)) != round) test_futex(word, FUTEX_WAIT_PRIVATE, seen);
-  }
-  for (int round = 4; round <= 6 && word == &word_a; round++) {
-    int seen;
-    while ((seen = atomic_load(word)) != round) test_futex(word, FUTEX_WAIT_PRIVATE, seen);
-  }
+  wait_rounds(word, 1, word == &word_a ? 6 : 3);
   return 0;
-}
-
-static void handoffs(_Atomic int* word, int first, int last) {
-  for (int round = first; round <= last; round++) {
-    usleep(50000);
-    atomic_store(word, round);
-    test_futex(word, FUTEX_WAKE_PRIVATE, 1);
-  }
 }
 
 static void step(const char* done, const char* wait_for) {
@@ -58,13 +42,13 @@ int main(int argc, char** argv) {
   dir = argv[1];
   pthread_t a, b;
   pthread_create(&a, 0, waiter, &word_a);
-  handoffs(&word_a, 1, 3);
+  wake_rounds(&word_a, 1, 3, 50000);
   step("ready1", "paused");
-  handoffs(&word_a, 4, 6);
+  wake_rounds(&word_a, 4, 6, 50000);
   pthread_create(&b, 0, waiter, &word_b);
   usleep(50000);
   step("ready2", "resumed");
-  handoffs(&word_b, 1, 3);
+  wake_rounds(&word_b, 1, 3, 50000);
   pthread_join(a, 0);
   pthread_join(b, 0);
   return 0;

@@ -10,7 +10,6 @@
  * "stop" ends the workers and prints "ok TOTAL SUM": the shared count and the
  * sum of what each worker counted, which are equal when no increment was lost;
  * it exits with 0 then, 1 otherwise. */
-#include <linux/futex.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -87,11 +86,7 @@ static void* b_then_a(void* arg) {
 
 static void* handoff_waiter(void* arg) {
   (void)arg;
-  for (int round = 1; round <= 3; round++) {
-    int seen;
-    while ((seen = atomic_load(&handoff_word)) != round)
-      test_futex(&handoff_word, FUTEX_WAIT_PRIVATE, seen);
-  }
+  wait_rounds(&handoff_word, 1, 3);
   return 0;
 }
 
@@ -99,11 +94,7 @@ static void handoff(void) {
   pthread_t t;
   atomic_store(&handoff_word, 0);
   pthread_create(&t, 0, handoff_waiter, 0);
-  for (int round = 1; round <= 3; round++) {
-    pause_us(20000);
-    atomic_store(&handoff_word, round);
-    test_futex(&handoff_word, FUTEX_WAKE_PRIVATE, 1);
-  }
+  wake_rounds(&handoff_word, 1, 3, 20000);
   pthread_join(t, 0);
 }
 
