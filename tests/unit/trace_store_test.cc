@@ -248,20 +248,21 @@ TEST_F(TraceStoreTest, EncoderThreadsWriteWhatOneThreadWrites) {
 // Repeats (RunAppender::AppendRepeat): a writer given the repeated runs as
 // repeats writes the same chunks, byte for byte, and the same counters as one
 // given them as plain runs; with and without encoder threads, runs cut by the
-// end of a chunk, threads interleaving, runs that differ slightly.
+// end of a chunk, threads interleaving, runs that differ slightly; with more
+// threads' runs in a chunk than the writer's look-back for a run it already
+// holds (HoldRun) too.
 TEST_F(TraceStoreTest, RepeatsWriteWhatRunsWrite) {
-  auto write = [&](const std::string& path, int threads, bool repeats) {
+  auto write = [&](const std::string& path, int threads, uint32_t trace_threads, bool repeats) {
     std::unique_ptr<TraceWriter> w;
     RunAppender* runs = nullptr;
     Status s = CreateRunWriter(path, threads, &w, &runs);
     if (!s.ok()) return s;
     std::mt19937_64 rng(21);
-    constexpr uint32_t kThreads = 3;
-    std::vector<std::vector<Event>> last(kThreads);
-    std::vector<bool> given(kThreads, false);
-    std::vector<std::shared_ptr<const RepeatedRun>> shared(kThreads);  // one per body, as the merger makes them
+    std::vector<std::vector<Event>> last(trace_threads);
+    std::vector<bool> given(trace_threads, false);
+    std::vector<std::shared_ptr<const RepeatedRun>> shared(trace_threads);  // one per body, as the merger makes them
     for (int round = 0; round < 3000; ++round) {
-      const uint32_t tid = static_cast<uint32_t>(rng() % kThreads);
+      const uint32_t tid = static_cast<uint32_t>(rng() % trace_threads);
       std::vector<Event>& body = last[tid];
       const int change = body.empty() ? 0 : static_cast<int>(rng() % 10);
       if (change == 0) {  // a new body
@@ -299,12 +300,13 @@ TEST_F(TraceStoreTest, RepeatsWriteWhatRunsWrite) {
     }
     return w->Close();
   };
-  for (int threads : {0, 2}) {
-    SCOPED_TRACE("encode_threads " + std::to_string(threads));
-    const std::string plain = Path("plain" + std::to_string(threads) + ".seer");
-    const std::string repeated = Path("repeated" + std::to_string(threads) + ".seer");
-    ASSERT_TRUE(write(plain, threads, false).ok());
-    ASSERT_TRUE(write(repeated, threads, true).ok());
+  for (const auto& [threads, trace_threads] : {std::pair{0, 3u}, std::pair{2, 3u}, std::pair{2, 12u}}) {
+    const std::string name = std::to_string(threads) + "_" + std::to_string(trace_threads);
+    SCOPED_TRACE("encode_threads " + std::to_string(threads) + ", threads " + std::to_string(trace_threads));
+    const std::string plain = Path("plain" + name + ".seer");
+    const std::string repeated = Path("repeated" + name + ".seer");
+    ASSERT_TRUE(write(plain, threads, trace_threads, false).ok());
+    ASSERT_TRUE(write(repeated, threads, trace_threads, true).ok());
     std::vector<std::string> expected_chunks, chunks;
     ASSERT_TRUE(test::ReadRawChunks(plain, &expected_chunks).ok());
     ASSERT_TRUE(test::ReadRawChunks(repeated, &chunks).ok());
