@@ -86,11 +86,11 @@ constexpr const char* kFutexByRuntime = "raw futex syscalls through libc's sysca
 // Starts argv with the ring descriptor in its environment (and, for kPreload,
 // the runtime in LD_PRELOAD after the user's own entries). The child waits
 // before exec until `before_exec(child)` has run in the parent (it loads the
-// futex tracepoints for the child's pid, and says whether it did). Exec
-// failures come back through a close-on-exec pipe, so "no such program" is an
-// error here.
+// futex tracepoints for the child's pid); when that fails the child exits
+// without exec and its error is returned. Exec failures come back through a
+// close-on-exec pipe, so "no such program" is an error here.
 Status Launch(const std::vector<std::string>& argv, const SharedArea& area, const std::string& preload,
-              const std::function<bool(pid_t)>& before_exec, pid_t* pid) {
+              const std::function<Status(pid_t)>& before_exec, pid_t* pid) {
   int pipefd[2], go[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) return Status::IOError(std::string("pipe: ") + std::strerror(errno));
   if (pipe2(go, O_CLOEXEC) != 0) {
@@ -123,7 +123,14 @@ Status Launch(const std::vector<std::string>& argv, const SharedArea& area, cons
   }
   close(pipefd[1]);
   close(go[0]);
-  const char futex = before_exec && before_exec(child) ? '1' : '0';
+  const Status ready = before_exec ? before_exec(child) : Status::Ok();
+  if (!ready.ok()) {
+    close(go[1]);  // the child reads no go-ahead and exits
+    close(pipefd[0]);
+    waitpid(child, nullptr, 0);
+    return ready;
+  }
+  const char futex = before_exec ? '1' : '0';
   ssize_t sent;
   do {
     sent = write(go[1], &futex, 1);
@@ -296,7 +303,7 @@ class InprocRecording final : public Recording {
 
   Status Begin();
   // kInject: loads the runtime into the running process options_.pid.
-  Status AttachByInjection(const std::string& library, const std::function<bool(pid_t)>& load_futex);
+  Status AttachByInjection(const std::string& library, const std::function<Status(pid_t)>& load_futex);
   // kInject: the process still runs (not ended, not a zombie).
   bool AttachedAlive() const;
   // kInject, at the end: puts the process's calls back, collects what is left.
@@ -376,7 +383,7 @@ class InprocRecording final : public Recording {
   int pidfd_ = -1;  // kInject: readable once the process has ended (zombie included)
   // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
   std::unique_ptr<FutexEvents> futex_;
-  std::string futex_note_;  // why there are none, when the tracepoints could not be loaded
+  std::string futex_note_;  // why the tracepoints stopped, when they failed during the recording
   uint64_t header_in_target_ = 0;  // where the target maps area_'s header (0: not looked up yet)
   // The duty cycle (SetPaused): the pauses asked so far, the last one the
   // collector sent a drain mark for, and (from the merge thread) the last one
@@ -456,16 +463,17 @@ Status InprocRecording::Begin() {
   // Raw futex syscalls through libc's syscall() are the runtime's
   // (runtime/interpose_futex.cc). When asked, the eBPF tracepoints (no uprobe)
   // add those the program issues itself, loaded for the child's pid before it
-  // execs.
-  std::function<bool(pid_t)> before_exec;
+  // execs. Asked for and not loaded, they stop the recording before the
+  // program runs: a trace without the edges the user asked for is not one to
+  // find out about afterwards.
+  std::function<Status(pid_t)> before_exec;
   if (opts_.futex_tracepoints) {
     before_exec = [this](pid_t child) {
       futex_ = std::make_unique<FutexEvents>();
       Status st = futex_->Open(child, options_.ebpf.ringbuf_bytes);
-      if (st.ok()) return true;
-      futex_note_ = "the futex tracepoints could not be loaded: " + st.ToString();
+      if (st.ok()) return st;
       futex_.reset();
-      return false;
+      return st.WithContext("--futex-tracepoints: the futex tracepoints could not be loaded");
     };
   }
   s = attached_ ? AttachByInjection(library, before_exec) : Launch(argv, area_, library, before_exec, &pid_);
@@ -659,7 +667,7 @@ void InprocRecording::CollectOnce() {
   }
 }
 
-Status InprocRecording::AttachByInjection(const std::string& library, const std::function<bool(pid_t)>& load_futex) {
+Status InprocRecording::AttachByInjection(const std::string& library, const std::function<Status(pid_t)>& load_futex) {
   pid_ = options_.pid;
   // Not seer's child: no wait4. A pidfd tells when it ends, at one poll per drain round.
   pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
@@ -667,8 +675,11 @@ Status InprocRecording::AttachByInjection(const std::string& library, const std:
     return Status::IOError("cannot watch process " + std::to_string(pid_) + " (pidfd_open): " + strerror(errno));
   // The futex tracepoints first, so that each thread's counter registration
   // (at its first recorded call) finds them.
-  const bool futex = load_futex && load_futex(pid_);
-  Status st = injected_.Inject(pid_, library, AreaOptions(), futex, &area_);
+  if (load_futex) {
+    Status loaded = load_futex(pid_);
+    if (!loaded.ok()) return loaded;
+  }
+  Status st = injected_.Inject(pid_, library, AreaOptions(), static_cast<bool>(load_futex), &area_);
   if (!st.ok()) return st;
   writer_->SetMeta("record.pid", std::to_string(pid_));
   writer_->SetMeta("record.redirected_slots", std::to_string(injected_.slots()));

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "daemon/elf_file.h"
+#include "daemon/recorder.h"
 #include "seer_sync.skel.h"
 
 namespace seer::daemon {
@@ -75,8 +76,15 @@ uint64_t RoundUpPow2(uint64_t v) {
 
 Status AttachError(const std::string& what, int err) {
   std::string msg = "cannot attach " + what + ": " + strerror(err);
-  if (err == EPERM || err == EACCES)
-    return Status::Permission("seer record needs root or CAP_BPF and CAP_PERFMON to attach uprobes");
+  if (err == EPERM || err == EACCES) {
+    Status privileges = CheckRecordPrivileges();
+    if (!privileges.ok()) return privileges;
+    // Refused although the privileges are there: something above them said no.
+    return Status::Permission("the kernel refused " + what + " (" + strerror(err) +
+                              ") although seer has root or CAP_BPF and CAP_PERFMON: a seccomp policy (container "
+                              "runtimes' default profiles refuse bpf()), a security module or kernel lockdown "
+                              "forbids it");
+  }
   if (err == ESRCH) return Status::NotFound("the target process exited before seer could attach (" + msg + ")");
   return Status::IOError(msg);
 }
@@ -148,7 +156,7 @@ Status SyncProbes::Load(pid_t tgid, uint64_t ringbuf_bytes) {
     bpf_program__set_autoload(p, raw_syscalls_);
   if (seer_sync_bpf__load(skel_) != 0) {
     int err = errno;
-    if (err == EPERM || err == EACCES) return AttachError("BPF programs", err);
+    if (err == EPERM || err == EACCES) return AttachError("the BPF programs", err);
     return Status::IOError(std::string("cannot load the BPF programs: ") + strerror(err));
   }
   return Status::Ok();
