@@ -4,6 +4,7 @@
 #include "daemon/recorder.h"
 
 #include <linux/capability.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -27,8 +28,9 @@ std::string_view RecordModeName(RecordMode mode) {
   return "?";
 }
 
-Status Recording::Start(const RecordOptions& options, std::unique_ptr<Recording>* out) {
-  if (options.command.empty() && options.pid <= 0) return Status::InvalidArgument("give a command to run or a pid");
+namespace {
+
+Status StartMode(const RecordOptions& options, std::unique_ptr<Recording>* out) {
   switch (options.mode) {
     case RecordMode::kEbpf: return StartEbpfRecording(options, out);
     case RecordMode::kInproc:
@@ -36,6 +38,29 @@ Status Recording::Start(const RecordOptions& options, std::unique_ptr<Recording>
     case RecordMode::kInject: return StartInprocRecording(options, out);
   }
   return Status::InvalidArgument("unknown recording mode");
+}
+
+}  // namespace
+
+Status Recording::Start(const RecordOptions& options, std::unique_ptr<Recording>* out) {
+  if (options.command.empty() && options.pid <= 0) return Status::InvalidArgument("give a command to run or a pid");
+  if (options.open_writer) return StartMode(options, out);
+  // A start that fails (a program or process that is not there, privileges,
+  // probes the kernel refuses) happens after the trace was created, which
+  // replaces the file at `output`: the file there is moved aside until the
+  // recording runs, and put back, with the new trace removed, if it does not.
+  const std::string aside = options.output + ".previous-" + std::to_string(getpid());
+  struct stat st;
+  const bool existed = lstat(options.output.c_str(), &st) == 0;
+  const bool moved = existed && S_ISREG(st.st_mode) && rename(options.output.c_str(), aside.c_str()) == 0;
+  Status started = StartMode(options, out);
+  if (started.ok()) {
+    if (moved) unlink(aside.c_str());
+    return started;
+  }
+  if (!existed || moved) unlink(options.output.c_str());
+  if (moved) rename(aside.c_str(), options.output.c_str());
+  return started;
 }
 
 Status OpenRecordingWriter(const RecordOptions& options, const TraceWriterOptions& writer_options,

@@ -14,6 +14,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -475,6 +476,34 @@ TEST_F(RecordTest, ClearErrors) {
               2);
     EXPECT_NE(Stderr().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Stderr();
   }
+}
+
+// A start that fails after the trace was created (no such program or
+// process, the kernel refusing the BPF programs) leaves the trace that was at
+// the output path as it was, and no empty trace where there was none.
+TEST_F(RecordTest, AFailedStartKeepsThePreviousTrace) {
+  ASSERT_EQ(Record("lock_inversion"), 0) << Stderr();
+  const std::string previous = ReadFile(trace_path_);
+  ASSERT_GT(previous.size(), 0u);
+  const std::vector<std::vector<std::string>> failing = {
+      {kSeer, "record", "--sync=ebpf", "-o", trace_path_, "--", dir_ + "/no-such-binary"},
+      {kSeer, "record", "--sync=inproc", "-o", trace_path_, "--", dir_ + "/no-such-binary"},
+      {kSeer, "record", "-o", trace_path_, "-p", "999999999"},
+      {kPrograms + "/deny_bpf", kSeer, "record", "--sync=ebpf", "-o", trace_path_, "--", "/bin/true"},
+  };
+  for (const auto& argv : failing) {
+    SCOPED_TRACE(argv[argv.size() - 1]);
+    EXPECT_EQ(WaitExit(Spawn(argv, dir_ + "/stderr")), 2) << Stderr();
+    EXPECT_TRUE(ReadFile(trace_path_) == previous) << "the previous trace was changed: " << Stderr();
+  }
+  const std::string none = dir_ + "/none.seer";
+  EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "--sync=ebpf", "-o", none, "--", dir_ + "/no-such-binary"},
+                           dir_ + "/stderr")),
+            2);
+  EXPECT_NE(access(none.c_str(), F_OK), 0) << "a failed start left a trace";
+  // Nothing set aside is left behind.
+  for (const auto& entry : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".previous-"), std::string::npos) << entry.path();
 }
 
 }  // namespace
