@@ -52,7 +52,8 @@ Status Recording::Start(const RecordOptions& options, std::unique_ptr<Recording>
   const std::string aside = options.output + ".previous-" + std::to_string(getpid());
   struct stat st;
   const bool existed = lstat(options.output.c_str(), &st) == 0;
-  const bool moved = existed && S_ISREG(st.st_mode) && rename(options.output.c_str(), aside.c_str()) == 0;
+  const bool moved = existed && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
+                     rename(options.output.c_str(), aside.c_str()) == 0;
   Status started = StartMode(options, out);
   if (started.ok()) {
     if (moved) unlink(aside.c_str());
