@@ -269,6 +269,27 @@ TEST_F(InjectTest, StaticProgramFallsBackToUprobes) {
   EXPECT_EQ(StopTarget(), 0);
 }
 
+// --futex-tracepoints that the kernel refuses (a seccomp filter on bpf() here)
+// stop the attach before anything is injected: the process runs on untouched.
+TEST_F(InjectTest, RefusedFutexTracepointsLeaveTheProcessAlone) {
+  const pid_t pid = StartTarget("inject_target");
+  ASSERT_GT(pid, 0);
+  std::string err;
+  EXPECT_EQ(scratch_->Run(kPrograms + "/deny_bpf " + kSeer + " record --sync=inject --futex-tracepoints -o " +
+                              Path("f.seer") + " -p " + std::to_string(pid) + " --duration 1",
+                          &err),
+            2)
+      << err;
+  EXPECT_NE(err.find("--futex-tracepoints: the futex tracepoints could not be loaded: the kernel refused"),
+            std::string::npos)
+      << err;
+  EXPECT_FALSE(HasThread(pid, "seer-detach"));
+  EXPECT_EQ(SlotTarget(pid, kPrograms + "/inject_target", "pthread_mutex_lock"), "libc.so.6");
+  target_.Send("invert\n");
+  EXPECT_EQ(target_.ReadLine(), "inverted");
+  EXPECT_EQ(StopTarget(), 2);
+}
+
 TEST_F(InjectTest, MissingProcessIsRefused) {
   // The pid of a child that has ended and been waited for: nobody has it now.
   const pid_t gone = fork();
