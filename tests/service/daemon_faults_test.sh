@@ -7,10 +7,13 @@
 #     ones complete; a restart on the same directory keeps them and records on;
 #   - a target by name: re-attached (by injection) when its process restarts;
 #   - SIGHUP: a new config is taken, a broken one refused while the old runs;
-#   - the disk is short of space: recording pauses and /metrics says so.
-# Usage: daemon_faults_test.sh SEER DAEMON_TARGET SCRATCH
+#   - the disk is short of space: recording pauses and /metrics says so;
+#   - futex_tracepoints that the kernel refuses (bpf() denied by seccomp,
+#     tests/programs/deny_bpf): the log says why, the command is not started,
+#     and the daemon serves on.
+# Usage: daemon_faults_test.sh SEER DAEMON_TARGET SCRATCH DENY_BPF
 set -euo pipefail
-seer=$1 target=$2 tmp=$3
+seer=$1 target=$2 tmp=$3 deny_bpf=$4
 here=$(cd "$(dirname "$0")" && pwd)
 source "$here/daemon_lib.sh"
 rm -rf "$tmp" && mkdir -p "$tmp"
@@ -124,5 +127,22 @@ wait_for 30 "seer_recording_paused 1" bash -c \
 grep -q "recording paused" "$tmp/full.log" || fail "the log does not say recording paused"
 [ -z "$(ls "$tmp/full")" ] || fail "windows were written with the disk short of space"
 stop_daemon
+
+echo "== futex_tracepoints that the kernel refuses"
+if [ "$(id -u)" != 0 ]; then
+  echo "*** NOT RUN: futex_tracepoints needs root (or CAP_BPF and CAP_PERFMON) ***"
+else
+  printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$deny_bpf" "$seer" > "$tmp/seer-without-bpf"
+  chmod +x "$tmp/seer-without-bpf"
+  printf 'dir = "%s/nobpf"\nfutex_tracepoints = true\n' "$tmp" > "$tmp/nobpf.toml"
+  seer_itself=$seer
+  seer=$tmp/seer-without-bpf
+  start_daemon "$tmp/nobpf.log" --config "$tmp/nobpf.toml" --duty continuous -- /bin/sh -c "touch '$tmp/nobpf-ran'; sleep 100"
+  seer=$seer_itself
+  wait_for 30 "the refusal in the log" grep -q "cannot record (preload mode): .*--futex-tracepoints: the futex tracepoints could not be loaded: the kernel refused" "$tmp/nobpf.log"
+  [ "$(metric 'seer_target_up{')" = 0 ] || fail "seer_target_up is not 0 with the tracepoints refused"
+  [ ! -e "$tmp/nobpf-ran" ] || fail "the command was started although it could not be recorded"
+  stop_daemon
+fi
 
 echo "daemon faults test: passed"
