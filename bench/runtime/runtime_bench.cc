@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -142,6 +143,29 @@ void PrintRun(bool ok, const Run& r) {
               r.recorder_cpu, r.recorder_sys);
 }
 
+// True when this machine is a VM whose balloon reports free memory to its
+// host (virtio device 5, feature bit 5): freed pages go back to the host, and
+// a recording's first touches of its spool then cost page faults in the host,
+// seen here as system time (bench/runtime/README.md, 2026-11-27).
+bool HostTakesFreedMemory() {
+  for (int i = 0; i < 64; ++i) {
+    const std::string dev = "/sys/bus/virtio/devices/virtio" + std::to_string(i);
+    FILE* id = fopen((dev + "/device").c_str(), "r");
+    if (id == nullptr) continue;
+    unsigned device = 0;
+    const bool read = std::fscanf(id, "%x", &device) == 1;
+    fclose(id);
+    if (!read || device != 5) continue;
+    FILE* f = fopen((dev + "/features").c_str(), "r");
+    if (f == nullptr) return false;
+    char bits[129] = {};
+    const bool got = std::fscanf(f, "%128s", bits) == 1;
+    fclose(f);
+    return got && std::strlen(bits) > 5 && bits[5] == '1';
+  }
+  return false;
+}
+
 Run Median(std::vector<Run> runs) {
   std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.seconds < b.seconds; });
   return runs[runs.size() / 2];
@@ -217,5 +241,9 @@ int main(int argc, char** argv) {
               r.recorder_cpu > r.recorder_sys ? r.events / (r.recorder_cpu - r.recorder_sys) / 1e6 : 0.0,
               r.recorder_sys);
   std::printf("spool peak %.1f MB (ring data copied out, not yet merged)\n", r.spool_peak / 1048576.0);
+  if (HostTakesFreedMemory())
+    std::printf("note: this VM's balloon returns freed memory to its host (free page reporting): a recording's "
+                "first touch of that memory costs system time here, and the target's wall time with it "
+                "(bench/runtime/README.md)\n");
   return 0;
 }
