@@ -25,7 +25,7 @@
 
 #include "gen/generator.h"
 #include "predictor/analyze.h"
-#include "predictor/wcp/wcp_engine.h"
+#include "predictor/engines/wcp/wcp_engine.h"
 
 namespace seer {
 namespace {

@@ -18,9 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "predictor/cp/cp_engine.h"
+#include "predictor/engines/cp/cp_engine.h"
 #include "predictor/engine.h"
-#include "predictor/wcp/wcp_engine.h"
+#include "predictor/engines/wcp/wcp_engine.h"
 #include "seer/trace.h"
 #include "tests/support/workload_trace.h"
 

@@ -1,4 +1,4 @@
-// `seer daemon`: the always-on service (daemon/service/, docs/daemon.md). The
+// `seer daemon`: the always-on service (daemon/, docs/daemon.md). The
 // options and the config file, the signals (SIGTERM and SIGINT end it with the
 // open windows closed and the analysis cancelled, SIGHUP reloads the config
 // file), and the log line that says where it listens. Also the hidden
@@ -17,9 +17,9 @@
 
 #include "cli/command.h"
 #include "cli/commands.h"
-#include "daemon/service/analysis_process.h"
-#include "daemon/service/config.h"
-#include "daemon/service/service.h"
+#include "daemon/analysis_process.h"
+#include "daemon/config.h"
+#include "daemon/service.h"
 
 namespace seer::cli {
 
@@ -47,30 +47,30 @@ struct DaemonArgs {
 };
 
 // The config file (if any), then the flags over it.
-Status BuildConfig(const DaemonArgs& a, service::ServiceConfig* c) {
-  *c = service::ServiceConfig();
+Status BuildConfig(const DaemonArgs& a, daemon::ServiceConfig* c) {
+  *c = daemon::ServiceConfig();
   if (!a.config_path.empty()) {
-    Status st = service::LoadConfigFile(a.config_path, c);
+    Status st = daemon::LoadConfigFile(a.config_path, c);
     if (!st.ok()) return st;
   }
   Status st;
-  if (!a.listen.empty()) st = service::ParseListen(a.listen, &c->listen_host, &c->listen_port);
+  if (!a.listen.empty()) st = daemon::ParseListen(a.listen, &c->listen_host, &c->listen_port);
   if (st.ok() && !a.dir.empty()) c->dir = a.dir;
-  if (st.ok() && !a.window.empty()) st = service::ParseDuration(a.window, &c->window_s).WithContext("--window");
-  if (st.ok() && !a.duty.empty()) st = service::ParseDutyCycle(a.duty, &c->duty_on_s, &c->duty_period_s);
+  if (st.ok() && !a.window.empty()) st = daemon::ParseDuration(a.window, &c->window_s).WithContext("--window");
+  if (st.ok() && !a.duty.empty()) st = daemon::ParseDutyCycle(a.duty, &c->duty_on_s, &c->duty_period_s);
   if (!st.ok()) return st;
   if (a.analyses_given) c->analyses = a.analyses;
   // Targets on the command line replace those of the file.
-  std::vector<service::TargetConfig> targets;
+  std::vector<daemon::TargetConfig> targets;
   if (a.pid > 0) targets.push_back({a.pid, "", {}});
   if (!a.name.empty()) targets.push_back({0, a.name, {}});
   if (!a.command.empty()) targets.push_back({0, "", a.command});
   if (!targets.empty()) c->targets = targets;
-  return service::ValidateConfig(*c);
+  return daemon::ValidateConfig(*c);
 }
 
 int RunDaemon(const DaemonArgs& args) {
-  service::ServiceConfig config;
+  daemon::ServiceConfig config;
   Status st = BuildConfig(args, &config);
   if (!st.ok()) {
     fprintf(stderr, "seer daemon: %s\n", st.ToString().c_str());
@@ -84,8 +84,8 @@ int RunDaemon(const DaemonArgs& args) {
   hup.sa_handler = OnHangUp;
   sigaction(SIGHUP, &hup, nullptr);
 
-  std::unique_ptr<service::Service> svc;
-  st = service::Service::Start(config, &svc);
+  std::unique_ptr<daemon::Service> svc;
+  st = daemon::Service::Start(config, &svc);
   if (!st.ok()) {
     fprintf(stderr, "seer daemon: %s\n", st.ToString().c_str());
     return kExitError;
@@ -99,7 +99,7 @@ int RunDaemon(const DaemonArgs& args) {
       fprintf(stderr, "seer daemon: SIGHUP: no --config file to reload\n");
       continue;
     }
-    service::ServiceConfig fresh;
+    daemon::ServiceConfig fresh;
     Status r = BuildConfig(args, &fresh);
     if (r.ok()) r = svc->Reload(fresh);
     if (!r.ok()) fprintf(stderr, "seer daemon: reload refused, the running configuration stays: %s\n", r.ToString().c_str());
@@ -134,10 +134,10 @@ void RegisterDaemon(CLI::App& app, Runner& runner) {
   sub->callback([args, &runner]() { runner.run = [args]() { return RunDaemon(*args); }; });
 
   // The daemon's analysis of one window, in a process of its own
-  // (daemon/service/analysis_process.h). Hidden: it speaks JSON to the daemon.
-  CLI::App* child = app.add_subcommand(service::kAnalysisSubcommand, "");
+  // (daemon/analysis_process.h). Hidden: it speaks JSON to the daemon.
+  CLI::App* child = app.add_subcommand(daemon::kAnalysisSubcommand, "");
   child->group("");
-  child->callback([&runner]() { runner.run = [] { return service::AnalysisProcessMain(); }; });
+  child->callback([&runner]() { runner.run = [] { return daemon::AnalysisProcessMain(); }; });
 }
 
 }  // namespace seer::cli

@@ -22,7 +22,7 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/program_run.h"
-#include "daemon/recorder.h"
+#include "recorder/recorder.h"
 #include "predictor/analyze.h"
 #include "predictor/report/report.h"
 #include "predictor/symbolize/symbolizer.h"
@@ -322,7 +322,7 @@ int RunFuzz(const FuzzCommandOptions& o) {
   const std::string exe = RealPath(o.command[0]);
   if (access(exe.c_str(), X_OK) != 0)
     return Fail(Status::NotFound(fmt::format("{}: not an executable file", o.command[0])));
-  if (!daemon::CarriesRuntime(exe))
+  if (!recorder::CarriesRuntime(exe))
     return Fail(Status::InvalidArgument(
         fmt::format("{} does not carry seer's runtime: build it with seer-cc or seer-c++", o.command[0])));
   json report;

@@ -1,4 +1,4 @@
-// `seer record`: the command-line front of the recorder library (daemon/recorder.h):
+// `seer record`: the command-line front of the recorder library (recorder/recorder.h):
 // the options, the choice of mode, SIGINT/SIGTERM, the summary line.
 #include <signal.h>
 
@@ -10,27 +10,27 @@
 
 #include "cli/command.h"
 #include "cli/commands.h"
-#include "daemon/recorder.h"
+#include "recorder/recorder.h"
 
 namespace seer::cli {
 
 namespace {
 
 // The recording a signal should end: Stop() is async-signal-safe.
-std::atomic<daemon::Recording*> g_recording{nullptr};
+std::atomic<recorder::Recording*> g_recording{nullptr};
 bool g_attach = false;
 
 void OnStopSignal(int sig) {
   // Launch mode: Ctrl-C reaches the target from the terminal already; SIGTERM
   // is passed on. Attach mode: either ends the recording, the process runs on.
   if (sig == SIGINT && !g_attach) return;
-  if (daemon::Recording* r = g_recording.load()) r->Stop();
+  if (recorder::Recording* r = g_recording.load()) r->Stop();
 }
 
 // Start, poll until the end (or a signal), finish. *started: Start succeeded.
-Status RunRecording(const daemon::RecordOptions& options, daemon::RecordResult* result, bool* started) {
-  std::unique_ptr<daemon::Recording> recording;
-  Status st = daemon::Recording::Start(options, &recording);
+Status RunRecording(const recorder::RecordOptions& options, recorder::RecordResult* result, bool* started) {
+  std::unique_ptr<recorder::Recording> recording;
+  Status st = recorder::Recording::Start(options, &recording);
   *started = st.ok();
   if (!st.ok()) return st;
   g_attach = options.pid > 0;
@@ -52,7 +52,7 @@ Status RunRecording(const daemon::RecordOptions& options, daemon::RecordResult* 
 
 void RegisterRecord(CLI::App& app, Runner& runner) {
   struct Args {
-    daemon::RecordOptions options;
+    recorder::RecordOptions options;
     std::string sync = "auto";
     uint64_t spool_mb = 0;  // 0: DefaultSpoolBytes()
     bool quiet = false;
@@ -100,7 +100,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
   sub->positionals_at_end();
   sub->callback([args, &runner]() {
     runner.run = [args]() {
-      daemon::RecordOptions& o = args->options;
+      recorder::RecordOptions& o = args->options;
       o.command = args->command;
       if (o.pid > 0 && !o.command.empty()) {
         fprintf(stderr, "seer record: give either a command or -p PID, not both\n");
@@ -126,12 +126,12 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         return kExitError;
       }
       std::string why_not_inject;
-      if (args->sync == "inproc") o.mode = daemon::RecordMode::kInproc;
-      else if (args->sync == "preload") o.mode = daemon::RecordMode::kPreload;
-      else if (args->sync == "inject") o.mode = daemon::RecordMode::kInject;
-      else if (args->sync == "ebpf") o.mode = daemon::RecordMode::kEbpf;
-      else o.mode = daemon::AutoRecordMode(o.command, o.pid, &why_not_inject);
-      const bool auto_inject = args->sync == "auto" && o.mode == daemon::RecordMode::kInject;
+      if (args->sync == "inproc") o.mode = recorder::RecordMode::kInproc;
+      else if (args->sync == "preload") o.mode = recorder::RecordMode::kPreload;
+      else if (args->sync == "inject") o.mode = recorder::RecordMode::kInject;
+      else if (args->sync == "ebpf") o.mode = recorder::RecordMode::kEbpf;
+      else o.mode = recorder::AutoRecordMode(o.command, o.pid, &why_not_inject);
+      const bool auto_inject = args->sync == "auto" && o.mode == recorder::RecordMode::kInject;
       // A process that cannot take the runtime is recorded with uprobes; say why
       // (a missing process is reported by the eBPF attach itself).
       if (o.pid > 0 && !why_not_inject.empty() && why_not_inject.rfind("no such process", 0) != 0 && !args->quiet)
@@ -141,10 +141,10 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
       // rings, its sync events from the probes (attach: through its attach point).
       auto use_ebpf_runtime = [&o] {
         o.ebpf.runtime =
-            daemon::CarriesRuntime(o.pid > 0 ? "/proc/" + std::to_string(o.pid) + "/exe" : o.command[0]);
+            recorder::CarriesRuntime(o.pid > 0 ? "/proc/" + std::to_string(o.pid) + "/exe" : o.command[0]);
       };
-      if (o.mode == daemon::RecordMode::kEbpf) use_ebpf_runtime();
-      daemon::RecordResult result;
+      if (o.mode == recorder::RecordMode::kEbpf) use_ebpf_runtime();
+      recorder::RecordResult result;
       bool started = false;
       Status st = RunRecording(o, &result, &started);
       if (!started && auto_inject) {
@@ -153,23 +153,23 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         if (!args->quiet)
           fprintf(stderr, "seer record: cannot load the runtime into process %d (%s); recording it with uprobes\n",
                   static_cast<int>(o.pid), st.ToString().c_str());
-        o.mode = daemon::RecordMode::kEbpf;
+        o.mode = recorder::RecordMode::kEbpf;
         use_ebpf_runtime();
         st = RunRecording(o, &result, &started);
       }
-      const bool inproc = o.mode != daemon::RecordMode::kEbpf;
+      const bool inproc = o.mode != recorder::RecordMode::kEbpf;
       if (!st.ok()) {
         fprintf(stderr, "seer record: %s\n", st.ToString().c_str());
         return kExitError;
       }
-      if (o.mode == daemon::RecordMode::kInproc) {
+      if (o.mode == recorder::RecordMode::kInproc) {
         if (!result.runtime_seen)
           fprintf(stderr, "seer record: %s does not carry the seer runtime (build it with seer-cc / seer-c++); "
                   "nothing was recorded\n", o.command[0].c_str());
-      } else if (o.mode == daemon::RecordMode::kInject) {
+      } else if (o.mode == recorder::RecordMode::kInject) {
         if (!result.runtime_note.empty())
           fprintf(stderr, "seer record: detach: %s\n", result.runtime_note.c_str());
-      } else if (o.mode == daemon::RecordMode::kPreload) {
+      } else if (o.mode == recorder::RecordMode::kPreload) {
         if (!result.runtime_seen)
           fprintf(stderr, "seer record: the preloaded runtime never started in %s (LD_PRELOAD ignored: a "
                   "set-user-ID program, or a launcher that clears the environment); nothing was recorded\n",
@@ -181,7 +181,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                   result.exec_program.empty() ? "another program" : result.exec_program.c_str());
       }
       if (!args->quiet) {
-        const std::string mode = inproc ? std::string(daemon::RecordModeName(o.mode))
+        const std::string mode = inproc ? std::string(recorder::RecordModeName(o.mode))
                                  : result.runtime_seen ? "ebpf sync + runtime accesses"
                                                        : "ebpf, " + std::to_string(result.uprobes) + " uprobes";
         fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads (%s) -> %s\n",

@@ -1,14 +1,14 @@
 // The catalogue of analyses. Adding an engine is adding one entry here; no other
 // engine and no driver code changes.
 #include "predictor/engine.h"
-#include "predictor/w3/w3_engine.h"
+#include "predictor/engines/w3/w3_engine.h"
 #include "predictor/seqcheck/engines.h"
-#include "predictor/atomic_blocks/atomic_blocks_engine.h"
-#include "predictor/cp/cp_engine.h"
-#include "predictor/hb/hb_engine.h"
-#include "predictor/lockset/lockset_engine.h"
-#include "predictor/shb/shb_engine.h"
-#include "predictor/wcp/wcp_engine.h"
+#include "predictor/engines/atomic_blocks/atomic_blocks_engine.h"
+#include "predictor/engines/cp/cp_engine.h"
+#include "predictor/engines/hb/hb_engine.h"
+#include "predictor/engines/lockset/lockset_engine.h"
+#include "predictor/engines/shb/shb_engine.h"
+#include "predictor/engines/wcp/wcp_engine.h"
 
 namespace seer {
 

@@ -29,7 +29,7 @@ SEER_RT_EXPORT int64_t __seer_rt_inject(uint64_t flags);
 namespace seer::rt {
 namespace {
 
-// The flags of __seer_rt_inject (daemon/inject/injected_runtime.h passes the same).
+// The flags of __seer_rt_inject (recorder/runtime_modes/injected_runtime.h passes the same).
 constexpr uint64_t kInjectFutexStamps = 1;  // the futex tracepoints run: register each thread's counter
 
 constexpr int64_t kInjectNoArea = -1;          // no rings requested behind the attach page, or not ours

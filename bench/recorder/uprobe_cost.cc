@@ -14,9 +14,9 @@
 #include <map>
 #include <thread>
 
-#include "daemon/ebpf/sync_probes.h"
-#include "daemon/elf_file.h"
-#include "daemon/proc_maps.h"
+#include "recorder/ebpf/sync_probes.h"
+#include "recorder/elf_file.h"
+#include "recorder/proc_maps.h"
 #include "seer_empty.skel.h"
 
 namespace {
@@ -77,12 +77,12 @@ struct Worker {
 
 int main(int argc, char** argv) {
   long pairs = argc > 1 ? atol(argv[1]) : 200000;
-  std::vector<seer::daemon::Mapping> maps;
-  if (!seer::daemon::ReadProcMaps(getpid(), &maps).ok()) return 2;
-  const seer::daemon::Mapping* libc = seer::daemon::FindMappedFile(maps, "libc.so");
+  std::vector<seer::recorder::Mapping> maps;
+  if (!seer::recorder::ReadProcMaps(getpid(), &maps).ok()) return 2;
+  const seer::recorder::Mapping* libc = seer::recorder::FindMappedFile(maps, "libc.so");
   if (!libc) return 2;
-  std::map<std::string, seer::daemon::FunctionLocation> where;
-  if (!seer::daemon::ResolveFunctions(libc->path, {"pthread_mutex_lock", "pthread_mutex_unlock"}, &where).ok())
+  std::map<std::string, seer::recorder::FunctionLocation> where;
+  if (!seer::recorder::ResolveFunctions(libc->path, {"pthread_mutex_lock", "pthread_mutex_unlock"}, &where).ok())
     return 2;
 
   Worker w;
@@ -105,7 +105,7 @@ int main(int argc, char** argv) {
   seer_empty_bpf__destroy(empty);
 
   // seer's probes, drained by a thread of this process.
-  seer::daemon::SyncProbes probes;
+  seer::recorder::SyncProbes probes;
   seer::Status st = probes.Open(w.pid, libc->path, 64u << 20);
   if (!st.ok()) {
     fprintf(stderr, "%s\n", st.ToString().c_str());

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/recorder.h"
+#include "recorder/recorder.h"
 #include "seer/trace.h"
 
 namespace {
@@ -64,18 +64,18 @@ bool RunRecorded(const std::vector<std::string>& args, Run* run) {
   const std::string trace = "/tmp/seer_runtime_bench_" + std::to_string(getpid()) + ".seer";
   std::vector<std::string> argv = {kDir + "/workload_seer"};
   argv.insert(argv.end(), args.begin(), args.end());
-  seer::daemon::RecordOptions options;
-  options.mode = seer::daemon::RecordMode::kInproc;
+  seer::recorder::RecordOptions options;
+  options.mode = seer::recorder::RecordMode::kInproc;
   options.command = argv;
   options.output = trace;
   options.inproc.writer.sync_on_close = false;
-  seer::daemon::RecordResult result;
+  seer::recorder::RecordResult result;
   // Only the target's stdout (a checksum) is noise: send ours to /dev/null for the run.
   fflush(stdout);
   const int saved = dup(1);
   freopen("/dev/null", "w", stdout);
   const auto start = std::chrono::steady_clock::now();
-  seer::Status s = seer::daemon::Record(options, &result);
+  seer::Status s = seer::recorder::Record(options, &result);
   run->total = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   fflush(stdout);
   dup2(saved, 1);

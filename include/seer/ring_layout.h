@@ -1,5 +1,5 @@
 // The shared-memory area between the in-process runtime (libseer_rt, the writer)
-// and the recorder's drainer (runtime/drain/, the reader): one header, one
+// and the recorder's collector (recorder/merge/, the reader): one header, one
 // descriptor per thread ring, then the rings. The recorder creates it as a memfd
 // and passes the descriptor number in SEER_RT_SHM_FD; docs/runtime.md explains it.
 #pragma once

@@ -3,7 +3,7 @@
 // after an access that it orders (the case that makes CP hard online).
 #include <gtest/gtest.h>
 
-#include "predictor/cp/cp_engine.h"
+#include "predictor/engines/cp/cp_engine.h"
 #include "tests/engines/cp_reference.h"
 #include "tests/engines/engine_support.h"
 #include "tests/support/random_trace.h"

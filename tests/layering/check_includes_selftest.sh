@@ -5,19 +5,19 @@ set -euo pipefail
 checker="$(cd "$(dirname "$0")" && pwd)/check_includes.sh"
 tree=$(mktemp -d)
 trap 'rm -rf "$tree"' EXIT
-for d in include runtime store interop gen predictor bpf daemon daemon/service cli tools; do mkdir -p "$tree/$d"; done
-printf '#include "store/tables.h"\n#include "seer/trace.h"\n' > "$tree/daemon/ok.cc"
-printf '#include "cli/command.h"\n' > "$tree/daemon/bad.cc"
+for d in include runtime store interop gen predictor bpf recorder daemon cli tools; do mkdir -p "$tree/$d"; done
+printf '#include "store/tables.h"\n#include "seer/trace.h"\n' > "$tree/recorder/ok.cc"
+printf '#include "cli/command.h"\n' > "$tree/recorder/bad.cc"
 printf '#include "seer/trace.h"\n' > "$tree/runtime/bad.h"
-# daemon/service/ has a row of its own: the predictor is allowed there, not in daemon/.
-printf '#include "predictor/analyze.h"\n' > "$tree/daemon/service/ok.cc"
-printf '#include "predictor/analyze.h"\n' > "$tree/daemon/bad_predictor.cc"
+# The service (daemon/) stands above the predictor; the recorder below it.
+printf '#include "predictor/analyze.h"\n' > "$tree/daemon/ok.cc"
+printf '#include "predictor/analyze.h"\n' > "$tree/recorder/bad_predictor.cc"
 if out=$(bash "$checker" "$tree" 2>&1); then
   echo "FAIL: the checker passed a tree with forbidden includes:"; echo "$out"; exit 1
 fi
-grep -q 'daemon/bad.cc:1: includes "cli/command.h"' <<<"$out" || { echo "FAIL: missed daemon -> cli"; echo "$out"; exit 1; }
+grep -q 'recorder/bad.cc:1: includes "cli/command.h"' <<<"$out" || { echo "FAIL: missed recorder -> cli"; echo "$out"; exit 1; }
 grep -q 'runtime/bad.h:1: includes "seer/trace.h"' <<<"$out" || { echo "FAIL: missed runtime -> seer/trace.h"; echo "$out"; exit 1; }
-grep -q 'daemon/bad_predictor.cc:1: includes "predictor/analyze.h"' <<<"$out" || { echo "FAIL: missed daemon -> predictor"; echo "$out"; exit 1; }
-grep -q 'daemon/service/ok.cc' <<<"$out" && { echo "FAIL: daemon/service -> predictor refused"; echo "$out"; exit 1; }
+grep -q 'recorder/bad_predictor.cc:1: includes "predictor/analyze.h"' <<<"$out" || { echo "FAIL: missed recorder -> predictor"; echo "$out"; exit 1; }
+grep -q 'daemon/ok.cc' <<<"$out" && { echo "FAIL: daemon -> predictor refused"; echo "$out"; exit 1; }
 grep -q '6 includes checked, 3 out of layer order' <<<"$out" || { echo "FAIL: wrong counts"; echo "$out"; exit 1; }
 echo "check_includes_selftest: the checker finds the three forbidden includes and passes the allowed ones"

@@ -1,6 +1,6 @@
 // AccessJoiner on hand-written inputs: ring records (through a real RingMerger)
 // and stamped sync events, checking where each thread's records land.
-#include "daemon/ebpf/access_joiner.h"
+#include "recorder/ebpf/access_joiner.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include "seer/ring_record.h"
 #include "tests/support/shm_area.h"
 
-namespace seer::daemon {
+namespace seer::recorder {
 namespace {
 
 constexpr uint32_t kRings = 2;
@@ -208,4 +208,4 @@ TEST_F(AccessJoinerTest, RecordsOfAThreadNeverBegunAreCountedNotEmitted) {
 }
 
 }  // namespace
-}  // namespace seer::daemon
+}  // namespace seer::recorder

@@ -1,10 +1,10 @@
 // AttachFilter: what a recording that begins inside a running process (an
 // attach, or one of the service's windows) leaves out, and what it keeps.
-#include "daemon/inject/attach_filter.h"
+#include "recorder/attach_filter.h"
 
 #include <gtest/gtest.h>
 
-namespace seer::daemon {
+namespace seer::recorder {
 namespace {
 
 Event Ev(uint32_t tid, EventKind kind, uint64_t object, uint64_t aux = 0) {
@@ -59,4 +59,4 @@ TEST(AttachFilter, FreesOfBlocksAllocatedBeforeAreLeftOut) {
 }
 
 }  // namespace
-}  // namespace seer::daemon
+}  // namespace seer::recorder

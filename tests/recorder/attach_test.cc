@@ -27,8 +27,8 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/drain/shared_area.h"
-#include "daemon/ebpf/attach_point.h"
+#include "recorder/rings/shared_area.h"
+#include "recorder/rings/attach_point.h"
 #include "seer/ring_layout.h"
 #include "seer/ring_record.h"
 #include "tests/recorder/child_process.h"
@@ -302,7 +302,7 @@ TEST_F(AttachTest, SecondRecorderIsRefusedAndAProcessIsRecordedOnce) {
 TEST_F(AttachTest, DetachFreesThreadsWaitingForRoom) {
   const pid_t pid = StartTarget();
   ASSERT_GT(pid, 0);
-  daemon::RuntimeAttachPoint point;
+  recorder::RuntimeAttachPoint point;
   Status st = point.Claim(pid);
   ASSERT_TRUE(st.ok()) << st.ToString();
   SharedArea area;

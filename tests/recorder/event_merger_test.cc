@@ -1,12 +1,12 @@
 // The merger on synthetic BPF records: timestamp order, lock semantics enforced
 // over entry-stamped acquires, fork/join placement, semaphore and barrier gates.
-#include "daemon/ebpf/event_merger.h"
+#include "recorder/ebpf/event_merger.h"
 
 #include <gtest/gtest.h>
 
 #include <vector>
 
-namespace seer::daemon {
+namespace seer::recorder {
 namespace {
 
 sync_event Rec(uint64_t ts, uint32_t tid, uint8_t kind, uint64_t object = 0, uint64_t aux = 0, uint8_t mode = 0) {
@@ -216,4 +216,4 @@ TEST_F(MergerTest, SinkErrorStopsTheMerge) {
 }
 
 }  // namespace
-}  // namespace seer::daemon
+}  // namespace seer::recorder

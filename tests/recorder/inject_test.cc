@@ -1,5 +1,5 @@
 // `seer record -p PID` by injection (runtime/attach_inject.cc,
-// daemon/inject/): the runtime is loaded into a running, uninstrumented
+// recorder/runtime_modes/): the runtime is loaded into a running, uninstrumented
 // program (tests/programs/inject_target.c) that loops on locks, records its
 // lock pairs and a lock-order inversion planted after the attach, and lets it
 // go at the end: its calls are put back (its GOT slot for pthread_mutex_lock

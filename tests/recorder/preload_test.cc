@@ -24,7 +24,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/recorder.h"
+#include "recorder/recorder.h"
 #include "tests/recorder/trace_check.h"
 
 namespace seer::testing {
@@ -116,18 +116,18 @@ class PreloadTest : public ::testing::Test {
 };
 
 TEST(PreloadWithTest, AppendsToTheUsersPreloadOnce) {
-  EXPECT_EQ(daemon::PreloadWith(nullptr, "/l/libseer_rt.so"), "/l/libseer_rt.so");
-  EXPECT_EQ(daemon::PreloadWith("", "/l/libseer_rt.so"), "/l/libseer_rt.so");
-  EXPECT_EQ(daemon::PreloadWith("/u/a.so", "/l/libseer_rt.so"), "/u/a.so:/l/libseer_rt.so");
-  EXPECT_EQ(daemon::PreloadWith("/u/a.so /l/libseer_rt.so", "/l/libseer_rt.so"), "/u/a.so /l/libseer_rt.so");
-  EXPECT_EQ(daemon::PreloadWith("/l/libseer_rt.so.1", "/l/libseer_rt.so"), "/l/libseer_rt.so.1:/l/libseer_rt.so");
+  EXPECT_EQ(recorder::PreloadWith(nullptr, "/l/libseer_rt.so"), "/l/libseer_rt.so");
+  EXPECT_EQ(recorder::PreloadWith("", "/l/libseer_rt.so"), "/l/libseer_rt.so");
+  EXPECT_EQ(recorder::PreloadWith("/u/a.so", "/l/libseer_rt.so"), "/u/a.so:/l/libseer_rt.so");
+  EXPECT_EQ(recorder::PreloadWith("/u/a.so /l/libseer_rt.so", "/l/libseer_rt.so"), "/u/a.so /l/libseer_rt.so");
+  EXPECT_EQ(recorder::PreloadWith("/l/libseer_rt.so.1", "/l/libseer_rt.so"), "/l/libseer_rt.so.1:/l/libseer_rt.so");
 }
 
 TEST(AutoModeTest, PicksByWhatTheProgramIs) {
-  EXPECT_EQ(daemon::AutoRecordMode({kPrograms + "/lock_inversion"}, 0), daemon::RecordMode::kPreload);
-  EXPECT_EQ(daemon::AutoRecordMode({kPrograms + "/lock_inversion_static"}, 0), daemon::RecordMode::kEbpf);
-  EXPECT_EQ(daemon::AutoRecordMode({}, 1234), daemon::RecordMode::kEbpf);
-  EXPECT_EQ(daemon::AutoRecordMode({"sh"}, 0), daemon::RecordMode::kPreload);  // looked up in PATH
+  EXPECT_EQ(recorder::AutoRecordMode({kPrograms + "/lock_inversion"}, 0), recorder::RecordMode::kPreload);
+  EXPECT_EQ(recorder::AutoRecordMode({kPrograms + "/lock_inversion_static"}, 0), recorder::RecordMode::kEbpf);
+  EXPECT_EQ(recorder::AutoRecordMode({}, 1234), recorder::RecordMode::kEbpf);
+  EXPECT_EQ(recorder::AutoRecordMode({"sh"}, 0), recorder::RecordMode::kPreload);  // looked up in PATH
 }
 
 // The default mode on an uninstrumented dynamic program: the preloaded runtime
@@ -303,14 +303,14 @@ TEST_F(PreloadTest, RawFutexEdgesAcrossAPause) {
     std::remove(Path("ready2").c_str());
     std::remove(Path("paused").c_str());
     std::remove(Path("resumed").c_str());
-    daemon::RecordOptions o;
-    o.mode = daemon::RecordMode::kPreload;
+    recorder::RecordOptions o;
+    o.mode = recorder::RecordMode::kPreload;
     o.command = {kPrograms + (tracepoints ? "/futex_pause_insn" : "/futex_pause"), dir_};
     o.output = trace_ = Path("T.seer");
     o.inproc.runtime_library = SEER_RUNTIME_LIBRARY;
     o.inproc.futex_tracepoints = tracepoints;
-    std::unique_ptr<daemon::Recording> recording;
-    Status st = daemon::Recording::Start(o, &recording);
+    std::unique_ptr<recorder::Recording> recording;
+    Status st = recorder::Recording::Start(o, &recording);
     ASSERT_TRUE(st.ok()) << st.ToString();
     bool running = true;
     // Polls until `done()` (or the target ended, or 30 s passed).
@@ -332,7 +332,7 @@ TEST_F(PreloadTest, RawFutexEdgesAcrossAPause) {
     ASSERT_TRUE(recording->SetPaused(false));
     touch("resumed");
     poll_until([&] { return !running; });
-    daemon::RecordResult result;
+    recorder::RecordResult result;
     st = recording->Finish(&result);
     ASSERT_TRUE(st.ok()) << st.ToString();
     EXPECT_EQ(result.exit_code, 0);

@@ -1,5 +1,5 @@
 // The system-call programs of the BPF sync tracer through each of their two
-// ways in (daemon/ebpf/sync_probes.h): the per-syscall tracepoints, which
+// ways in (recorder/ebpf/sync_probes.h): the per-syscall tracepoints, which
 // these machines have (tracefs), and the raw sys_enter/sys_exit ones, the
 // fallback. Each must see a futex wake and the wait it ended in this very
 // process (OpenFutexOnly, the preloaded runtime's companion; the mmap program
@@ -17,9 +17,9 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/ebpf/sync_probes.h"
+#include "recorder/ebpf/sync_probes.h"
 
-namespace seer::daemon {
+namespace seer::recorder {
 namespace {
 
 struct Seen {
@@ -85,4 +85,4 @@ TEST_F(SyncProbesTest, RawTracepointsSeeTheSame) {
 }
 
 }  // namespace
-}  // namespace seer::daemon
+}  // namespace seer::recorder

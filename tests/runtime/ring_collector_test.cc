@@ -1,7 +1,7 @@
 // The recorder side of attach mode without a running program: the area laid out
 // behind an attach page in an existing memfd (SharedArea::CreateOn), and the
 // collector's cut at detach (RingCollector::StopAtCurrentHeads).
-#include "daemon/drain/ring_collector.h"
+#include "recorder/merge/ring_collector.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "daemon/drain/shared_area.h"
+#include "recorder/rings/shared_area.h"
 #include "seer/ring_layout.h"
 #include "tests/support/shm_area.h"
 

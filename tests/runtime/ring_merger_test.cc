@@ -2,7 +2,7 @@
 // with per-domain numbers (locks, atomics, the global domain), the "after" word
 // of a cond-wait end, records split across batches, numbers missing at the end,
 // damaged rings, and compact records (pack/unpack, straddling the ring's end).
-#include "daemon/drain/ring_merger.h"
+#include "recorder/merge/ring_merger.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "daemon/drain/spool_arena.h"
+#include "recorder/merge/spool_arena.h"
 #include "runtime/rt_state.h"
 #include "seer/ring_record.h"
 #include "store/run_appender.h"

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "daemon/drain/ring_merger.h"
+#include "recorder/merge/ring_merger.h"
 #include "seer/ring_record.h"
 #include "tests/support/shm_area.h"
 

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "daemon/recorder.h"
+#include "recorder/recorder.h"
 #include "seer/ring_record.h"
 #include "seer/trace.h"
 #include "tests/support/trace_io.h"
@@ -31,18 +31,18 @@ namespace {
 const std::string kPrograms = SEER_RT_TEST_PROGRAMS;
 
 // One whole in-process recording of argv into `trace` (seer record --sync=inproc).
-Status RecordInproc(const std::vector<std::string>& argv, const daemon::InprocOptions& options,
-                    const std::string& trace, daemon::RecordResult* result) {
-  daemon::RecordOptions o;
-  o.mode = daemon::RecordMode::kInproc;
+Status RecordInproc(const std::vector<std::string>& argv, const recorder::InprocOptions& options,
+                    const std::string& trace, recorder::RecordResult* result) {
+  recorder::RecordOptions o;
+  o.mode = recorder::RecordMode::kInproc;
   o.command = argv;
   o.output = trace;
   o.inproc = options;
-  return daemon::Record(o, result);
+  return recorder::Record(o, result);
 }
 
 struct Recording {
-  daemon::RecordResult result;
+  recorder::RecordResult result;
   TraceInfo info;
   std::vector<Event> events;
   std::map<std::string, uint64_t> addr;  // the program's manifest
@@ -76,7 +76,7 @@ std::string TempPath(const std::string& stem) {
 // `ebpf`, the recorder's BPF probes record its synchronisation instead of the
 // runtime, and the runtime its accesses (`seer record --sync=ebpf`).
 Recording Record(const std::string& program, std::vector<std::string> args = {},
-                 daemon::InprocOptions options = daemon::InprocOptions(), bool ebpf = false) {
+                 recorder::InprocOptions options = recorder::InprocOptions(), bool ebpf = false) {
   Recording rec;
   const std::string manifest = TempPath(program + ".manifest");
   const std::string trace = TempPath(program + ".seer");
@@ -85,11 +85,11 @@ Recording Record(const std::string& program, std::vector<std::string> args = {},
   options.writer.sync_on_close = false;
   Status s;
   if (ebpf) {
-    daemon::RecordOptions o;
+    recorder::RecordOptions o;
     o.command = argv;
     o.output = trace;
     o.ebpf.runtime = true;
-    s = daemon::Record(o, &rec.result);
+    s = recorder::Record(o, &rec.result);
   } else {
     s = RecordInproc(argv, options, trace, &rec.result);
   }
@@ -397,7 +397,7 @@ TEST_P(ThreadsTest, NothingLostOnAbort) {
 }
 
 TEST_P(ThreadsTest, OverflowIsCountedNotSilent) {
-  daemon::InprocOptions tiny;
+  recorder::InprocOptions tiny;
   tiny.ring_words = 64;
   tiny.wait_ns = 0;
   const int n = 2000000;
@@ -414,7 +414,7 @@ TEST_P(ThreadsTest, OverflowIsCountedNotSilent) {
 }
 
 TEST_P(ThreadsTest, BoundedWaitLosesNothingWithSmallRings) {
-  daemon::InprocOptions small;
+  recorder::InprocOptions small;
   small.ring_words = 1024;  // the producer waits for the drainer instead of dropping
   const int n = 200000;
   const Recording rec = Record("threads_" + GetParam(), {"loop", std::to_string(n)}, small);
@@ -489,10 +489,10 @@ TEST(CompilersTest, GccAndClangGiveTheSameEventsPerKind) {
 // The same deterministic program recorded by the runtime (inproc) and by the
 // eBPF probes gives the same synchronisation events on the program's objects.
 TEST(RecordModesTest, InprocAndEbpfGiveTheSameSyncEvents) {
-  if (!daemon::CheckRecordPrivileges().ok()) GTEST_SKIP() << "SKIPPED LOUDLY: eBPF recording needs root";
+  if (!recorder::CheckRecordPrivileges().ok()) GTEST_SKIP() << "SKIPPED LOUDLY: eBPF recording needs root";
   for (const std::string mode : {"mutex", "sync"}) {
     const Recording in = Record("threads_gcc", {mode});
-    const Recording bpf = Record("threads_gcc", {mode}, daemon::InprocOptions(), /*ebpf=*/true);
+    const Recording bpf = Record("threads_gcc", {mode}, recorder::InprocOptions(), /*ebpf=*/true);
     ASSERT_EQ(in.result.exit_code, 0);
     ASSERT_EQ(bpf.result.exit_code, 0);
     for (const std::string object : {"lock", "rwlock", "sem", "barrier", "spin"})
@@ -549,9 +549,9 @@ std::string Join(const std::vector<std::string>& v, size_t from, size_t n) {
 // stamped.c makes the same calls per thread whatever the schedule, so the two
 // recordings agree event for event.
 TEST(RecordModesTest, EbpfPlacesAccessesExactlyAmongSyncEvents) {
-  if (!daemon::CheckRecordPrivileges().ok()) GTEST_SKIP() << "SKIPPED LOUDLY: eBPF recording needs root";
+  if (!recorder::CheckRecordPrivileges().ok()) GTEST_SKIP() << "SKIPPED LOUDLY: eBPF recording needs root";
   const Recording in = Record("stamped_gcc");
-  const Recording bpf = Record("stamped_gcc", {}, daemon::InprocOptions(), /*ebpf=*/true);
+  const Recording bpf = Record("stamped_gcc", {}, recorder::InprocOptions(), /*ebpf=*/true);
   ASSERT_EQ(in.result.exit_code, 0);
   ASSERT_EQ(bpf.result.exit_code, 0);
   EXPECT_EQ(in.info.counters.TotalLost(), 0u);
@@ -580,17 +580,17 @@ TEST(RecordInprocTest, ProgramWithoutTheRuntimeRunsAndRecordsNothing) {
   EXPECT_EQ(rec.result.exit_code, 0);
   EXPECT_FALSE(rec.result.runtime_seen);
   EXPECT_TRUE(rec.events.empty());
-  EXPECT_FALSE(daemon::CarriesRuntime(kPrograms + "/threads_plain"));
-  EXPECT_TRUE(daemon::CarriesRuntime(kPrograms + "/threads_gcc"));
-  EXPECT_TRUE(daemon::CarriesRuntime(kPrograms + "/alloc_clang"));
+  EXPECT_FALSE(recorder::CarriesRuntime(kPrograms + "/threads_plain"));
+  EXPECT_TRUE(recorder::CarriesRuntime(kPrograms + "/threads_gcc"));
+  EXPECT_TRUE(recorder::CarriesRuntime(kPrograms + "/alloc_clang"));
 }
 
 TEST(RecordInprocTest, MissingProgramIsAClearError) {
-  daemon::RecordResult result;
-  Status s = RecordInproc({"/nonexistent/program"}, daemon::InprocOptions(), TempPath("missing.seer"), &result);
+  recorder::RecordResult result;
+  Status s = RecordInproc({"/nonexistent/program"}, recorder::InprocOptions(), TempPath("missing.seer"), &result);
   EXPECT_EQ(s.code(), Status::Code::kNotFound);
   EXPECT_NE(s.message().find("/nonexistent/program"), std::string::npos) << s.message();
-  daemon::InprocOptions bad;
+  recorder::InprocOptions bad;
   bad.ring_words = 1000;
   s = RecordInproc({"/bin/true"}, bad, TempPath("bad.seer"), &result);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
@@ -605,7 +605,7 @@ struct PolicySamples {
   bool caller_changed = false;
   bool idle_after = false;
 };
-PolicySamples SamplePolicies(const daemon::InprocOptions& options) {
+PolicySamples SamplePolicies(const recorder::InprocOptions& options) {
   PolicySamples out;
   std::atomic<bool> done{false};
   const pid_t caller = gettid();
@@ -623,7 +623,7 @@ PolicySamples SamplePolicies(const daemon::InprocOptions& options) {
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
   });
-  daemon::RecordResult result;
+  recorder::RecordResult result;
   const std::string manifest = TempPath("policy.manifest");
   Status s = RecordInproc({kPrograms + "/threads_gcc", manifest, "sleep"}, options, TempPath("policy.seer"), &result);
   std::remove(manifest.c_str());
@@ -640,12 +640,12 @@ TEST(RecordInprocTest, MergingAndEncodingRunAsIdleThreadsWhileTheTargetRuns) {
   // The merger and the writer's encoder threads it starts: idle while the
   // target runs, so that a target using every core is not slowed by them; the
   // caller's threads untouched.
-  PolicySamples idle = SamplePolicies(daemon::InprocOptions());
-  EXPECT_EQ(idle.most_idle, 1 + daemon::InprocOptions().writer.encode_threads);
-  EXPECT_GE(daemon::InprocOptions().writer.encode_threads, 1);
+  PolicySamples idle = SamplePolicies(recorder::InprocOptions());
+  EXPECT_EQ(idle.most_idle, 1 + recorder::InprocOptions().writer.encode_threads);
+  EXPECT_GE(recorder::InprocOptions().writer.encode_threads, 1);
   EXPECT_FALSE(idle.caller_changed);
   EXPECT_FALSE(idle.idle_after);
-  daemon::InprocOptions normal;
+  recorder::InprocOptions normal;
   normal.merge_when_idle = false;
   PolicySamples busy = SamplePolicies(normal);
   EXPECT_EQ(busy.most_idle, 0);
@@ -657,12 +657,12 @@ TEST(RecordInprocTest, MergingAndEncodingRunAsIdleThreadsWhileTheTargetRuns) {
 TEST(RecordingApiTest, PollCountsLiveAndStopEndsTheLaunchedTarget) {
   const std::string manifest = TempPath("api.manifest");
   const std::string trace = TempPath("api.seer");
-  daemon::RecordOptions o;
-  o.mode = daemon::RecordMode::kInproc;
+  recorder::RecordOptions o;
+  o.mode = recorder::RecordMode::kInproc;
   o.command = {kPrograms + "/threads_gcc", manifest, "until_signal"};
   o.output = trace;
-  std::unique_ptr<daemon::Recording> recording;
-  Status s = daemon::Recording::Start(o, &recording);
+  std::unique_ptr<recorder::Recording> recording;
+  Status s = recorder::Recording::Start(o, &recording);
   ASSERT_TRUE(s.ok()) << s.ToString();
   bool running = true;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -680,10 +680,10 @@ TEST(RecordingApiTest, PollCountsLiveAndStopEndsTheLaunchedTarget) {
   recording->Stop();
   while (running && std::chrono::steady_clock::now() < deadline) ASSERT_TRUE(recording->Poll(&running).ok());
   EXPECT_FALSE(running) << "Stop did not end the target";
-  daemon::RecordResult result;
+  recorder::RecordResult result;
   s = recording->Finish(&result);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ(result.mode, daemon::RecordMode::kInproc);
+  EXPECT_EQ(result.mode, recorder::RecordMode::kInproc);
   EXPECT_EQ(result.term_signal, SIGTERM);
   EXPECT_EQ(result.ExitStatus(), 128 + SIGTERM);
   EXPECT_GE(result.events, seen);
@@ -702,7 +702,7 @@ TEST(RecordingApiTest, PollCountsLiveAndStopEndsTheLaunchedTarget) {
 TEST(RecordInprocTest, ReleasesCarryHoldTimesOnlyWhenAsked) {
   for (const bool asked : {false, true}) {
     SCOPED_TRACE(asked ? "asked" : "not asked");
-    daemon::InprocOptions options;
+    recorder::InprocOptions options;
     options.lock_hold_times = asked;
     const Recording rec = Record("threads_gcc", {"mutex"}, options);
     const uint64_t lock = rec.At("lock");

@@ -1,7 +1,7 @@
 // The spool arena hands out blocks first in, first out, reclaims them from the
 // oldest end, wraps around, and falls back to malloc when full: copied ring
 // words must never share memory with words still in use.
-#include "daemon/drain/spool_arena.h"
+#include "recorder/merge/spool_arena.h"
 
 #include <gtest/gtest.h>
 

@@ -16,13 +16,13 @@
 #include <sstream>
 #include <thread>
 
-#include "daemon/service/analysis_json.h"
-#include "daemon/service/analysis_process.h"
-#include "daemon/service/analysis_worker.h"
-#include "daemon/service/findings_registry.h"
-#include "daemon/service/service_state.h"
+#include "daemon/analysis_json.h"
+#include "daemon/analysis_process.h"
+#include "daemon/analysis_worker.h"
+#include "daemon/findings_registry.h"
+#include "daemon/service_state.h"
 
-namespace seer::service {
+namespace seer::daemon {
 namespace {
 
 namespace fs = std::filesystem;
@@ -336,4 +336,4 @@ TEST_F(ServiceStateTest, AnAnalysisProcessThatDiesOrBabblesIsAnError) {
 }
 
 }  // namespace
-}  // namespace seer::service
+}  // namespace seer::daemon

@@ -10,18 +10,18 @@
 #include <filesystem>
 #include <fstream>
 
-#include "daemon/service/config.h"
-#include "daemon/service/findings_registry.h"
-#include "daemon/service/lock_contention.h"
-#include "daemon/service/metrics.h"
-#include "daemon/service/prometheus_text.h"
-#include "daemon/service/retention.h"
-#include "daemon/service/window_analysis.h"
-#include "daemon/service/window_writer.h"
+#include "daemon/config.h"
+#include "daemon/findings_registry.h"
+#include "daemon/lock_contention.h"
+#include "daemon/metrics.h"
+#include "daemon/prometheus_text.h"
+#include "daemon/retention.h"
+#include "daemon/window_analysis.h"
+#include "daemon/window_writer.h"
 #include "predictor/analyze.h"
 #include "tests/support/trace_io.h"
 
-namespace seer::service {
+namespace seer::daemon {
 namespace {
 
 namespace fs = std::filesystem;
@@ -574,4 +574,4 @@ TEST_F(ServiceTest, PrometheusLabelValuesAreEscaped) {
 }
 
 }  // namespace
-}  // namespace seer::service
+}  // namespace seer::daemon

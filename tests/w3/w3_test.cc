@@ -2,7 +2,7 @@
 // text), on each lowering rule, and the exact and linear variants on random traces.
 #include <gtest/gtest.h>
 
-#include "predictor/w3/w3_engine.h"
+#include "predictor/engines/w3/w3_engine.h"
 #include "tests/oracle/paper_traces.h"
 #include "tests/w3/w3_support.h"
 

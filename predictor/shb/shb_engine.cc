@@ -1,9 +1,0 @@
-#include "predictor/shb/shb_engine.h"
-
-#include "predictor/hb/hb_engine.h"
-
-namespace seer {
-
-std::unique_ptr<Engine> NewShbEngine(const AnalysisOptions&) { return std::make_unique<HappensBeforeEngine<true>>(); }
-
-}  // namespace seer

@@ -1,0 +1,80 @@
+// ptrace steps: exec stop, breakpoint at AT_ENTRY, restore, detach.
+#include "recorder/ebpf/entry_stop.h"
+
+#include <elf.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <string>
+
+namespace seer::recorder {
+namespace {
+
+Status PtraceError(const char* what, pid_t pid) {
+  return Status::IOError(std::string(what) + " on process " + std::to_string(pid) + ": " + strerror(errno));
+}
+
+uint64_t AuxEntry(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/auxv", std::ios::binary);
+  uint64_t pair[2];
+  while (in.read(reinterpret_cast<char*>(pair), sizeof(pair))) {
+    if (pair[0] == AT_NULL) break;
+    if (pair[0] == AT_ENTRY) return pair[1];
+  }
+  return 0;
+}
+
+// Waits for the next stop of `pid`, passing on signals that are not ours.
+Status WaitForTrap(pid_t pid, int* exit_status) {
+  for (;;) {
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid) return PtraceError("waitpid", pid);
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      *exit_status = status;
+      return Status::NotFound("the target exited before it started");
+    }
+    if (WIFSTOPPED(status) && WSTOPSIG(status) == SIGTRAP) return Status::Ok();
+    if (ptrace(PTRACE_CONT, pid, nullptr, reinterpret_cast<void*>(static_cast<long>(WSTOPSIG(status)))) != 0)
+      return PtraceError("PTRACE_CONT", pid);
+  }
+}
+
+}  // namespace
+
+void TraceMeBeforeExec() { ptrace(PTRACE_TRACEME, 0, nullptr, nullptr); }
+
+Status EntryStop::RunToEntry(pid_t pid, int* exit_status) {
+  pid_ = pid;
+  Status st = WaitForTrap(pid, exit_status);  // the exec
+  if (!st.ok()) return st;
+  entry_ = AuxEntry(pid);
+  if (entry_ == 0) return Status::Internal("no AT_ENTRY in /proc/" + std::to_string(pid) + "/auxv");
+  errno = 0;
+  saved_word_ = ptrace(PTRACE_PEEKTEXT, pid, reinterpret_cast<void*>(entry_), nullptr);
+  if (errno != 0) return PtraceError("PTRACE_PEEKTEXT", pid);
+  long trap = static_cast<long>((static_cast<uint64_t>(saved_word_) & ~uint64_t{0xff}) | 0xcc);
+  if (ptrace(PTRACE_POKETEXT, pid, reinterpret_cast<void*>(entry_), reinterpret_cast<void*>(trap)) != 0)
+    return PtraceError("PTRACE_POKETEXT", pid);
+  if (ptrace(PTRACE_CONT, pid, nullptr, nullptr) != 0) return PtraceError("PTRACE_CONT", pid);
+  return WaitForTrap(pid, exit_status);  // the breakpoint
+}
+
+Status EntryStop::Detach() {
+  pid_t pid = pid_;
+  if (ptrace(PTRACE_POKETEXT, pid, reinterpret_cast<void*>(entry_), reinterpret_cast<void*>(saved_word_)) != 0)
+    return PtraceError("PTRACE_POKETEXT", pid);
+  user_regs_struct regs;
+  if (ptrace(PTRACE_GETREGS, pid, nullptr, &regs) != 0) return PtraceError("PTRACE_GETREGS", pid);
+  regs.rip = entry_;  // back over the int3
+  if (ptrace(PTRACE_SETREGS, pid, nullptr, &regs) != 0) return PtraceError("PTRACE_SETREGS", pid);
+  if (ptrace(PTRACE_DETACH, pid, nullptr, nullptr) != 0) return PtraceError("PTRACE_DETACH", pid);
+  return Status::Ok();
+}
+
+}  // namespace seer::recorder

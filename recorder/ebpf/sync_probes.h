@@ -1,0 +1,116 @@
+// Loads seer's BPF sync tracer (bpf/seer_sync.bpf.c) for one process, attaches its
+// uprobes by file offset to the pthread/semaphore functions of one binary (the libc
+// the target maps, or a statically linked target itself) and its tracepoints, and
+// drains the ring buffer.
+#pragma once
+
+#include <sys/types.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bpf/sync_event.h"
+#include "seer/status.h"
+
+struct seer_sync_bpf;
+struct ring_buffer;
+struct bpf_link;
+struct bpf_program;
+
+namespace seer::recorder {
+
+// One probed function: its symbol and what the probe does (enum seer_sync_op).
+struct ProbeSpec {
+  const char* symbol;
+  int op;
+  bool on_return;  // also a uretprobe: the outcome decides the event
+};
+
+// Every function seer probes, in the order they are attached.
+const std::vector<ProbeSpec>& SyncProbeSpecs();
+
+class SyncProbes {
+ public:
+  SyncProbes() = default;
+  SyncProbes(const SyncProbes&) = delete;
+  SyncProbes& operator=(const SyncProbes&) = delete;
+  ~SyncProbes() { Close(); }
+
+  // Detaches every probe and frees the programs; the target runs on untouched.
+  void Close();
+
+  // Loads the programs for process `tgid` with a ring buffer of at least
+  // `ringbuf_bytes` (rounded up to a power of two), then attaches the uprobes in
+  // `binary` (only for `tgid`'s address space) and the tracepoints. `runtime_binary`:
+  // the target's executable when it carries seer's runtime; its counter
+  // registration is probed too, so every record is stamped with its thread's
+  // record count.
+  Status Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes,
+              const std::string& runtime_binary = "");
+
+  // The futex tracepoints alone (and thread exit), no uprobe: the raw futex
+  // syscalls of a target whose runtime records the rest (kPreload). Each
+  // record is stamped with its thread's record count once the thread has
+  // registered its cursor (the runtime's registration futex call,
+  // SEER_FUTEX_REGISTER_MAGIC).
+  Status OpenFutexOnly(pid_t tgid, uint64_t ringbuf_bytes);
+
+  // After OpenFutexOnly: detaches and re-attaches the futex programs. While
+  // any of them is attached the kernel sends every system call of every task
+  // on the machine through its tracing slow path, futex or not
+  // (SYSCALL_TRACEPOINT is set on all tasks): 60 ns a call with the
+  // per-syscall tracepoints, 240 ns with the raw ones (raw_syscall_tracepoints()),
+  // which cost a syscall-heavy server about a fifth of its throughput; the
+  // service's duty cycle detaches them while it records nothing. Thread exits
+  // stay traced (on_exit: a scheduler tracepoint).
+  void DetachSyscallPrograms();
+  Status AttachSyscallPrograms();
+  bool syscall_programs_attached() const { return !syscall_links_.empty(); }
+
+  // Registers thread `tid`'s record counter at `address` (in the target) as
+  // the runtime's registration call would have, for a thread that made it
+  // while the syscall programs were detached.
+  Status RegisterCounter(pid_t tid, uint64_t address);
+
+  // Waits up to `timeout_ms` for a wakeup, then hands every waiting record to `fn`.
+  Status Poll(int timeout_ms, const std::function<void(const sync_event&)>& fn);
+
+  // Failed ring buffer reservations so far, per record kind, summed over CPUs.
+  std::array<uint64_t, SEER_EV_KIND_SLOTS> Lost() const;
+
+  const std::vector<std::string>& attached() const { return attached_; }
+  const std::vector<std::string>& missing() const { return missing_; }
+  uint64_t ringbuf_bytes() const { return ringbuf_bytes_; }
+  // Uprobes and uretprobes attached (each one a trap per call in the target).
+  uint64_t uprobes() const { return uprobes_; }
+  // The system-call programs sit on the raw sys_enter/sys_exit tracepoints
+  // (where tracefs, which the per-syscall ones need, is not mounted, or
+  // SEER_RAW_SYSCALL_TRACEPOINTS is set) instead of syscalls:sys_*_futex.
+  bool raw_syscall_tracepoints() const { return raw_syscalls_; }
+
+ private:
+  static int OnRecord(void* ctx, void* data, size_t size);
+  // Opens and loads the BPF object for `tgid` with its ring buffer.
+  Status Load(pid_t tgid, uint64_t ringbuf_bytes);
+  // Attaches the tracepoint programs (kept in links_) and opens the event ring.
+  Status AttachTracepointsAndOpenRing(const std::vector<bpf_program*>& programs);
+  // The futex programs of the set loaded (raw_syscalls_), and the mmap one.
+  std::vector<bpf_program*> FutexPrograms() const;
+  bpf_program* MmapProgram() const;
+
+  seer_sync_bpf* skel_ = nullptr;
+  ring_buffer* ring_ = nullptr;
+  std::vector<bpf_link*> links_;
+  std::vector<bpf_link*> syscall_links_;  // OpenFutexOnly's futex programs
+  bool raw_syscalls_ = false;
+  std::vector<std::string> attached_;
+  std::vector<std::string> missing_;
+  uint64_t ringbuf_bytes_ = 0;
+  uint64_t uprobes_ = 0;
+  const std::function<void(const sync_event&)>* fn_ = nullptr;
+};
+
+}  // namespace seer::recorder
