@@ -13,32 +13,31 @@
 
 #include <fmt/format.h>
 
+#include "recorder/launch.h"
+
 namespace seer::cli {
 
 Status RunProgram(const std::vector<std::string>& argv, const std::vector<std::pair<std::string, std::string>>& env,
                   double timeout_s, ProgramResult* result) {
   *result = ProgramResult();
-  if (argv.empty()) return Status::InvalidArgument("no program to run");
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) return Status::IOError(fmt::format("pipe: {}", std::strerror(errno)));
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) return Status::IOError(fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) {
-    for (const auto& [name, value] : env) {
-      if (value.empty())
-        unsetenv(name.c_str());
-      else
-        setenv(name.c_str(), value.c_str(), 1);
-    }
-    dup2(pipe_fds[1], 1);
-    const int null_fd = open("/dev/null", O_WRONLY);
-    if (null_fd >= 0) dup2(null_fd, 2);
-    execvp(args[0], args.data());
-    _exit(127);
+  const int null_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  recorder::LaunchOptions options;
+  options.argv = argv;
+  options.env = env;
+  options.stdout_fd = pipe_fds[1];
+  options.stderr_fd = null_fd;
+  recorder::Launch launch;
+  Status st = launch.Start(options);
+  if (st.ok()) st = launch.Release();
+  if (null_fd >= 0) close(null_fd);
+  if (!st.ok()) {
+    close(pipe_fds[0]);
+    close(pipe_fds[1]);
+    return st;
   }
+  const pid_t pid = launch.pid();
   close(pipe_fds[1]);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   char buf[4096];
@@ -63,8 +62,6 @@ Status RunProgram(const std::vector<std::string>& argv, const std::vector<std::p
   if (waitpid(pid, &status, 0) < 0) return Status::IOError(fmt::format("waitpid: {}", std::strerror(errno)));
   if (WIFSIGNALED(status)) result->signal = WTERMSIG(status);
   if (WIFEXITED(status)) result->exit_code = WEXITSTATUS(status);
-  if (result->exit_code == 127 && result->out.empty())
-    return Status::NotFound(fmt::format("could not run {}", argv[0]));
   return Status::Ok();
 }
 

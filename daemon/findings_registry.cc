@@ -7,6 +7,7 @@
 
 #include "daemon/analysis_json.h"
 #include "daemon/clock.h"
+#include "recorder/trace_metadata.h"
 
 namespace seer::daemon {
 
@@ -90,8 +91,8 @@ std::string FindingsRegistry::Json() const {
                     {"engine", m.latest.engine},
                     {"summary", m.latest.summary},
                     {"signature", m.latest.signature},
-                    {"first_seen", IsoTime(m.first_seen)},
-                    {"last_seen", IsoTime(m.last_seen)},
+                    {"first_seen", recorder::IsoTime(m.first_seen)},
+                    {"last_seen", recorder::IsoTime(m.last_seen)},
                     {"windows", m.windows}});
   }
   return DumpJson(nlohmann::json{{"findings", list}}, 2) + "\n";

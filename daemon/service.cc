@@ -11,6 +11,7 @@
 #include "recorder/merge/spool_arena.h"
 #include "daemon/analysis_process.h"
 #include "daemon/clock.h"
+#include "recorder/trace_metadata.h"
 #include "daemon/service_state.h"
 #include "predictor/analyze.h"
 
@@ -261,7 +262,7 @@ bool Service::FindingReport(const std::string& id, bool html, std::string* body,
   }
   *content_type = "text/plain; charset=utf-8";
   *body = "finding " + f.id + " (" + f.latest.kind + ", " + f.latest.engine + ")\n" + "first seen: " +
-          IsoTime(f.first_seen) + "\nlast seen: " + IsoTime(f.last_seen) + "\nwindows: " +
+          recorder::IsoTime(f.first_seen) + "\nlast seen: " + recorder::IsoTime(f.last_seen) + "\nwindows: " +
           std::to_string(f.windows) + "\nsignature: " + f.latest.signature + "\n\n" + f.latest.report;
   return true;
 }

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "daemon/clock.h"
+#include "recorder/trace_metadata.h"
 
 namespace seer::daemon {
 
@@ -122,7 +123,7 @@ void WindowedTraceWriter::OpenLocked(double t) {
   deadline_ = std::min(t + schedule_.window_s, period_end);
   deadline_ends_period_ = period_end <= t + schedule_.window_s;
   ReplayTables();
-  current_->SetMeta(meta::kStartTime, IsoTime(t));
+  current_->SetMeta(meta::kStartTime, recorder::IsoTime(t));
   stats_.recording = true;
 }
 
@@ -136,7 +137,7 @@ void WindowedTraceWriter::ReplayTables() {
 
 void WindowedTraceWriter::CloseLocked(double t, const std::string& error) {
   std::string why = error;
-  current_->SetMeta(meta::kEndTime, IsoTime(t));
+  current_->SetMeta(meta::kEndTime, recorder::IsoTime(t));
   if (why.empty()) {
     Status st = current_->Close();
     if (!st.ok()) why = st.ToString();

@@ -13,6 +13,7 @@
 #include "recorder/runtime_modes/inproc_recording.h"
 #include "recorder/ebpf/ebpf_recording.h"
 #include "recorder/elf_file.h"
+#include "recorder/launch.h"
 #include "recorder/runtime_modes/injected_runtime.h"
 #include "seer/ring_layout.h"
 
@@ -94,22 +95,10 @@ Status CheckRecordPrivileges() {
 
 namespace {
 
-// What exec would run for `name`: itself when it has a slash, else the first
-// executable of that name in PATH (empty when there is none).
+// What exec would run for `name` (empty when there is none).
 std::string ResolveProgram(const std::string& name) {
-  if (name.find('/') != std::string::npos) return name;
-  const char* env = getenv("PATH");
-  const std::string dirs = env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    const std::string dir = end > start ? dirs.substr(start, end - start) : ".";
-    const std::string candidate = dir + "/" + name;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-    start = end + 1;
-  }
-  return "";
+  std::string path;
+  return FindExecutable(name, &path).ok() ? path : "";
 }
 
 std::string DirName(const std::string& path) {

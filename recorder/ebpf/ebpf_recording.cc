@@ -3,7 +3,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,11 +24,12 @@
 #include "recorder/ebpf/access_joiner.h"
 #include "recorder/rings/attach_point.h"
 #include "recorder/ebpf/call_site_filter.h"
-#include "recorder/ebpf/entry_stop.h"
 #include "recorder/ebpf/event_merger.h"
 #include "recorder/ebpf/sync_probes.h"
 #include "recorder/elf_file.h"
+#include "recorder/launch.h"
 #include "recorder/proc_maps.h"
+#include "recorder/trace_metadata.h"
 #include "seer/trace.h"
 
 namespace seer::recorder {
@@ -41,39 +41,9 @@ uint64_t MonotonicNs() {
   return static_cast<uint64_t>(ts.tv_sec) * 1'000'000'000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
-std::string IsoTimeNow() {
-  time_t now = time(nullptr);
-  tm utc;
-  gmtime_r(&now, &utc);
-  char buf[32];
-  strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buf;
-}
-
 std::string Basename(const std::string& path) {
   auto slash = path.rfind('/');
   return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// The file execvp would run for `name`.
-Status FindExecutable(const std::string& name, std::string* path) {
-  auto usable = [](const std::string& p) { return access(p.c_str(), X_OK) == 0; };
-  if (name.find('/') != std::string::npos) {
-    if (!usable(name)) return Status::NotFound("binary not found or not executable: " + name);
-    *path = name;
-    return Status::Ok();
-  }
-  const char* env = getenv("PATH");
-  std::stringstream dirs(env ? env : "/usr/local/bin:/usr/bin:/bin");
-  std::string dir;
-  while (std::getline(dirs, dir, ':')) {
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + name;
-    if (usable(candidate)) {
-      *path = candidate;
-      return Status::Ok();
-    }
-  }
-  return Status::NotFound("binary not found in PATH: " + name);
 }
 
 // Which file to probe for a target: the libc it maps, or the binary itself when
@@ -466,74 +436,36 @@ RecordCounters Session::counters() const {
 }
 
 Status Session::Launch() {
-  std::string exe;
-  Status st = FindExecutable(options_.command[0], &exe);
+  LaunchOptions launch_options;
+  launch_options.argv = options_.command;
+  launch_options.stop_at_entry = true;
+  // An instrumented target finds its rings through the environment.
+  if (area_) launch_options.in_child = [this](char) { area_->ExportToChild(/*sync_inproc=*/false); };
+  recorder::Launch launch;
+  Status st = launch.Start(launch_options);
   if (!st.ok()) return st;
+  const std::string& exe = launch.executable();
   st = ProbedBinaryForLaunch(exe, &binary_);
   if (!st.ok()) return st;
-
-  int go[2], exec_err[2];
-  if (pipe2(go, O_CLOEXEC) != 0 || pipe2(exec_err, O_CLOEXEC) != 0)
-    return Status::IOError(std::string("pipe: ") + strerror(errno));
-  std::vector<char*> argv;
-  for (const auto& a : options_.command) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t child = fork();
-  if (child < 0) return Status::IOError(std::string("fork: ") + strerror(errno));
-  if (child == 0) {
-    // Held here until the probes are attached; a closed pipe means seer gave up.
-    if (area_) area_->ExportToChild(/*sync_inproc=*/false);
-    close(go[1]);
-    close(exec_err[0]);
-    char c;
-    if (read(go[0], &c, 1) != 1) _exit(127);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    TraceMeBeforeExec();
-    execv(exe.c_str(), argv.data());
-    int err = errno;
-    ssize_t w = write(exec_err[1], &err, sizeof(err));
-    (void)w;
-    _exit(127);
-  }
-  close(go[0]);
-  close(exec_err[1]);
+  const pid_t child = launch.pid();
   pid_ = child;
   launched_ = true;
 
+  // The child waits before exec until the probes are attached.
   st = probes_.Open(child, binary_, options_.ebpf.ringbuf_bytes, area_ ? exe : "");
   if (st.ok()) st = merger_->BeginThread(child, -1, Basename(exe));
-  if (!st.ok()) {
-    close(go[1]);
-    close(exec_err[0]);
-    waitpid(child, nullptr, 0);
-    return st;
-  }
+  if (!st.ok()) return st;  // the launch ends the child without exec
   std::string cmd;
   for (const auto& a : options_.command) cmd += (cmd.empty() ? "" : " ") + a;
   writer_->SetMeta(meta::kCommandLine, cmd);
   writer_->SetMeta("record.mode", "launch");
-  char c = 1;
-  ssize_t w = write(go[1], &c, 1);
-  (void)w;
-  close(go[1]);
-  // Exec stops the traced child; run it to its entry point, where every library
-  // is mapped, to take the module map before any of its code runs.
-  EntryStop stop;
-  int wait_status = 0;
-  st = stop.RunToEntry(child, &wait_status);
+  // Held at its entry point, where every library is mapped: the module map is
+  // taken before any of its code runs.
+  st = launch.Release();
   exec_from_ns_ = MonotonicNs();
-  int err = 0;
-  ssize_t n = read(exec_err[0], &err, sizeof(err));
-  close(exec_err[0]);
-  if (n == static_cast<ssize_t>(sizeof(err))) {
-    if (st.ok()) kill(child, SIGKILL);
-    waitpid(child, nullptr, 0);
-    return Status::InvalidArgument("cannot execute " + exe + ": " + strerror(err));
-  }
   if (!st.ok()) return st;
   RefreshModules();
-  return stop.Detach();
+  return launch.DetachFromEntry();
 }
 
 Status Session::Attach() {
@@ -600,7 +532,7 @@ Status Session::FinishTrace() {
   if (result_->target_exited && exec_ts_ == 0 && (result_->exit_code >= 0 || result_->term_signal != 0))
     writer_->SetMeta("record.exit_status", std::to_string(result_->ExitStatus()));
   writer_->SetMeta("record.exec_not_followed", exec_ts_ != 0 ? "1" : "0");
-  writer_->SetMeta(meta::kEndTime, IsoTimeNow());
+  WriteRecordingEnd(writer_.get());
   st = Checkpoint();
   if (!st.ok()) return st;
   result_->events = writer_->events_written();
@@ -633,14 +565,7 @@ Status Session::Begin() {
     merger_ = std::make_unique<EventMerger>([this](const Event& e) { return writer_->Append(e); });
   }
 
-  utsname u;
-  uname(&u);
-  char host[256] = {};
-  gethostname(host, sizeof(host) - 1);
-  writer_->SetMeta(meta::kSource, "record");
-  writer_->SetMeta(meta::kHost, host);
-  writer_->SetMeta(meta::kKernel, std::string(u.sysname) + " " + u.release + " " + u.version);
-  writer_->SetMeta(meta::kStartTime, IsoTimeNow());
+  WriteRecordingStart(writer_.get());
   writer_->SetMeta(meta::kClock, "bpf_ktime_get_ns, ordered by timestamp");
   writer_->SetMeta(meta::kPcKind, "address");
   writer_->SetMeta("record.sync", "ebpf");

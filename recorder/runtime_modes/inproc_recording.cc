@@ -9,7 +9,6 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <sched.h>
 #include <unistd.h>
@@ -38,7 +37,11 @@
 #include "recorder/elf_file.h"
 #include "recorder/attach_filter.h"
 #include "recorder/runtime_modes/injected_runtime.h"
+#include "recorder/launch.h"
+#include "recorder/merge/merge_priority.h"
+#include "recorder/runtime_modes/spool_queue.h"
 #include "recorder/proc_maps.h"
+#include "recorder/trace_metadata.h"
 #include "seer/ring_layout.h"
 #include "store/async_writer.h"
 
@@ -53,15 +56,6 @@ constexpr const char* kClockDescription =
     "events (thread lifecycle, signal/wait, barriers, alloc/free) are numbered exactly in the order "
     "they took effect, per order domain; plain accesses are exact in program order between their "
     "thread's ordered events, and ordered against other threads only through those events";
-
-std::string IsoNow() {
-  char buf[32];
-  const std::time_t t = std::time(nullptr);
-  std::tm tm;
-  gmtime_r(&t, &tm);
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string JoinArgs(const std::vector<std::string>& argv) {
   std::string s;
@@ -86,81 +80,25 @@ constexpr const char* kFutexByRuntime = "raw futex syscalls through libc's sysca
 // Starts argv with the ring descriptor in its environment (and, for kPreload,
 // the runtime in LD_PRELOAD after the user's own entries). The child waits
 // before exec until `before_exec(child)` has run in the parent (it loads the
-// futex tracepoints for the child's pid); when that fails the child exits
-// without exec and its error is returned. Exec failures come back through a
-// close-on-exec pipe, so "no such program" is an error here.
-Status Launch(const std::vector<std::string>& argv, const SharedArea& area, const std::string& preload,
-              const std::function<Status(pid_t)>& before_exec, pid_t* pid) {
-  int pipefd[2], go[2];
-  if (pipe2(pipefd, O_CLOEXEC) != 0) return Status::IOError(std::string("pipe: ") + std::strerror(errno));
-  if (pipe2(go, O_CLOEXEC) != 0) {
-    close(pipefd[0]);
-    close(pipefd[1]);
-    return Status::IOError(std::string("pipe: ") + std::strerror(errno));
-  }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const std::string preload_value = preload.empty() ? "" : PreloadWith(getenv("LD_PRELOAD"), preload);
-  const pid_t child = fork();
-  if (child < 0) return Status::IOError(std::string("fork: ") + std::strerror(errno));
-  if (child == 0) {
-    close(pipefd[0]);
-    close(go[1]);
-    char futex = 0;
-    ssize_t got;
-    do {
-      got = read(go[0], &futex, 1);
-    } while (got < 0 && errno == EINTR);
-    if (got != 1) _exit(127);  // the recorder gave up
-    area.ExportToChild(/*sync_inproc=*/true, /*futex_stamps=*/futex == '1');
-    if (!preload_value.empty()) setenv("LD_PRELOAD", preload_value.c_str(), 1);
-    execvp(args[0], args.data());
-    const int err = errno;
-    ssize_t ignored = write(pipefd[1], &err, sizeof err);
-    (void)ignored;
-    _exit(127);
-  }
-  close(pipefd[1]);
-  close(go[0]);
-  const Status ready = before_exec ? before_exec(child) : Status::Ok();
-  if (!ready.ok()) {
-    close(go[1]);  // the child reads no go-ahead and exits
-    close(pipefd[0]);
-    waitpid(child, nullptr, 0);
-    return ready;
-  }
-  const char futex = before_exec ? '1' : '0';
-  ssize_t sent;
-  do {
-    sent = write(go[1], &futex, 1);
-  } while (sent < 0 && errno == EINTR);
-  close(go[1]);
-  int err = 0;
-  ssize_t n;
-  do {
-    n = read(pipefd[0], &err, sizeof err);
-  } while (n < 0 && errno == EINTR);
-  close(pipefd[0]);
-  if (n == static_cast<ssize_t>(sizeof err)) {
-    waitpid(child, nullptr, 0);
-    return Status::NotFound("cannot run " + argv[0] + ": " + std::strerror(err));
-  }
-  *pid = child;
+// futex tracepoints for the child's pid); when that fails the child ends
+// without exec and its error is returned.
+Status LaunchWithRings(const std::vector<std::string>& argv, const SharedArea& area, const std::string& preload,
+                       const std::function<Status(pid_t)>& before_exec, pid_t* pid) {
+  LaunchOptions options;
+  options.argv = argv;
+  if (!preload.empty()) options.env.emplace_back("LD_PRELOAD", PreloadWith(getenv("LD_PRELOAD"), preload));
+  // The go-ahead byte says whether the futex tracepoints stamp the child's records.
+  options.in_child = [&area](char futex) { area.ExportToChild(/*sync_inproc=*/true, /*futex_stamps=*/futex == '1'); };
+  Launch launch;
+  Status st = launch.Start(options);
+  if (!st.ok()) return st;
+  st = before_exec ? before_exec(launch.pid()) : Status::Ok();
+  if (!st.ok()) return st;  // the launch ends the child without exec
+  st = launch.Release(before_exec ? '1' : '0');
+  if (!st.ok()) return st;
+  *pid = launch.pid();
   return Status::Ok();
 }
-
-// Batches from the collector (the recording thread) to the merger thread.
-struct SpoolItem {
-  RingBatch batch;
-  uint64_t copied_ns = 0;  // when the copy ended, from the recording's start: the batch's records are older
-  std::vector<ModuleInfo> modules;
-  std::vector<FutexEvent> futex;  // taken after the batch was copied: placed before it is merged
-  // Non-zero: the collector's first copy a grace period after pause number
-  // `drain_mark` (SetPaused): once merged, everything recorded before that
-  // pause has been handed on.
-  uint64_t drain_mark = 0;
-};
 
 // How long after a pause the collector copies the rings for the drain mark:
 // time for every running thread to reach its next hook, see the pause and
@@ -183,118 +121,6 @@ constexpr auto kMaxRest = std::chrono::microseconds(2000);
 // (CollectOnce); back at idle once the oldest has waited less than a quarter of it.
 constexpr auto kIdleDeferral = std::chrono::seconds(2);
 
-class SpoolQueue {
- public:
-  void Push(SpoolItem item) {
-    std::lock_guard<std::mutex> lock(mu_);
-    bytes_ += item.batch.bytes();
-    peak_ = std::max(peak_, bytes_);
-    items_.push_back(std::move(item));
-    cv_.notify_one();
-  }
-  // False once closed and empty, or failed.
-  bool Pop(SpoolItem* out) {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return !items_.empty() || closed_ || failed_; });
-    if (failed_ || items_.empty()) return false;
-    *out = std::move(items_.front());
-    items_.pop_front();
-    bytes_ -= out->batch.bytes();
-    return true;
-  }
-  void Close() {
-    std::lock_guard<std::mutex> lock(mu_);
-    closed_ = true;
-    cv_.notify_all();
-  }
-  void Fail() {
-    std::lock_guard<std::mutex> lock(mu_);
-    failed_ = true;
-    cv_.notify_all();
-  }
-  uint64_t bytes() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return bytes_;
-  }
-  bool failed() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return failed_;
-  }
-  uint64_t peak() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return peak_;
-  }
-  // When the oldest batch waiting to be merged was copied (SpoolItem::copied_ns); 0: none waits.
-  uint64_t oldest_copied_ns() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return items_.empty() ? 0 : items_.front().copied_ns;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<SpoolItem> items_;
-  uint64_t bytes_ = 0;
-  uint64_t peak_ = 0;
-  bool closed_ = false;
-  bool failed_ = false;
-};
-
-// The threads of this process now, by kernel tid.
-std::set<pid_t> Tasks() {
-  std::set<pid_t> tids;
-  if (DIR* dir = opendir("/proc/self/task")) {
-    while (const dirent* entry = readdir(dir))
-      if (const long tid = std::strtol(entry->d_name, nullptr, 10); tid > 0) tids.insert(static_cast<pid_t>(tid));
-    closedir(dir);
-  }
-  return tids;
-}
-
-// Lowers thread `tid` (0: the calling one) to the background priority
-// `idle_nice` names (InprocOptions::idle_nice), or (`idle` false) back to
-// SCHED_OTHER at nice 0.
-void SetThreadPriority(pid_t tid, bool idle, int idle_nice) {
-  sched_param param = {};
-  const bool sched_idle = idle && idle_nice < 0;
-  sched_setscheduler(tid, sched_idle ? SCHED_IDLE : SCHED_OTHER, &param);
-  if (!sched_idle) setpriority(PRIO_PROCESS, static_cast<id_t>(tid), idle ? idle_nice : 0);
-}
-
-// Puts the threads the recording started (every thread but the calling one and
-// those in `others`: the merger and the writer it started) at the background
-// priority, or back to SCHED_OTHER at nice 0. Best effort: leaving SCHED_IDLE
-// or a higher nice needs CAP_SYS_NICE or an RLIMIT_NICE allowance (root has
-// both); without, they stay in the background, slower on a busy machine but
-// never wrong.
-void SetDrainPriority(bool idle, int idle_nice, const std::set<pid_t>& others) {
-  const pid_t self = gettid();
-  for (const pid_t tid : Tasks()) {
-    if (tid == self || others.count(tid) != 0) continue;
-    SetThreadPriority(tid, idle, idle_nice);
-  }
-}
-
-}  // namespace
-
-uint64_t DefaultSpoolBytes() {
-  // At most 512 MiB: the spool arena keeps about three times the spool's peak
-  // resident, and fresh pages are not free (on the development VMs 1.7 s of
-  // system time per GiB): with a 4 GiB bound a program that outran the recorder
-  // spent more time faulting in spool pages than the recorder saved it.
-  constexpr uint64_t kMin = 256ull << 20, kMax = 512ull << 20;
-  uint64_t available_kb = 0;
-  if (FILE* f = fopen("/proc/meminfo", "r")) {
-    char line[128];
-    while (fgets(line, sizeof line, f) != nullptr)
-      if (sscanf(line, "MemAvailable: %lu kB", &available_kb) == 1) break;
-    fclose(f);
-  }
-  if (available_kb == 0) return 1ull << 30;
-  return std::clamp<uint64_t>(available_kb * 1024 / 4, kMin, kMax);
-}
-
-namespace {
 
 class InprocRecording final : public Recording {
  public:
@@ -442,14 +268,9 @@ Status InprocRecording::Begin() {
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
 
-  struct utsname un;
-  uname(&un);
-  writer_->SetMeta(meta::kSource, "record");
+  WriteRecordingStart(writer_.get());
   writer_->SetMeta(meta::kCommandLine, attached_ ? "attach to process " + std::to_string(options_.pid)
                                                  : JoinArgs(argv));
-  writer_->SetMeta(meta::kHost, un.nodename);
-  writer_->SetMeta(meta::kKernel, un.release);
-  writer_->SetMeta(meta::kStartTime, IsoNow());
   writer_->SetMeta(meta::kClock, kClockDescription);
   writer_->SetMeta(meta::kPcKind, "address");
   writer_->SetMeta("sync", "inproc");  // the runtime records synchronisation (kPreload too)
@@ -476,7 +297,7 @@ Status InprocRecording::Begin() {
       return st.WithContext("--futex-tracepoints: the futex tracepoints could not be loaded");
     };
   }
-  s = attached_ ? AttachByInjection(library, before_exec) : Launch(argv, area_, library, before_exec, &pid_);
+  s = attached_ ? AttachByInjection(library, before_exec) : LaunchWithRings(argv, area_, library, before_exec, &pid_);
   if (!s.ok()) return s;
   if (futex_) {
     writer_->SetMeta("record.not_seen", "");
@@ -800,7 +621,7 @@ Status InprocRecording::CloseTrace() {
     if (!detach_note_.empty()) out->SetMeta("record.detach", detach_note_);
   }
   out->SetMeta("record.rings_returned", std::to_string(merger_->rings_returned()));
-  out->SetMeta(meta::kEndTime, IsoNow());
+  WriteRecordingEnd(out);
   return out->Close();
 }
 

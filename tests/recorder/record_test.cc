@@ -465,7 +465,7 @@ TEST_F(RecordTest, ClearErrors) {
   EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "--sync=ebpf", "-o", trace_path_, "--", dir_ + "/no-such-binary"},
                            dir_ + "/stderr")),
             2);
-  EXPECT_NE(Stderr().find("binary not found"), std::string::npos) << Stderr();
+  EXPECT_NE(Stderr().find("cannot run " + dir_ + "/no-such-binary: No such file or directory"), std::string::npos) << Stderr();
   EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "-o", trace_path_, "-p", "999999999"}, dir_ + "/stderr")), 2);
   EXPECT_NE(Stderr().find("no such process"), std::string::npos) << Stderr();
   if (access("/usr/bin/setpriv", X_OK) == 0) {

@@ -1,5 +1,5 @@
 // ptrace steps: exec stop, breakpoint at AT_ENTRY, restore, detach.
-#include "recorder/ebpf/entry_stop.h"
+#include "recorder/entry_stop.h"
 
 #include <elf.h>
 #include <signal.h>
