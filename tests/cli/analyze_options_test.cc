@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli_test_util.h"
 
 namespace seer {
 namespace {

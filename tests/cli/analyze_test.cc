@@ -7,7 +7,7 @@
 #include "interop/std_import.h"
 #include "predictor/analyze.h"
 #include "predictor/report/report.h"
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli_test_util.h"
 
 namespace seer {
 namespace {

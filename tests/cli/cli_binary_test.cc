@@ -11,7 +11,7 @@
 #include "store/chunk_codec.h"
 #include "store/coding.h"
 #include "store/tables.h"
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli_test_util.h"
 
 namespace seer {
 namespace {

@@ -4,14 +4,14 @@
 // what proves each race and lists the proven first (text and JSON); the SARIF
 // report holds every finding with its locations, thread flows and fingerprints
 // that do not change between runs. (Microsoft's validator checks the SARIF
-// syntax in tests/report/formats.)
+// syntax in tests/predictor/report/formats.)
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli_test_util.h"
 
 namespace seer {
 namespace {

@@ -4,7 +4,7 @@
 // its thread, properly nested; timestamps never go back on a track; every flow
 // start has its end; every track is named), holds the spans and findings the
 // trace implies, and --window and --max-events bound it with clear messages.
-// (tests/report/formats loads a timeline in headless Chromium.)
+// (tests/predictor/report/formats loads a timeline in headless Chromium.)
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "seer/trace.h"
-#include "tests/cli/cli_test_util.h"
+#include "tests/support/cli_test_util.h"
 
 namespace seer {
 namespace {

@@ -12,6 +12,7 @@
 #include "bpf/sync_event.h"
 #include "seer/ring_record.h"
 #include "tests/support/shm_area.h"
+#include "tests/support/trace_builder.h"
 
 namespace seer::recorder {
 namespace {
@@ -34,13 +35,7 @@ void Read(RingWords* w, uint64_t addr) {
   w->push_back(0x1000);
 }
 
-Event Sync(EventKind kind, uint32_t tid, uint64_t object = 0) {
-  Event e;
-  e.kind = kind;
-  e.tid = tid;
-  e.object = object;
-  return e;
-}
+Event Sync(EventKind kind, uint32_t tid, uint64_t object = 0) { return test::MakeEvent(tid, kind, object); }
 
 class AccessJoinerTest : public ::testing::Test {
  protected:

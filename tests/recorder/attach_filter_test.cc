@@ -1,6 +1,7 @@
 // AttachFilter: what a recording that begins inside a running process (an
 // attach, or one of the service's windows) leaves out, and what it keeps.
 #include "recorder/attach_filter.h"
+#include "tests/support/trace_builder.h"
 
 #include <gtest/gtest.h>
 
@@ -8,12 +9,7 @@ namespace seer::recorder {
 namespace {
 
 Event Ev(uint32_t tid, EventKind kind, uint64_t object, uint64_t aux = 0) {
-  Event e;
-  e.tid = tid;
-  e.kind = kind;
-  e.object = object;
-  e.aux = aux;
-  return e;
+  return test::MakeEvent(tid, kind, object, /*pc=*/0, aux);
 }
 
 TEST(AttachFilter, ReleasesOfLocksTakenBeforeAreLeftOutAndCounted) {

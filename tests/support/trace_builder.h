@@ -16,18 +16,27 @@
 
 namespace seer::test {
 
+// One event with raw ids (index and the unnamed fields 0), for tests that feed
+// writers, filters and mergers event by event; TraceBuilder below names
+// threads, variables and locks instead.
+inline Event MakeEvent(uint32_t tid, EventKind kind, uint64_t object, uint64_t pc = 0, uint64_t aux = 0,
+                       uint8_t mode = 0) {
+  Event e;
+  e.tid = tid;
+  e.kind = kind;
+  e.object = object;
+  e.pc = pc;
+  e.aux = aux;
+  e.mode = mode;
+  return e;
+}
+
 class TraceBuilder {
  public:
   TraceBuilder& Add(const std::string& thread, EventKind kind, uint64_t object, uint64_t pc, uint64_t aux = 0,
                     uint8_t mode = 0) {
-    Event e;
+    Event e = MakeEvent(Thread(thread), kind, object, pc, aux, mode);
     e.index = events_.size();
-    e.tid = Thread(thread);
-    e.kind = kind;
-    e.object = object;
-    e.pc = pc;
-    e.aux = aux;
-    e.mode = mode;
     events_.push_back(e);
     return *this;
   }
