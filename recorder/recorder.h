@@ -84,11 +84,10 @@ struct InprocOptions {
   // Two encoder threads: with the merger, three threads share the work of
   // closing the trace once the target has exited (bench/runtime/README.md).
   // zstd level 1, not the writer's 3: on memcached's events it compresses in
-  // two thirds of the time (17 against 26 ns an event) for a trace 9% larger
-  // (2.37 against 2.18 bytes an event), and a recorder's CPU is taken from
-  // the service it records (docs/recording.md).
-  // No distinct counts (count_distinct): their set lookups took a sixth of the
-  // recorder's time on memcached; `seer info` counts them.
+  // two thirds of the time for a trace a tenth larger, and a recorder's CPU is
+  // taken from the service it records (docs/recording.md has the figures).
+  // No distinct counts (count_distinct): their set lookups were a large share
+  // of the recorder's time on memcached; `seer info` counts them.
   TraceWriterOptions writer{.zstd_level = 1, .encode_threads = 2, .count_distinct = false};
   // Also load the futex tracepoints (root, or CAP_BPF and CAP_PERFMON), for
   // futex calls the program makes without libc's syscall(), which the runtime
@@ -232,7 +231,8 @@ Status FindRuntimeLibrary(std::string* path);
 std::string PreloadWith(const char* current, const std::string& library);
 
 // The spool bound when none is given: a quarter of the memory available now
-// (MemAvailable), between 256 MiB and 4 GiB.
+// (MemAvailable), between 256 MiB and 512 MiB; 1 GiB when /proc/meminfo does
+// not say (runtime_modes/spool_queue.cc says why no more).
 uint64_t DefaultSpoolBytes();
 
 }  // namespace seer::recorder

@@ -1,6 +1,6 @@
 // The locks each thread holds, with recursion depth and mode, so that engines see
-// only the outermost acquire/release of a recursive lock (DESIGN.md: "only the
-// outermost pair counts"). A release of a lock the thread does not hold is
+// only the outermost acquire/release of a recursive lock (docs/analyses.md,
+// "Shared choices"). A release of a lock the thread does not hold is
 // reported as not outermost, and engines ignore it.
 #pragma once
 

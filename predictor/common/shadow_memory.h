@@ -2,7 +2,7 @@
 // Bytes of a word that have always been accessed together share one cell (the
 // common case: one cell per word, reached by one hash probe); an access that
 // covers part of a cell splits it, so every byte keeps exactly its own history
-// and conflicts are decided on overlapping bytes (DESIGN.md). Accesses crossing
+// and conflicts are decided on overlapping bytes (docs/analyses.md, "Shared choices"). Accesses crossing
 // a word boundary visit one cell group per word.
 #pragma once
 

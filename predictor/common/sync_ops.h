@@ -1,6 +1,6 @@
 // The one lowering of the event kinds into the few operations the race engines
 // reason about, so that every engine treats condition variables, atomics, barriers
-// and semaphores alike (DESIGN.md, "The event model"):
+// and semaphores alike (docs/analyses.md, "Shared choices"):
 //   atomic access to x  -> by its C11 memory order (EventLowering below): an
 //                          acquire waits on x's sync object, a release signals it,
 //                          a relaxed access orders nothing; access(x, atomic)

@@ -1,6 +1,6 @@
 // The 8-byte words an access touches and which bytes of each: engines that keep
 // state per word decide conflicts on overlapping bytes with these masks
-// (DESIGN.md, event model). Bit i of a mask is byte i of the word.
+// (docs/analyses.md, "Shared choices"). Bit i of a mask is byte i of the word.
 #pragma once
 
 #include <cstdint>

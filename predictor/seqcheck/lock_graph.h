@@ -58,7 +58,7 @@ class LockGraph {
   // number of its events that must precede it (fork/join, signals). A thread's
   // requests between two hard edges it receives share one, and it keeps only
   // the nonzero entries: memory grows with the clocks' contents, not with
-  // requests x threads (2 GB for the 10,000-thread generated trace).
+  // requests x threads (gigabytes for a generated trace of 10,000 threads).
   uint32_t HardBefore(uint32_t request, uint32_t t) const;
   std::vector<uint32_t> request_clock_;  // node -> its clock's index; kNone if not a request
   std::vector<uint32_t> clock_begin_;    // clock index -> first entry in clock_entries_

@@ -8,7 +8,7 @@
 // holding l, and the sections it counts as held are TraceModel's: the
 // outermost acquire of a lock, of any kind, until its thread's matching
 // release. LockGraph::LockCycles cannot find a cycle where this finds none
-// (tests/seqcheck/lock_order_test.cc checks it on random traces and windows).
+// (tests/predictor/seqcheck/lock_order_test.cc checks it on random traces and windows).
 // It costs a few ns an event, on the window's acquires and releases only.
 #pragma once
 

@@ -64,7 +64,7 @@ class TraceModel {
  public:
   // `events` in total order. Nested re-acquisitions of a lock a thread already
   // holds (recursive mutexes) and their releases become nodes without effect:
-  // only the outermost pair counts (DESIGN.md).
+  // only the outermost pair counts (docs/analyses.md, "Shared choices").
   // `carried`: how many of the first events a window carried in (the acquires of
   // the locks held as it begins, trace_windows.h): they run before every other
   // event, a hard order like a signal before its wait.
@@ -149,7 +149,7 @@ class TraceModel {
   std::vector<std::vector<uint32_t>> branches_;
   // Per variable, the threads that write it, ascending by thread, each with
   // its write positions: a variable costs its writers, not one list per thread
-  // of the trace (235 MB for 1,000 variables and 10,000 threads).
+  // of the trace (hundreds of MB for thousands of threads: docs/seqcheck.md).
   struct Writer {
     uint32_t tid;
     std::vector<uint32_t> positions;

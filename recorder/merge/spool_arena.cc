@@ -23,7 +23,8 @@ constexpr uint64_t kAlign = 64;
 // memory is then about three times the spool's peak. Once was too little (the
 // merger's blocks held back for a round fell to malloc: RingMergerTest), and
 // four times the bytes in use at the moment made a 256 MiB spool touch 1.2 GB
-// of fresh pages, which cost this VM about 1.7 s per GiB (docs/runtime.md).
+// of fresh pages, which are slow to fault in on a VM whose host reclaims freed
+// memory (docs/runtime.md has the figures).
 constexpr uint64_t kFrontRoom = 2;
 constexpr uint32_t kInArena = 0x5e5e0001, kFromMalloc = 0x5e5e0002, kReleased = 0x5e5e0003;
 

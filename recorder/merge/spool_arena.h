@@ -33,7 +33,7 @@ class SpoolArena {
   // long-running service sets it: a block kept long (a ring whose next record
   // waits for another ring, a thread that records rarely) holds the arena's
   // oldest end, and every later block then goes further, touching fresh pages
-  // that stay resident (the daemon grew to 3-4 GB under load, docs/daemon.md).
+  // that stay resident (the daemon grew by gigabytes under load: docs/daemon.md).
   // Takes effect for blocks placed after the call.
   void SetExtent(uint64_t bytes);
 

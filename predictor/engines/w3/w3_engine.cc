@@ -116,7 +116,7 @@ class LastWrites {
 // (as one node per cell, keeping the bytes it covers there). So two accesses that
 // share a byte always meet in that byte's cell, and conflict only on shared bytes:
 // overlapping accesses that start at different addresses (ranges, unaligned,
-// struct copies) are compared, adjacent bytes of one word are not (DESIGN.md,
+// struct copies) are compared, adjacent bytes of one word are not (docs/analyses.md, "Shared choices",
 // event model), and bytes only ever accessed alone keep their own graph and edge
 // bound, as whole words accessed as such do.
 struct Variable {
