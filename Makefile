@@ -1,6 +1,6 @@
 # User-facing commands. The build itself is CMake (CMakeLists.txt); this file only
 # strings the steps together. `make test` is what CI runs (.ci/run).
-.PHONY: all deps build test test-sanitize fuzz demo bench clean
+.PHONY: all deps build test test-sanitize fuzz demo bench format clean
 
 BUILD      ?= build
 JOBS       ?= $(shell nproc)
@@ -53,6 +53,10 @@ demo: build
 
 bench: build
 	@bash bench/run.sh
+
+# Lays out every C and C++ file as .clang-format says (make test checks it).
+format:
+	@git ls-files -- '*.c' '*.cc' '*.h' ':!:tests/cli/data/*' | xargs clang-format --style=file -i
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

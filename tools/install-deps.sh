@@ -12,15 +12,19 @@ packages=(
   libclang-rt-14-dev llvm-14-dev
   nodejs chromium chromium-driver
   libtomlplusplus-dev libcpp-httplib-dev prometheus curl
+  clang-format python3
 )
 # llvm-14-dev: the headers and CMake package seer-clang's pass plugin
 # (tools/clang_plugin) is built against, the LLVM of Debian's clang 14.
 # nodejs, chromium: the report-format tests run Microsoft's SARIF validator and
-# open the HTML report and a timeline in headless Chromium (tests/report/formats;
+# open the HTML report and a timeline in headless Chromium (tests/predictor/report/formats;
 # npm installs the validator and playwright-core into the build folder).
 # libtomlplusplus-dev, libcpp-httplib-dev: `seer daemon`'s config file and HTTP
 # endpoints; prometheus (promtool and the server), curl: the daemon tests scrape
-# its /metrics with them (tests/service).
+# its /metrics with them (tests/daemon).
+# clang-format, python3: `make test` checks the layout of the code
+# (tools/check_format.sh) and that no block of it is written twice
+# (tools/check_duplicates.py).
 
 missing=()
 for p in "${packages[@]}"; do
