@@ -12,6 +12,7 @@ packages=(
   libclang-rt-14-dev llvm-14-dev
   nodejs chromium chromium-driver
   libtomlplusplus-dev libcpp-httplib-dev prometheus curl
+  help2man
 )
 # llvm-14-dev: the headers and CMake package seer-clang's pass plugin
 # (tools/clang_plugin) is built against, the LLVM of Debian's clang 14.
@@ -21,6 +22,7 @@ packages=(
 # libtomlplusplus-dev, libcpp-httplib-dev: `seer daemon`'s config file and HTTP
 # endpoints; prometheus (promtool and the server), curl: the daemon tests scrape
 # its /metrics with them (tests/service).
+# help2man: the manual pages, made from --help at build time (packaging/).
 
 missing=()
 for p in "${packages[@]}"; do
