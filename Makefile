@@ -1,6 +1,6 @@
 # User-facing commands. The build itself is CMake (CMakeLists.txt); this file only
 # strings the steps together. `make test` is what CI runs (.ci/run).
-.PHONY: all deps build install test test-sanitize fuzz demo bench clean
+.PHONY: all deps build install package test test-sanitize fuzz demo bench clean
 
 BUILD      ?= build
 PREFIX     ?= /usr/local
@@ -25,6 +25,13 @@ install:
 	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DSEER_WERROR=ON >/dev/null
 	@ninja -C $(BUILD) -j $(JOBS) seer_installed_files
 	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# The Debian package, $(BUILD)/seer_VERSION_ARCH.deb (packaging/deb.cmake), checked
+# by lintian: an error fails the target. Install it with `sudo dpkg -i` (or apt).
+package:
+	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DSEER_WERROR=ON >/dev/null
+	@ninja -C $(BUILD) -j $(JOBS) seer_installed_files
+	@bash packaging/make_deb.sh $(BUILD) $(BUILD)
 
 # Everything CI checks: the build with warnings as errors and every test under
 # ctest, the same tests again under AddressSanitizer + UndefinedBehaviorSanitizer,

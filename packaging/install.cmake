@@ -1,5 +1,6 @@
 # Installing seer as users install tools: the install rules behind `make install`
-# (PREFIX, default /usr/local, and DESTDIR). The tree under the prefix:
+# (PREFIX, default /usr/local, and DESTDIR) and the Debian package of
+# `make package` (deb.cmake, included at the end). The tree under the prefix:
 #
 #   bin/seer, seer-cc, seer-c++, seer-clang, seer-clang++
 #   lib/seer/          libseer_rt.so (seer finds it as ../lib/seer/ from /proc/self/exe),
@@ -17,7 +18,7 @@
 # configured with paths relative to themselves, and `seer` looks beside itself
 # before the build path it also knows (daemon/recorder.cc, FindRuntimeLibrary).
 # The targets referenced here are built by `seer_installed_files`, which
-# `make install` builds (and nothing else).
+# `make install` and `make package` build (and nothing else).
 include_guard(GLOBAL)
 
 set(SEER_INSTALL_LIBDIR lib/seer)
@@ -59,7 +60,7 @@ add_custom_command(
   DEPENDS ${SEER_PACKAGING_DIR}/debian/changelog)
 add_custom_target(seer_changelog ALL DEPENDS ${SEER_INSTALL_STAGE}/changelog.gz)
 
-# Everything the rules below install, for `make install`.
+# Everything the rules below install, for `make install` and `make package`.
 add_custom_target(seer_installed_files)
 add_dependencies(seer_installed_files seer seer_rt seer_rt_cxx seer_rt_shared seer_man_pages seer_changelog)
 if(TARGET seer_clang_wide_access)
@@ -94,3 +95,4 @@ install(FILES ${PROJECT_SOURCE_DIR}/tools/daemon/grafana-dashboard.json DESTINAT
 install(CODE "set(SEER_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")\nset(SEER_BINARY_DIR \"${PROJECT_BINARY_DIR}\")")
 install(SCRIPT ${SEER_PACKAGING_DIR}/install_prefixed.cmake)
 
+include(${SEER_PACKAGING_DIR}/deb.cmake)

@@ -12,7 +12,7 @@ packages=(
   libclang-rt-14-dev llvm-14-dev
   nodejs chromium chromium-driver
   libtomlplusplus-dev libcpp-httplib-dev prometheus curl
-  help2man
+  help2man dpkg-dev lintian
 )
 # llvm-14-dev: the headers and CMake package seer-clang's pass plugin
 # (tools/clang_plugin) is built against, the LLVM of Debian's clang 14.
@@ -22,7 +22,10 @@ packages=(
 # libtomlplusplus-dev, libcpp-httplib-dev: `seer daemon`'s config file and HTTP
 # endpoints; prometheus (promtool and the server), curl: the daemon tests scrape
 # its /metrics with them (tests/service).
-# help2man: the manual pages, made from --help at build time (packaging/).
+# help2man: the manual pages, made from --help at build time (packaging/);
+# dpkg-dev (dpkg-shlibdeps: the package's Depends) and lintian:
+# `make package` builds the Debian package and fails on lintian errors, and
+# tests/install installs it.
 
 missing=()
 for p in "${packages[@]}"; do
