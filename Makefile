@@ -1,8 +1,9 @@
 # User-facing commands. The build itself is CMake (CMakeLists.txt); this file only
 # strings the steps together. `make test` is what CI runs (.ci/run).
-.PHONY: all deps build test test-sanitize fuzz demo bench format clean
+.PHONY: all deps build install package test test-sanitize fuzz demo bench format clean
 
 BUILD      ?= build
+PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 30
 
@@ -14,6 +15,23 @@ deps:
 build: deps
 	@cmake -S . -B $(BUILD) -G Ninja -DSEER_WERROR=ON >/dev/null
 	@ninja -C $(BUILD) -j $(JOBS)
+
+# Installs seer under PREFIX (DESTDIR stages it elsewhere): bin/seer, the compiler
+# wrappers, lib/seer/ (the runtime, the clang plugin), the systemd unit (not
+# enabled), the example configuration, the Grafana dashboard, manual pages
+# (packaging/install.cmake). Builds only what it installs (all of it is built
+# already after `make build` as yourself, then `sudo make install`).
+install:
+	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DSEER_WERROR=ON >/dev/null
+	@ninja -C $(BUILD) -j $(JOBS) seer_installed_files
+	@DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+# The Debian package, $(BUILD)/seer_VERSION_ARCH.deb (packaging/deb.cmake), checked
+# by lintian: an error fails the target. Install it with `sudo dpkg -i` (or apt).
+package:
+	@test -f $(BUILD)/build.ninja || cmake -S . -B $(BUILD) -G Ninja -DSEER_WERROR=ON >/dev/null
+	@ninja -C $(BUILD) -j $(JOBS) seer_installed_files
+	@bash packaging/make_deb.sh $(BUILD) $(BUILD)
 
 # Everything CI checks: the build with warnings as errors and every test under
 # ctest, the same tests again under AddressSanitizer + UndefinedBehaviorSanitizer,

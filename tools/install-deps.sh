@@ -13,6 +13,7 @@ packages=(
   nodejs chromium chromium-driver
   libtomlplusplus-dev libcpp-httplib-dev prometheus curl
   clang-format python3
+  help2man dpkg-dev lintian
 )
 # llvm-14-dev: the headers and CMake package seer-clang's pass plugin
 # (tools/clang_plugin) is built against, the LLVM of Debian's clang 14.
@@ -25,6 +26,10 @@ packages=(
 # clang-format, python3: `make test` checks the layout of the code
 # (tools/check_format.sh) and that no block of it is written twice
 # (tools/check_duplicates.py).
+# help2man: the manual pages, made from --help at build time (packaging/);
+# dpkg-dev (dpkg-shlibdeps: the package's Depends) and lintian:
+# `make package` builds the Debian package and fails on lintian errors, and
+# tests/packaging installs it.
 
 missing=()
 for p in "${packages[@]}"; do
