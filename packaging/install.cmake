@@ -16,7 +16,7 @@
 #
 # Nothing is found through the build folder: the installed wrappers are
 # configured with paths relative to themselves, and `seer` looks beside itself
-# before the build path it also knows (daemon/recorder.cc, FindRuntimeLibrary).
+# before the build path it also knows (recorder/recorder.cc, FindRuntimeLibrary).
 # The targets referenced here are built by `seer_installed_files`, which
 # `make install` and `make package` build (and nothing else).
 include_guard(GLOBAL)
