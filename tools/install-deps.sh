@@ -12,6 +12,7 @@ packages=(
   libclang-rt-14-dev llvm-14-dev
   nodejs chromium chromium-driver
   libtomlplusplus-dev libcpp-httplib-dev prometheus curl
+  python3 procps
 )
 # llvm-14-dev: the headers and CMake package seer-clang's pass plugin
 # (tools/clang_plugin) is built against, the LLVM of Debian's clang 14.
@@ -21,6 +22,10 @@ packages=(
 # libtomlplusplus-dev, libcpp-httplib-dev: `seer daemon`'s config file and HTTP
 # endpoints; prometheus (promtool and the server), curl: the daemon tests scrape
 # its /metrics with them (tests/service).
+# python3, procps: test scripts read `seer info --json` with python3
+# (tests/racefuzzer, tests/runtime/ring_reuse_test.sh, the daemon tests) and
+# find the daemon's children with pgrep/pkill (tests/service); a minimal
+# Debian image has neither.
 
 missing=()
 for p in "${packages[@]}"; do
