@@ -6,6 +6,11 @@ BUILD      ?= build
 PREFIX     ?= /usr/local
 JOBS       ?= $(shell nproc)
 FUZZ_SECONDS ?= 30
+# The tests run with none of seer's own environment knobs the caller's shell
+# may have set (docs/recording.md, docs/runtime.md): each test sets what it needs.
+TEST_ENV   := env -u SEER_RAW_SYSCALL_TRACEPOINTS -u SEER_RT_LIBRARY -u SEER_FUZZ -u SEER_FUZZ_OUT \
+              -u SEER_MERGE_NICE -u SEER_REPEAT_RUNS -u SEER_BPF_DEBUG -u SEER_TEST_SLOW_ANALYSIS_MS \
+              -u SEER_RT_SHM_FD -u SEER_RT_SYNC -u SEER_COMPILER -u LD_PRELOAD
 
 all: build
 
@@ -37,14 +42,14 @@ package:
 # ctest, the same tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # and the two fuzzers (chunk decoder, whole trace files) for a bounded time each.
 test: build
-	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	@cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-sanitize
 	@$(MAKE) --no-print-directory fuzz
 
 test-sanitize: deps
 	@cmake -S . -B build-asan -G Ninja -DSEER_WERROR=ON -DSEER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	@ninja -C build-asan -j $(JOBS)
-	@cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	@cd build-asan && $(TEST_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS) -LE no-sanitize
 
 fuzz: deps

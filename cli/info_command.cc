@@ -133,6 +133,7 @@ std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
     row("sync mode:", uprobes.empty() ? mode : fmt::format("{} ({} uprobes)", mode, uprobes));
   }
   if (!info.Meta("record.not_seen").empty()) row("not seen:", info.Meta("record.not_seen"));
+  if (!info.Meta("record.tracefs").empty()) row("tracefs:", info.Meta("record.tracefs"));
   const std::string start = info.Meta(meta::kStartTime), end = info.Meta(meta::kEndTime);
   row("time:", start.empty() && end.empty() ? "not recorded"
                                             : fmt::format("{} .. {}", start.empty() ? "?" : start,

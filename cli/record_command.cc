@@ -188,6 +188,8 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                 static_cast<unsigned long long>(result.events), static_cast<unsigned long long>(result.lost),
                 static_cast<unsigned long long>(result.threads), mode.c_str(), o.output.c_str());
         if (!result.not_seen.empty()) fprintf(stderr, "seer record: not seen: %s\n", result.not_seen.c_str());
+        if (!result.raw_syscalls_note.empty())
+          fprintf(stderr, "seer record: tracefs: %s\n", result.raw_syscalls_note.c_str());
       }
       return o.pid > 0 ? kExitOk : result.ExitStatus();
     };

@@ -143,6 +143,10 @@ struct RecordResult {
   uint64_t uprobes = 0;
   // What the mode could not see, for the summary (empty: nothing it knows of).
   std::string not_seen;
+  // The system-call programs (kEbpf; --futex-tracepoints) sit on the raw
+  // sys_enter/sys_exit tracepoints: why, and what that costs (empty when they
+  // use the per-syscall ones, or none were loaded).
+  std::string raw_syscalls_note;
   // The target called exec: the trace ends there (the new program is not recorded).
   bool exec_not_followed = false;
   std::string exec_program;  // what it executed, when /proc still told

@@ -12,7 +12,7 @@ packages=(
   libclang-rt-14-dev llvm-14-dev
   nodejs chromium chromium-driver
   libtomlplusplus-dev libcpp-httplib-dev prometheus curl
-  clang-format python3
+  clang-format python3 procps
   help2man dpkg-dev lintian
 )
 # llvm-14-dev: the headers and CMake package seer-clang's pass plugin
@@ -23,6 +23,10 @@ packages=(
 # libtomlplusplus-dev, libcpp-httplib-dev: `seer daemon`'s config file and HTTP
 # endpoints; prometheus (promtool and the server), curl: the daemon tests scrape
 # its /metrics with them (tests/daemon).
+# python3, procps: test scripts read `seer info --json` with python3
+# (tests/racefuzzer, tests/runtime/ring_reuse_test.sh, the daemon tests) and
+# find the daemon's children with pgrep/pkill (tests/daemon); a minimal
+# Debian image has neither.
 # clang-format, python3: `make test` checks the layout of the code
 # (tools/check_format.sh) and that no block of it is written twice
 # (tools/check_duplicates.py).

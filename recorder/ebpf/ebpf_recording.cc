@@ -590,6 +590,9 @@ Status Session::Begin() {
   writer_->SetMeta("record.probes_missing", missing);
   writer_->SetMeta("record.uprobes", std::to_string(probes_.uprobes()));
   result_->uprobes = probes_.uprobes();
+  writer_->SetMeta("record.tracefs", probes_.tracefs_note());
+  writer_->SetMeta("record.syscall_tracepoints", probes_.raw_syscall_tracepoints() ? "raw" : "per-syscall");
+  if (probes_.raw_syscall_tracepoints()) result_->raw_syscalls_note = probes_.tracefs_note();
   if (options_.ebpf.runtime && options_.pid > 0)
     writer_->SetMeta("record.attach_point", attach_point_ ? "claimed" : result_->runtime_note);
   start_ns_ = last_checkpoint_ns_ = MonotonicNs();

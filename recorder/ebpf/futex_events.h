@@ -56,6 +56,10 @@ class FutexEvents {
   Status Resume(const rt::ShmHeader* shm, uint64_t header_in_target);
   bool suspended() const { return !probes_.syscall_programs_attached(); }
 
+  // Which system-call tracepoints carry them, and why (SyncProbes).
+  bool raw_syscall_tracepoints() const { return probes_.raw_syscall_tracepoints(); }
+  const std::string& tracefs_note() const { return probes_.tracefs_note(); }
+
   uint64_t kept() const { return number_; }
   uint64_t libc_internal() const { return libc_internal_; }
   uint64_t unplaced() const { return unplaced_; }  // from threads without a ring or registration

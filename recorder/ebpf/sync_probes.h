@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "bpf/sync_event.h"
+#include "recorder/ebpf/tracefs.h"
 #include "seer/status.h"
 
 struct seer_sync_bpf;
@@ -87,12 +88,20 @@ class SyncProbes {
   // Uprobes and uretprobes attached (each one a trap per call in the target).
   uint64_t uprobes() const { return uprobes_; }
   // The system-call programs sit on the raw sys_enter/sys_exit tracepoints
-  // (where tracefs, which the per-syscall ones need, is not mounted, or
-  // SEER_RAW_SYSCALL_TRACEPOINTS is set) instead of syscalls:sys_*_futex.
+  // (where tracefs, which the per-syscall ones need, is not mounted and seer
+  // may not mount it, or SEER_RAW_SYSCALL_TRACEPOINTS is set) instead of
+  // syscalls:sys_*_futex.
   bool raw_syscall_tracepoints() const { return raw_syscalls_; }
+  // After Open*: where tracefs was found or mounted, or why the raw set is
+  // used and what it costs (the trace's record.tracefs).
+  const std::string& tracefs_note() const { return tracefs_note_; }
 
  private:
   static int OnRecord(void* ctx, void* data, size_t size);
+  // Finds or mounts tracefs (recorder/ebpf/tracefs.h) into tracefs_, unless
+  // SEER_RAW_SYSCALL_TRACEPOINTS is set; says what happened in tracefs_note_.
+  // False: the raw system-call programs must be used.
+  bool FindTracefs();
   // Opens and loads the BPF object for `tgid` with its ring buffer.
   Status Load(pid_t tgid, uint64_t ringbuf_bytes);
   // Attaches the tracepoint programs (kept in links_) and opens the event ring.
@@ -106,6 +115,8 @@ class SyncProbes {
   std::vector<bpf_link*> links_;
   std::vector<bpf_link*> syscall_links_;  // OpenFutexOnly's futex programs
   bool raw_syscalls_ = false;
+  Tracefs tracefs_;  // where the per-syscall tracepoints' ids are (unless raw_syscalls_)
+  std::string tracefs_note_;
   std::vector<std::string> attached_;
   std::vector<std::string> missing_;
   uint64_t ringbuf_bytes_ = 0;

@@ -210,6 +210,7 @@ class InprocRecording final : public Recording {
   // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
   std::unique_ptr<FutexEvents> futex_;
   std::string futex_note_;  // why the tracepoints stopped, when they failed during the recording
+  std::string raw_syscalls_note_;  // the futex tracepoints are the raw ones: why (RecordResult)
   uint64_t header_in_target_ = 0;  // where the target maps area_'s header (0: not looked up yet)
   // The duty cycle (SetPaused): the pauses asked so far, the last one the
   // collector sent a drain mark for, and (from the merge thread) the last one
@@ -300,6 +301,9 @@ Status InprocRecording::Begin() {
   s = attached_ ? AttachByInjection(library, before_exec) : LaunchWithRings(argv, area_, library, before_exec, &pid_);
   if (!s.ok()) return s;
   if (futex_) {
+    writer_->SetMeta("record.tracefs", futex_->tracefs_note());
+    writer_->SetMeta("record.syscall_tracepoints", futex_->raw_syscall_tracepoints() ? "raw" : "per-syscall");
+    if (futex_->raw_syscall_tracepoints()) raw_syscalls_note_ = futex_->tracefs_note();
     writer_->SetMeta("record.not_seen", "");
     writer_->SetMeta("record.futex", std::string(kFutexByRuntime) +
                                          "; the others from the eBPF tracepoints (no uprobe), placed by the stamps "
@@ -630,6 +634,7 @@ Status InprocRecording::Finish(RecordResult* result) {
   *result = RecordResult();
   result->mode = options_.mode;
   if (!futex_) result->not_seen = futex_note_.empty() ? kNotSeen : std::string(kNotSeen) + " (" + futex_note_ + ")";
+  result->raw_syscalls_note = raw_syscalls_note_;
   // Finish before Poll saw the end: an attached process is let go, a launched one ended.
   if (target_alive_ && attached_) {
     DetachInjected();

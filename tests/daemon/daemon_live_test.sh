@@ -72,12 +72,8 @@ code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/findings/$
 code=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/findings/0000000000000000")
 [ "$code" = 404 ] || fail "an unknown finding id answered $code, not 404"
 
-# A real Prometheus server scrapes the daemon.
-prom_port=
-for p in $(seq 19090 19190); do
-  (echo > "/dev/tcp/127.0.0.1/$p") 2>/dev/null || { prom_port=$p; break; }
-done
-[ -n "$prom_port" ] || fail "no free port for Prometheus"
+# A real Prometheus server scrapes the daemon. It listens on a port the
+# kernel picks (no fixed port another program may hold) and logs which.
 cat > "$tmp/prometheus.yml" <<YML
 global:
   scrape_interval: 1s
@@ -87,8 +83,14 @@ scrape_configs:
       - targets: ['127.0.0.1:$port']
 YML
 prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
-  --web.listen-address="127.0.0.1:$prom_port" > "$tmp/prometheus.log" 2>&1 &
+  --web.listen-address="127.0.0.1:0" > "$tmp/prometheus.log" 2>&1 &
 prom_pid=$!
+prom_port=
+prometheus_port() {
+  prom_port=$(sed -n 's|.*msg="Listening on" address=127.0.0.1:\([0-9][0-9]*\).*|\1|p' "$tmp/prometheus.log" | head -1)
+  [ -n "$prom_port" ]
+}
+wait_for 60 "Prometheus says where it listens ($tmp/prometheus.log)" prometheus_port
 query() { curl -sf "http://127.0.0.1:$prom_port/api/v1/query" --data-urlencode "query=$1"; }
 has_result() { query "$1" | grep -q '"result":\[{'; }
 wait_for 60 "Prometheus up" bash -c "curl -sf http://127.0.0.1:$prom_port/-/ready >/dev/null"

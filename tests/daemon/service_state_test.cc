@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/temp_dir.h"
 #include "daemon/analysis_json.h"
 #include "daemon/analysis_process.h"
 #include "daemon/analysis_worker.h"
@@ -31,12 +32,13 @@ using Clock = std::chrono::steady_clock;
 class ServiceStateTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("seer-service-state-test-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::MakeTempDir(std::string("seer-service-state-test-") +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_FALSE(dir_.empty()) << "cannot make a temporary directory";
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
   std::string Read(const std::string& name) const {
     std::ifstream in(Path(name), std::ios::binary);

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "tests/support/temp_dir.h"
 #include "daemon/config.h"
 #include "daemon/findings_registry.h"
 #include "daemon/lock_contention.h"
@@ -30,12 +31,13 @@ namespace fs = std::filesystem;
 class ServiceTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("seer-service-test-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::MakeTempDir(std::string("seer-service-test-") +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_FALSE(dir_.empty()) << "cannot make a temporary directory";
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
   std::string WriteFile(const std::string& name, const std::string& text) {
     std::ofstream(Path(name)) << text;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
 #include "seer/trace.h"
 #include "tests/damaged/mutate.h"
 #include "tests/damaged/read_trace.h"
@@ -64,10 +65,11 @@ class DamagedTraceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // Memory-backed when there is one: the test writes 10,000 files.
-    const fs::path base = fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path();
-    dir_ = new std::string(base / ("seer-damaged-" + std::to_string(getpid())));
-    fs::remove_all(*dir_);
-    fs::create_directories(*dir_);
+    std::string pattern = ((fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path()) /
+                           "seer-damaged-XXXXXX")
+                              .string();
+    if (mkdtemp(pattern.data()) == nullptr) pattern = test::MakeTempDir("seer-damaged");
+    dir_ = new std::string(pattern);
     seeds_ = new std::vector<std::string>();
     // Two recorded traces (in-process recording needs no privileges), an
     // imported STD trace, and a written one with many small chunks, so that the

@@ -468,14 +468,15 @@ TEST_F(RecordTest, ClearErrors) {
   EXPECT_NE(Stderr().find("cannot run " + dir_ + "/no-such-binary: No such file or directory"), std::string::npos) << Stderr();
   EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "-o", trace_path_, "-p", "999999999"}, dir_ + "/stderr")), 2);
   EXPECT_NE(Stderr().find("no such process"), std::string::npos) << Stderr();
-  if (access("/usr/bin/setpriv", X_OK) == 0) {
-    // eBPF needs the privileges (a launch in the default mode does not: preload_test.cc).
-    EXPECT_EQ(WaitExit(Spawn({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", kSeer, "record",
-                              "--sync=ebpf", "-o", "/tmp/never.seer", "--", "/bin/true"},
-                             dir_ + "/stderr")),
-              2);
-    EXPECT_NE(Stderr().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Stderr();
-  }
+  // eBPF needs the privileges (a launch in the default mode does not:
+  // preload_test.cc). setpriv is util-linux's, on every Debian system.
+  const std::string never = dir_ + "/never.seer";
+  EXPECT_EQ(WaitExit(Spawn({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                            "--inh-caps=-all", kSeer, "record", "--sync=ebpf", "-o", never, "--", "/bin/true"},
+                           dir_ + "/stderr")),
+            2);
+  EXPECT_NE(Stderr().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Stderr();
+  EXPECT_NE(access(never.c_str(), F_OK), 0) << "a refused recording left " << never;
 }
 
 // A start that fails after the trace was created (no such program or

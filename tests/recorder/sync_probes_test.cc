@@ -1,10 +1,13 @@
 // The system-call programs of the BPF sync tracer through each of their two
-// ways in (recorder/ebpf/sync_probes.h): the per-syscall tracepoints, which
-// these machines have (tracefs), and the raw sys_enter/sys_exit ones, the
-// fallback. Each must see a futex wake and the wait it ended in this very
-// process (OpenFutexOnly, the preloaded runtime's companion; the mmap program
-// of the full set is RecordTest.LibraryLoadedAfterTheStartIsInTheModuleMap's,
-// run both ways from tests/recorder/CMakeLists.txt). Needs root.
+// ways in (recorder/ebpf/sync_probes.h): the per-syscall tracepoints, whose ids
+// are in tracefs (mounted by seer where it is not: recorder/ebpf/tracefs.h),
+// and the raw sys_enter/sys_exit ones, the fallback. Each must see a futex
+// wake and the wait it ended in this very process (OpenFutexOnly, the
+// preloaded runtime's companion; the mmap program of the full set is
+// RecordTest.LibraryLoadedAfterTheStartIsInTheModuleMap's, run both ways from
+// tests/recorder/CMakeLists.txt). Each test runs in a private mount namespace
+// with tracefs as it needs it, whatever the machine has (tracing_mounts.h;
+// `seer record` the same way: tracefs_test.cc). Needs root.
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -18,9 +21,14 @@
 #include <vector>
 
 #include "recorder/ebpf/sync_probes.h"
+#include "tests/recorder/tracing_mounts.h"
 
 namespace seer::recorder {
 namespace {
+
+using seer::testing::ScopedTracingMountNamespace;
+using seer::testing::TracingMounts;
+using seer::testing::TracingState;
 
 struct Seen {
   int wakes = 0;
@@ -28,14 +36,15 @@ struct Seen {
 };
 
 Seen RecordOwnSystemCalls(bool raw) {
+  // Whatever the environment the tests were started with says.
   if (raw) setenv("SEER_RAW_SYSCALL_TRACEPOINTS", "1", 1);
+  else unsetenv("SEER_RAW_SYSCALL_TRACEPOINTS");
   SyncProbes probes;
   Status st = probes.OpenFutexOnly(getpid(), 1 << 20);
   unsetenv("SEER_RAW_SYSCALL_TRACEPOINTS");
   EXPECT_TRUE(st.ok()) << st.ToString();
   if (!st.ok()) return {};
-  EXPECT_EQ(probes.raw_syscall_tracepoints(), raw)
-      << "tracefs (/sys/kernel/tracing) has no syscalls:sys_enter_futex here: the raw tracepoints were used";
+  EXPECT_EQ(probes.raw_syscall_tracepoints(), raw) << "tracefs: " << probes.tracefs_note();
 
   static uint32_t word = 0;
   std::atomic<pid_t> waiter_tid{0};
@@ -72,16 +81,32 @@ class SyncProbesTest : public ::testing::Test {
   }
 };
 
+// A fresh machine (issue #30): seer mounts tracefs, in this test's namespace.
 TEST_F(SyncProbesTest, PerSyscallTracepointsSeeAWakeAndTheWaitItEnded) {
+  ScopedTracingMountNamespace ns(TracingState::kNone);
+  ASSERT_TRUE(ns.status().ok()) << ns.status().ToString();
   const Seen seen = RecordOwnSystemCalls(/*raw=*/false);
   EXPECT_EQ(seen.wakes, 1);
   EXPECT_EQ(seen.waits, 1);
+  EXPECT_EQ(TracingMounts(), std::vector<std::string>{"tracefs /sys/kernel/tracing"});
+}
+
+TEST_F(SyncProbesTest, PerSyscallTracepointsWhereTracefsIsMounted) {
+  ScopedTracingMountNamespace ns(TracingState::kTracefs);
+  ASSERT_TRUE(ns.status().ok()) << ns.status().ToString();
+  const Seen seen = RecordOwnSystemCalls(/*raw=*/false);
+  EXPECT_EQ(seen.wakes, 1);
+  EXPECT_EQ(seen.waits, 1);
+  EXPECT_EQ(TracingMounts(), std::vector<std::string>{"tracefs /sys/kernel/tracing"});
 }
 
 TEST_F(SyncProbesTest, RawTracepointsSeeTheSame) {
+  ScopedTracingMountNamespace ns(TracingState::kNone);
+  ASSERT_TRUE(ns.status().ok()) << ns.status().ToString();
   const Seen seen = RecordOwnSystemCalls(/*raw=*/true);
   EXPECT_EQ(seen.wakes, 1);
   EXPECT_EQ(seen.waits, 1);
+  EXPECT_TRUE(TracingMounts().empty()) << "forced to the raw set, seer mounted " << TracingMounts()[0];
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "recorder/recorder.h"
 #include "seer/ring_record.h"
 #include "seer/trace.h"
+#include "tests/support/program_suite.h"
 #include "tests/support/trace_io.h"
 
 namespace seer {
@@ -67,8 +68,10 @@ struct Recording {
   }
 };
 
+// A file of this process's tests, in a directory of its own removed at exit.
 std::string TempPath(const std::string& stem) {
-  return ::testing::TempDir() + "/seer_rt_" + stem + "_" + std::to_string(getpid());
+  static const test::ScratchDir scratch("seer-runtime-test");
+  return scratch.Path(stem);
 }
 
 // Records `program` (a name under the programs folder) with its manifest file as

@@ -12,6 +12,7 @@
 #include <random>
 #include <set>
 
+#include "tests/support/temp_dir.h"
 #include "seer/trace.h"
 #include "store/coding.h"
 #include "store/distinct_counter.h"
@@ -30,12 +31,13 @@ namespace fs = std::filesystem;
 class TraceStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("seer-store-test-" + std::to_string(getpid()) + "-" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::MakeTempDir(std::string("seer-store-test-") +
+                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ASSERT_FALSE(dir_.empty()) << "cannot make a temporary directory";
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
   fs::path dir_;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/temp_dir.h"
 #include "seer/trace.h"
 #include "tests/support/trace_io.h"
 
@@ -55,12 +56,12 @@ class TempDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("seer-cli-test-" + std::to_string(getpid()) + "-" + info->test_suite_name() + "-" + info->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    dir_ = test::MakeTempDir(std::string("seer-cli-test-") + info->test_suite_name() + "-" + info->name());
+    ASSERT_FALSE(dir_.empty()) << "cannot make a temporary directory";
   }
-  void TearDown() override { fs::remove_all(dir_); }
+  void TearDown() override {
+    if (!dir_.empty()) fs::remove_all(dir_);
+  }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
   // Runs `seer <args>` (args are passed to the shell as written: keep paths

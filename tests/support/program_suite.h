@@ -8,12 +8,15 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 #include <vector>
+
+#include "tests/support/temp_dir.h"
 
 namespace seer::test {
 
@@ -54,14 +57,15 @@ inline bool FindDirective(const std::string& line, const std::string& key, std::
 // and this process, removed with the object. Commands run inside it.
 class ScratchDir {
  public:
-  explicit ScratchDir(const std::string& name)
-      : dir_(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(getpid()))) {
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
+  explicit ScratchDir(const std::string& name) : dir_(MakeTempDir(name)) {
+    if (dir_.empty()) {  // nothing a test could do without it
+      perror(("cannot make a temporary directory for " + name).c_str());
+      std::abort();
+    }
   }
   ~ScratchDir() {
     std::error_code ignored;
-    std::filesystem::remove_all(dir_, ignored);
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ignored);
   }
   ScratchDir(const ScratchDir&) = delete;
   ScratchDir& operator=(const ScratchDir&) = delete;

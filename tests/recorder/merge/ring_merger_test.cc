@@ -20,6 +20,7 @@
 #include "seer/ring_record.h"
 #include "store/run_appender.h"
 #include "store/tables.h"
+#include "tests/support/program_suite.h"
 #include "tests/support/shm_area.h"
 #include "tests/support/trace_chunks.h"
 #include "tests/support/trace_io.h"
@@ -327,13 +328,14 @@ TEST(RingMergerTest, RepeatsDeliverAndWriteWhatDecodingDoes) {
   }
   batches.back().final = true;
 
-  const std::string dir = ::testing::TempDir();
+  const test::ScratchDir scratch("seer-ring-merger-test");
+  const std::string dir = scratch.Path("");
   auto record = [&](bool repeats, std::vector<Event>* events, std::vector<std::string>* chunks, TraceInfo* info,
                     uint64_t* repeated) {
     Area a;
     RingMerger merger(a.shm);
     merger.DetectRepeats(repeats);
-    const std::string path = dir + "/repeats-" + std::to_string(getpid()) + (repeats ? "-on" : "-off") + ".seer";
+    const std::string path = dir + (repeats ? "repeats-on" : "repeats-off") + ".seer";
     TraceWriterOptions options;
     options.events_per_chunk = 1000;
     options.encode_threads = 2;
