@@ -34,12 +34,11 @@ AttachPoint* g_attach_point = &no_attach_point;
 OrderCounter g_order[kFirstAtomicDomain];
 std::atomic<uint32_t> g_mutex_domains{0};
 __thread ThreadState* tls_state = nullptr;
+__thread ThreadVars tls_vars = {};
+__thread bool tls_shared = false;
+__thread int32_t tls_owner_tid = 0;
 
 namespace {
-
-// Set once the thread's kThreadEnd is written (or it found no ring): no more records.
-__thread bool tls_finished = false;
-__thread bool tls_attaching = false;
 
 std::atomic<int> init_state{0};  // 0 not started, 1 running, 2 done
 pthread_key_t thread_end_key;
@@ -87,9 +86,9 @@ int NoteStaticTls(dl_phdr_info* info, size_t, void*) {
 // them. They find no thread state, and the attaching flag stops them claiming one.
 bool ThreadStack(uint64_t* addr, uint64_t* size) {
   ThreadState* const saved_state = tls_state;
-  const bool saved_attaching = tls_attaching;
+  const bool saved_attaching = tls_vars.attaching;
   tls_state = nullptr;
-  tls_attaching = true;
+  tls_vars.attaching = true;
   bool ok = false;
   pthread_attr_t attr;
   if (pthread_getattr_np(pthread_self(), &attr) == 0) {
@@ -101,7 +100,7 @@ bool ThreadStack(uint64_t* addr, uint64_t* size) {
     pthread_attr_destroy(&attr);
   }
   tls_state = saved_state;
-  tls_attaching = saved_attaching;
+  tls_vars.attaching = saved_attaching;
   return ok;
 }
 
@@ -158,6 +157,9 @@ void OnForkChild() {
   const bool recorded = g_rt.shm != nullptr;
   g_rt.active = false;
   tls_state = nullptr;
+  // The child is one thread with the TLS block it forked from: its own now.
+  tls_shared = false;
+  tls_vars = {};
   if (attach_fd >= 0) {
     munmap(g_attach_point, kAttachAreaOffset);
     close(attach_fd);
@@ -168,23 +170,11 @@ void OnForkChild() {
       return;
     }
   }
-  tls_finished = true;
+  tls_vars.finished = true;
 }
 
 void FinishThread(bool free_stack) {
-  ThreadState* ts = tls_state;
-  if (ts == nullptr) return;
-  const uint64_t pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
-  uint64_t addr, size;
-  // The thread's stack (and the static TLS glibc keeps at its top) becomes
-  // memory that a later thread may reuse: a fresh identity from here on.
-  if (free_stack && ThreadStack(&addr, &size)) PutOrdered(ts, EventKind::kFree, 0, addr, size, pc);
-  if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadEnd, 0, 0, 0, pc);
-  Publish(ts, Head(ts));
-  ts->desc->state.store(kRingEnded, std::memory_order_release);
-  ReleaseRing(ts->ring, kReleaseEnded);
-  tls_state = nullptr;
-  tls_finished = true;
+  FinishSlot(CurrentSlot(), free_stack, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
 }
 
 // Runs late in thread exit (after C++ thread_local destructors). Re-arming the
@@ -294,8 +284,10 @@ bool RecorderGone(bool check_pid) {
 
 void StopRecording() {
   __atomic_store_n(&g_rt.active, false, __ATOMIC_RELAXED);
-  tls_state = nullptr;
-  tls_finished = true;
+  const ThreadSlot slot = CurrentSlot();
+  if (slot.state == nullptr) return;
+  *slot.state = nullptr;
+  slot.vars->finished = true;
 }
 
 void Initialize() {
@@ -338,7 +330,9 @@ void ReleaseRing(uint32_t ring, uint32_t bits) {
     h->coming_rings.fetch_add(1, std::memory_order_release);
 }
 
-void SkipThread() { tls_finished = true; }
+void SkipThread() { tls_vars.finished = true; }
+
+void ForgetRecordingInChild() { OnForkChild(); }
 
 namespace {
 
@@ -431,27 +425,67 @@ int32_t ClaimRing(int32_t parent, uint32_t released) {
   return ring;
 }
 
+ThreadState* StartBareThread(uint32_t ring, int32_t glibc_tid, bool register_counter, uint64_t pc) {
+  ThreadState* ts = OpenRing(g_rt.shm, ring);
+  ts->repeat_marks = g_rt.repeat_marks;
+  RingDesc* d = ts->desc;
+  ts->os_tid = glibc_tid;
+  d->os_tid = static_cast<int32_t>(syscall(SYS_gettid));
+  // A thread sharing its TLS block has its owner's pthread_self(): no handle
+  // a pthread_join could name.
+  d->pthread_handle = tls_shared ? 0 : static_cast<uint64_t>(pthread_self());
+  d->state.store(kRingRunning, std::memory_order_release);
+  if (register_counter) {
+    // The eBPF probes stamp each of this thread's sync events with how many
+    // words the thread had written when the event happened, read from its
+    // cursor and origin: exact even between publications of the head.
+    if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(ts));
+    // The same for the futex tracepoints, without a uprobe: a wake of nobody
+    // that the tracepoint recognises by its val3 (ring_layout.h).
+    if (g_rt.futex_stamps)
+      LibcSyscall()(SYS_futex, ts, FUTEX_WAKE_PRIVATE, 0, nullptr, nullptr, kFutexRegisterMagic);
+  }
+  if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, pc);
+  return ts;
+}
+
+void EndBareThread(ThreadState* ts, uint64_t pc) {
+  if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadEnd, 0, 0, 0, pc);
+  Publish(ts, Head(ts));
+  ts->desc->state.store(kRingEnded, std::memory_order_release);
+  ReleaseRing(ts->ring, kReleaseEnded);
+}
+
+void FinishSlot(ThreadSlot slot, bool free_stack, uint64_t pc) {
+  if (slot.state == nullptr) return;
+  ThreadState* ts = *slot.state;
+  if (ts == nullptr) {
+    // A thread whose own ring never opened may still have a signal ring.
+    if (slot.vars->signal_state != nullptr) EndBareThread(slot.vars->signal_state, pc);
+    slot.vars->signal_state = nullptr;
+    return;
+  }
+  uint64_t addr, size;
+  // The thread's stack (and the static TLS glibc keeps at its top) becomes
+  // memory that a later thread may reuse: a fresh identity from here on. (A
+  // thread sharing its TLS block has no stack of its own that glibc knows.)
+  if (free_stack && !tls_shared && ThreadStack(&addr, &size)) PutOrdered(ts, EventKind::kFree, 0, addr, size, pc);
+  EndBareThread(ts, pc);
+  // Its signal handlers' ring ends with it (unless a handler is ending the thread).
+  ThreadState* sig = slot.vars->signal_state;
+  if (sig != nullptr && sig != ts) EndBareThread(sig, pc);
+  slot.vars->signal_state = nullptr;
+  *slot.state = nullptr;
+  slot.vars->finished = true;
+}
+
 ThreadState* StartThread(uint32_t ring, int32_t parent) {
   (void)parent;
   const uint64_t pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
   uint64_t stack_addr = 0, stack_size = 0;
   const bool have_stack = ThreadStack(&stack_addr, &stack_size);  // before tls_state: see ThreadStack
-  ThreadState* ts = OpenRing(g_rt.shm, ring);
-  ts->repeat_marks = g_rt.repeat_marks;
-  RingDesc* d = ts->desc;
-  ts->os_tid = static_cast<int32_t>(syscall(SYS_gettid));
-  d->os_tid = ts->os_tid;
-  d->pthread_handle = static_cast<uint64_t>(pthread_self());
-  d->state.store(kRingRunning, std::memory_order_release);
+  ThreadState* ts = StartBareThread(ring, static_cast<int32_t>(syscall(SYS_gettid)), /*register_counter=*/true, pc);
   tls_state = ts;
-  // The eBPF probes stamp each of this thread's sync events with how many
-  // words the thread had written when the event happened, read from its
-  // cursor and origin: exact even between publications of the head.
-  if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(ts));
-  // The same for the futex tracepoints, without a uprobe: a wake of nobody
-  // that the tracepoint recognises by its val3 (ring_layout.h).
-  if (g_rt.futex_stamps) LibcSyscall()(SYS_futex, ts, FUTEX_WAKE_PRIVATE, 0, nullptr, nullptr, kFutexRegisterMagic);
-  if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, pc);
   // The thread's own memory, for reports ("Location is stack of thread T1"):
   // a fresh identity too, like any allocation. The TLS blocks come after the
   // stack, which holds them in non-main threads: the later, smaller block is
@@ -478,23 +512,32 @@ namespace {
 // AttachThread past its gate: the runtime records, or a recorder asked it to.
 // In attach mode only a pthread call starts a thread (AttachThreadAtSyncCall).
 SEER_RT_NOINLINE ThreadState* StartRecordingThread(bool at_sync_call) {
+  // A thread sharing its TLS block: its own state is in the shared-TLS table.
+  const ThreadSlot slot = CurrentSlot();
+  if (slot.state == nullptr) return nullptr;
+  if (*slot.state != nullptr) return *slot.state;
+  ThreadVars* vars = slot.vars;
   // Injected, every hook is an interposed sync or allocation call.
-  if (tls_finished || tls_attaching || (attach_fd >= 0 && !at_sync_call && !g_rt.injected)) return nullptr;
+  if (vars->finished || vars->attaching || (attach_fd >= 0 && !at_sync_call && !g_rt.injected)) return nullptr;
   if (!__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE)) {
-    tls_attaching = true;
+    vars->attaching = true;
     const bool started = ActivateAttached();
-    tls_attaching = false;
+    vars->attaching = false;
     if (!started) return nullptr;
   }
-  tls_attaching = true;
+  vars->attaching = true;
   ThreadState* ts = nullptr;
-  // Nobody created it through the runtime: no creator writes to its descriptor.
-  const int32_t ring = ClaimRing(-1, kReleaseCreated);
+  // Nobody created it through the runtime: no creator writes to its
+  // descriptor. One sharing a TLS block is never joined by pthread_join.
+  const int32_t ring = ClaimRing(-1, tls_shared ? kReleaseCreated | kReleaseJoined : kReleaseCreated);
   if (ring < 0)
-    tls_finished = true;  // counted in no_ring_threads; do not retry on every access
+    vars->finished = true;  // counted in no_ring_threads; do not retry on every access
+  else if (tls_shared)
+    ts = *slot.state = StartBareThread(static_cast<uint32_t>(ring), tls_owner_tid, /*register_counter=*/true,
+                                     SEER_RT_CALLER_PC());
   else
     ts = StartThread(static_cast<uint32_t>(ring), -1);
-  tls_attaching = false;
+  vars->attaching = false;
   return ts;
 }
 
@@ -512,6 +555,10 @@ ThreadState* AttachThreadAtSyncCall() {
 
 void AtSyncCallSlow() {
   ThreadState* ts = tls_state;
+  if (ts == nullptr && tls_shared) {
+    const ThreadSlot slot = CurrentSlot();
+    ts = slot.state != nullptr ? *slot.state : nullptr;
+  }
   if (ts == nullptr) {
     AttachThreadAtSyncCall();
     return;

@@ -2,6 +2,27 @@
 // that append records to the thread's ring. Every entry point (compiler hooks,
 // interposed libc and pthread functions) reaches its thread through the one
 // thread-local pointer `tls_state`; nothing here takes a lock or blocks.
+//
+// Ground rules (docs/runtime.md, "Ground rules: one writer per ring"):
+//  1. A ring has one writer, and a writer is never re-entered. The append fast
+//     paths are not reentrant (they load the cursor, store the record, then
+//     move the cursor): nothing may append to a ThreadState between those steps.
+//  2. A signal handler never writes to the ring of the code it interrupted.
+//     The runtime installs every handler the program gives sigaction() or
+//     signal() behind a trampoline (interpose_signal.cc) that points the
+//     thread's state slot at a ring of its own (the thread's signal ring) for
+//     the handler's duration and back after it; a nested handler, or one in a
+//     thread not recording, records nothing. The fast paths pay nothing for
+//     it: they load the slot once and never look at it again.
+//  3. A thread that shares its TLS block with another (raw clone() with
+//     CLONE_VM and without CLONE_SETTLS) never sees `tls_state` set: the
+//     block's `tls_shared` flag sends its hooks to the slow path, which finds
+//     the thread's own state by its kernel tid (shared_tls.h). Such threads
+//     pay a gettid() per event; other threads pay nothing.
+//  4. Order numbers are taken after room is reserved and written at once
+//     (PutOrdered); by rules 1-3 no other writer can come in between.
+// Everything the slow paths do in a handler (ClaimRing, StartBareThread,
+// the shared-TLS table) is lock-free and async-signal-safe.
 #pragma once
 
 #include <atomic>
@@ -40,7 +61,8 @@ struct ThreadState {
   uint64_t published;  // the head as last stored to desc->head
   RingDesc* desc;
   uint32_t ring;
-  int32_t os_tid;
+  int32_t os_tid;      // the id glibc writes as a lock's owner: the kernel tid, but the TLS block owner's for
+                       // a thread sharing its block (clone() without CLONE_SETTLS) and for a signal ring
   bool stalled;        // the drainer made no room within wait_ns last time: drop at once
   bool repeat_marks;   // Globals::repeat_marks, here where the writers look
   uint16_t ref_len;    // repeat marks (EndSegment): the reference segment's words, 0 for none
@@ -70,6 +92,54 @@ struct Globals {
 extern Globals g_rt;
 
 extern __thread ThreadState* tls_state;
+
+// What the runtime keeps of a thread besides its writer state: in TLS
+// (tls_vars), or, for a thread that shares its TLS block, in its entry of
+// the shared-TLS table (shared_tls.h).
+struct ThreadVars {
+  bool finished;              // its kThreadEnd is written (or it found no ring): no more records
+  bool attaching;             // in runtime code that must not record or claim a ring
+  bool no_signal_ring;        // its signal handlers found no ring once: they record nothing
+  uint32_t signal_depth;      // its signal handlers running (interpose_signal.cc)
+  ThreadState* signal_state;  // the ring its signal handlers write to; null before the first
+};
+extern __thread ThreadVars tls_vars;
+
+// Set in a TLS block that threads made by clone() without CLONE_SETTLS share
+// (rule 3 above; interpose_clone.cc). `tls_state` stays null in such a block.
+extern __thread bool tls_shared;
+// The kernel tid glibc's TCB in that block names (the block's owner): what
+// glibc writes as a mutex's owner for every thread that shares it.
+extern __thread int32_t tls_owner_tid;
+
+// The calling thread's state slot and vars: the TLS ones, or its entry in the
+// shared-TLS table (added when it has none). Both null when the table is full.
+// Slow paths only (a gettid() in a shared block).
+struct ThreadSlot {
+  ThreadState** state;
+  ThreadVars* vars;
+};
+ThreadSlot CurrentSlot();
+
+// Opens ring `ring` (claimed) for the calling thread and writes its
+// kThreadBegin; sets no slot. `glibc_tid`: the id glibc writes as the owner
+// of the locks the thread takes (ThreadState::os_tid). `register_counter`:
+// the eBPF probes and futex tracepoints may map the calling thread to it
+// (not for a signal ring: the thread's own ring keeps that mapping). `pc`:
+// the kThreadBegin's.
+ThreadState* StartBareThread(uint32_t ring, int32_t glibc_tid, bool register_counter, uint64_t pc);
+
+// Writes the kThreadEnd of `ts` (in-process sync) and marks its ring ended.
+void EndBareThread(ThreadState* ts, uint64_t pc);
+
+// Ends the recording of the thread of `slot` (its ring, its signal ring):
+// what FinishThread does for the calling thread at its exit. `free_stack`: a
+// free of its stack first (a thread with a TLS block of its own). `pc`: the events'.
+void FinishSlot(ThreadSlot slot, bool free_stack, uint64_t pc);
+
+// A child process made without the pthread_atfork handlers (raw clone()
+// without CLONE_VM): what a forked child does, it writes nothing to the rings.
+void ForgetRecordingInChild();
 
 // The process's attach point (ring_layout.h, AttachPoint; rt_state.cc): never
 // null, and never kAttachRequested when the process has none.

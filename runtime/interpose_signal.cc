@@ -1,0 +1,180 @@
+// sigaction() and signal(): every handler the program installs runs behind a
+// trampoline that gives it a ring of its own (rt_state.h, ground rule 2).
+//
+// A signal can arrive while the thread is half-way through an append (its
+// cursor loaded, the record not yet stored, or room reserved and an order
+// number taken): records the handler appended to the same ring would be
+// written over, or the head published backwards, and the merger would find a
+// domain's numbers out of order ("delivered twice"). So for the handler's
+// duration the thread's state slot points at its signal ring: a second ring,
+// claimed at the thread's first handler and kept until the thread ends, whose
+// thread in the trace is the thread's signal handlers (its parent, in the
+// thread table, is the thread they interrupted). The fast paths cost nothing
+// more: they load the slot once, and the trampoline puts it back before the
+// interrupted code runs on.
+//
+// A nested handler (one interrupting a handler), a handler in a thread that is
+// not recording, and every handler in the eBPF modes (the probes map a thread
+// to one record counter) record nothing. Handlers installed before the
+// runtime was loaded (attach by injection) are not wrapped.
+#include <signal.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+
+#include "runtime/real_function.h"
+#include "runtime/rt_state.h"
+
+namespace seer::rt {
+namespace {
+
+using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
+RealFunction<SigactionFn> real_sigaction("sigaction");
+
+// The program's handler of each signal, as it gave it.
+struct Handler {
+  std::atomic<void*> fn{nullptr};
+  std::atomic<bool> siginfo{false};  // installed with SA_SIGINFO
+};
+Handler handlers[NSIG];
+
+// The ring of the calling thread's handlers (`vars`, interrupting `outer`):
+// claimed and begun at its first handler. Null when it can have none.
+ThreadState* SignalRing(ThreadVars* vars, const ThreadState* outer) {
+  if (vars->signal_state != nullptr) return vars->signal_state;
+  if (vars->no_signal_ring || !__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE)) return nullptr;
+  // No pthread_join will name it, and nobody else writes to its descriptor.
+  const int32_t ring = ClaimRing(static_cast<int32_t>(outer->ring), kReleaseCreated | kReleaseJoined);
+  if (ring < 0) {
+    vars->no_signal_ring = true;  // counted in no_ring_threads once, not at every signal
+    return nullptr;
+  }
+  // Its locks are the interrupted thread's to glibc: the same owner id.
+  vars->signal_state = StartBareThread(static_cast<uint32_t>(ring), outer->os_tid, /*register_counter=*/false,
+                                       reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+  return vars->signal_state;
+}
+
+// Points the calling thread's state slot at its signal ring for the
+// lifetime of the object, and back.
+class HandlerScope {
+ public:
+  HandlerScope() {
+    const int saved_errno = errno;
+    slot_ = CurrentSlot();
+    if (slot_.state != nullptr) {
+      outer_ = *slot_.state;
+      outer_attaching_ = slot_.vars->attaching;
+      const uint32_t depth = ++slot_.vars->signal_depth;
+      ThreadState* inner = nullptr;
+      if (outer_ != nullptr && !outer_attaching_ && depth == 1 && g_rt.sync_inproc)
+        inner = SignalRing(slot_.vars, outer_);
+      *slot_.state = inner;
+      // No state: the handler's hooks must not claim a ring as if the thread
+      // were new (it may be half-way through starting).
+      slot_.vars->attaching = inner == nullptr;
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+    }
+    errno = saved_errno;
+  }
+  ~HandlerScope() {
+    if (slot_.state == nullptr) return;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    *slot_.state = outer_;
+    slot_.vars->attaching = outer_attaching_;
+    --slot_.vars->signal_depth;
+  }
+  HandlerScope(const HandlerScope&) = delete;
+  HandlerScope& operator=(const HandlerScope&) = delete;
+
+ private:
+  ThreadSlot slot_;
+  ThreadState* outer_ = nullptr;
+  bool outer_attaching_ = false;
+};
+
+void Trampoline(int sig, siginfo_t* info, void* context) {
+  void* fn = handlers[sig].fn.load(std::memory_order_acquire);
+  const bool siginfo = handlers[sig].siginfo.load(std::memory_order_relaxed);
+  // Reset to SIG_DFL or SIG_IGN meanwhile (a one-shot handler): nothing to run.
+  if (fn == reinterpret_cast<void*>(SIG_DFL) || fn == reinterpret_cast<void*>(SIG_IGN)) return;
+  HandlerScope scope;
+  if (siginfo)
+    reinterpret_cast<void (*)(int, siginfo_t*, void*)>(fn)(sig, info, context);
+  else
+    reinterpret_cast<void (*)(int)>(fn)(sig);
+}
+
+bool IsHandler(void* fn) {
+  return fn != reinterpret_cast<void*>(SIG_DFL) && fn != reinterpret_cast<void*>(SIG_IGN) &&
+         fn != reinterpret_cast<void*>(SIG_ERR);
+}
+
+// What the program gave before, in place of the trampoline the kernel holds.
+void ShowProgramHandler(struct sigaction* old, void* fn, bool siginfo) {
+  if (old->sa_sigaction != Trampoline) return;
+  if (siginfo) {
+    old->sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(fn);
+  } else {
+    old->sa_handler = reinterpret_cast<void (*)(int)>(fn);
+    old->sa_flags &= ~SA_SIGINFO;
+  }
+}
+
+}  // namespace
+}  // namespace seer::rt
+
+using namespace seer::rt;
+
+#pragma GCC visibility push(default)
+extern "C" {
+
+int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexcept {
+  const SigactionFn real = real_sigaction.get();
+  if (sig <= 0 || sig >= NSIG) return real(sig, act, old);
+  Handler& h = handlers[sig];
+  void* const old_fn = h.fn.load(std::memory_order_relaxed);
+  const bool old_siginfo = h.siginfo.load(std::memory_order_relaxed);
+  int rc;
+  if (act == nullptr) {
+    rc = real(sig, act, old);
+  } else {
+    void* fn = (act->sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<void*>(act->sa_sigaction)
+                                                  : reinterpret_cast<void*>(act->sa_handler);
+    if (!IsHandler(fn)) {
+      h.fn.store(fn, std::memory_order_release);
+      rc = real(sig, act, old);
+    } else {
+      // The handler first: the trampoline may run as soon as the kernel has it.
+      h.siginfo.store((act->sa_flags & SA_SIGINFO) != 0, std::memory_order_relaxed);
+      h.fn.store(fn, std::memory_order_release);
+      struct sigaction mine = *act;
+      mine.sa_sigaction = Trampoline;
+      mine.sa_flags |= SA_SIGINFO;
+      rc = real(sig, &mine, old);
+    }
+    if (rc != 0) {
+      h.siginfo.store(old_siginfo, std::memory_order_relaxed);
+      h.fn.store(old_fn, std::memory_order_release);
+    }
+  }
+  if (rc == 0 && old != nullptr) ShowProgramHandler(old, old_fn, old_siginfo);
+  return rc;
+}
+
+// glibc's signal() calls its own sigaction, not this one: BSD semantics
+// (SA_RESTART, the signal blocked in its handler) through the interposer.
+sighandler_t signal(int sig, sighandler_t handler) noexcept {
+  struct sigaction act = {};
+  act.sa_handler = handler;
+  sigemptyset(&act.sa_mask);
+  if (sig > 0 && sig < NSIG) sigaddset(&act.sa_mask, sig);
+  act.sa_flags = SA_RESTART;
+  struct sigaction old = {};
+  if (sigaction(sig, &act, &old) != 0) return SIG_ERR;
+  return old.sa_handler;
+}
+
+}  // extern "C"
+#pragma GCC visibility pop
