@@ -20,7 +20,7 @@
 #include <gtest/gtest.h>
 
 #include "seer/event.h"
-#include "trace_check.h"
+#include "tests/recorder/trace_check.h"
 
 namespace seer {
 namespace {
