@@ -133,7 +133,7 @@ void TwoClockEngine<Derived, Open>::Process(const Event* events, size_t n) {
       // Most events: no lowering dispatch.
       self().Access(e.tid, PlainAccessOp(e), /*freed=*/false);
     } else {
-      lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
+      lowering_.LowerInline(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
     }
     if (racy_) {
       collector_.AddRacyEvent(EventRef::Of(e));
