@@ -6,108 +6,35 @@ namespace seer {
 
 CpEngine::CpEngine(const AnalysisOptions&) {}
 
-Status CpEngine::Begin(const TraceInfo& info) {
-  // Knowing every thread up front keeps each lock's history for threads that
-  // have not run yet (as WCP's queues).
-  for (const ThreadInfo& t : info.threads)
-    if (t.tid < kMaxThreads) EnsureThread(t.tid);
-  return Status::Ok();
-}
-
-void CpEngine::AddThreads(uint32_t tid) {
-  while (threads_.size() <= tid) {
-    const uint32_t t = static_cast<uint32_t>(threads_.size());
-    threads_.emplace_back();
-    threads_.back().h.Set(t, 1);
-  }
-}
-
 CpEngine::LockState& CpEngine::Lock(uint64_t lock) {
   LockState& l = locks_[lock];
   if (l.cursor.size() < threads_.size()) l.cursor.resize(threads_.size(), l.base);
   return l;
 }
 
-void CpEngine::Process(const Event* events, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    const Event& e = events[i];
-    if (!thread_ids_.Accept(e)) continue;
-    current_ = &e;
-    racy_ = false;
-    ++events_since_settle_;
-    EnsureThread(e.tid);
-    if (e.kind == EventKind::kThreadEnd) threads_[e.tid].finished = true;
-    if (IsPlainAccessEvent(e)) {
-      Access(e.tid, PlainAccessOp(e));
-    } else {
-      lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
-    }
-    if (!racy_) continue;
-    collector_.AddRacyEvent(EventRef::Of(e));
-    // This access's waiting checks must not count it a second time.
-    for (auto it = waiting_races_.rbegin(); it != waiting_races_.rend() && it->later.index == e.index; ++it)
-      it->later_counted = true;
-  }
+void CpEngine::OnRacyEvent(const Event& e) {
+  // This access's waiting checks must not count it a second time.
+  for (auto it = waiting_races_.rbegin(); it != waiting_races_.rend() && it->later.index == e.index; ++it)
+    it->later_counted = true;
 }
 
-// The local time moves on after every event that publishes the thread's time
-// (release, fork, signal), so that an epoch names the events up to a publication.
-void CpEngine::Tick(uint32_t tid) {
-  ThreadState& t = threads_[tid];
-  ++t.n;
-  t.h.Set(tid, t.n);
+// Hard orders are edges of every relation, so the CP time receives the HB time.
+void CpEngine::Signal(uint32_t tid, uint64_t object) {
+  SignalClocks& s = signals_[object];
+  s.h.Join(threads_[tid].h);
+  s.p.Join(threads_[tid].p);
 }
 
-void CpEngine::Apply(uint32_t tid, const LoweredOp& op) {
-  switch (op.op) {
-    case SyncOp::kRead:
-    case SyncOp::kWrite: ForEachAccess(*current_, op, [&](const LoweredOp& a) { Access(tid, a); }); return;
-    case SyncOp::kAcquire:
-      if (held_.Acquire(tid, op.object, op.shared)) Acquire(tid, op.object, op.shared);
-      return;
-    case SyncOp::kRelease: {
-      bool shared = false;
-      if (held_.Release(tid, op.object, &shared)) Release(tid, op.object, shared);
-      return;
-    }
-    // Hard orders: edges of every relation, so the CP time receives the HB time.
-    case SyncOp::kFork: {
-      const uint32_t child = static_cast<uint32_t>(op.object);
-      EnsureThread(child);
-      threads_[child].h.Join(threads_[tid].h);
-      threads_[child].p.Join(threads_[tid].h);
-      Tick(tid);
-      return;
-    }
-    case SyncOp::kJoin: {
-      const uint32_t child = static_cast<uint32_t>(op.object);
-      EnsureThread(child);
-      threads_[tid].h.Join(threads_[child].h);
-      threads_[tid].p.Join(threads_[child].h);
-      threads_[child].finished = true;
-      return;
-    }
-    case SyncOp::kSignal: {
-      SignalClocks& s = signals_[op.object];
-      s.h.Join(threads_[tid].h);
-      s.p.Join(threads_[tid].p);
-      Tick(tid);
-      return;
-    }
-    case SyncOp::kWait: {
-      const SignalClocks& s = signals_[op.object];
-      threads_[tid].h.Join(s.h);
-      threads_[tid].p.Join(s.h);
-      return;
-    }
-    case SyncOp::kEndSignals:
-      if (SignalClocks* s = signals_.Find(op.object)) {
-        s->h.Clear();
-        s->p.Clear();
-      }
-      return;
-    case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
-    case SyncOp::kFree: Access(tid, op, /*freed=*/true); return;
+void CpEngine::Wait(uint32_t tid, uint64_t object) {
+  const SignalClocks& s = signals_[object];
+  threads_[tid].h.Join(s.h);
+  threads_[tid].p.Join(s.h);
+}
+
+void CpEngine::EndSignals(uint64_t object) {
+  if (SignalClocks* s = signals_.Find(object)) {
+    s->h.Clear();
+    s->p.Clear();
   }
 }
 
@@ -375,12 +302,6 @@ void CpEngine::RuleA(uint32_t tid, uint64_t var, bool write) {
   }
 }
 
-// As WCP's: one name per group of bytes always accessed together.
-uint64_t CpEngine::VarOf(Cell& c) {
-  if (c.var == 0) c.var = ++cell_vars_;
-  return c.var;
-}
-
 void CpEngine::Check(uint32_t tid, Cell& cell, const AccessRecord& record, bool write) {
   const ThreadState& t = threads_[tid];
   auto known = [&t, tid](const Epoch& ep) { return ep.clock <= (ep.tid == tid ? t.n : t.p.Get(ep.tid)); };
@@ -431,6 +352,9 @@ Status CpEngine::Finish(Findings* findings) {
        {"sections kept for rule (b) (peak)", static_cast<double>(max_history_)}}});
   return Status::Ok();
 }
+
+// Here, with the steps the event loop calls.
+template class TwoClockEngine<CpEngine, CpOpenSection>;
 
 std::unique_ptr<Engine> NewCpEngine(const AnalysisOptions& options) { return std::make_unique<CpEngine>(options); }
 

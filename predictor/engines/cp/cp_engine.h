@@ -29,26 +29,38 @@
 #include "predictor/common/access_history.h"
 #include "predictor/common/clock_snapshot.h"
 #include "predictor/common/flat_map.h"
-#include "predictor/common/held_locks.h"
-#include "predictor/common/race_collector.h"
 #include "predictor/common/release_times.h"
-#include "predictor/common/shadow_memory.h"
 #include "predictor/common/sync_ops.h"
-#include "predictor/common/thread_ids.h"
+#include "predictor/common/two_clock_engine.h"
 #include "predictor/common/vector_clock.h"
 #include "predictor/engine.h"
 
 namespace seer {
 
-class CpEngine : public Engine {
+// A section a thread is inside.
+struct CpOpenSection {
+  uint64_t lock;
+  uint32_t lock_index;  // of the lock's state in locks_ (stable)
+  bool shared;          // read-mode: no rule (b), meets only write-mode sections
+  uint64_t id;          // unique over the run (rule (a)'s dedup marks)
+  uint64_t seq;         // write-mode: its sequence number in the lock's history
+  ClockValue acquire;   // N_t at the acquire
+  // What the acquire joined from the lock (the last write-mode release, and
+  // for a write-mode acquire the read-mode ones): every edge into this
+  // acquire has a source at or before these releases, so this clock bounds
+  // what such an edge can tell.
+  VectorClock potential;
+  VectorClock in;       // join of the sources' HB times of the edges into the acquire
+  std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
+};
+
+// Threads, the event loop, fork/join and the shadow cells: two_clock_engine.h.
+class CpEngine : public TwoClockEngine<CpEngine, CpOpenSection> {
  public:
   explicit CpEngine(const AnalysisOptions& options);
 
-  Status Begin(const TraceInfo& info) override;
-  void Process(const Event* events, size_t n) override;
   Status Finish(Findings* findings) override;
 
-  const RaceCollector& collector() const { return collector_; }
   uint64_t late_edges() const { return late_edges_; }          // edges that reached other threads' clocks late
   uint64_t max_waiting_races() const { return max_waiting_races_; }
   uint64_t max_waiting_sections() const { return max_waiting_sections_; }
@@ -71,22 +83,6 @@ class CpEngine : public Engine {
     uint32_t waiting = 0;              // closed sections of this lock whose rule (b) waits: no trimming
     FlatMap64<ReleaseTimes> vars;      // rule (a), by variable name (VarOf)
   };
-  // A section the thread is inside.
-  struct OpenSection {
-    uint64_t lock;
-    uint32_t lock_index;  // of the lock's state in locks_ (stable)
-    bool shared;          // read-mode: no rule (b), meets only write-mode sections
-    uint64_t id;          // unique over the run (rule (a)'s dedup marks)
-    uint64_t seq;         // write-mode: its sequence number in the lock's history
-    ClockValue acquire;   // N_t at the acquire
-    // What the acquire joined from the lock (the last write-mode release, and
-    // for a write-mode acquire the read-mode ones): every edge into this
-    // acquire has a source at or before these releases, so this clock bounds
-    // what such an edge can tell.
-    VectorClock potential;
-    VectorClock in;       // join of the sources' HB times of the edges into the acquire
-    std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
-  };
   // A released write-mode section whose rule (b) may still change: an
   // unresolved section lay in its release's HB past.
   struct WaitingSection {
@@ -107,34 +103,28 @@ class CpEngine : public Engine {
     bool later_counted = false;  // the later access already counted as racy
     bool ordered = false;
   };
-  struct ThreadState {
-    ClockValue n = 1;   // local time; h(t) is kept equal to it
-    VectorClock h, p;   // HB time, CP time
-    std::vector<OpenSection> sections;
-    bool finished = false;
-  };
+  // A signal object's HB and CP time (a thread's H_t and P_t: two_clock_engine.h).
   struct SignalClocks {
     VectorClock h, p;
   };
-  struct Cell {
-    AccessHistory reads, writes;
-    uint64_t var = 0;  // rule (a)'s name of these bytes; 0: not named yet
-  };
 
-  void EnsureThread(uint32_t tid) {
-    if (tid >= threads_.size()) AddThreads(tid);
-  }
-  void AddThreads(uint32_t up_to);
   LockState& Lock(uint64_t lock);
-  void Apply(uint32_t tid, const LoweredOp& op);
+  // The event loop (two_clock_engine.h) calls Access, Acquire, Release, Signal,
+  // Wait, EndSignals and the hooks OnEvent, OnRacyEvent.
+  friend class TwoClockEngine<CpEngine, CpOpenSection>;
   // An access, or (`freed`) a free: a write of the whole block (sync_ops.h).
-  void Access(uint32_t tid, const LoweredOp& op, bool freed = false);
+  void Access(uint32_t tid, const LoweredOp& op, bool freed);
   void RuleA(uint32_t tid, uint64_t var, bool write);
   void Check(uint32_t tid, Cell& cell, const AccessRecord& record, bool write);
   void OnFailedCheck(uint32_t tid, const AccessRecord& earlier);
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
-  void Tick(uint32_t tid);
+  void Signal(uint32_t tid, uint64_t object);
+  void Wait(uint32_t tid, uint64_t object);
+  void EndSignals(uint64_t object);
+  // Hooks of the event loop (two_clock_engine.h).
+  void OnEvent() { ++events_since_settle_; }
+  void OnRacyEvent(const Event& e);
   // Rule (b): the HB time of the latest section of `l` before `seq`, of another
   // thread than `tid`, whose acquire is in `p`; nullptr if none past *cursor.
   const VectorClock* RuleBSource(LockState& l, uint32_t tid, uint64_t seq, const VectorClock& p, uint64_t* cursor);
@@ -158,28 +148,20 @@ class CpEngine : public Engine {
   void Settle();
   void ReportWaitingRaces(bool all);
   void Trim(LockState* l);
-  uint64_t VarOf(Cell& c);
 
-  std::vector<ThreadState> threads_;
   ClockSnapshotPool snapshot_pool_;  // declared before locks_: outlives their references
   FlatMap64<LockState> locks_;
   FlatMap64<SignalClocks> signals_;
   std::vector<WaitingSection> waiting_sections_;
   std::vector<WaitingRace> waiting_races_;
-  EventLowering lowering_;
-  HeldLocks held_;
-  ShadowMemory<Cell> shadow_;
-  RaceCollector collector_;
-  ThreadIdCheck thread_ids_;
-  uint64_t cell_vars_ = 0;
-  uint64_t sections_opened_ = 0;
-  const Event* current_ = nullptr;
-  bool racy_ = false;
   uint64_t edges_ = 0, late_edges_ = 0;
   uint64_t max_waiting_races_ = 0, max_waiting_sections_ = 0;
   uint64_t history_ = 0, max_history_ = 0;
   uint64_t events_since_settle_ = 0;  // sections in the locks' histories
 };
+
+// Instantiated in cp_engine.cc, where the steps are defined.
+extern template class TwoClockEngine<CpEngine, CpOpenSection>;
 
 std::unique_ptr<Engine> NewCpEngine(const AnalysisOptions& options);
 

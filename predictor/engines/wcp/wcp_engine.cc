@@ -11,105 +11,29 @@ constexpr size_t kSpareSectionBytes = size_t{64} << 20;
 WcpEngine::WcpEngine(const AnalysisOptions& options)
     : rapid_compatible_(options.rapid_compatible), queue_budget_bytes_(options.wcp_queue_bytes) {}
 
-Status WcpEngine::Begin(const TraceInfo& info) {
-  // Knowing every thread up front keeps each lock's queue for threads that have
-  // not run yet (the paper's Acq_l(t) exists for every t from the start).
-  for (const ThreadInfo& t : info.threads)
-    if (t.tid < kMaxThreads) EnsureThread(t.tid);
-  return Status::Ok();
-}
-
-void WcpEngine::AddThreads(uint32_t tid) {
-  while (threads_.size() <= tid) {
-    const uint32_t t = static_cast<uint32_t>(threads_.size());
-    threads_.emplace_back();
-    threads_.back().h.Set(t, 1);
-  }
-}
-
 WcpEngine::LockState& WcpEngine::Lock(uint64_t lock) {
   LockState& l = locks_[lock];
   if (l.cursor.size() < threads_.size()) l.cursor.resize(threads_.size(), l.queue_base);
   return l;
 }
 
-void WcpEngine::Process(const Event* events, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    const Event& e = events[i];
-    if (!thread_ids_.Accept(e)) continue;
-    current_ = &e;
-    racy_ = false;
-    EnsureThread(e.tid);
-    if (e.kind == EventKind::kThreadEnd) threads_[e.tid].finished = true;
-    if (IsPlainAccessEvent(e)) {
-      Access(e.tid, PlainAccessOp(e));
-    } else {
-      lowering_.Lower(e, [&](const LoweredOp& op) { Apply(e.tid, op); });
-    }
-    if (racy_) collector_.AddRacyEvent(EventRef::Of(e));
-  }
+void WcpEngine::InnerRelease(uint32_t tid, uint64_t lock) {
+  // RAPID treats the inner release of a recursive lock as a release for rule
+  // (b): the thread receives the queued sections' times already here.
+  if (rapid_compatible_ && IsHeld(tid, lock)) ApplyRuleB(tid, &Lock(lock));
 }
 
-// The local clock moves on after every event that publishes the thread's time
-// (release, fork, signal): "incremented before an event iff the previous event
-// was a release", done eagerly.
-void WcpEngine::Tick(uint32_t tid) {
-  ThreadState& t = threads_[tid];
-  ++t.n;
-  t.h.Set(tid, t.n);
+// Hard order: the waiter receives the signaller's HB time in both clocks.
+void WcpEngine::Signal(uint32_t tid, uint64_t object) { signals_[object].Join(threads_[tid].h); }
+
+void WcpEngine::Wait(uint32_t tid, uint64_t object) {
+  const VectorClock& s = signals_[object];
+  threads_[tid].h.Join(s);
+  threads_[tid].p.Join(s);
 }
 
-void WcpEngine::Apply(uint32_t tid, const LoweredOp& op) {
-  switch (op.op) {
-    case SyncOp::kRead:
-    case SyncOp::kWrite: ForEachAccess(*current_, op, [&](const LoweredOp& a) { Access(tid, a); }); return;
-    case SyncOp::kAcquire:
-      if (held_.Acquire(tid, op.object, op.shared)) Acquire(tid, op.object, op.shared);
-      return;
-    case SyncOp::kRelease: {
-      bool shared = false;
-      if (held_.Release(tid, op.object, &shared)) {
-        Release(tid, op.object, shared);
-      } else if (rapid_compatible_ && IsHeld(tid, op.object)) {
-        // RAPID treats the inner release of a recursive lock as a release for
-        // rule (b): the thread receives the queued sections' times already here.
-        ApplyRuleB(tid, &Lock(op.object));
-      }
-      return;
-    }
-    case SyncOp::kFork: {
-      // Hard order: the child knows the parent's HB time in both clocks (RAPID).
-      const uint32_t child = static_cast<uint32_t>(op.object);
-      EnsureThread(child);
-      threads_[child].h.Join(threads_[tid].h);
-      threads_[child].p.Join(threads_[tid].h);
-      Tick(tid);
-      return;
-    }
-    case SyncOp::kJoin: {
-      const uint32_t child = static_cast<uint32_t>(op.object);
-      EnsureThread(child);
-      threads_[tid].h.Join(threads_[child].h);
-      threads_[tid].p.Join(threads_[child].h);
-      threads_[child].finished = true;
-      return;
-    }
-    case SyncOp::kSignal:
-      signals_[op.object].Join(threads_[tid].h);
-      Tick(tid);
-      return;
-    case SyncOp::kWait: {
-      const VectorClock& s = signals_[op.object];
-      threads_[tid].h.Join(s);
-      threads_[tid].p.Join(s);
-      return;
-    }
-    case SyncOp::kEndSignals:
-      if (VectorClock* s = signals_.Find(op.object)) s->Clear();
-      return;
-    case SyncOp::kFresh: shadow_.Fresh(op.object, op.size); return;
-    case SyncOp::kFree: Access(tid, op, /*freed=*/true); return;
-  }
+void WcpEngine::EndSignals(uint64_t object) {
+  if (VectorClock* s = signals_.Find(object)) s->Clear();
 }
 
 void WcpEngine::Acquire(uint32_t tid, uint64_t lock, bool shared) {
@@ -294,18 +218,6 @@ void WcpEngine::RuleA(uint32_t tid, uint64_t var, bool write) {
   }
 }
 
-// Rule (a)'s name of a cell's bytes: one per group of bytes always accessed
-// together, so that overlapping accesses that start at different addresses
-// (ranges, unaligned accesses, struct copies) meet under one name, and bytes
-// only ever accessed alone (RAPID's one-byte variables) keep their own. The
-// parts of a split cell keep its name: they conflict a little more than their
-// bytes do, which only adds order. An allocation there makes new cells, so a
-// new block is a new variable for rule (a) too.
-uint64_t WcpEngine::VarOf(Cell& c) {
-  if (c.var == 0) c.var = ++cell_vars_;
-  return c.var;
-}
-
 // A free (`freed`) writes its whole block (sync_ops.h).
 void WcpEngine::Access(uint32_t tid, const LoweredOp& op, bool freed) {
   ThreadState& t = threads_[tid];
@@ -334,6 +246,9 @@ Status WcpEngine::Finish(Findings* findings) {
   }
   return Status::Ok();
 }
+
+// Here, with Access and RuleA, so that the event loop inlines them.
+template class TwoClockEngine<WcpEngine, WcpOpenSection>;
 
 std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options) { return std::make_unique<WcpEngine>(options); }
 

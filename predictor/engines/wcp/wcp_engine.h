@@ -9,26 +9,30 @@
 #include <memory>
 #include <vector>
 
-#include "predictor/common/access_history.h"
 #include "predictor/common/clock_snapshot.h"
 #include "predictor/common/release_times.h"
 #include "predictor/common/flat_map.h"
-#include "predictor/common/held_locks.h"
-#include "predictor/common/race_collector.h"
-#include "predictor/common/shadow_memory.h"
 #include "predictor/common/sync_ops.h"
-#include "predictor/common/thread_ids.h"
+#include "predictor/common/two_clock_engine.h"
 #include "predictor/common/vector_clock.h"
 #include "predictor/engine.h"
 
 namespace seer {
 
-class WcpEngine : public Engine {
+// A critical section a thread is inside: what it read and wrote (R, W).
+struct WcpOpenSection {
+  uint64_t lock;
+  uint32_t lock_index;  // of the lock's state in locks_ (stable), saving a probe per access
+  bool shared;  // read-mode: excludes only write-mode sections
+  uint64_t id;  // unique over the run
+  std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
+};
+
+// Threads, the event loop, fork/join and the shadow cells: two_clock_engine.h.
+class WcpEngine : public TwoClockEngine<WcpEngine, WcpOpenSection> {
  public:
   explicit WcpEngine(const AnalysisOptions& options);
 
-  Status Begin(const TraceInfo& info) override;
-  void Process(const Event* events, size_t n) override;
   Status Finish(Findings* findings) override;
 
   // Largest total number of critical sections held in the queues at once (the
@@ -36,7 +40,6 @@ class WcpEngine : public Engine {
   uint64_t max_queue_entries() const { return max_queue_entries_; }
   // Sections folded out of the queues over the memory bound (0 on most traces).
   uint64_t folded_sections() const { return folded_sections_; }
-  const RaceCollector& collector() const { return collector_; }
 
  private:
   // A critical section in a lock's queue: N_t at its acquire, H_t at its release.
@@ -83,37 +86,18 @@ class WcpEngine : public Engine {
     VectorClock dropped;
     FlatMap64<ReleaseTimes> vars;  // by rule (a) name (VarOf)
   };
-  // A critical section the thread is inside: what it read and wrote (R, W).
-  struct OpenSection {
-    uint64_t lock;
-    uint32_t lock_index;  // of the lock's state in locks_ (stable), saving a probe per access
-    bool shared;  // read-mode: excludes only write-mode sections
-    uint64_t id;  // unique over the run
-    std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
-  };
-  struct ThreadState {
-    ClockValue n = 1;   // N_t
-    VectorClock p, h;   // P_t, H_t (h(t) is kept equal to N_t)
-    std::vector<OpenSection> sections;
-    bool finished = false;
-  };
-  struct Cell {
-    AccessHistory reads, writes;
-    uint64_t var = 0;  // rule (a)'s name of these bytes (VarOf); 0: not named yet
-  };
-
-  void EnsureThread(uint32_t tid) {
-    if (tid >= threads_.size()) AddThreads(tid);
-  }
-  void AddThreads(uint32_t up_to);
-  void Apply(uint32_t tid, const LoweredOp& op);
+  // The event loop (two_clock_engine.h) calls Access, Acquire, Release,
+  // InnerRelease, Signal, Wait and EndSignals.
+  friend class TwoClockEngine<WcpEngine, WcpOpenSection>;
   // An access, or (`freed`) a free: a write of the whole block (sync_ops.h).
-  [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op, bool freed = false);  // runs per access
+  [[gnu::always_inline]] inline void Access(uint32_t tid, const LoweredOp& op, bool freed);  // runs per access
   [[gnu::always_inline]] inline void RuleA(uint32_t tid, uint64_t var, bool write);
-  uint64_t VarOf(Cell& c);
   void Acquire(uint32_t tid, uint64_t lock, bool shared);
   void Release(uint32_t tid, uint64_t lock, bool shared);
-  void Tick(uint32_t tid);
+  void InnerRelease(uint32_t tid, uint64_t lock);
+  void Signal(uint32_t tid, uint64_t object);
+  void Wait(uint32_t tid, uint64_t object);
+  void EndSignals(uint64_t object);
   void ApplyRuleB(uint32_t tid, LockState* l);
   bool IsHeld(uint32_t tid, uint64_t lock);  // in write mode
   void Publish(uint32_t tid, LockState* l, uint64_t lock, bool shared);
@@ -130,19 +114,9 @@ class WcpEngine : public Engine {
   // bound the queues hold every critical section of the run: 2 billion events
   // of lock pairs would need tens of GB.
   const uint64_t queue_budget_bytes_;
-  std::vector<ThreadState> threads_;
   ClockSnapshotPool snapshot_pool_;  // declared before locks_: outlives their references
   FlatMap64<LockState> locks_;
   FlatMap64<VectorClock> signals_;
-  EventLowering lowering_;
-  HeldLocks held_;
-  ShadowMemory<Cell> shadow_;
-  RaceCollector collector_;
-  ThreadIdCheck thread_ids_;
-  uint64_t cell_vars_ = 0;  // names VarOf gave so far
-  const Event* current_ = nullptr;  // the event being processed
-  bool racy_ = false;
-  uint64_t sections_opened_ = 0;
   std::vector<std::vector<uint32_t>> spare_;  // emptied R/W lists, reused (no allocation per section)
   std::vector<Section> spare_sections_;       // trimmed queue entries, their clocks reused
   uint64_t queue_entries_ = 0;
@@ -150,6 +124,9 @@ class WcpEngine : public Engine {
   uint64_t max_queue_entries_ = 0;
   uint64_t folded_sections_ = 0;
 };
+
+// Instantiated in wcp_engine.cc, where the inlined steps are defined.
+extern template class TwoClockEngine<WcpEngine, WcpOpenSection>;
 
 std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options);
 
