@@ -17,8 +17,8 @@
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <cstdlib>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -116,9 +116,13 @@ int main(int argc, char** argv) {
   std::vector<uint64_t> sizes;
   for (int i = 1; i < argc; ++i) sizes.push_back(std::strtoull(argv[i], nullptr, 10));
   if (sizes.empty()) sizes = {1'000'000, 10'000'000};
-  std::vector<std::pair<std::string, std::string>> rows = {
-      {"decode", "-"}, {"hb", "hb"}, {"shb", "shb"}, {"wcp", "wcp"}, {"lockset", "lockset"},
-      {"w3-linear", "w3-linear"}, {"all", "hb,shb,wcp,lockset,w3-linear"}};
+  std::vector<std::pair<std::string, std::string>> rows = {{"decode", "-"},
+                                                           {"hb", "hb"},
+                                                           {"shb", "shb"},
+                                                           {"wcp", "wcp"},
+                                                           {"lockset", "lockset"},
+                                                           {"w3-linear", "w3-linear"},
+                                                           {"all", "hb,shb,wcp,lockset,w3-linear"}};
   if (const char* only = std::getenv("SEER_BENCH_ENGINES")) {
     const std::string wanted = std::string(",") + only + ",";
     std::erase_if(rows, [&](const auto& r) { return wanted.find("," + r.first + ",") == std::string::npos; });
@@ -133,8 +137,7 @@ int main(int argc, char** argv) {
                    s.ToString().c_str());
       return 2;
     }
-    for (const auto& [label, list] : rows)
-      seer::Measure(path, events, label, list == "-" ? std::string() : list);
+    for (const auto& [label, list] : rows) seer::Measure(path, events, label, list == "-" ? std::string() : list);
     std::remove(path.c_str());
   }
   return 0;

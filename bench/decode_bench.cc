@@ -32,8 +32,7 @@ const std::string& Trace(uint64_t n) {
   options.locations = 1000;
   options.seed = 1;
   std::unique_ptr<seer::TraceWriter> w;
-  if (!seer::TraceWriter::Create(path, {}, &w).ok() || !seer::Generate(options, w.get()).ok() ||
-      !w->Close().ok())
+  if (!seer::TraceWriter::Create(path, {}, &w).ok() || !seer::Generate(options, w.get()).ok() || !w->Close().ok())
     path.clear();
   return paths[n] = path;
 }

@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "predictor/engines/cp/cp_engine.h"
 #include "predictor/engine.h"
+#include "predictor/engines/cp/cp_engine.h"
 #include "predictor/engines/wcp/wcp_engine.h"
 #include "seer/trace.h"
 #include "tests/support/workload_trace.h"
@@ -75,7 +75,8 @@ void Report(benchmark::State& state, std::vector<std::unique_ptr<Engine>>& engin
   state.counters["peak_rss_MiB"] = PeakRssMiB();
   for (auto& e : engines)
     if (auto* wcp = dynamic_cast<WcpEngine*>(e.get()))
-      state.counters["wcp_max_queue_frac"] = static_cast<double>(wcp->max_queue_entries()) / static_cast<double>(events);
+      state.counters["wcp_max_queue_frac"] =
+          static_cast<double>(wcp->max_queue_entries()) / static_cast<double>(events);
   for (auto& e : engines)
     if (auto* cp = dynamic_cast<CpEngine*>(e.get()))
       state.counters["cp_late_edges_frac"] = static_cast<double>(cp->late_edges()) / static_cast<double>(events);

@@ -55,7 +55,12 @@ std::vector<Event> Generate(uint64_t target, uint64_t seed) {
   };
   // `optional`: a try-lock; when busy the thread skips it and its release (the
   // inverted acquisitions, so that the generated run itself never deadlocks).
-  struct Step { EventKind kind; uint64_t object; uint64_t pc; bool optional = false; };
+  struct Step {
+    EventKind kind;
+    uint64_t object;
+    uint64_t pc;
+    bool optional = false;
+  };
   std::vector<std::vector<Step>> plan(kWorkers + 1);
   std::vector<size_t> next(kWorkers + 1, 0);
   std::vector<int> holder(kLocks, -1);
@@ -73,7 +78,8 @@ std::vector<Event> Generate(uint64_t target, uint64_t seed) {
     std::sort(locks.begin(), locks.end());
     const bool inverted = depth >= 2 && rng() % 2000 == 0;  // a rare inversion
     if (inverted) std::swap(locks[0], locks[1]);
-    for (size_t i = 0; i < locks.size(); ++i) p.push_back({EventKind::kAcquire, locks[i], 100 + locks[i], inverted && i == 1});
+    for (size_t i = 0; i < locks.size(); ++i)
+      p.push_back({EventKind::kAcquire, locks[i], 100 + locks[i], inverted && i == 1});
     const uint32_t accesses = 2 + rng() % 5;
     for (uint32_t a = 0; a < accesses; ++a) {
       const uint64_t var = locks[0] * kVarsPerLock + rng() % kVarsPerLock;
@@ -219,12 +225,26 @@ void BM_AtomicityHandOff(benchmark::State& state) {
   RunAtomicity(state, trace, options);
 }
 
-BENCHMARK(BM_Deadlock)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_Atomicity)->Arg(10'000)->Arg(100'000)->Arg(1'000'000)->Arg(10'000'000)
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
-BENCHMARK(BM_AtomicityHandOff)->Args({100'000, 0})->Args({100'000, 1})->Args({1'000'000, 1})
-    ->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_Deadlock)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_Atomicity)
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Arg(1'000'000)
+    ->Arg(10'000'000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
+BENCHMARK(BM_AtomicityHandOff)
+    ->Args({100'000, 0})
+    ->Args({100'000, 1})
+    ->Args({1'000'000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace seer::seqcheck

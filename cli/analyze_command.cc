@@ -74,9 +74,10 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
   cmd->add_option("--format", o->format, "report format")
       ->check(CLI::IsMember({"text", "json", "sarif", "html"}))
       ->capture_default_str();
-  cmd->add_option("--source-root", o->source_root,
-                  "sarif: source paths are written relative to this folder; html: relative source paths are read from it "
-                  "(default: the current folder)");
+  cmd->add_option(
+      "--source-root", o->source_root,
+      "sarif: source paths are written relative to this folder; html: relative source paths are read from it "
+      "(default: the current folder)");
   cmd->add_option("-o,--output", o->output, "file to write the report to (default: stdout)");
   cmd->add_option("--binary-dir", o->binary_dirs,
                   "folder to look in (by file name and build-id) for a recorded binary that moved or changed; "
@@ -87,13 +88,16 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
                   "atomicity: max events of a thread between its two accesses")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_flag("--confirm-races", o->engine.confirm_races,
-                "re-check every reported race pair with SeqCheck (confirmed: a validated witness reaches both accesses)");
-  cmd->add_option("--confirm-races-max-events", o->engine.confirm_races_max_events,
-                  "--confirm-races: longest trace it accepts (it holds the whole trace in memory, up to 1.3 KB an event)")
+  cmd->add_flag(
+      "--confirm-races", o->engine.confirm_races,
+      "re-check every reported race pair with SeqCheck (confirmed: a validated witness reaches both accesses)");
+  cmd->add_option(
+         "--confirm-races-max-events", o->engine.confirm_races_max_events,
+         "--confirm-races: longest trace it accepts (it holds the whole trace in memory, up to 1.3 KB an event)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  cmd->add_option("--w3-history", o->engine.w3_history, "w3-linear: critical sections kept per lock and thread (0: all)")
+  cmd->add_option("--w3-history", o->engine.w3_history,
+                  "w3-linear: critical sections kept per lock and thread (0: all)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--w3-edges", o->engine.w3_edges, "w3-linear: accesses per variable whose edges it keeps")

@@ -4,9 +4,9 @@
 // `record`), 2 usage or input error.
 #pragma once
 
-#include <CLI/CLI.hpp>
-
 #include <functional>
+
+#include <CLI/CLI.hpp>
 
 namespace seer::cli {
 

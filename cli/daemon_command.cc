@@ -102,10 +102,10 @@ int RunDaemon(const DaemonArgs& args) {
     daemon::ServiceConfig fresh;
     Status r = BuildConfig(args, &fresh);
     if (r.ok()) r = svc->Reload(fresh);
-    if (!r.ok()) fprintf(stderr, "seer daemon: reload refused, the running configuration stays: %s\n", r.ToString().c_str());
+    if (!r.ok())
+      fprintf(stderr, "seer daemon: reload refused, the running configuration stays: %s\n", r.ToString().c_str());
   }
-  fprintf(stderr, "seer daemon: %s: closing the windows, cancelling the analysis\n",
-          strsignal(g_stop_signal.load()));
+  fprintf(stderr, "seer daemon: %s: closing the windows, cancelling the analysis\n", strsignal(g_stop_signal.load()));
   svc->Stop();
   fprintf(stderr, "seer daemon: stopped\n");
   return kExitOk;
@@ -115,9 +115,10 @@ int RunDaemon(const DaemonArgs& args) {
 
 void RegisterDaemon(CLI::App& app, Runner& runner) {
   auto args = std::make_shared<DaemonArgs>();
-  CLI::App* sub = app.add_subcommand(
-      "daemon", "Record targets always on, in windows, analyse each window in the background, and serve "
-                "/metrics (Prometheus), /findings and a dashboard over HTTP");
+  CLI::App* sub =
+      app.add_subcommand("daemon",
+                         "Record targets always on, in windows, analyse each window in the background, and serve "
+                         "/metrics (Prometheus), /findings and a dashboard over HTTP");
   sub->add_option("--config", args->config_path, "TOML configuration file (docs/daemon.md); flags override it");
   sub->add_option("--listen", args->listen, "HOST:PORT to serve on (default 127.0.0.1:9464; port 0: any free port)");
   sub->add_option("--dir", args->dir, "Directory for the window trace files (created with mode 0700)");

@@ -99,19 +99,22 @@ int RunStd(const ExportOptions& o) {
   if (s.ok()) s = out.Close();
   if (!s.ok()) return Fail(s);
   if (stats.lossy_events > 0)
-    Warn(fmt::format("{} accesses of other than one byte in a trace without addresses: their size is kept, but "
-                     "import does not restore which variables overlap",
-                     stats.lossy_events));
+    Warn(
+        fmt::format("{} accesses of other than one byte in a trace without addresses: their size is kept, but "
+                    "import does not restore which variables overlap",
+                    stats.lossy_events));
   if (const uint64_t lost = reader->info().counters.TotalLost(); lost > 0)
     Warn(fmt::format("the trace lost {} events while recording; STD text has no place to say so", lost));
   if (stats.nonblocking_acquires > 0)
-    Warn(fmt::format("{} trylock or timed acquires were written as plain `acq` (STD has no trylock): after import "
-                     "they count as blocking, and `--analysis deadlock` may report cycles through them",
-                     stats.nonblocking_acquires));
+    Warn(
+        fmt::format("{} trylock or timed acquires were written as plain `acq` (STD has no trylock): after import "
+                    "they count as blocking, and `--analysis deadlock` may report cycles through them",
+                    stats.nonblocking_acquires));
   if (stats.non_rapid_events > 0)
-    Warn(fmt::format("{} events have no RAPID equivalent and were written with seer's own op names or "
-                     "attributes; seer import reads them, RAPID does not",
-                     stats.non_rapid_events));
+    Warn(
+        fmt::format("{} events have no RAPID equivalent and were written with seer's own op names or "
+                    "attributes; seer import reads them, RAPID does not",
+                    stats.non_rapid_events));
   return kExitOk;
 }
 

@@ -4,28 +4,28 @@
 // S+1, ...: a run in which two threads reach the two statements on the same
 // bytes at once, one of them writing, proves the race real; a run that then
 // ends or prints differently from an unscheduled run shows it harmful.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <climits>
-#include <filesystem>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <sstream>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/analysis_steps.h"
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "cli/program_run.h"
-#include "recorder/recorder.h"
 #include "predictor/analyze.h"
 #include "predictor/report/report.h"
 #include "predictor/symbolize/symbolizer.h"
+#include "recorder/recorder.h"
 #include "store/build_id.h"
 
 namespace seer::cli {
@@ -69,13 +69,13 @@ struct RaceSeen {
 };
 
 struct PairOutcome {
-  uint64_t runs = 0;        // runs made
+  uint64_t runs = 0;  // runs made
   bool confirmed = false;
-  uint64_t seed = 0;        // of the first confirming run (or the harmful one)
+  uint64_t seed = 0;  // of the first confirming run (or the harmful one)
   bool harmful = false;
-  std::string harm;         // how the harmful run differed
+  std::string harm;  // how the harmful run differed
   RaceSeen race;
-  std::string end;          // how the reported run ended
+  std::string end;  // how the reported run ended
 };
 
 std::string RealPath(const std::string& path) {
@@ -272,14 +272,15 @@ class StackSymbols {
 };
 
 json OutcomeJson(const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols) {
-  json j = {{"pair", p.id},
-            {"statements", {{{"site", p.a.site}, {"offset", p.a.offset}}, {{"site", p.b.site}, {"offset", p.b.offset}}}},
-            {"runs", r.runs},
-            {"confirmed", r.confirmed ? json("fuzz") : json(nullptr)},
-            {"seed", r.confirmed ? json(r.seed) : json(nullptr)},
-            {"harmful", r.harmful},
-            {"harm", r.harm.empty() ? json(nullptr) : json(r.harm)},
-            {"not_directed", p.not_directed.empty() ? json(nullptr) : json(p.not_directed)}};
+  json j = {
+      {"pair", p.id},
+      {"statements", {{{"site", p.a.site}, {"offset", p.a.offset}}, {{"site", p.b.site}, {"offset", p.b.offset}}}},
+      {"runs", r.runs},
+      {"confirmed", r.confirmed ? json("fuzz") : json(nullptr)},
+      {"seed", r.confirmed ? json(r.seed) : json(nullptr)},
+      {"harmful", r.harmful},
+      {"harm", r.harm.empty() ? json(nullptr) : json(r.harm)},
+      {"not_directed", p.not_directed.empty() ? json(nullptr) : json(p.not_directed)}};
   if (r.confirmed) {
     json race = json::object();
     for (const auto& [k, v] : r.race.fields) race[k] = v;
@@ -298,7 +299,8 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
   for (const std::string& e : p.engines) engines += (engines.empty() ? "" : ", ") + e;
   std::string text = fmt::format("pair {}: {}  <->  {}  [{}]\n", p.id, p.a.site, p.b.site, engines);
   if (!p.not_directed.empty()) return text + "  not fuzzed: " + p.not_directed + "\n";
-  if (!r.confirmed) return text + fmt::format("  not confirmed in {} run(s) (seeds {}..{})\n", r.runs, o.seed, o.seed + r.runs - 1);
+  if (!r.confirmed)
+    return text + fmt::format("  not confirmed in {} run(s) (seeds {}..{})\n", r.runs, o.seed, o.seed + r.runs - 1);
   text += fmt::format("  confirmed: fuzz (seed {}, in run {}){}\n", r.seed, r.seed - o.seed + 1,
                       r.harmful ? ", HARMFUL: " + r.harm : ", not shown harmful");
   const auto field = [&](const char* k) {
@@ -313,7 +315,8 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
   text += fmt::format("    arriving:  thread {} {} {} bytes at {} (offsets {})\n", field("b_tid"),
                       field("b_write") == "1" ? "writes" : "reads", field("b_size"), symbols->Text(field("b_stack")),
                       field("b_stack"));
-  text += fmt::format("  replay: seer fuzz --pairs REPORT.json --pair {} --seed {} -- {}\n", p.id, r.seed, o.command[0]);
+  text +=
+      fmt::format("  replay: seer fuzz --pairs REPORT.json --pair {} --seed {} -- {}\n", p.id, r.seed, o.command[0]);
   return text;
 }
 
@@ -389,7 +392,9 @@ void RegisterFuzz(CLI::App& app, Runner& runner) {
       ->capture_default_str();
   cmd->add_flag("--find-harmful", o->find_harmful,
                 "after a confirming run, go on (up to --runs) until one ends or prints differently");
-  cmd->add_option("--format", o->format, "output format")->check(CLI::IsMember({"text", "json"}))->capture_default_str();
+  cmd->add_option("--format", o->format, "output format")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
   cmd->add_option("-o,--output", o->output, "file to write the result to (default: stdout)");
   cmd->add_option("input", o->input, "REPORT.json (seer analyze --format json) or TRACE.seer, unless --pairs");
   cmd->add_option("command", o->command, "-- program and arguments (built with seer-cc / seer-c++)");

@@ -39,7 +39,8 @@ int RunGen(const GenCommandOptions& o) {
     return kExitOk;
   }
   if (o.output.empty() || o.output == "-")
-    return Fail(Status::InvalidArgument("a trace file needs a path: -o FILE.seer (or --format std for text on stdout)"));
+    return Fail(
+        Status::InvalidArgument("a trace file needs a path: -o FILE.seer (or --format std for text on stdout)"));
   std::unique_ptr<TraceWriter> w;
   s = TraceWriter::Create(o.output, TraceWriterOptions(), &w);
   if (!s.ok()) return Fail(s);

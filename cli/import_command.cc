@@ -1,9 +1,8 @@
 // `seer import FILE.std -o T.seer`: converts an STD text trace into a trace file.
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <memory>
-
-#include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/output.h"

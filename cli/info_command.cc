@@ -3,13 +3,13 @@
 // match the counters the writer stored, or the trace is damaged. The distinct
 // variables, locations and locks of a recording are counted here (the recorder
 // leaves them: TraceWriterOptions::count_distinct).
+#include <fmt/format.h>
 #include <sys/stat.h>
 
 #include <array>
 #include <memory>
 #include <vector>
 
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -135,9 +135,9 @@ std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
   if (!info.Meta("record.not_seen").empty()) row("not seen:", info.Meta("record.not_seen"));
   if (!info.Meta("record.tracefs").empty()) row("tracefs:", info.Meta("record.tracefs"));
   const std::string start = info.Meta(meta::kStartTime), end = info.Meta(meta::kEndTime);
-  row("time:", start.empty() && end.empty() ? "not recorded"
-                                            : fmt::format("{} .. {}", start.empty() ? "?" : start,
-                                                          end.empty() ? "?" : end));
+  row("time:", start.empty() && end.empty()
+                   ? "not recorded"
+                   : fmt::format("{} .. {}", start.empty() ? "?" : start, end.empty() ? "?" : end));
   row("event times:", info.clock.empty()
                           ? std::string("none (no clock samples)")
                           : fmt::format("over {:.3f} s, {} clock samples (export --window takes times)",

@@ -5,8 +5,9 @@
 #include "cli/commands.h"
 
 int main(int argc, char** argv) {
-  CLI::App app{"seer: record one run of a pthread program and predict the races, deadlocks and "
-               "atomicity violations other interleavings of it could hit"};
+  CLI::App app{
+      "seer: record one run of a pthread program and predict the races, deadlocks and "
+      "atomicity violations other interleavings of it could hit"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "seer 0.1.0");
   seer::cli::Runner runner;

@@ -1,6 +1,7 @@
 #include "cli/program_run.h"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,8 +11,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-
-#include <fmt/format.h>
 
 #include "recorder/launch.h"
 
@@ -42,7 +41,8 @@ Status RunProgram(const std::vector<std::string>& argv, const std::vector<std::p
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   char buf[4096];
   for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
       result->timed_out = true;
       kill(pid, SIGKILL);

@@ -11,10 +11,10 @@
 namespace seer::cli {
 
 struct ProgramResult {
-  int exit_code = 0;    // when it exited
-  int signal = 0;       // the signal that killed it, 0 when it exited
+  int exit_code = 0;  // when it exited
+  int signal = 0;     // the signal that killed it, 0 when it exited
   bool timed_out = false;
-  std::string out;      // its standard output (its standard error is discarded)
+  std::string out;  // its standard output (its standard error is discarded)
 };
 
 // Runs `argv` with `env` added to (or, with an empty value, removed from) this

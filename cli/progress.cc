@@ -1,10 +1,9 @@
 #include "cli/progress.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cstdio>
-
-#include <fmt/format.h>
 
 namespace seer::cli {
 namespace {
@@ -19,8 +18,11 @@ std::string Count(double n) {
 }  // namespace
 
 Progress::Progress(std::string unit, uint64_t total)
-    : unit_(std::move(unit)), total_(total), enabled_(isatty(STDERR_FILENO) == 1),
-      start_(Clock::now()), last_(start_) {}
+    : unit_(std::move(unit)),
+      total_(total),
+      enabled_(isatty(STDERR_FILENO) == 1),
+      start_(Clock::now()),
+      last_(start_) {}
 
 void Progress::Update(uint64_t done) {
   if (!enabled_) return;

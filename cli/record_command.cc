@@ -59,8 +59,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
     std::vector<std::string> command;
   };
   auto args = std::make_shared<Args>();
-  CLI::App* sub = app.add_subcommand(
-      "record", "Record one run of a program (or a running process) into a trace file");
+  CLI::App* sub = app.add_subcommand("record", "Record one run of a program (or a running process) into a trace file");
   sub->add_option("-o,--output", args->options.output, "Trace file to write")->capture_default_str();
   sub->add_option("--sync", args->sync,
                   "How to record synchronisation: ebpf (uprobes and tracepoints, root; a program built with "
@@ -115,22 +114,29 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         return kExitError;
       }
       if ((args->sync == "inproc" || args->sync == "preload") && o.pid > 0) {
-        fprintf(stderr, "seer record: --sync=%s needs a command to run; to record a running process use "
+        fprintf(stderr,
+                "seer record: --sync=%s needs a command to run; to record a running process use "
                 "--sync=ebpf or auto (a program built with seer-cc adds its accesses through its attach point)\n",
                 args->sync.c_str());
         return kExitError;
       }
       if (args->sync == "inject" && o.pid <= 0) {
-        fprintf(stderr, "seer record: --sync=inject records a running process: give -p PID (a program to launch "
+        fprintf(stderr,
+                "seer record: --sync=inject records a running process: give -p PID (a program to launch "
                 "is recorded with --sync=preload)\n");
         return kExitError;
       }
       std::string why_not_inject;
-      if (args->sync == "inproc") o.mode = recorder::RecordMode::kInproc;
-      else if (args->sync == "preload") o.mode = recorder::RecordMode::kPreload;
-      else if (args->sync == "inject") o.mode = recorder::RecordMode::kInject;
-      else if (args->sync == "ebpf") o.mode = recorder::RecordMode::kEbpf;
-      else o.mode = recorder::AutoRecordMode(o.command, o.pid, &why_not_inject);
+      if (args->sync == "inproc")
+        o.mode = recorder::RecordMode::kInproc;
+      else if (args->sync == "preload")
+        o.mode = recorder::RecordMode::kPreload;
+      else if (args->sync == "inject")
+        o.mode = recorder::RecordMode::kInject;
+      else if (args->sync == "ebpf")
+        o.mode = recorder::RecordMode::kEbpf;
+      else
+        o.mode = recorder::AutoRecordMode(o.command, o.pid, &why_not_inject);
       const bool auto_inject = args->sync == "auto" && o.mode == recorder::RecordMode::kInject;
       // A process that cannot take the runtime is recorded with uprobes; say why
       // (a missing process is reported by the eBPF attach itself).
@@ -140,8 +146,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
       // eBPF on a binary that carries the runtime: its accesses come from the
       // rings, its sync events from the probes (attach: through its attach point).
       auto use_ebpf_runtime = [&o] {
-        o.ebpf.runtime =
-            recorder::CarriesRuntime(o.pid > 0 ? "/proc/" + std::to_string(o.pid) + "/exe" : o.command[0]);
+        o.ebpf.runtime = recorder::CarriesRuntime(o.pid > 0 ? "/proc/" + std::to_string(o.pid) + "/exe" : o.command[0]);
       };
       if (o.mode == recorder::RecordMode::kEbpf) use_ebpf_runtime();
       recorder::RecordResult result;
@@ -164,14 +169,16 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
       }
       if (o.mode == recorder::RecordMode::kInproc) {
         if (!result.runtime_seen)
-          fprintf(stderr, "seer record: %s does not carry the seer runtime (build it with seer-cc / seer-c++); "
-                  "nothing was recorded\n", o.command[0].c_str());
+          fprintf(stderr,
+                  "seer record: %s does not carry the seer runtime (build it with seer-cc / seer-c++); "
+                  "nothing was recorded\n",
+                  o.command[0].c_str());
       } else if (o.mode == recorder::RecordMode::kInject) {
-        if (!result.runtime_note.empty())
-          fprintf(stderr, "seer record: detach: %s\n", result.runtime_note.c_str());
+        if (!result.runtime_note.empty()) fprintf(stderr, "seer record: detach: %s\n", result.runtime_note.c_str());
       } else if (o.mode == recorder::RecordMode::kPreload) {
         if (!result.runtime_seen)
-          fprintf(stderr, "seer record: the preloaded runtime never started in %s (LD_PRELOAD ignored: a "
+          fprintf(stderr,
+                  "seer record: the preloaded runtime never started in %s (LD_PRELOAD ignored: a "
                   "set-user-ID program, or a launcher that clears the environment); nothing was recorded\n",
                   o.command[0].c_str());
       } else {
@@ -181,7 +188,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                   result.exec_program.empty() ? "another program" : result.exec_program.c_str());
       }
       if (!args->quiet) {
-        const std::string mode = inproc ? std::string(recorder::RecordModeName(o.mode))
+        const std::string mode = inproc                ? std::string(recorder::RecordModeName(o.mode))
                                  : result.runtime_seen ? "ebpf sync + runtime accesses"
                                                        : "ebpf, " + std::to_string(result.uprobes) + " uprobes";
         fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads (%s) -> %s\n",

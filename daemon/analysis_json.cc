@@ -15,8 +15,8 @@ Status Field(const json& j, const char* key, json::value_t type, const json** ou
   auto it = j.find(key);
   if (it == j.end()) return Status::Corruption(std::string("'") + key + "' is missing");
   const bool number = type == json::value_t::number_unsigned || type == json::value_t::number_float;
-  const bool fits = number ? (type == json::value_t::number_float ? it->is_number() : it->is_number_unsigned())
-                           : it->type() == type;
+  const bool fits =
+      number ? (type == json::value_t::number_float ? it->is_number() : it->is_number_unsigned()) : it->type() == type;
   if (!fits) return Status::Corruption(std::string("'") + key + "' has the wrong type");
   *out = &*it;
   return Status::Ok();
@@ -106,8 +106,11 @@ json AnalysisToJson(const WindowAnalysis& a) {
   for (const FindingRecord& f : a.findings) findings.push_back(FindingToJson(f));
   json contention = json::array();
   for (const ContentionRecord& c : a.contention) contention.push_back(ContentionToJson(c));
-  return {{"events", a.events}, {"by_kind", a.by_kind},       {"lost", a.lost},
-          {"findings", findings}, {"contention", contention}};
+  return {{"events", a.events},
+          {"by_kind", a.by_kind},
+          {"lost", a.lost},
+          {"findings", findings},
+          {"contention", contention}};
 }
 
 Status AnalysisFromJson(const json& j, WindowAnalysis* out) {

@@ -3,9 +3,9 @@
 // findings the service keeps across restarts (service_state).
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "daemon/window_analysis.h"
 #include "seer/status.h"

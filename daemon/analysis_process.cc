@@ -15,9 +15,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
+
+#include <nlohmann/json.hpp>
 
 #include "daemon/analysis_json.h"
 #include "predictor/engine.h"
@@ -45,7 +46,8 @@ Status SendAll(int fd, const std::string& data, const std::atomic<bool>& cancel)
     if (r <= 0) continue;
     const ssize_t n = send(fd, data.data() + done, data.size() - done, MSG_NOSIGNAL | MSG_DONTWAIT);
     if (n < 0 && (errno == EAGAIN || errno == EINTR)) continue;
-    if (n < 0) return Status::IOError(std::string("sending the request to the analysis process: ") + std::strerror(errno));
+    if (n < 0)
+      return Status::IOError(std::string("sending the request to the analysis process: ") + std::strerror(errno));
     done += static_cast<size_t>(n);
   }
   return Status::Ok();

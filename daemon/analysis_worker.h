@@ -24,9 +24,9 @@ class AnalysisWorker {
  public:
   // Analyses one window with `engines`; returns early, with *cancelled set,
   // once `cancel` becomes true. *cpu_seconds: the CPU time it took.
-  using Analyse = std::function<Status(const WindowFile& window, const std::vector<const EngineSpec*>& engines,
-                                       const std::atomic<bool>& cancel, WindowAnalysis* out, double* cpu_seconds,
-                                       bool* cancelled)>;
+  using Analyse =
+      std::function<Status(const WindowFile& window, const std::vector<const EngineSpec*>& engines,
+                           const std::atomic<bool>& cancel, WindowAnalysis* out, double* cpu_seconds, bool* cancelled)>;
 
   enum class Outcome {
     kAnalysed,
@@ -34,7 +34,8 @@ class AnalysisWorker {
     kRemoved,  // the window file was gone (retention) before its analysis
   };
   // Called on the worker's thread for each window, in order.
-  using Done = std::function<void(const WindowFile&, Outcome, const Status&, const WindowAnalysis&, double cpu_seconds)>;
+  using Done =
+      std::function<void(const WindowFile&, Outcome, const Status&, const WindowAnalysis&, double cpu_seconds)>;
 
   AnalysisWorker(Analyse analyse, Done done);
   ~AnalysisWorker();  // Stop

@@ -1,12 +1,12 @@
 #include "daemon/config.h"
 
-#include <toml++/toml.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <set>
 #include <sstream>
+
+#include <toml++/toml.h>
 
 namespace seer::daemon {
 
@@ -111,8 +111,7 @@ Status ReadRetention(const toml::table& t, RetentionPolicy* r) {
     Status st;
     if (key == "max_windows") {
       auto n = v.value<int64_t>();
-      if (!n || *n < 0)
-        return Status::InvalidArgument(Where(v.source()) + ": retention.max_windows: expected a count");
+      if (!n || *n < 0) return Status::InvalidArgument(Where(v.source()) + ": retention.max_windows: expected a count");
       r->max_windows = static_cast<uint64_t>(*n);
     } else if (key == "max_age") {
       st = DurationKey(v, "retention.max_age", &r->max_age_s);
@@ -143,12 +142,18 @@ Status ParseDuration(const std::string& text, double* seconds) {
   std::string unit;
   if (!SplitNumber(text, &v, &unit))
     return Status::InvalidArgument("'" + text + "' is not a duration (e.g. 10s, 500ms, 2m)");
-  if (unit.empty() || unit == "s") *seconds = v;
-  else if (unit == "ms") *seconds = v / 1000;
-  else if (unit == "m") *seconds = v * 60;
-  else if (unit == "h") *seconds = v * 3600;
-  else if (unit == "d") *seconds = v * 86400;
-  else return Status::InvalidArgument("'" + text + "': unknown unit '" + unit + "' (ms, s, m, h, d)");
+  if (unit.empty() || unit == "s")
+    *seconds = v;
+  else if (unit == "ms")
+    *seconds = v / 1000;
+  else if (unit == "m")
+    *seconds = v * 60;
+  else if (unit == "h")
+    *seconds = v * 3600;
+  else if (unit == "d")
+    *seconds = v * 86400;
+  else
+    return Status::InvalidArgument("'" + text + "': unknown unit '" + unit + "' (ms, s, m, h, d)");
   return Status::Ok();
 }
 
@@ -187,15 +192,20 @@ Status ParseListen(const std::string& text, std::string* host, int* port) {
 Status ParseSize(const std::string& text, uint64_t* bytes) {
   double v = 0;
   std::string unit;
-  if (!SplitNumber(text, &v, &unit))
-    return Status::InvalidArgument("'" + text + "' is not a size (e.g. 512M, 2G)");
+  if (!SplitNumber(text, &v, &unit)) return Status::InvalidArgument("'" + text + "' is not a size (e.g. 512M, 2G)");
   double scale = 1;
-  if (unit.empty() || unit == "B") scale = 1;
-  else if (unit == "K" || unit == "KiB") scale = 1024.0;
-  else if (unit == "M" || unit == "MiB") scale = 1024.0 * 1024;
-  else if (unit == "G" || unit == "GiB") scale = 1024.0 * 1024 * 1024;
-  else if (unit == "T" || unit == "TiB") scale = 1024.0 * 1024 * 1024 * 1024;
-  else return Status::InvalidArgument("'" + text + "': unknown unit '" + unit + "' (K, M, G, T)");
+  if (unit.empty() || unit == "B")
+    scale = 1;
+  else if (unit == "K" || unit == "KiB")
+    scale = 1024.0;
+  else if (unit == "M" || unit == "MiB")
+    scale = 1024.0 * 1024;
+  else if (unit == "G" || unit == "GiB")
+    scale = 1024.0 * 1024 * 1024;
+  else if (unit == "T" || unit == "TiB")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    return Status::InvalidArgument("'" + text + "': unknown unit '" + unit + "' (K, M, G, T)");
   *bytes = static_cast<uint64_t>(v * scale);
   return Status::Ok();
 }
@@ -252,8 +262,9 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
         }
       }
     } else {
-      st = UnknownKey(v, key, "listen, dir, window, duty, analyses, spool, futex_tracepoints, [retention], "
-                                 "[[target]]");
+      st = UnknownKey(v, key,
+                      "listen, dir, window, duty, analyses, spool, futex_tracepoints, [retention], "
+                      "[[target]]");
     }
     if (!st.ok()) return st;  // each message names the file and line already
   }
@@ -267,8 +278,8 @@ Status ValidateConfig(const ServiceConfig& config) {
   for (const TargetConfig& t : config.targets) {
     const int set = (t.pid > 0) + !t.name.empty() + !t.command.empty();
     if (set != 1)
-      return Status::InvalidArgument("a target needs exactly one of pid, name or command (got " +
-                                     std::to_string(set) + ")");
+      return Status::InvalidArgument("a target needs exactly one of pid, name or command (got " + std::to_string(set) +
+                                     ")");
   }
   if (config.window_s <= 0) return Status::InvalidArgument("the window length must be positive");
   if (config.spool_bytes < (16ull << 20)) return Status::InvalidArgument("spool: at least 16M");

@@ -23,9 +23,9 @@ struct TargetConfig {
 };
 
 struct RetentionPolicy {
-  uint64_t max_windows = 100;           // window files kept per directory (0: no limit)
-  double max_age_s = 7 * 24 * 3600.0;   // older window files are removed (0: no limit)
-  uint64_t max_bytes = 1ull << 30;      // total size of the window files (0: no limit)
+  uint64_t max_windows = 100;          // window files kept per directory (0: no limit)
+  double max_age_s = 7 * 24 * 3600.0;  // older window files are removed (0: no limit)
+  uint64_t max_bytes = 1ull << 30;     // total size of the window files (0: no limit)
   // Recording pauses while the file system holding the directory has less
   // free space than this (committed windows stay).
   uint64_t min_free_bytes = 256ull << 20;
@@ -34,8 +34,8 @@ struct RetentionPolicy {
 struct ServiceConfig {
   std::string listen_host = "127.0.0.1";
   int listen_port = 9464;
-  std::string dir;          // the window directory (created 0700)
-  double window_s = 10;     // length of a recorded window
+  std::string dir;       // the window directory (created 0700)
+  double window_s = 10;  // length of a recorded window
   // Duty cycle: record `duty_on_s` of every `duty_period_s`; a period of 0
   // ("continuous") records all the time.
   double duty_on_s = 2;

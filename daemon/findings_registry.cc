@@ -1,9 +1,10 @@
 #include "daemon/findings_registry.h"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
+
+#include <nlohmann/json.hpp>
 
 #include "daemon/analysis_json.h"
 #include "daemon/clock.h"

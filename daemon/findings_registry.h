@@ -15,12 +15,12 @@
 namespace seer::daemon {
 
 struct MergedFinding {
-  std::string id;  // 16 hex digits of a hash of the signature: stable across restarts
-  FindingRecord latest;  // the record of the last window that had it
-  std::string html;      // the HTML report of the first window that made one ("" until then)
+  std::string id;         // 16 hex digits of a hash of the signature: stable across restarts
+  FindingRecord latest;   // the record of the last window that had it
+  std::string html;       // the HTML report of the first window that made one ("" until then)
   double first_seen = 0;  // window start, seconds since the epoch
   double last_seen = 0;
-  uint64_t windows = 0;   // windows it was found in
+  uint64_t windows = 0;  // windows it was found in
 };
 
 class FindingsRegistry {

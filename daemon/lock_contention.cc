@@ -29,9 +29,7 @@ void ContentionStats::Merge(const ContentionStats& o) {
 
 void ContentionCounter::Add(const Event& e) {
   switch (e.kind) {
-    case EventKind::kLockWait:
-      pending_[e.tid] = {e.object, e.aux};
-      return;
+    case EventKind::kLockWait: pending_[e.tid] = {e.object, e.aux}; return;
     case EventKind::kCondWaitEnd:  // re-takes its mutex (aux) at the wait's call site
       held_at_[{e.tid, e.aux}] = e.pc;
       return;
@@ -47,10 +45,8 @@ void ContentionCounter::Add(const Event& e) {
       AddToBuckets(e.aux * 1e-9, &s.hold_buckets);
       return;
     }
-    case EventKind::kAcquire:
-      break;
-    default:
-      return;
+    case EventKind::kAcquire: break;
+    default: return;
   }
   held_at_[{e.tid, e.object}] = e.pc;
   ContentionStats& s = sites_[{e.object, e.pc}];

@@ -27,8 +27,8 @@ struct ContentionStats {
   uint64_t acquisitions = 0;
   uint64_t contended = 0;  // acquisitions that waited (had a kLockWait)
   double wait_seconds = 0;
-  Buckets buckets{};       // of the waits
-  uint64_t held = 0;       // releases whose hold time was measured
+  Buckets buckets{};  // of the waits
+  uint64_t held = 0;  // releases whose hold time was measured
   double hold_seconds = 0;
   Buckets hold_buckets{};
 
@@ -43,7 +43,7 @@ struct ContentionStats {
 // longest, then taken most) keep their own series, and the rest of a site's
 // locks are folded into one pair under kOtherLocks: the totals stay exact.
 inline constexpr size_t kContentionPairsPerWindow = 64;
-inline constexpr uint64_t kOtherLocks = ~uint64_t{0};  // the lock of a site's folded pair
+inline constexpr uint64_t kOtherLocks = ~uint64_t{0};       // the lock of a site's folded pair
 inline constexpr char kOtherLocksName[] = "(other locks)";  // its `lock` label
 // The service keeps at most this many (lock, site) series over its life; a
 // pair first seen after that goes to its site's kOtherLocksName series (a

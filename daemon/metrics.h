@@ -20,14 +20,14 @@ namespace seer::daemon {
 
 // What the targets' recordings report at scrape time.
 struct TargetStatus {
-  std::string target;        // TargetConfig::Describe()
-  std::string mode;          // recording mode, "" when none runs
-  bool up = false;           // a recording runs
+  std::string target;  // TargetConfig::Describe()
+  std::string mode;    // recording mode, "" when none runs
+  bool up = false;     // a recording runs
   uint64_t windows_written = 0;
   uint64_t windows_failed = 0;
   uint64_t events_skipped = 0;  // outside the duty cycle's on periods or while paused
   bool paused_disk = false;
-  uint64_t attaches = 0;     // recordings started for this target
+  uint64_t attaches = 0;        // recordings started for this target
   bool runtime_paused = false;  // the runtime in the target writes nothing (Recording::SetPaused)
 };
 

@@ -24,8 +24,8 @@ Status PrepareWindowDir(const std::string& dir) {
   return Status::Ok();
 }
 
-Status EnforceRetention(const std::string& dir, const RetentionPolicy& policy, double now,
-                        const std::string& keep, std::vector<std::string>* removed, WindowDirUsage* usage) {
+Status EnforceRetention(const std::string& dir, const RetentionPolicy& policy, double now, const std::string& keep,
+                        std::vector<std::string>* removed, WindowDirUsage* usage) {
   struct Window {
     std::string path;
     double mtime;
@@ -38,8 +38,8 @@ Status EnforceRetention(const std::string& dir, const RetentionPolicy& policy, d
     if (name.rfind("window-", 0) != 0 || e.path().extension() != ".seer") continue;
     struct stat st;
     if (stat(e.path().c_str(), &st) != 0) continue;
-    windows.push_back({e.path().string(), st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9,
-                       static_cast<uint64_t>(st.st_blocks) * 512});
+    windows.push_back(
+        {e.path().string(), st.st_mtim.tv_sec + st.st_mtim.tv_nsec * 1e-9, static_cast<uint64_t>(st.st_blocks) * 512});
   }
   if (ec) return Status::IOError("cannot list the window directory " + dir + ": " + ec.message());
   // Names carry the window's start in milliseconds: name order is age order.

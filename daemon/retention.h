@@ -24,7 +24,7 @@ struct WindowDirUsage {
 // Removes window files (window-*.seer) of `dir` the policy does not keep, the
 // oldest first, never the `keep` file (the window being written). `now` is
 // seconds since the epoch. *removed gets the paths removed; *usage what is left.
-Status EnforceRetention(const std::string& dir, const RetentionPolicy& policy, double now,
-                        const std::string& keep, std::vector<std::string>* removed, WindowDirUsage* usage);
+Status EnforceRetention(const std::string& dir, const RetentionPolicy& policy, double now, const std::string& keep,
+                        std::vector<std::string>* removed, WindowDirUsage* usage);
 
 }  // namespace seer::daemon

@@ -8,12 +8,12 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "recorder/merge/spool_arena.h"
 #include "daemon/analysis_process.h"
 #include "daemon/clock.h"
-#include "recorder/trace_metadata.h"
 #include "daemon/service_state.h"
 #include "predictor/analyze.h"
+#include "recorder/merge/spool_arena.h"
+#include "recorder/trace_metadata.h"
 
 namespace seer::daemon {
 
@@ -112,15 +112,16 @@ void Service::Resume() {
   const std::string path = config_.dir + "/" + kStateFileName;
   if (st.ok()) {
     findings_.Restore(state.findings);
-    fprintf(stderr, "seer daemon: state of the last run: %zu findings, %zu windows analysed\n",
-            state.findings.size(), state.windows_done.size());
+    fprintf(stderr, "seer daemon: state of the last run: %zu findings, %zu windows analysed\n", state.findings.size(),
+            state.windows_done.size());
   } else if (st.code() != Status::Code::kNotFound) {
     // Kept for a look, out of the way of the next save.
     const std::string aside = path + ".damaged";
     const bool moved = rename(path.c_str(), aside.c_str()) == 0;
-    fprintf(stderr, "seer daemon: the state of the last run cannot be used (%s)%s: the findings start empty and "
-            "every window is analysed again\n", st.ToString().c_str(),
-            moved ? (", moved to " + aside).c_str() : "");
+    fprintf(stderr,
+            "seer daemon: the state of the last run cannot be used (%s)%s: the findings start empty and "
+            "every window is analysed again\n",
+            st.ToString().c_str(), moved ? (", moved to " + aside).c_str() : "");
   }
   std::lock_guard<std::mutex> lock(mu_);
   // Retention first: a window it removes is not worth analysing.
@@ -183,7 +184,8 @@ Status Service::Reload(const ServiceConfig& config) {
                               config.duty_on_s != config_.duty_on_s || config.duty_period_s != config_.duty_period_s ||
                               config.targets.size() != config_.targets.size();
   if (restart_needed)
-    fprintf(stderr, "seer daemon: reload: the listen address, directory, window, duty cycle and targets change "
+    fprintf(stderr,
+            "seer daemon: reload: the listen address, directory, window, duty cycle and targets change "
             "only at a restart; the retention policy and analyses are taken now\n");
   config_.retention = config.retention;
   config_.analyses = config.analyses;
@@ -261,9 +263,9 @@ bool Service::FindingReport(const std::string& id, bool html, std::string* body,
     return true;
   }
   *content_type = "text/plain; charset=utf-8";
-  *body = "finding " + f.id + " (" + f.latest.kind + ", " + f.latest.engine + ")\n" + "first seen: " +
-          recorder::IsoTime(f.first_seen) + "\nlast seen: " + recorder::IsoTime(f.last_seen) + "\nwindows: " +
-          std::to_string(f.windows) + "\nsignature: " + f.latest.signature + "\n\n" + f.latest.report;
+  *body = "finding " + f.id + " (" + f.latest.kind + ", " + f.latest.engine + ")\n" +
+          "first seen: " + recorder::IsoTime(f.first_seen) + "\nlast seen: " + recorder::IsoTime(f.last_seen) +
+          "\nwindows: " + std::to_string(f.windows) + "\nsignature: " + f.latest.signature + "\n\n" + f.latest.report;
   return true;
 }
 

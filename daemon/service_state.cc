@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+
 #include <nlohmann/json.hpp>
 
 #include "daemon/analysis_json.h"

@@ -174,7 +174,8 @@ bool TargetSupervisor::RecordOnce(pid_t pid) {
   recorder::RecordResult result;
   Status finished = recording->Finish(&result);
   if (st.ok()) st = finished;
-  if (!st.ok()) fprintf(stderr, "seer daemon: %s: the recording failed: %s\n", status_.target.c_str(), st.ToString().c_str());
+  if (!st.ok())
+    fprintf(stderr, "seer daemon: %s: the recording failed: %s\n", status_.target.c_str(), st.ToString().c_str());
   if (result.target_exited)
     fprintf(stderr, "seer daemon: %s exited (status %d)\n", status_.target.c_str(), result.ExitStatus());
   {

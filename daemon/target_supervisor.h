@@ -13,18 +13,18 @@
 #include <string>
 #include <thread>
 
-#include "recorder/recorder.h"
 #include "daemon/config.h"
 #include "daemon/metrics.h"
 #include "daemon/window_writer.h"
+#include "recorder/recorder.h"
 
 namespace seer::daemon {
 
 struct SupervisorContext {
   std::string dir;
   WindowSchedule schedule;
-  uint64_t spool_bytes = 0;  // RecordOptions::inproc.max_spool_bytes
-  bool futex_tracepoints = false;  // RecordOptions::inproc.futex_tracepoints
+  uint64_t spool_bytes = 0;                          // RecordOptions::inproc.max_spool_bytes
+  bool futex_tracepoints = false;                    // RecordOptions::inproc.futex_tracepoints
   std::function<void(const WindowFile&)> on_window;  // from the recording's threads
 };
 

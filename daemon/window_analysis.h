@@ -22,9 +22,9 @@ struct FindingRecord {
   std::string signature;  // kind, engine and the sorted source locations
   std::string kind;       // "deadlock", "race", "atomicity"
   std::string engine;
-  std::string summary;    // one line
-  std::string report;     // the text report of this finding alone
-  std::string html;       // its HTML report (predictor/report), when AnalyzeWindow was asked for it
+  std::string summary;  // one line
+  std::string report;   // the text report of this finding alone
+  std::string html;     // its HTML report (predictor/report), when AnalyzeWindow was asked for it
 };
 
 struct ContentionRecord {

@@ -29,7 +29,7 @@ struct WindowFile {
 
 struct WindowSchedule {
   double window_s = 10;
-  double duty_on_s = 0;      // with duty_period_s 0: continuous
+  double duty_on_s = 0;  // with duty_period_s 0: continuous
   double duty_period_s = 0;
   uint64_t min_free_bytes = 0;
 };
@@ -41,8 +41,7 @@ class WindowedTraceWriter final : public TraceWriter {
   // Windows are `dir`/window-<unix ms>-<label>.seer, mode 0600. `now` is the
   // clock (seconds since the epoch; tests give their own).
   WindowedTraceWriter(std::string dir, std::string label, const WindowSchedule& schedule,
-                      const TraceWriterOptions& options, ClosedCallback on_closed,
-                      std::function<double()> now);
+                      const TraceWriterOptions& options, ClosedCallback on_closed, std::function<double()> now);
   ~WindowedTraceWriter() override;
 
   // Closes the window when it is due and opens the next one when the duty
@@ -80,15 +79,15 @@ class WindowedTraceWriter final : public TraceWriter {
   struct Stats {
     uint64_t windows_written = 0;
     uint64_t windows_failed = 0;
-    uint64_t events_skipped = 0;   // outside the duty cycle's on periods, or while paused
+    uint64_t events_skipped = 0;      // outside the duty cycle's on periods, or while paused
     uint64_t unmatched_releases = 0;  // left out: their acquire was in an earlier window
-    bool recording = false;        // a window is open
-    bool paused_disk = false;      // recording paused: less free space than min_free_bytes
+    bool recording = false;           // a window is open
+    bool paused_disk = false;         // recording paused: less free space than min_free_bytes
   };
   Stats stats() const;
 
  private:
-  bool OnAt(double t) const;        // inside an on period
+  bool OnAt(double t) const;  // inside an on period
   double OnPeriodEnd(double t) const;
   double DrainLimit() const;
   void OpenLocked(double t);

@@ -73,8 +73,7 @@ class Generator {
     w_->SetMeta(meta::kSource, "gen");
     w_->SetMeta(meta::kPcKind, "location");
     w_->SetMeta("gen_options", Describe());
-    for (uint32_t t = 0; t < o_.threads; ++t)
-      w_->AddThread({t, -1, t == 0 ? -1 : 0, "T" + std::to_string(t)});
+    for (uint32_t t = 0; t < o_.threads; ++t) w_->AddThread({t, -1, t == 0 ? -1 : 0, "T" + std::to_string(t)});
     MakeSites();
 
     const uint64_t pc_fork = o_.locations + 2ull * o_.locks;
@@ -181,9 +180,8 @@ class Generator {
   // section unlocked: the cycle is broken.
   void GiveUpAcquire(ThreadState* ts) {
     const Step acq = ts->pending[ts->head];
-    auto rel = std::find_if(ts->pending.begin() + ts->head + 1, ts->pending.end(), [&](const Step& s) {
-      return s.kind == EventKind::kRelease && s.object == acq.object;
-    });
+    auto rel = std::find_if(ts->pending.begin() + ts->head + 1, ts->pending.end(),
+                            [&](const Step& s) { return s.kind == EventKind::kRelease && s.object == acq.object; });
     ts->pending.erase(rel);
     ts->pending.erase(ts->pending.begin() + ts->head);
     committed_ -= 2;
@@ -260,8 +258,8 @@ Status ValidateGenOptions(const GenOptions& o) {
   if (o.threads == 0) return Status::InvalidArgument("--threads must be at least 1");
   if (o.threads > (1u << 16)) return Status::InvalidArgument("--threads must be at most 65536");
   if (o.events < 2ull * (o.threads - 1))
-    return Status::InvalidArgument("--events must be at least 2*(threads-1) = " + std::to_string(2ull * (o.threads - 1)) +
-                                   " for the forks and joins");
+    return Status::InvalidArgument("--events must be at least 2*(threads-1) = " +
+                                   std::to_string(2ull * (o.threads - 1)) + " for the forks and joins");
   if (o.variables == 0) return Status::InvalidArgument("--vars must be at least 1");
   if (o.locations == 0) return Status::InvalidArgument("--locations must be at least 1");
   if (o.locations > (1ull << 26)) return Status::InvalidArgument("--locations must be at most 67108864");

@@ -13,11 +13,11 @@
 namespace seer {
 
 struct GenOptions {
-  uint64_t events = 1000000;            // exactly this many events
-  uint32_t threads = 4;                 // thread 0 forks the others first and joins them last
+  uint64_t events = 1000000;  // exactly this many events
+  uint32_t threads = 4;       // thread 0 forks the others first and joins them last
   uint32_t locks = 4;
   uint64_t variables = 64;
-  uint64_t locations = 256;             // access sites, each tied to one (variable, read|write)
+  uint64_t locations = 256;  // access sites, each tied to one (variable, read|write)
   uint64_t seed = 1;
   double protected_fraction = 0.7;      // share of access blocks run under locks
   double write_fraction = 0.3;          // share of access sites that write
@@ -33,7 +33,6 @@ Status ValidateGenOptions(const GenOptions& options);
 // more than one block per thread in memory. Locations: access site p has pc p;
 // acquire / release of lock l have pc locations + 2l / locations + 2l + 1; fork and
 // join have pc locations + 2·locks and locations + 2·locks + 1.
-Status Generate(const GenOptions& options, TraceWriter* w,
-                const std::function<void(uint64_t events)>& progress = {});
+Status Generate(const GenOptions& options, TraceWriter* w, const std::function<void(uint64_t events)>& progress = {});
 
 }  // namespace seer

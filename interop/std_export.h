@@ -16,9 +16,9 @@ namespace seer {
 
 struct ExportStats {
   uint64_t events = 0;
-  uint64_t lossy_events = 0;     // accesses of other than one byte in a trace without addresses:
-                                 // import does not restore their overlaps
-  uint64_t non_rapid_events = 0; // lines with seer-only ops or attributes, which RAPID cannot read
+  uint64_t lossy_events = 0;          // accesses of other than one byte in a trace without addresses:
+                                      // import does not restore their overlaps
+  uint64_t non_rapid_events = 0;      // lines with seer-only ops or attributes, which RAPID cannot read
   uint64_t nonblocking_acquires = 0;  // trylock / timed acquires written as plain `acq`: import
                                       // reads them as blocking (deadlock reports may differ)
 };

@@ -286,7 +286,9 @@ class StdImporter {
         return Status::InvalidArgument("argument `" + Shown(decor) + "` of `" + Shown(op) + "` is not an integer");
     } else if (d == Decor::kOrder) {
       const std::optional<uint8_t> order = std_format::MemoryOrderFromName(decor);
-      if (!order) return Status::InvalidArgument("`" + Shown(decor) + "` is not a memory order (relaxed, consume, acquire, release, acq_rel, seq_cst)");
+      if (!order)
+        return Status::InvalidArgument(
+            "`" + Shown(decor) + "` is not a memory order (relaxed, consume, acquire, release, acq_rel, seq_cst)");
       e.mode = *order;
     } else if (d == Decor::kThread) {
       uint32_t child;
@@ -444,7 +446,8 @@ class StdImporter {
   }
 
   static Status BadName(std::string_view name) {
-    return Status::InvalidArgument("bad name `" + Shown(name) + "`: names are non-empty, without `|`, `(`, `)` or spaces");
+    return Status::InvalidArgument("bad name `" + Shown(name) +
+                                   "`: names are non-empty, without `|`, `(`, `)` or spaces");
   }
 
   // `tid` acquires (or releases) `lock` in shared or exclusive mode.

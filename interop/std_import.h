@@ -13,7 +13,7 @@
 namespace seer {
 
 struct ImportStats {
-  uint64_t lines = 0;        // lines read, blank ones included
+  uint64_t lines = 0;  // lines read, blank ones included
   uint64_t events = 0;
   uint64_t threads = 0;
   uint64_t locks = 0;

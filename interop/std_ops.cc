@@ -13,10 +13,8 @@ bool IsRapidKind(EventKind kind) {
     case EventKind::kFork:
     case EventKind::kJoin:
     case EventKind::kAtomicBegin:
-    case EventKind::kAtomicEnd:
-      return true;
-    default:
-      return false;
+    case EventKind::kAtomicEnd: return true;
+    default: return false;
   }
 }
 
@@ -58,8 +56,7 @@ Decor DecorOf(EventKind kind) {
     case EventKind::kAtomicStore:
     case EventKind::kAtomicRmw:
     case EventKind::kAlloc:
-    case EventKind::kFree:
-      return Decor::kVariable;
+    case EventKind::kFree: return Decor::kVariable;
     case EventKind::kAcquire:
     case EventKind::kRelease:
     case EventKind::kCondWaitBegin:
@@ -68,22 +65,17 @@ Decor DecorOf(EventKind kind) {
     case EventKind::kWait:
     case EventKind::kBarrierArrive:
     case EventKind::kBarrierDepart:
-    case EventKind::kLockWait:
-      return Decor::kLock;
+    case EventKind::kLockWait: return Decor::kLock;
     case EventKind::kFork:
-    case EventKind::kJoin:
-      return Decor::kThread;
-    case EventKind::kFuncEntry:
-      return Decor::kNumber;
-    case EventKind::kFence:
-      return Decor::kOrder;
+    case EventKind::kJoin: return Decor::kThread;
+    case EventKind::kFuncEntry: return Decor::kNumber;
+    case EventKind::kFence: return Decor::kOrder;
     case EventKind::kThreadBegin:
     case EventKind::kThreadEnd:
     case EventKind::kFuncExit:
     case EventKind::kBranch:
     case EventKind::kAtomicBegin:
-    case EventKind::kAtomicEnd:
-      return Decor::kNone;
+    case EventKind::kAtomicEnd: return Decor::kNone;
   }
   return Decor::kNone;
 }
@@ -115,8 +107,7 @@ std::optional<uint8_t> AllocRegionFromName(std::string_view name) { return Index
 bool IsValidName(std::string_view name) {
   if (name.empty()) return false;
   for (char c : name) {
-    if (c == '|' || c == '(' || c == ')' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' ||
-        c == '\f')
+    if (c == '|' || c == '(' || c == ')' || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f')
       return false;
   }
   return true;

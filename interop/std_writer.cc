@@ -63,7 +63,11 @@ Status StdTextWriter::Append(const Event& e) {
   size_t attributes_start = 0;  // where attributes begin; 0: none written
   switch (std_format::DecorOf(e.kind)) {
     case Decor::kNone: break;
-    case Decor::kThread: buf_ += '('; buf_ += threads_.Resolve(e.object); buf_ += ')'; break;
+    case Decor::kThread:
+      buf_ += '(';
+      buf_ += threads_.Resolve(e.object);
+      buf_ += ')';
+      break;
     case Decor::kLock:
       buf_ += '(';
       buf_ += locks_.Resolve(e.object);
@@ -82,7 +86,11 @@ Status StdTextWriter::Append(const Event& e) {
       buf_ += ')';
       break;
     }
-    case Decor::kNumber: buf_ += '('; AppendNumber(&buf_, e.object); buf_ += ')'; break;
+    case Decor::kNumber:
+      buf_ += '(';
+      AppendNumber(&buf_, e.object);
+      buf_ += ')';
+      break;
     case Decor::kOrder:
       buf_ += '(';
       buf_ += std_format::MemoryOrderName(e.mode);

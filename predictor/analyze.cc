@@ -12,8 +12,7 @@ namespace {
 Status ConfirmLimit(const std::string& path, uint64_t events, uint64_t limit) {
   const std::string has = events > 0 ? std::to_string(events) : "more than " + std::to_string(limit);
   return Status::InvalidArgument(path + ": --confirm-races holds the whole trace in memory (up to 1.3 KB an event)" +
-                                 " and this trace has " + has + " events, over the limit of " +
-                                 std::to_string(limit) +
+                                 " and this trace has " + has + " events, over the limit of " + std::to_string(limit) +
                                  ": run without --confirm-races, or raise --confirm-races-max-events");
 }
 }  // namespace
@@ -46,9 +45,8 @@ Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* ou
   return Status::Ok();
 }
 
-Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& specs,
-                   const AnalysisOptions& options, AnalysisRun* run,
-                   const std::function<void(uint64_t)>& progress,
+Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& specs, const AnalysisOptions& options,
+                   AnalysisRun* run, const std::function<void(uint64_t)>& progress,
                    const std::function<void(const std::vector<Event>&)>& observe) {
   Status s = TraceReader::Open(path, &run->reader);
   if (!s.ok()) return s;

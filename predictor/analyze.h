@@ -24,7 +24,7 @@ Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* ou
 struct AnalysisRun {
   std::unique_ptr<TraceReader> reader;  // kept open: reports look names up in it
   Findings findings;
-  uint64_t events = 0;                  // events fed to the engines
+  uint64_t events = 0;  // events fed to the engines
 };
 
 // Runs `engines` over the trace at `path`. `progress`, if set, gets the number of

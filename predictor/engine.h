@@ -24,8 +24,8 @@ struct AnalysisOptions {
   // (40 bytes an event kept, 0.2 to 1.3 KB an event modelled): a longer trace
   // is refused before the pass rather than run out of memory.
   uint64_t confirm_races_max_events = uint64_t{1} << 23;
-  uint64_t w3_history = 1000;        // bound of w3-linear's per-lock history
-  uint64_t w3_edges = 25;            // w3-linear: accesses per variable whose edges it keeps
+  uint64_t w3_history = 1000;  // bound of w3-linear's per-lock history
+  uint64_t w3_edges = 25;      // w3-linear: accesses per variable whose edges it keeps
   // w3, w3-linear: bytes of the readers' places in the lock histories, kept
   // to find them again quickly (a speed-up only: reports do not depend on it).
   uint64_t w3_position_cache_bytes = uint64_t{64} << 20;
@@ -60,8 +60,8 @@ class Engine {
 
 // The catalogue of analyses, in predictor/registry.cc: one entry per engine.
 struct EngineSpec {
-  std::string name;         // as given to --analysis
-  std::string summary;      // one line for --help and docs
+  std::string name;     // as given to --analysis
+  std::string summary;  // one line for --help and docs
   bool in_default_set;
   std::unique_ptr<Engine> (*create)(const AnalysisOptions& options);
 };

@@ -17,10 +17,10 @@ namespace seer {
 struct EventRef {
   uint64_t index = 0;  // position in the total order
   uint32_t tid = 0;
-  uint64_t pc = 0;     // program counter or location id
+  uint64_t pc = 0;  // program counter or location id
   EventKind kind = EventKind::kRead;
-  uint64_t object = 0; // address, lock, ...
-  uint64_t size = 0;   // bytes, for accesses
+  uint64_t object = 0;  // address, lock, ...
+  uint64_t size = 0;    // bytes, for accesses
 
   static EventRef Of(const Event& e) { return {e.index, e.tid, e.pc, e.kind, e.object, e.aux}; }
 };
@@ -56,7 +56,7 @@ struct RacePair {
 
 // The result of one race engine; the three counts are those of specs/analyses.md.
 struct RaceResult {
-  std::string engine;        // "hb", "wcp", ...
+  std::string engine;  // "hb", "wcp", ...
   Guarantee guarantee = Guarantee::kFirstIsReal;
   uint64_t racy_events = 0;     // accesses whose check failed, each counted once
   uint64_t racy_locations = 0;  // distinct pcs of those accesses

@@ -1,14 +1,14 @@
 // The catalogue of analyses. Adding an engine is adding one entry here; no other
 // engine and no driver code changes.
 #include "predictor/engine.h"
-#include "predictor/engines/w3/w3_engine.h"
-#include "predictor/seqcheck/engines.h"
 #include "predictor/engines/atomic_blocks/atomic_blocks_engine.h"
 #include "predictor/engines/cp/cp_engine.h"
 #include "predictor/engines/hb/hb_engine.h"
 #include "predictor/engines/lockset/lockset_engine.h"
 #include "predictor/engines/shb/shb_engine.h"
+#include "predictor/engines/w3/w3_engine.h"
 #include "predictor/engines/wcp/wcp_engine.h"
+#include "predictor/seqcheck/engines.h"
 
 namespace seer {
 
@@ -20,8 +20,8 @@ const std::vector<EngineSpec>& Engines() {
        NewWcpEngine},
       // Exact over the whole trace, but a late edge visits every lock and signal
       // object and a failed check may wait for an open section: not default.
-      {"cp", "causally-precedes (Smaragdakis et al. POPL'12), online and exact as Raptor: between HB and WCP",
-       false, NewCpEngine},
+      {"cp", "causally-precedes (Smaragdakis et al. POPL'12), online and exact as Raptor: between HB and WCP", false,
+       NewCpEngine},
       {"lockset", "Eraser-style lockset discipline (as RAPID's LockSet): fast, neither sound nor complete", true,
        NewLocksetEngine},
       // The exact w3 keeps every access and critical section until the end (quadratic
@@ -34,8 +34,8 @@ const std::vector<EngineSpec>& Engines() {
       {"atomicity", "SeqCheck: predicted atomicity violations (rwr, wwr, rww, wrw), each with a validated witness",
        true, seqcheck::NewAtomicityEngine},
       // A graph search per conflict into an open block: quadratic in the worst case.
-      {"atomic-blocks", "conflict serializability of marked atomic blocks (begin/end) in the recorded run",
-       false, NewAtomicBlocksEngine},
+      {"atomic-blocks", "conflict serializability of marked atomic blocks (begin/end) in the recorded run", false,
+       NewAtomicBlocksEngine},
   };
   return engines;
 }

@@ -24,9 +24,7 @@ bool AttachFilter::Released(uint32_t tid, uint64_t lock) {
 
 bool AttachFilter::Keep(const Event& e) {
   switch (e.kind) {
-    case EventKind::kAcquire:
-      Acquired(e.tid, e.object);
-      return true;
+    case EventKind::kAcquire: Acquired(e.tid, e.object); return true;
     case EventKind::kCondWaitEnd:  // re-acquires its mutex (aux)
       Acquired(e.tid, e.aux);
       return true;
@@ -39,17 +37,14 @@ bool AttachFilter::Keep(const Event& e) {
         return false;
       }
       return true;
-    case EventKind::kAlloc:
-      live_.insert(e.object);
-      return true;
+    case EventKind::kAlloc: live_.insert(e.object); return true;
     case EventKind::kFree:
       if (live_.erase(e.object) == 0) {
         ++frees_before_attach_;
         return false;
       }
       return true;
-    default:
-      return true;
+    default: return true;
   }
 }
 

@@ -34,7 +34,7 @@ class AttachFilter {
   bool Released(uint32_t tid, uint64_t lock);
 
   std::unordered_map<uint32_t, Held> held_;  // by thread
-  std::unordered_set<uint64_t> live_;                    // blocks allocated since the recording began
+  std::unordered_set<uint64_t> live_;        // blocks allocated since the recording began
   uint64_t unmatched_releases_ = 0;
   uint64_t frees_before_attach_ = 0;
 };

@@ -25,8 +25,8 @@ Status ReadProcMaps(pid_t pid, std::vector<Mapping>* out) {
     Mapping m;
     char perms[8] = {};
     int name_pos = 0;
-    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %" SCNu64 " %n", &m.start, &m.end, perms,
-               &m.offset, &m.inode, &name_pos) < 5)
+    if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %" SCNu64 " %n", &m.start, &m.end, perms, &m.offset,
+               &m.inode, &name_pos) < 5)
       continue;
     m.executable = perms[2] == 'x';
     std::string name = name_pos > 0 ? std::string(line + name_pos) : std::string();

@@ -20,7 +20,7 @@ struct Mapping {
   uint64_t offset = 0;  // file offset of `start`
   uint64_t inode = 0;   // 0 for anonymous mappings
   bool executable = false;
-  std::string path;     // empty for anonymous mappings
+  std::string path;  // empty for anonymous mappings
 };
 
 Status ReadProcMaps(pid_t pid, std::vector<Mapping>* out);

@@ -10,11 +10,11 @@
 
 #include <cstdlib>
 
-#include "recorder/runtime_modes/inproc_recording.h"
 #include "recorder/ebpf/ebpf_recording.h"
 #include "recorder/elf_file.h"
 #include "recorder/launch.h"
 #include "recorder/runtime_modes/injected_runtime.h"
+#include "recorder/runtime_modes/inproc_recording.h"
 #include "seer/ring_layout.h"
 
 namespace seer::recorder {
@@ -53,8 +53,8 @@ Status Recording::Start(const RecordOptions& options, std::unique_ptr<Recording>
   const std::string aside = options.output + ".previous-" + std::to_string(getpid());
   struct stat st;
   const bool existed = lstat(options.output.c_str(), &st) == 0;
-  const bool moved = existed && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) &&
-                     rename(options.output.c_str(), aside.c_str()) == 0;
+  const bool moved =
+      existed && (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)) && rename(options.output.c_str(), aside.c_str()) == 0;
   Status started = StartMode(options, out);
   if (started.ok()) {
     if (moved) unlink(aside.c_str());

@@ -49,9 +49,9 @@ struct EbpfOptions {
 
 // kInproc, kPreload and kInject.
 struct InprocOptions {
-  uint32_t max_rings = 1024;          // threads recorded at once (a ring is reused once its thread ended)
-  uint64_t ring_words = 1ull << 19;   // 8-byte words per thread ring (4 MiB), a power of two
-  uint64_t wait_ns = 2000000000ull;   // a producer waits this long for room before dropping
+  uint32_t max_rings = 1024;         // threads recorded at once (a ring is reused once its thread ended)
+  uint64_t ring_words = 1ull << 19;  // 8-byte words per thread ring (4 MiB), a power of two
+  uint64_t wait_ns = 2000000000ull;  // a producer waits this long for room before dropping
   // Ring contents copied out but not yet merged are held in memory up to this
   // bound; beyond it the collector pauses and the target waits for room (it
   // then runs at the recorder's speed; nothing is dropped unless the recorder
@@ -151,11 +151,11 @@ struct RecordResult {
   bool exec_not_followed = false;
   std::string exec_program;  // what it executed, when /proc still told
   // kInproc: the costs `bench/runtime` reports.
-  double wall_seconds = 0;         // from start to the target's exit
-  double drain_seconds = 0;        // from the target's exit until the trace was closed
-  uint64_t spool_peak_bytes = 0;   // most ring data held between collection and merge
-  long max_rss_kb = 0;             // the target's peak resident set
-  double target_cpu_seconds = 0;   // the target's user + system time
+  double wall_seconds = 0;        // from start to the target's exit
+  double drain_seconds = 0;       // from the target's exit until the trace was closed
+  uint64_t spool_peak_bytes = 0;  // most ring data held between collection and merge
+  long max_rss_kb = 0;            // the target's peak resident set
+  double target_cpu_seconds = 0;  // the target's user + system time
 
   // What `seer record` exits with for a launched target: its exit code, or
   // 128 + the signal that killed it.

@@ -3,7 +3,6 @@
 #include <sys/utsname.h>
 #include <time.h>
 
-
 namespace seer::recorder {
 
 std::string IsoTime(double unix_seconds) {

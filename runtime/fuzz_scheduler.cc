@@ -66,7 +66,7 @@ struct Slot {
   State state = State::kFree;
   pthread_t handle = 0;
   int os_tid = 0;
-  Access pending = {};  // the access a postponed thread is about to make
+  Access pending = {};        // the access a postponed thread is about to make
   uint64_t postponed_at = 0;  // g_steps when it was postponed
   ShadowStack* stack = nullptr;
 };
@@ -245,8 +245,7 @@ bool Overlap(const Access& x, const Access& y) { return x.addr < y.addr + y.size
 
 // Whether a postponed access at `other` and one at `pc` are the pair's two statements.
 bool OtherStatement(uint64_t pc, uint64_t other) {
-  return (pc == g_fuzz.target[0] && other == g_fuzz.target[1]) ||
-         (pc == g_fuzz.target[1] && other == g_fuzz.target[0]);
+  return (pc == g_fuzz.target[0] && other == g_fuzz.target[1]) || (pc == g_fuzz.target[1] && other == g_fuzz.target[0]);
 }
 
 int FindExecutable(dl_phdr_info* info, size_t, void* out) {
@@ -314,8 +313,7 @@ void FuzzInitialize() {
   g_fuzz.target[0] = a + g_bias;
   g_fuzz.target[1] = b + g_bias;
   g_rng = seed;
-  if (const char* out = getenv("SEER_FUZZ_OUT"))
-    g_out_fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (const char* out = getenv("SEER_FUZZ_OUT")) g_out_fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   pthread_key_create(&g_end_key, OnThreadEnd);
   pthread_atfork(nullptr, nullptr, OnForkChild);
   // The calling thread (the main thread, from the constructor) holds the token.

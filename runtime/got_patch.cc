@@ -35,9 +35,9 @@ bool Contains(const char* s, const char* part) {
 // (interpose_mem.cc): they record accesses, which only instrumented code needs.
 bool Redirected(const char* name) {
   static const char* const kPrefixes[] = {"pthread_", "sem_", "__cxa_guard_", "_Znw", "_Zna", "_Zdl", "_Zda"};
-  static const char* const kNames[] = {"malloc",         "calloc",        "realloc", "free",   "reallocarray",
-                                       "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
-                                       "syscall"};
+  static const char* const kNames[] = {"malloc",       "calloc",         "realloc",       "free",
+                                       "reallocarray", "posix_memalign", "aligned_alloc", "memalign",
+                                       "valloc",       "pvalloc",        "syscall"};
   for (const char* p : kPrefixes)
     if (StartsWith(name, p)) return true;
   for (const char* n : kNames)
@@ -173,7 +173,7 @@ void FindSlots(Module* m, void* self) {
   }
   if (symtab == nullptr || strtab == nullptr || pltrel != DT_RELA) return;
   m->first_slot = g_slot_count;
-  const ElfW(Rela)* tables[2] = {jmprel, rela};
+  const ElfW(Rela) * tables[2] = {jmprel, rela};
   const uint64_t sizes[2] = {jmprel_bytes, rela_bytes};
   for (int t = 0; t < 2; ++t) {
     if (tables[t] == nullptr) continue;

@@ -21,12 +21,13 @@ Stripe stripes[kAtomicStripes];
 class StripeLock {
  public:
   explicit StripeLock(const volatile void* addr)
-      : index_(static_cast<uint32_t>((reinterpret_cast<uintptr_t>(addr) >> 4) % kAtomicStripes)),
-        s_(stripes[index_]) {
+      : index_(static_cast<uint32_t>((reinterpret_cast<uintptr_t>(addr) >> 4) % kAtomicStripes)), s_(stripes[index_]) {
     for (int spins = 0; s_.locked.exchange(1, std::memory_order_acquire) != 0;) {
       while (s_.locked.load(std::memory_order_relaxed) != 0) {
-        if (++spins > 128) sched_yield();
-        else __builtin_ia32_pause();
+        if (++spins > 128)
+          sched_yield();
+        else
+          __builtin_ia32_pause();
       }
     }
   }
@@ -215,44 +216,42 @@ using namespace seer::rt;
 
 // One set of entry points per width, as ThreadSanitizer's tsan_interface_atomic.h
 // declares them. The macro only stamps out the thin shells.
-#define SEER_RT_ATOMIC_ENTRY_POINTS(BITS, T)                                                              \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_load(const volatile T* a, int mo) {                              \
-    return Load(a, mo, SEER_RT_CALLER_PC());                                                               \
-  }                                                                                                        \
-  SEER_RT_EXPORT void __tsan_atomic##BITS##_store(volatile T* a, T v, int mo) {                          \
-    Store(a, v, mo, SEER_RT_CALLER_PC());                                                                  \
-  }                                                                                                        \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_exchange(volatile T* a, T v, int mo) {                          \
-    return Rmw(a, Op::kExchange, v, mo, SEER_RT_CALLER_PC());                                              \
-  }                                                                                                        \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_add(volatile T* a, T v, int mo) {                         \
-    return Rmw(a, Op::kAdd, v, mo, SEER_RT_CALLER_PC());                                                   \
-  }                                                                                                        \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_sub(volatile T* a, T v, int mo) {                         \
-    return Rmw(a, Op::kSub, v, mo, SEER_RT_CALLER_PC());                                                   \
-  }                                                                                                        \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_and(volatile T* a, T v, int mo) {                         \
-    return Rmw(a, Op::kAnd, v, mo, SEER_RT_CALLER_PC());                                                   \
-  }                                                                                                        \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_or(volatile T* a, T v, int mo) {                          \
-    return Rmw(a, Op::kOr, v, mo, SEER_RT_CALLER_PC());                                                    \
-  }                                                                                                        \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_xor(volatile T* a, T v, int mo) {                         \
-    return Rmw(a, Op::kXor, v, mo, SEER_RT_CALLER_PC());                                                   \
-  }                                                                                                        \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_nand(volatile T* a, T v, int mo) {                        \
-    return Rmw(a, Op::kNand, v, mo, SEER_RT_CALLER_PC());                                                  \
-  }                                                                                                        \
-  SEER_RT_EXPORT int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int mo,     \
-                                                                    int fmo) {                             \
-    return Cas(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                     \
-  }                                                                                                        \
-  SEER_RT_EXPORT int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* c, T v, int mo,       \
-                                                                  int fmo) {                               \
-    return Cas(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                     \
-  }                                                                                                        \
-  SEER_RT_EXPORT T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) { \
-    return CasVal(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                  \
+#define SEER_RT_ATOMIC_ENTRY_POINTS(BITS, T)                                                                    \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_load(const volatile T* a, int mo) {                                    \
+    return Load(a, mo, SEER_RT_CALLER_PC());                                                                    \
+  }                                                                                                             \
+  SEER_RT_EXPORT void __tsan_atomic##BITS##_store(volatile T* a, T v, int mo) {                                 \
+    Store(a, v, mo, SEER_RT_CALLER_PC());                                                                       \
+  }                                                                                                             \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_exchange(volatile T* a, T v, int mo) {                                 \
+    return Rmw(a, Op::kExchange, v, mo, SEER_RT_CALLER_PC());                                                   \
+  }                                                                                                             \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_add(volatile T* a, T v, int mo) {                                \
+    return Rmw(a, Op::kAdd, v, mo, SEER_RT_CALLER_PC());                                                        \
+  }                                                                                                             \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_sub(volatile T* a, T v, int mo) {                                \
+    return Rmw(a, Op::kSub, v, mo, SEER_RT_CALLER_PC());                                                        \
+  }                                                                                                             \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_and(volatile T* a, T v, int mo) {                                \
+    return Rmw(a, Op::kAnd, v, mo, SEER_RT_CALLER_PC());                                                        \
+  }                                                                                                             \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_or(volatile T* a, T v, int mo) {                                 \
+    return Rmw(a, Op::kOr, v, mo, SEER_RT_CALLER_PC());                                                         \
+  }                                                                                                             \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_xor(volatile T* a, T v, int mo) {                                \
+    return Rmw(a, Op::kXor, v, mo, SEER_RT_CALLER_PC());                                                        \
+  }                                                                                                             \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_fetch_nand(volatile T* a, T v, int mo) {                               \
+    return Rmw(a, Op::kNand, v, mo, SEER_RT_CALLER_PC());                                                       \
+  }                                                                                                             \
+  SEER_RT_EXPORT int __tsan_atomic##BITS##_compare_exchange_strong(volatile T* a, T* c, T v, int mo, int fmo) { \
+    return Cas(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                          \
+  }                                                                                                             \
+  SEER_RT_EXPORT int __tsan_atomic##BITS##_compare_exchange_weak(volatile T* a, T* c, T v, int mo, int fmo) {   \
+    return Cas(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                          \
+  }                                                                                                             \
+  SEER_RT_EXPORT T __tsan_atomic##BITS##_compare_exchange_val(volatile T* a, T c, T v, int mo, int fmo) {       \
+    return CasVal(a, c, v, mo, fmo, SEER_RT_CALLER_PC());                                                       \
   }
 
 SEER_RT_ATOMIC_ENTRY_POINTS(8, char)

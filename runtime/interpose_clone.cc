@@ -31,10 +31,10 @@ RealFunction<CloneFn> real_clone("clone");
 struct alignas(16) CloneArgs {
   int (*fn)(void*);
   void* arg;
-  int32_t ring;        // claimed for the child, -1 for none
-  int32_t glibc_tid;   // the TLS block owner's tid (ThreadState::os_tid)
-  bool shared;         // the child shares its creator's TLS block
-  bool recording;      // the creator recorded when it made the child
+  int32_t ring;       // claimed for the child, -1 for none
+  int32_t glibc_tid;  // the TLS block owner's tid (ThreadState::os_tid)
+  bool shared;        // the child shares its creator's TLS block
+  bool recording;     // the creator recorded when it made the child
 };
 
 int CloneStart(void* p) {

@@ -105,9 +105,7 @@ void operator delete[](void* p, std::align_val_t) noexcept { Delete(p, SEER_RT_C
 void operator delete(void* p, size_t, std::align_val_t) noexcept { Delete(p, SEER_RT_CALLER_PC()); }
 void operator delete[](void* p, size_t, std::align_val_t) noexcept { Delete(p, SEER_RT_CALLER_PC()); }
 void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { Delete(p, SEER_RT_CALLER_PC()); }
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  Delete(p, SEER_RT_CALLER_PC());
-}
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { Delete(p, SEER_RT_CALLER_PC()); }
 
 extern "C" int __cxa_guard_acquire(int64_t* guard) {
   // Waits in the kernel while another thread runs the initialisation.

@@ -46,10 +46,8 @@ bool Wakes(int cmd) {
     case FUTEX_REQUEUE:
     case FUTEX_CMP_REQUEUE:
     case FUTEX_CMP_REQUEUE_PI:
-    case FUTEX_UNLOCK_PI:
-      return true;
-    default:
-      return false;
+    case FUTEX_UNLOCK_PI: return true;
+    default: return false;
   }
 }
 bool Waits(int cmd) {
@@ -58,10 +56,8 @@ bool Waits(int cmd) {
     case FUTEX_WAIT_BITSET:
     case FUTEX_WAIT_REQUEUE_PI:
     case FUTEX_LOCK_PI:
-    case FUTEX_LOCK_PI2:
-      return true;
-    default:
-      return false;
+    case FUTEX_LOCK_PI2: return true;
+    default: return false;
   }
 }
 

@@ -112,7 +112,8 @@ int bcmp(const void* a, const void* b, size_t n) noexcept {
 
 void* memchr(const void* s, int c, size_t n) noexcept {
   void* r = real_memchr.get()(s, c, n);
-  const size_t seen = r != nullptr ? static_cast<size_t>(static_cast<const char*>(r) - static_cast<const char*>(s)) + 1 : n;
+  const size_t seen =
+      r != nullptr ? static_cast<size_t>(static_cast<const char*>(r) - static_cast<const char*>(s)) + 1 : n;
   Read(s, seen, SEER_RT_CALLER_PC());
   return r;
 }

@@ -130,7 +130,8 @@ SEER_RT_INLINE void Acquired(const volatile void* lock, uint8_t mode, uint64_t h
   }
 }
 SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t pc) {
-  if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kRelease, mode, Addr(lock), TakeHeldNs(Addr(lock)), pc);
+  if (ThreadState* ts = SyncThread())
+    PutLockEvent(ts, EventKind::kRelease, mode, Addr(lock), TakeHeldNs(Addr(lock)), pc);
 }
 
 // A mutex event (`kind`: acquire, release, cond-wait begin or end), ordered in
@@ -138,8 +139,8 @@ SEER_RT_INLINE void Releasing(const volatile void* lock, uint8_t mode, uint64_t 
 // `cond`: the condition variable of a cond wait, else 0; `after`: see
 // CondWaitEnded; `how`: an acquire's AcquireHow, a release's hold time (ns).
 // False when nothing was recorded.
-SEER_RT_INLINE bool PutMutexEvent(EventKind kind, pthread_mutex_t* m, const void* cond, uint64_t pc,
-                                  bool after = false, uint64_t how = kBlocking) {
+SEER_RT_INLINE bool PutMutexEvent(EventKind kind, pthread_mutex_t* m, const void* cond, uint64_t pc, bool after = false,
+                                  uint64_t how = kBlocking) {
   ThreadState* ts = SyncThread();
   if (ts == nullptr || !HoldsMutex(ts, m) || !Reserve(ts, kMaxLongWords, K(kind))) return false;
   const uint64_t after_word = after ? g_order[kGlobalDomain].next.load(std::memory_order_seq_cst) : 0;
@@ -288,7 +289,8 @@ void OnceTrampoline() {
   pthread_once_t* control = once_control;
   fn();
   // The initialisation happens before every return from pthread_once on this control.
-  if (ThreadState* ts = OnceThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(control), 0, reinterpret_cast<uint64_t>(fn));
+  if (ThreadState* ts = OnceThread())
+    PutOrdered(ts, EventKind::kSignal, 0, Addr(control), 0, reinterpret_cast<uint64_t>(fn));
 }
 
 }  // namespace
@@ -360,8 +362,8 @@ int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_mutex_trylock.get(), m, EBUSY);
   if (ProbesRecordSync()) return real_mutex_lock.get()(m);
   uint64_t waited = 0;
-  const int rc = LockMeasuringWait([m] { return real_mutex_trylock.get()(m); },
-                                   [m] { return real_mutex_lock.get()(m); }, &waited);
+  const int rc =
+      LockMeasuringWait([m] { return real_mutex_trylock.get()(m); }, [m] { return real_mutex_lock.get()(m); }, &waited);
   if (rc == 0) MutexAcquiredAfterWait(m, waited, SEER_RT_CALLER_PC());
   return rc;
 }
@@ -398,8 +400,8 @@ int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_tryrdlock.get(), l, EBUSY);
   if (ProbesRecordSync()) return real_rdlock.get()(l);
   uint64_t waited = 0;
-  const int rc = LockMeasuringWait([l] { return real_tryrdlock.get()(l); }, [l] { return real_rdlock.get()(l); },
-                                   &waited);
+  const int rc =
+      LockMeasuringWait([l] { return real_tryrdlock.get()(l); }, [l] { return real_rdlock.get()(l); }, &waited);
   if (rc == 0) AcquiredAfterWait(l, kShared, waited, SEER_RT_CALLER_PC());
   return rc;
 }
@@ -428,8 +430,8 @@ int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_trywrlock.get(), l, EBUSY);
   if (ProbesRecordSync()) return real_wrlock.get()(l);
   uint64_t waited = 0;
-  const int rc = LockMeasuringWait([l] { return real_trywrlock.get()(l); }, [l] { return real_wrlock.get()(l); },
-                                   &waited);
+  const int rc =
+      LockMeasuringWait([l] { return real_trywrlock.get()(l); }, [l] { return real_wrlock.get()(l); }, &waited);
   if (rc == 0) AcquiredAfterWait(l, kExclusive, waited, SEER_RT_CALLER_PC());
   return rc;
 }

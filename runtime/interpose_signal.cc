@@ -141,7 +141,7 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexc
     rc = real(sig, act, old);
   } else {
     void* fn = (act->sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<void*>(act->sa_sigaction)
-                                                  : reinterpret_cast<void*>(act->sa_handler);
+                                                 : reinterpret_cast<void*>(act->sa_handler);
     if (!IsHandler(fn)) {
       h.fn.store(fn, std::memory_order_release);
       rc = real(sig, act, old);

@@ -15,8 +15,7 @@ namespace seer::rt {
 namespace {
 
 RealFunction<int (*)(const struct timespec*, struct timespec*)> real_nanosleep("nanosleep");
-RealFunction<int (*)(clockid_t, int, const struct timespec*, struct timespec*)> real_clock_nanosleep(
-    "clock_nanosleep");
+RealFunction<int (*)(clockid_t, int, const struct timespec*, struct timespec*)> real_clock_nanosleep("clock_nanosleep");
 RealFunction<int (*)(useconds_t)> real_usleep("usleep");
 RealFunction<int (*)()> real_sched_yield("sched_yield");
 

@@ -48,7 +48,7 @@ pthread_key_t thread_end_key;
 // hold the area.
 int attach_fd = -1;
 
-std::atomic<int> activate_state{0};  // 0 not asked, 1 mapping, 2 recording, 3 refused
+std::atomic<int> activate_state{0};          // 0 not asked, 1 mapping, 2 recording, 3 refused
 std::atomic<uint64_t> next_pid_check_ns{0};  // RecorderGone asks the kernel at most this often
 
 // The static TLS blocks of the modules loaded at start-up, as offsets from the
@@ -418,8 +418,7 @@ int32_t ClaimRing(int32_t parent, uint32_t released) {
   d->parent = parent;
   d->os_tid = 0;
   d->pthread_handle = 0;
-  d->serial.store(static_cast<uint32_t>(h->claims.fetch_add(1, std::memory_order_relaxed)),
-                  std::memory_order_relaxed);
+  d->serial.store(static_cast<uint32_t>(h->claims.fetch_add(1, std::memory_order_relaxed)), std::memory_order_relaxed);
   d->released.store(released, std::memory_order_release);
   d->state.store(kRingClaimed, std::memory_order_release);
   return ring;
@@ -442,8 +441,7 @@ ThreadState* StartBareThread(uint32_t ring, int32_t glibc_tid, bool register_cou
     if (!g_rt.sync_inproc) __seer_register_access_counter(reinterpret_cast<const uint64_t*>(ts));
     // The same for the futex tracepoints, without a uprobe: a wake of nobody
     // that the tracepoint recognises by its val3 (ring_layout.h).
-    if (g_rt.futex_stamps)
-      LibcSyscall()(SYS_futex, ts, FUTEX_WAKE_PRIVATE, 0, nullptr, nullptr, kFutexRegisterMagic);
+    if (g_rt.futex_stamps) LibcSyscall()(SYS_futex, ts, FUTEX_WAKE_PRIVATE, 0, nullptr, nullptr, kFutexRegisterMagic);
   }
   if (g_rt.sync_inproc) PutOrdered(ts, EventKind::kThreadBegin, 0, 0, 0, pc);
   return ts;
@@ -533,8 +531,8 @@ SEER_RT_NOINLINE ThreadState* StartRecordingThread(bool at_sync_call) {
   if (ring < 0)
     vars->finished = true;  // counted in no_ring_threads; do not retry on every access
   else if (tls_shared)
-    ts = *slot.state = StartBareThread(static_cast<uint32_t>(ring), tls_owner_tid, /*register_counter=*/true,
-                                     SEER_RT_CALLER_PC());
+    ts = *slot.state =
+        StartBareThread(static_cast<uint32_t>(ring), tls_owner_tid, /*register_counter=*/true, SEER_RT_CALLER_PC());
   else
     ts = StartThread(static_cast<uint32_t>(ring), -1);
   vars->attaching = false;

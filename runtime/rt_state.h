@@ -61,12 +61,12 @@ struct ThreadState {
   uint64_t published;  // the head as last stored to desc->head
   RingDesc* desc;
   uint32_t ring;
-  int32_t os_tid;      // the id glibc writes as a lock's owner: the kernel tid, but the TLS block owner's for
-                       // a thread sharing its block (clone() without CLONE_SETTLS) and for a signal ring
-  bool stalled;        // the drainer made no room within wait_ns last time: drop at once
-  bool repeat_marks;   // Globals::repeat_marks, here where the writers look
-  uint16_t ref_len;    // repeat marks (EndSegment): the reference segment's words, 0 for none
-  uint16_t ref_misses; // repeat marks: segments compared in a row that did not repeat
+  int32_t os_tid;       // the id glibc writes as a lock's owner: the kernel tid, but the TLS block owner's for
+                        // a thread sharing its block (clone() without CLONE_SETTLS) and for a signal ring
+  bool stalled;         // the drainer made no room within wait_ns last time: drop at once
+  bool repeat_marks;    // Globals::repeat_marks, here where the writers look
+  uint16_t ref_len;     // repeat marks (EndSegment): the reference segment's words, 0 for none
+  uint16_t ref_misses;  // repeat marks: segments compared in a row that did not repeat
   // Repeat marks: where the open segment began (the head just past the last
   // ordered record; ~0 before the first) and the pc rule's last pc there; where
   // the reference segment begins and its last pc before it.
@@ -82,12 +82,12 @@ static_assert(offsetof(ThreadState, cursor) == kProducerCursor * 8 &&
 
 struct Globals {
   ShmHeader* shm = nullptr;
-  bool active = false;       // recording: the shared area is mapped and ours
-  bool sync_inproc = false;  // emit synchronisation events from the pthread interposers
-  bool futex_stamps = false; // each thread registers its counter for the futex tracepoints
-  bool injected = false;     // loaded into a running process (attach_inject.cc): the interposers record
-  bool hold_times = false;   // releases carry how long the lock was held (kOptionHoldTimes)
-  bool repeat_marks = false; // repeated segments are marked, not written again (kOptionRepeatMarks)
+  bool active = false;        // recording: the shared area is mapped and ours
+  bool sync_inproc = false;   // emit synchronisation events from the pthread interposers
+  bool futex_stamps = false;  // each thread registers its counter for the futex tracepoints
+  bool injected = false;      // loaded into a running process (attach_inject.cc): the interposers record
+  bool hold_times = false;    // releases carry how long the lock was held (kOptionHoldTimes)
+  bool repeat_marks = false;  // repeated segments are marked, not written again (kOptionRepeatMarks)
 };
 extern Globals g_rt;
 
@@ -454,8 +454,8 @@ inline SEER_RT_NOINLINE void WriteLongWrapping(ThreadState* ts, uint8_t kind, ui
 // Writes a long record into space already reserved (LongWords(aux, after)) and
 // publishes it. Callers pass constants for what they never have, so a lock
 // event compiles to three stores.
-SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux,
-                              uint64_t pc, uint64_t order, uint64_t after = 0) {
+SEER_RT_INLINE void WriteLong(ThreadState* ts, uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux, uint64_t pc,
+                              uint64_t order, uint64_t after = 0) {
   const uint64_t n = static_cast<uint64_t>(LongWords(aux, after));
   if (order != kNoSeq && ts->repeat_marks) EndSegment(ts, n);
   uint64_t* c = ts->cursor;

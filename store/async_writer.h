@@ -66,7 +66,7 @@ class AsyncTraceWriter final : public TraceWriter, public RunAppender {
   std::vector<Batch> spare_;  // emptied batches, for reuse
   bool busy_ = false;         // the worker holds a batch
   bool stop_ = false;
-  Status error_;              // the target's first error
+  Status error_;  // the target's first error
   std::thread worker_;
 };
 

@@ -28,7 +28,6 @@ constexpr uint8_t kExtraAux = 0x02;   // a varint aux follows (absent: the class
 
 static_assert(kNumEventKinds <= kKindMask + 1, "kinds must fit in five bits");
 
-
 // Objects of one class are delta-coded against the previous object of the same
 // class in the same thread: addresses against addresses, locks against locks.
 enum ObjectClass : uint8_t { kMemory, kSync, kThreadObj, kCode, kMisc, kNumClasses };
@@ -37,13 +36,11 @@ static_assert(kNumClasses == kObjectClasses);
 constexpr std::array<uint8_t, kNumEventKinds> kClassOf = [] {
   std::array<uint8_t, kNumEventKinds> c{};
   for (auto& x : c) x = kMisc;
-  for (EventKind k : {EventKind::kRead, EventKind::kWrite, EventKind::kAtomicLoad,
-                      EventKind::kAtomicStore, EventKind::kAtomicRmw, EventKind::kAlloc,
-                      EventKind::kFree})
+  for (EventKind k : {EventKind::kRead, EventKind::kWrite, EventKind::kAtomicLoad, EventKind::kAtomicStore,
+                      EventKind::kAtomicRmw, EventKind::kAlloc, EventKind::kFree})
     c[static_cast<int>(k)] = kMemory;
-  for (EventKind k : {EventKind::kAcquire, EventKind::kRelease, EventKind::kCondWaitBegin,
-                      EventKind::kCondWaitEnd, EventKind::kSignal, EventKind::kWait,
-                      EventKind::kBarrierArrive, EventKind::kBarrierDepart})
+  for (EventKind k : {EventKind::kAcquire, EventKind::kRelease, EventKind::kCondWaitBegin, EventKind::kCondWaitEnd,
+                      EventKind::kSignal, EventKind::kWait, EventKind::kBarrierArrive, EventKind::kBarrierDepart})
     c[static_cast<int>(k)] = kSync;
   c[static_cast<int>(EventKind::kFork)] = kThreadObj;
   c[static_cast<int>(EventKind::kJoin)] = kThreadObj;
@@ -106,8 +103,7 @@ constexpr ptrdiff_t kMaxEventBytes = 1 + 10 + 1 + 10 + 10 + 10;
 // the thread changed, the thread's last pc, the last aux of e's object class,
 // and the object predicted for e's site. Returns the end of what it wrote.
 __attribute__((always_inline)) inline uint8_t* EncodeEvent(uint8_t* p, const Event& e, bool tid_changed,
-                                                           uint64_t last_pc, uint64_t last_aux,
-                                                           uint64_t predicted) {
+                                                           uint64_t last_pc, uint64_t last_aux, uint64_t predicted) {
   uint8_t head = static_cast<uint8_t>(e.kind);
   uint8_t extra = 0;
   if (tid_changed) head |= kFlagTid;
@@ -121,7 +117,8 @@ __attribute__((always_inline)) inline uint8_t* EncodeEvent(uint8_t* p, const Eve
   if (extra & kExtraMode) *p++ = e.mode;
   if (extra & kExtraAux) p = coding::EncodeVarint64(p, e.aux);
   p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.pc - last_pc)));
-  if (!(head & kFlagSameObject)) p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.object - predicted)));
+  if (!(head & kFlagSameObject))
+    p = coding::EncodeVarint64(p, coding::ZigZag(static_cast<int64_t>(e.object - predicted)));
   return p;
 }
 
@@ -142,7 +139,6 @@ struct ChunkEncoder::ThreadState {
 ChunkEncoder::ChunkEncoder() : sites_(std::make_unique<SiteTable>()), cctx_(ZSTD_createCCtx()) {}
 ChunkEncoder::~ChunkEncoder() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(cctx_)); }
 
-
 void ChunkEncoder::Add(const Event& e) { AddRun(&e, 1); }
 
 // One loop over the run, with the write position and the last thread in
@@ -157,7 +153,8 @@ void ChunkEncoder::AddRun(const Event* events, size_t n) {
   for (size_t i = 0; i < n; ++i) {
     const Event& e = events[i];
     const uint8_t cls = kClassOf[static_cast<int>(e.kind)];
-    if (e.tid >= threads_.size()) [[unlikely]] threads_.resize(e.tid + 1);
+    if (e.tid >= threads_.size()) [[unlikely]]
+      threads_.resize(e.tid + 1);
     ThreadState& ts = threads_[e.tid];
     uint64_t& site = sites_->At(e.pc, ts.object[cls]);
     p = EncodeEvent(p, e, first || e.tid != last_tid, ts.pc, ts.aux[cls], site);
@@ -188,18 +185,18 @@ void ChunkEncoder::Reserve(size_t n) {
 // the values of those that come from the run.
 struct ChunkEncoder::RunTemplate {
   struct Dependent {
-    uint32_t index = 0;       // in events
-    uint32_t begin = 0;       // its bytes in `bytes` (as they were encoded then)
+    uint32_t index = 0;  // in events
+    uint32_t begin = 0;  // its bytes in `bytes` (as they were encoded then)
     uint32_t end = 0;
-    bool first = false;       // the thread flag and the last pc come from the state
-    bool class_from_state = false;  // the class's last aux and object come from the state
-    bool site_from_state = false;   // the slot comes from the state
-    uint64_t pc = 0, aux = 0, object = 0;     // otherwise: their values within the run
+    bool first = false;                    // the thread flag and the last pc come from the state
+    bool class_from_state = false;         // the class's last aux and object come from the state
+    bool site_from_state = false;          // the slot comes from the state
+    uint64_t pc = 0, aux = 0, object = 0;  // otherwise: their values within the run
     uint64_t site_pc = 0, site_object = 0;
   };
   std::shared_ptr<const RepeatedRun> run;  // the run (never changes)
-  bool tried = false;   // a template was built for it (or found not worth it)
-  bool usable = false;  // one thread's, and worth it
+  bool tried = false;                      // a template was built for it (or found not worth it)
+  bool usable = false;                     // one thread's, and worth it
   std::vector<uint8_t> bytes;
   std::vector<Dependent> dependents;
   // What the run leaves: the thread's state for the classes it touched (bit
@@ -221,9 +218,9 @@ void ChunkEncoder::AddRepeat(const std::shared_ptr<const RepeatedRun>& run) {
   // The same run (a RepeatedRun never changes), or one with the same events:
   // compared in full, padding included, since a difference only there (events
   // built apart) costs a fresh encoding, never a wrong one.
-  const bool same = t->run != nullptr &&
-                    (t->run == run || (t->run->events.size() == n &&
-                                       std::memcmp(t->run->events.data(), events, n * sizeof(Event)) == 0));
+  const bool same =
+      t->run != nullptr && (t->run == run || (t->run->events.size() == n &&
+                                              std::memcmp(t->run->events.data(), events, n * sizeof(Event)) == 0));
   if (same && t->usable) {
     EncodeFromTemplate(*t);
     ++template_hits_;
@@ -319,8 +316,8 @@ void ChunkEncoder::EncodeFromTemplate(const RunTemplate& t) {
     const uint64_t last_pc = d.first ? ts.pc : d.pc;
     const uint64_t aux = d.class_from_state ? ts.aux[cls] : d.aux;
     const uint64_t fallback = d.class_from_state ? ts.object[cls] : d.object;
-    const uint64_t predicted = d.site_from_state ? sites_->Peek(e.pc, fallback)
-                                                 : (d.site_pc == e.pc ? d.site_object : fallback);
+    const uint64_t predicted =
+        d.site_from_state ? sites_->Peek(e.pc, fallback) : (d.site_pc == e.pc ? d.site_object : fallback);
     p = EncodeEvent(p, e, tid_changed, last_pc, aux, predicted);
     copied = d.end;
   }
@@ -354,8 +351,7 @@ Status ChunkEncoder::Finish(uint64_t first_index, int zstd_level, bool entropy_c
   // The site prediction leaves little for entropy coding to gain (a few tenths
   // of a byte per event) at several times the decompression cost, so literals
   // are stored raw unless the writer asks otherwise; zstd still finds repeats.
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode,
-                         entropy_coding ? ZSTD_ps_enable : ZSTD_ps_disable);
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_literalCompressionMode, entropy_coding ? ZSTD_ps_enable : ZSTD_ps_disable);
   // Matches of at least 6 bytes: zstd's default (5 at level 3) finds many short
   // repeats in these few-byte events, and each match costs the reader a sequence
   // to execute. Measured on a `seer gen` trace: decode (zstd included) takes a
@@ -392,8 +388,8 @@ Status ChunkDecoder::Load(std::string_view value) {
   if (content == ZSTD_CONTENTSIZE_ERROR || content == ZSTD_CONTENTSIZE_UNKNOWN)
     return Status::Corruption("chunk payload is not a zstd frame");
   if (content != raw_size)
-    return Status::Corruption("chunk header says " + std::to_string(raw_size) +
-                              " bytes, its zstd frame holds " + std::to_string(content));
+    return Status::Corruption("chunk header says " + std::to_string(raw_size) + " bytes, its zstd frame holds " +
+                              std::to_string(content));
   // Each event takes at least two bytes; a count beyond that is damage, and
   // checking it here bounds the work of a fuzzed header.
   if (count > raw_size / 2 + 1) return Status::Corruption("chunk event count exceeds its size");

@@ -6,12 +6,12 @@ namespace seer {
 namespace {
 
 constexpr std::array<std::string_view, kNumEventKinds> kKindNames = {
-    "read",          "write",          "atomic_load", "atomic_store", "atomic_rmw",
-    "acquire",       "release",        "cond_wait_begin", "cond_wait_end", "signal",
-    "wait",          "barrier_arrive", "barrier_depart",  "fork",          "join",
-    "thread_begin",  "thread_end",     "alloc",           "free",          "func_entry",
-    "func_exit",     "branch",         "atomic_begin",    "atomic_end",
-    "fence",         "lock_wait",
+    "read",         "write",          "atomic_load",     "atomic_store",  "atomic_rmw",
+    "acquire",      "release",        "cond_wait_begin", "cond_wait_end", "signal",
+    "wait",         "barrier_arrive", "barrier_depart",  "fork",          "join",
+    "thread_begin", "thread_end",     "alloc",           "free",          "func_entry",
+    "func_exit",    "branch",         "atomic_begin",    "atomic_end",    "fence",
+    "lock_wait",
 };
 
 }  // namespace

@@ -22,8 +22,8 @@ constexpr uint32_t kDataVersion = 1;
 constexpr size_t kPageHeader = 16;  // PAGEHDRSZ
 constexpr size_t kNodeHeader = 8;   // NODESIZE
 constexpr size_t kMetaOffset = kPageHeader;
-constexpr size_t kMetaSize = 152;   // sizeof(MDB_meta)
-constexpr size_t kDbSize = 48;      // sizeof(MDB_db)
+constexpr size_t kMetaSize = 152;  // sizeof(MDB_meta)
+constexpr size_t kDbSize = 48;     // sizeof(MDB_db)
 constexpr uint64_t kInvalidPage = ~uint64_t{0};
 constexpr uint32_t kMaxKeySize = 511;  // MDB_MAXKEYSIZE
 constexpr int kMaxDepth = 32;          // CURSOR_STACK: LMDB refuses deeper trees
@@ -121,7 +121,8 @@ class Walker {
       return Damaged(table_ + " has " + Str(found) + " " + what + ", its record says " + Str(recorded));
     };
     if (counted_.entries != db.entries) return mismatch("entries", counted_.entries, db.entries);
-    if (counted_.branch_pages != db.branch_pages) return mismatch("branch pages", counted_.branch_pages, db.branch_pages);
+    if (counted_.branch_pages != db.branch_pages)
+      return mismatch("branch pages", counted_.branch_pages, db.branch_pages);
     if (counted_.leaf_pages != db.leaf_pages) return mismatch("leaf pages", counted_.leaf_pages, db.leaf_pages);
     if (counted_.overflow_pages != db.overflow_pages)
       return mismatch("overflow pages", counted_.overflow_pages, db.overflow_pages);
@@ -159,8 +160,7 @@ class Walker {
 
   // Checks the page `pgno` at tree level `level` (the root is 1) and every page
   // below it. Its keys must lie in [low, high) when those bounds are set.
-  Status WalkPage(uint64_t pgno, int level, std::string_view low, bool has_low, std::string_view high,
-                  bool has_high) {
+  Status WalkPage(uint64_t pgno, int level, std::string_view low, bool has_low, std::string_view high, bool has_high) {
     Status s = Claim(pgno, 1, [&] {
       return level == 1 ? "the root of " + table_ : "a branch of " + table_ + " (to page " + Str(pgno) + ")";
     });
@@ -170,8 +170,7 @@ class Walker {
     if (!s.ok()) return s;
     ++pages_read_;
     auto where = [&] { return PageName(pgno); };
-    if (Load<uint64_t>(page) != pgno)
-      return Damaged(where() + " is labelled page " + Str(Load<uint64_t>(page)));
+    if (Load<uint64_t>(page) != pgno) return Damaged(where() + " is labelled page " + Str(Load<uint64_t>(page)));
     const uint16_t flags = Load<uint16_t>(page + 10);
     const bool leaf = level == depth_;
     if (flags != (leaf ? kLeaf : kBranch))
@@ -246,7 +245,8 @@ class Walker {
         continue;
       }
       if (node_flags == 0) {
-        if (data_size > data_room) return Damaged(node_name() + " has a value of " + Str(data_size) + " bytes, past the end of its page");
+        if (data_size > data_room)
+          return Damaged(node_name() + " has a value of " + Str(data_size) + " bytes, past the end of its page");
         continue;
       }
       if (node_flags != kBigData) return Damaged(node_name() + " has flags " + Str(node_flags));

@@ -15,9 +15,9 @@ namespace seer {
 
 struct LmdbFileLayout {
   uint32_t page_size = 0;
-  uint64_t last_page = 0;  // of the commit LMDB will open
-  uint64_t txnid = 0;      // that commit
-  uint64_t pages_read = 0; // branch and leaf pages read by the walk
+  uint64_t last_page = 0;   // of the commit LMDB will open
+  uint64_t txnid = 0;       // that commit
+  uint64_t pages_read = 0;  // branch and leaf pages read by the walk
 };
 
 // Checks the LMDB file open as `fd`, `file_size` bytes long: both meta pages, then

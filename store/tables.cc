@@ -66,8 +66,8 @@ Status DecodeThread(const std::string& s, ThreadInfo* t) {
 }
 
 std::string EncodeModule(const ModuleInfo& m) {
-  return json{{"path", m.path}, {"build_id", m.build_id}, {"base", m.base}, {"size", m.size},
-              {"file_offset", m.file_offset}}
+  return json{
+      {"path", m.path}, {"build_id", m.build_id}, {"base", m.base}, {"size", m.size}, {"file_offset", m.file_offset}}
       .dump();
 }
 

@@ -66,8 +66,7 @@ class LmdbTraceReader final : public TraceReader {
     mdb_env_set_mapsize(env_, (layout.last_page + 1) * layout.page_size);
     rc = mdb_env_open(env_, path.c_str(), MDB_NOSUBDIR | MDB_NOLOCK | MDB_RDONLY, 0600);
     if (rc == MDB_INVALID) return Status::Corruption(path + ": not a seer trace (not an LMDB file)");
-    if (rc == MDB_VERSION_MISMATCH)
-      return Status::NotSupported(path + ": written by an incompatible LMDB version");
+    if (rc == MDB_VERSION_MISMATCH) return Status::NotSupported(path + ": written by an incompatible LMDB version");
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, path);
 
     rc = mdb_txn_begin(env_, nullptr, MDB_RDONLY, &txn_);
@@ -78,9 +77,12 @@ class LmdbTraceReader final : public TraceReader {
       changed_ = true;
       return Status::IOError(path + ": the file kept changing while being opened");
     }
-    for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_}, {db::kThreads, &threads_db_},
-                             {db::kModules, &modules_db_}, {db::kNames, &names_db_},
-                             {db::kCounters, &counters_db_}, {db::kChunks, &chunks_db_}}) {
+    for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_},
+                             {db::kThreads, &threads_db_},
+                             {db::kModules, &modules_db_},
+                             {db::kNames, &names_db_},
+                             {db::kCounters, &counters_db_},
+                             {db::kChunks, &chunks_db_}}) {
       rc = mdb_dbi_open(txn_, name, 0, dbi);
       if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE)
         return Status::Corruption(path + ": not a seer trace (no '" + name + "' table)");
@@ -88,9 +90,12 @@ class LmdbTraceReader final : public TraceReader {
     }
     // Optional: traces written before seer kept times have no clock table.
     rc = mdb_dbi_open(txn_, db::kClock, 0, &clock_db_);
-    if (rc == MDB_SUCCESS) have_clock_db_ = true;
-    else if (rc == MDB_INCOMPATIBLE) return Status::Corruption(path + ": damaged: the 'clock' entry is not a table");
-    else if (rc != MDB_NOTFOUND) return lmdb::Check(rc, path);
+    if (rc == MDB_SUCCESS)
+      have_clock_db_ = true;
+    else if (rc == MDB_INCOMPATIBLE)
+      return Status::Corruption(path + ": damaged: the 'clock' entry is not a table");
+    else if (rc != MDB_NOTFOUND)
+      return lmdb::Check(rc, path);
 
     // The format version first: another version's tables need not add up.
     Status s = ReadMeta();
@@ -259,13 +264,14 @@ class LmdbTraceReader final : public TraceReader {
     const std::string where = info_.path + ": chunk " + std::to_string(chunk_number_ + 1);
     if (key.mv_size != 8) return Status::Corruption(where + ": bad key");
     const int64_t number = static_cast<int64_t>(coding::DecodeBigEndian(static_cast<const uint8_t*>(key.mv_data), 8));
-    if (number != chunk_number_ + 1) return Status::Corruption(where + ": chunk " + std::to_string(number) + " is out of sequence");
+    if (number != chunk_number_ + 1)
+      return Status::Corruption(where + ": chunk " + std::to_string(number) + " is out of sequence");
     chunk_number_ = number;
     Status s = decoder_.Load(lmdb::View(val));
     if (!s.ok()) return s.WithContext(where);
     if (decoder_.first_index() != next_index_)
-      return Status::Corruption(where + ": starts at event " + std::to_string(decoder_.first_index()) +
-                                ", expected " + std::to_string(next_index_));
+      return Status::Corruption(where + ": starts at event " + std::to_string(decoder_.first_index()) + ", expected " +
+                                std::to_string(next_index_));
     next_index_ += decoder_.event_count();
     return Status::Ok();
   }

@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -80,10 +80,10 @@ void EncodeEvents(ChunkEncoder* encoder, const std::vector<Event>& events, const
 // changes made before its last event was appended, its counters those as of it:
 // committed together they describe exactly the events committed so far.
 struct ChunkJob {
-  std::vector<Event> events;        // appended as runs
-  std::vector<RepeatSpan> repeats;  // appended as repeats: kept, not copied
+  std::vector<Event> events;                             // appended as runs
+  std::vector<RepeatSpan> repeats;                       // appended as repeats: kept, not copied
   std::vector<std::shared_ptr<const RepeatedRun>> runs;  // what `repeats` refer to
-  size_t count = 0;                 // events of both
+  size_t count = 0;                                      // events of both
   uint64_t first_index = 0;
   TableChanges tables;
   TraceCounters counters;
@@ -94,8 +94,7 @@ struct ChunkJob {
 
 class LmdbTraceWriter final : public TraceWriter, public RunAppender {
  public:
-  LmdbTraceWriter(std::string path, const TraceWriterOptions& options)
-      : path_(std::move(path)), options_(options) {
+  LmdbTraceWriter(std::string path, const TraceWriterOptions& options) : path_(std::move(path)), options_(options) {
     if (!options_.count_distinct) SetMeta(meta::kDistinctNotCounted, "1");
   }
 
@@ -119,9 +118,12 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     rc = mdb_txn_begin(env_, nullptr, 0, &txn);
     if (rc != MDB_SUCCESS) return lmdb::Check(rc, "mdb_txn_begin");
     lmdb::TxnGuard guard(txn);
-    for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_}, {db::kThreads, &threads_db_},
-                             {db::kModules, &modules_db_}, {db::kNames, &names_db_},
-                             {db::kCounters, &counters_db_}, {db::kChunks, &chunks_db_},
+    for (auto [name, dbi] : {std::pair{db::kMeta, &meta_db_},
+                             {db::kThreads, &threads_db_},
+                             {db::kModules, &modules_db_},
+                             {db::kNames, &names_db_},
+                             {db::kCounters, &counters_db_},
+                             {db::kChunks, &chunks_db_},
                              {db::kClock, &clock_db_}}) {
       rc = mdb_dbi_open(txn, name, MDB_CREATE, dbi);
       if (rc != MDB_SUCCESS) return lmdb::Check(rc, std::string("cannot create table ") + name);
@@ -138,9 +140,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
 
   void AddThread(const ThreadInfo& thread) override { pending_.threads.push_back(thread); }
 
-  void AddModule(const ModuleInfo& module) override {
-    pending_.modules.emplace_back(next_module_++, module);
-  }
+  void AddModule(const ModuleInfo& module) override { pending_.modules.emplace_back(next_module_++, module); }
 
   void SetName(Namespace ns, uint64_t id, const std::string& name) override {
     pending_.names.emplace_back(NameKey(ns, id), name);
@@ -296,7 +296,8 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   [[gnu::always_inline]] void Count(const Event& e) {
     ++counters_.events;
     ++counters_.by_kind[static_cast<int>(e.kind)];
-    if (e.tid >= seen_threads_.size()) [[unlikely]] seen_threads_.resize(e.tid + 1, 0);
+    if (e.tid >= seen_threads_.size()) [[unlikely]]
+      seen_threads_.resize(e.tid + 1, 0);
     if (!seen_threads_[e.tid]) {
       seen_threads_[e.tid] = 1;
       ++counters_.distinct_threads;
@@ -361,8 +362,10 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
     auto put_record = [&](MDB_dbi dbi, const char* table, std::string_view k, std::string_view v) {
       MDB_val key = lmdb::Val(k), old;
       int get_rc = mdb_get(txn, dbi, &key, &old);
-      if (get_rc == MDB_SUCCESS) sum -= TableRecordHash(table, k, lmdb::View(old));
-      else if (get_rc != MDB_NOTFOUND) return get_rc;
+      if (get_rc == MDB_SUCCESS)
+        sum -= TableRecordHash(table, k, lmdb::View(old));
+      else if (get_rc != MDB_NOTFOUND)
+        return get_rc;
       sum += TableRecordHash(table, k, v);
       return put(dbi, k, v);
     };
@@ -489,7 +492,7 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
   uint32_t next_module_ = 0;
   uint64_t tables_checksum_ = 0;  // as of the last commit
 
-  Status failed_;  // the first failed commit or encoding: the writer stops there
+  Status failed_;         // the first failed commit or encoding: the writer stops there
   TableChanges pending_;  // since the last commit (or the last chunk handed to the encoders)
   // A millisecond between samples bounds the table at 1000 records per second
   // of recording while keeping an event's time to within about a drain round.

@@ -98,8 +98,8 @@ int main(int argc, char** argv) {
   }
   std::vector<bpf_link*> links;
   for (const char* fn : {"pthread_mutex_lock", "pthread_mutex_unlock"})
-    links.push_back(bpf_program__attach_uprobe(empty->progs.empty_enter, false, w.pid, libc->path.c_str(),
-                                               where[fn].file_offset));
+    links.push_back(
+        bpf_program__attach_uprobe(empty->progs.empty_enter, false, w.pid, libc->path.c_str(), where[fn].file_offset));
   double with_empty = w.Run();
   for (bpf_link* l : links) bpf_link__destroy(l);
   seer_empty_bpf__destroy(empty);

@@ -27,10 +27,10 @@ namespace {
 const std::string kDir = SEER_BENCH_WORKLOADS;
 
 struct Run {
-  double seconds = 0;     // the target's wall time
-  double total = 0;       // until the trace was closed (recorded runs)
-  double cpu = 0;         // the target's user + system time
-  long rss_kb = 0;        // the target's peak RSS
+  double seconds = 0;  // the target's wall time
+  double total = 0;    // until the trace was closed (recorded runs)
+  double cpu = 0;      // the target's user + system time
+  long rss_kb = 0;     // the target's peak RSS
   long recorder_rss_kb = 0;
   double recorder_cpu = 0;  // the recorder's own user + system time (all its threads)
   double recorder_sys = 0;  // of which system time (page faults on fresh spool memory, mostly)
@@ -102,8 +102,8 @@ bool RunRecorded(const std::vector<std::string>& args, Run* run) {
   std::unique_ptr<seer::TraceReader> reader;
   if (seer::TraceReader::Open(trace, &reader).ok()) {
     const auto& c = reader->info().counters;
-    run->accesses = c.by_kind[static_cast<int>(seer::EventKind::kRead)] +
-                    c.by_kind[static_cast<int>(seer::EventKind::kWrite)];
+    run->accesses =
+        c.by_kind[static_cast<int>(seer::EventKind::kRead)] + c.by_kind[static_cast<int>(seer::EventKind::kWrite)];
   }
   unlink(trace.c_str());
   return result.exit_code == 0;
@@ -219,8 +219,8 @@ int main(int argc, char** argv) {
   };
   row("native", n.seconds, n.cpu, n.rss_kb);
   row("seer --sync=inproc: target", r.seconds, r.cpu, r.rss_kb);
-  std::printf("%-34s %8.3f %9.2f %8.3f %9s %12.1f\n", "seer --sync=inproc: trace closed", r.total,
-              r.total / n.seconds, r.recorder_cpu, "", r.recorder_rss_kb / 1024.0);
+  std::printf("%-34s %8.3f %9.2f %8.3f %9s %12.1f\n", "seer --sync=inproc: trace closed", r.total, r.total / n.seconds,
+              r.recorder_cpu, "", r.recorder_rss_kb / 1024.0);
   row("ThreadSanitizer", t.seconds, t.cpu, t.rss_kb);
   // Goals: issue 5 for the shared shape, issue 14 for the private one.
   std::printf("seer target slowdown / tsan slowdown: wall %.2f, cpu %.2f (goal: <= %s)\n",
@@ -235,15 +235,16 @@ int main(int argc, char** argv) {
               r.events ? static_cast<double>(r.trace_bytes) / r.events : 0.0);
   std::printf("recorded %.1f M events/s over the target's run, %.1f M events/s until the trace was closed%s\n",
               r.events / r.seconds / 1e6, r.events / r.total / 1e6, r.lost == 0 ? " (zero loss)" : " (WITH LOSS)");
-  std::printf("recorder: %.1f M events per CPU second (collect, merge, encode, write); %.1f M per user CPU "
-              "second (system time %.2f s)\n",
-              r.recorder_cpu > 0 ? r.events / r.recorder_cpu / 1e6 : 0.0,
-              r.recorder_cpu > r.recorder_sys ? r.events / (r.recorder_cpu - r.recorder_sys) / 1e6 : 0.0,
-              r.recorder_sys);
+  std::printf(
+      "recorder: %.1f M events per CPU second (collect, merge, encode, write); %.1f M per user CPU "
+      "second (system time %.2f s)\n",
+      r.recorder_cpu > 0 ? r.events / r.recorder_cpu / 1e6 : 0.0,
+      r.recorder_cpu > r.recorder_sys ? r.events / (r.recorder_cpu - r.recorder_sys) / 1e6 : 0.0, r.recorder_sys);
   std::printf("spool peak %.1f MB (ring data copied out, not yet merged)\n", r.spool_peak / 1048576.0);
   if (HostTakesFreedMemory())
-    std::printf("note: this VM's balloon returns freed memory to its host (free page reporting): a recording's "
-                "first touch of that memory costs system time here, and the target's wall time with it "
-                "(bench/runtime/README.md)\n");
+    std::printf(
+        "note: this VM's balloon returns freed memory to its host (free page reporting): a recording's "
+        "first touch of that memory costs system time here, and the target's wall time with it "
+        "(bench/runtime/README.md)\n");
   return 0;
 }

@@ -9,7 +9,11 @@ static long counter;
 static int iters = 100;
 static void* body(void* arg) {
   (void)arg;
-  for (int i = 0; i < iters; ++i) { pthread_mutex_lock(&m); ++counter; pthread_mutex_unlock(&m); }
+  for (int i = 0; i < iters; ++i) {
+    pthread_mutex_lock(&m);
+    ++counter;
+    pthread_mutex_unlock(&m);
+  }
   return NULL;
 }
 int main(int argc, char** argv) {

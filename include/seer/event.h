@@ -60,9 +60,7 @@ enum class AcquireHow : uint8_t { kBlocking = 0, kTry = 1, kTimed = 2 };
 enum class AllocRegion : uint8_t { kHeap = 0, kStack = 1, kTls = 2 };
 
 // C11 memory orders, as the __tsan_atomic* hooks pass them (masked with 0x7fff).
-enum class MemoryOrder : uint8_t {
-  kRelaxed = 0, kConsume = 1, kAcquire = 2, kRelease = 3, kAcqRel = 4, kSeqCst = 5
-};
+enum class MemoryOrder : uint8_t { kRelaxed = 0, kConsume = 1, kAcquire = 2, kRelease = 3, kAcqRel = 4, kSeqCst = 5 };
 
 // Namespaces of object ids, for names kept in the trace (STD import keeps the
 // names of threads, locks and variables so that export restores them).
@@ -75,7 +73,7 @@ struct Event {
   uint64_t pc = 0;      // program counter, or location id in traces without addresses
   uint32_t tid = 0;     // dense seer thread id (see the trace's thread table)
   EventKind kind = EventKind::kRead;
-  uint8_t mode = 0;     // LockMode, MemoryOrder or AllocRegion, by kind
+  uint8_t mode = 0;  // LockMode, MemoryOrder or AllocRegion, by kind
 };
 
 // Stable lower-case names ("read", "atomic_rmw", ...), used in JSON and docs.

@@ -11,7 +11,8 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 7;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5: the pause word; 6: options; 7: ring reuse
+inline constexpr uint32_t kShmVersion = 7;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5:
+                                            // the pause word; 6: options; 7: ring reuse
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
@@ -33,15 +34,15 @@ struct alignas(64) ShmHeader {
   uint64_t magic;
   uint32_t version;
   uint32_t max_rings;
-  uint64_t ring_words;        // capacity of each ring in 8-byte words, a power of two
-  uint64_t wait_ns;           // how long a producer waits for room before dropping
-  uint64_t ring_offset;       // byte offset of ring 0's data from the header
+  uint64_t ring_words;   // capacity of each ring in 8-byte words, a power of two
+  uint64_t wait_ns;      // how long a producer waits for room before dropping
+  uint64_t ring_offset;  // byte offset of ring 0's data from the header
   // runtime: the pid that claimed the area; 0 until then. Children exec'd by
   // the target find it taken and stay silent.
   std::atomic<int64_t> owner_pid;
-  std::atomic<uint32_t> next_ring;     // runtime: rings never used before handed out so far (may pass max_rings)
-  std::atomic<uint32_t> exited;        // runtime: 1 after exit() ran the runtime's destructor
-  std::atomic<uint32_t> fatal_signal;  // runtime: signal number of a fatal signal, 0 if none
+  std::atomic<uint32_t> next_ring;        // runtime: rings never used before handed out so far (may pass max_rings)
+  std::atomic<uint32_t> exited;           // runtime: 1 after exit() ran the runtime's destructor
+  std::atomic<uint32_t> fatal_signal;     // runtime: signal number of a fatal signal, 0 if none
   std::atomic<uint64_t> no_ring_threads;  // runtime: threads that found no free ring
   // runtime: rings claimed so far, a ring claimed again after its return
   // counted each time: the threads that got a ring.
@@ -119,9 +120,9 @@ inline constexpr int kProducerOrigin = 1;
 struct alignas(64) RingDesc {
   std::atomic<uint64_t> head;  // words published by the producer: every record below is whole
   std::atomic<uint32_t> state;
-  int32_t parent;              // ring of the creating thread, -1 if none
-  int64_t os_tid;              // kernel thread id, written by the thread itself
-  uint64_t pthread_handle;     // pthread_t, for matching pthread_join to the ring
+  int32_t parent;                  // ring of the creating thread, -1 if none
+  int64_t os_tid;                  // kernel thread id, written by the thread itself
+  uint64_t pthread_handle;         // pthread_t, for matching pthread_join to the ring
   std::atomic<uint32_t> released;  // kRelease* bits
   // The claim's number (ShmHeader::claims, low bits): of two unjoined threads
   // with one pthread_t (a detach the runtime missed), the later claim is the live one.
@@ -184,8 +185,8 @@ enum AttachState : uint32_t {
 struct alignas(64) AttachPoint {
   uint64_t magic;
   uint32_t version;
-  std::atomic<uint32_t> state;         // AttachState
-  std::atomic<int64_t> recorder_pid;   // who claimed it: the runtime stops waiting once it is gone
+  std::atomic<uint32_t> state;        // AttachState
+  std::atomic<int64_t> recorder_pid;  // who claimed it: the runtime stops waiting once it is gone
   // Attach by injection (runtime/attach_inject.cc): 1 once the runtime has put
   // the program's calls back after the detach (or its recorder's death).
   std::atomic<uint32_t> restored;

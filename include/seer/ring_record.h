@@ -85,9 +85,7 @@ inline constexpr uint64_t ShortHead(uint8_t kind, uint64_t size, uint64_t object
 static_assert(kNumEventKinds <= 32, "a long record keeps five bits of kind");
 
 // The words a long record with this aux and after takes.
-inline constexpr int LongWords(uint64_t aux, uint64_t after) {
-  return kMinLongWords + (aux != 0) + (after != 0);
-}
+inline constexpr int LongWords(uint64_t aux, uint64_t after) { return kMinLongWords + (aux != 0) + (after != 0); }
 inline constexpr uint64_t LongHead(uint8_t kind, uint8_t mode, uint64_t object, uint64_t aux, uint64_t after) {
   return kLongFlag | (aux != 0 ? kLongAuxFlag : 0) | (after != 0 ? kLongAfterFlag : 0) |
          static_cast<uint64_t>(kind & 0x1f) << 56 | static_cast<uint64_t>(mode) << 48 | (object & kObjectMask);

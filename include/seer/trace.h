@@ -23,15 +23,15 @@ inline constexpr uint32_t kTraceFormatVersion = 2;
 // Well-known metadata keys (values are strings).
 namespace meta {
 inline constexpr const char* kFormatVersion = "format_version";
-inline constexpr const char* kSource = "source";            // "std-import", "gen", "record", ...
+inline constexpr const char* kSource = "source";             // "std-import", "gen", "record", ...
 inline constexpr const char* kCommandLine = "command_line";  // what was recorded
 inline constexpr const char* kHost = "host";
 inline constexpr const char* kKernel = "kernel";
-inline constexpr const char* kStartTime = "start_time";      // ISO 8601, UTC
+inline constexpr const char* kStartTime = "start_time";  // ISO 8601, UTC
 inline constexpr const char* kEndTime = "end_time";
-inline constexpr const char* kClock = "clock";               // how cross-thread order was decided
-inline constexpr const char* kPcKind = "pc_kind";            // "location" (ids) or "address"
-inline constexpr const char* kComplete = "complete";         // "1" once the writer closed cleanly
+inline constexpr const char* kClock = "clock";        // how cross-thread order was decided
+inline constexpr const char* kPcKind = "pc_kind";     // "location" (ids) or "address"
+inline constexpr const char* kComplete = "complete";  // "1" once the writer closed cleanly
 // Set when the writer did not count distinct variables, locations and locks
 // (TraceWriterOptions::count_distinct): TraceCounters::distinct_* other than
 // threads are 0, and `seer info` counts them from the events.
@@ -42,18 +42,18 @@ inline constexpr const char* kTablesChecksum = "tables_checksum";
 }  // namespace meta
 
 struct ThreadInfo {
-  uint32_t tid = 0;         // dense seer thread id, as in Event::tid
-  int64_t os_tid = -1;      // kernel thread id, -1 when unknown (imported traces)
-  int64_t parent = -1;      // seer tid of the creating thread, -1 for none
+  uint32_t tid = 0;     // dense seer thread id, as in Event::tid
+  int64_t os_tid = -1;  // kernel thread id, -1 when unknown (imported traces)
+  int64_t parent = -1;  // seer tid of the creating thread, -1 for none
   std::string name;
 };
 
 struct ModuleInfo {
   std::string path;
-  std::string build_id;     // hex, empty when the module has none
-  uint64_t base = 0;        // load address of the mapping
+  std::string build_id;  // hex, empty when the module has none
+  uint64_t base = 0;     // load address of the mapping
   uint64_t size = 0;
-  uint64_t file_offset = 0; // offset in the file of the mapping's first byte
+  uint64_t file_offset = 0;  // offset in the file of the mapping's first byte
 };
 
 // Counts maintained by the writer and stored with every commit.
@@ -128,8 +128,7 @@ struct TraceWriterOptions {
 class TraceWriter {
  public:
   // Creates `path` (mode 0600), replacing any file there.
-  static Status Create(const std::string& path, const TraceWriterOptions& options,
-                       std::unique_ptr<TraceWriter>* out);
+  static Status Create(const std::string& path, const TraceWriterOptions& options, std::unique_ptr<TraceWriter>* out);
   virtual ~TraceWriter() = default;
 
   // Tables are buffered and committed with the next chunk (or Flush/Close).

@@ -36,8 +36,8 @@ struct AccessRecord {
 class AccessHistory {
  public:
   struct CheckResult {
-    bool race = false;       // some kept access is unordered with e (and not both atomic)
-    bool all_known = true;   // every kept access is ordered before e
+    bool race = false;      // some kept access is unordered with e (and not both atomic)
+    bool all_known = true;  // every kept access is ordered before e
   };
 
   // `known(const Epoch&)` says whether the current event is ordered after the
@@ -116,8 +116,9 @@ class AccessHistory {
 // whether the current event is ordered after an epoch; `on_race` gets each kept
 // access the current one races with. Returns whether it races with any.
 template <typename Known, typename OnRace>
-[[gnu::always_inline]] inline bool CheckAndRecord(AccessHistory* reads, AccessHistory* writes, const AccessRecord& record, bool write,
-                    const Known& known, OnRace&& on_race) {
+[[gnu::always_inline]] inline bool CheckAndRecord(AccessHistory* reads, AccessHistory* writes,
+                                                  const AccessRecord& record, bool write, const Known& known,
+                                                  OnRace&& on_race) {
   if (write ? reads->AllKnownFast(known) && writes->ReplaceIfAllKnownFast(known, record)
             : writes->AllKnownFast(known) && reads->ReplaceIfAllKnownFast(known, record))
     return false;  // the common race-free case

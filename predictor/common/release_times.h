@@ -44,7 +44,7 @@ struct LatestReleases {
 struct ReleaseTimes {
   LatestReleases reads, writes;                            // write-mode sections
   std::vector<ThreadRelease> shared_reads, shared_writes;  // read-mode sections: not ordered, one per thread
-  uint64_t read_mark = 0, write_mark = 0;  // last section that listed the variable (dedup)
+  uint64_t read_mark = 0, write_mark = 0;                  // last section that listed the variable (dedup)
 
   // A section released by `c.tid` read (`writes` false) or wrote the variable.
   void Publish(const ThreadRelease& c, bool writes, bool shared) {
@@ -53,7 +53,8 @@ struct ReleaseTimes {
       return;
     }
     std::vector<ThreadRelease>& by_thread = writes ? shared_writes : shared_reads;
-    auto mine = std::find_if(by_thread.begin(), by_thread.end(), [&](const ThreadRelease& r) { return r.tid == c.tid; });
+    auto mine =
+        std::find_if(by_thread.begin(), by_thread.end(), [&](const ThreadRelease& r) { return r.tid == c.tid; });
     if (mine == by_thread.end()) {
       by_thread.push_back(c);
     } else {

@@ -33,7 +33,7 @@ enum class SyncOp : uint8_t {
   kJoin,    // object = joined tid
   kSignal,  // object = sync object (separate namespace from locks)
   kWait,
-  kFresh,   // object = address, size = bytes: the range gets a new identity
+  kFresh,       // object = address, size = bytes: the range gets a new identity
   kEndSignals,  // object = sync object: its signals so far reach no later wait
   // object = address, size = bytes (at least 1): a plain write of every byte of
   // the block (ThreadSanitizer's "race with free"), which stays the block's last
@@ -48,10 +48,10 @@ enum class SyncOp : uint8_t {
 
 struct LoweredOp {
   SyncOp op;
-  uint64_t object;     // address, lock id, sync object or thread id
-  uint64_t size;       // bytes, for kRead / kWrite / kFresh / kFree
-  bool atomic;         // kRead / kWrite: an atomic access (never races with atomics)
-  bool shared;         // kAcquire / kRelease: a read-mode (rwlock) section
+  uint64_t object;  // address, lock id, sync object or thread id
+  uint64_t size;    // bytes, for kRead / kWrite / kFresh / kFree
+  bool atomic;      // kRead / kWrite: an atomic access (never races with atomics)
+  bool shared;      // kAcquire / kRelease: a read-mode (rwlock) section
 };
 
 // The sync object (signal namespace) through which atomics on `address`
@@ -132,8 +132,7 @@ class EventLowering {
       case EventKind::kAcquire:
       case EventKind::kRelease: {
         const bool shared = e.mode == static_cast<uint8_t>(LockMode::kShared);
-        fn(LoweredOp{e.kind == EventKind::kAcquire ? SyncOp::kAcquire : SyncOp::kRelease, e.object, 0, false,
-                     shared});
+        fn(LoweredOp{e.kind == EventKind::kAcquire ? SyncOp::kAcquire : SyncOp::kRelease, e.object, 0, false, shared});
         return;
       }
       case EventKind::kCondWaitBegin: fn(LoweredOp{SyncOp::kRelease, e.aux, 0, false, false}); return;
@@ -170,7 +169,7 @@ class EventLowering {
   static constexpr size_t kMaxPendingLoads = 1024;
 
   struct FenceState {
-    bool release_fenced = false;         // a release fence came before: relaxed stores release
+    bool release_fenced = false;          // a release fence came before: relaxed stores release
     std::vector<uint64_t> relaxed_loads;  // addresses, for the next acquire fence
   };
 
@@ -200,8 +199,7 @@ class EventLowering {
   void LowerFence(const Event& e, Fn&& fn) {
     FenceState& t = StateOf(e.tid);
     if (OrderAcquires(e.mode)) {
-      for (uint64_t address : t.relaxed_loads)
-        fn(LoweredOp{SyncOp::kWait, AtomicSyncObject(address), 0, false, false});
+      for (uint64_t address : t.relaxed_loads) fn(LoweredOp{SyncOp::kWait, AtomicSyncObject(address), 0, false, false});
       t.relaxed_loads.clear();
     }
     if (OrderReleases(e.mode)) t.release_fenced = true;

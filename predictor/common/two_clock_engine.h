@@ -28,8 +28,8 @@ namespace seer {
 // section the thread is inside.
 template <class OpenSection>
 struct TwoClockThread {
-  ClockValue n = 1;   // N_t, the local time; h(t) is kept equal to it
-  VectorClock h, p;   // H_t, P_t
+  ClockValue n = 1;  // N_t, the local time; h(t) is kept equal to it
+  VectorClock h, p;  // H_t, P_t
   std::vector<OpenSection> sections;
   bool finished = false;  // ended or joined: its place in the locks' queues no longer counts
 };
@@ -91,8 +91,8 @@ class TwoClockEngine : public Engine {
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;
   ThreadIdCheck thread_ids_;
-  uint64_t cell_vars_ = 0;         // names VarOf gave so far
-  uint64_t sections_opened_ = 0;   // for the engines' unique section ids
+  uint64_t cell_vars_ = 0;          // names VarOf gave so far
+  uint64_t sections_opened_ = 0;    // for the engines' unique section ids
   const Event* current_ = nullptr;  // the event being processed
   bool racy_ = false;               // the current event raced
 

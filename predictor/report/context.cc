@@ -84,9 +84,7 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
         ++next;
       }
       switch (e.kind) {
-        case EventKind::kFuncEntry:
-          call_sites[e.tid].push_back(e.pc);
-          break;
+        case EventKind::kFuncEntry: call_sites[e.tid].push_back(e.pc); break;
         case EventKind::kFuncExit: {
           auto& sites = call_sites[e.tid];
           if (!sites.empty()) sites.pop_back();
@@ -95,15 +93,9 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
         case EventKind::kAcquire:
           locks[e.tid].push_back({e.object, e.mode == static_cast<uint8_t>(LockMode::kShared)});
           break;
-        case EventKind::kRelease:
-          RemoveLock(&locks[e.tid], e.object);
-          break;
-        case EventKind::kCondWaitBegin:
-          RemoveLock(&locks[e.tid], e.aux);
-          break;
-        case EventKind::kCondWaitEnd:
-          locks[e.tid].push_back({e.aux, false});
-          break;
+        case EventKind::kRelease: RemoveLock(&locks[e.tid], e.object); break;
+        case EventKind::kCondWaitBegin: RemoveLock(&locks[e.tid], e.aux); break;
+        case EventKind::kCondWaitEnd: locks[e.tid].push_back({e.aux, false}); break;
         case EventKind::kAlloc: {
           const uint64_t size = std::max<uint64_t>(e.aux, 1);
           auto it = std::lower_bound(out->targets_.begin(), out->targets_.end(), e.object,
@@ -113,12 +105,11 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
             // A live block inside this one is the more specific description (a
             // thread's TLS inside its stack, whichever came first).
             const MemoryBlock& old = it->block;
-            if (it->found && old.address >= e.object && old.address - e.object + old.size <= size &&
-                old.size < size)
+            if (it->found && old.address >= e.object && old.address - e.object + old.size <= size && old.size < size)
               continue;
             it->found = true;
-            it->block = {e.object, e.aux, static_cast<AllocRegion>(e.mode), e.index, e.pc, e.tid,
-                         StackOf(e, call_sites[e.tid])};
+            it->block = {e.object, e.aux, static_cast<AllocRegion>(e.mode), e.index,
+                         e.pc,     e.tid, StackOf(e, call_sites[e.tid])};
             targets_by_block[e.object].push_back(static_cast<size_t>(it - out->targets_.begin()));
           }
           break;
@@ -136,8 +127,7 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
           targets_by_block.erase(first, last);
           break;
         }
-        default:
-          break;
+        default: break;
       }
     }
   }

@@ -1,7 +1,7 @@
 // What the reports add to the events findings name: the thread's call stack and
 // held locks at each, and the allocated block (heap block with its allocation
-// stack, or a thread's stack or TLS block) containing each raced address. Collected by one more pass over the trace after the engines
-// finish; memory grows with the number of reported events, not the trace.
+// stack, or a thread's stack or TLS block) containing each raced address. Collected by one more pass over the trace
+// after the engines finish; memory grows with the number of reported events, not the trace.
 #pragma once
 
 #include <cstdint>
@@ -32,9 +32,9 @@ struct MemoryBlock {
   uint64_t address = 0;
   uint64_t size = 0;
   AllocRegion region = AllocRegion::kHeap;
-  uint64_t alloc_index = 0;  // the kAlloc event
-  uint64_t pc = 0;           // the kAlloc's pc; for kTls the module's TLS image (seer/event.h)
-  uint32_t tid = 0;          // the allocating thread: for stack and TLS, the owner
+  uint64_t alloc_index = 0;     // the kAlloc event
+  uint64_t pc = 0;              // the kAlloc's pc; for kTls the module's TLS image (seer/event.h)
+  uint32_t tid = 0;             // the allocating thread: for stack and TLS, the owner
   std::vector<uint64_t> stack;  // at the allocation, innermost first
 };
 

@@ -53,7 +53,7 @@ struct VariableInfo {
   std::string name;              // global's or TLS variable's name, "" otherwise
   uint64_t address = 0;          // start of the variable or the block; the raced address if unknown
   uint64_t size = 0;
-  DataSymbol global;             // kind == "global", or "tls" with a name (address: this thread's copy)
+  DataSymbol global;                   // kind == "global", or "tls" with a name (address: this thread's copy)
   const MemoryBlock* block = nullptr;  // kind "heap", "stack" or "tls": the owner is block->tid
 };
 VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair);

@@ -7,8 +7,8 @@
 #include "predictor/report/details.h"
 #include "predictor/report/json_util.h"
 #include "predictor/report/race_groups.h"
-#include "predictor/report/schedule_events.h"
 #include "predictor/report/report.h"
+#include "predictor/report/schedule_events.h"
 
 namespace seer {
 namespace {
@@ -57,8 +57,7 @@ json EventJson(const ReportNames& names, const EventRef& e, ReportDetails* detai
   if (const EventContext* c = details->context.At(e.index)) {
     json locks = json::array();
     for (const HeldLock& l : c->locks) {
-      locks.push_back(
-          {{"lock", l.lock}, {"name", StringOrNull(GlobalName(*details, l.lock))}, {"shared", l.shared}});
+      locks.push_back({{"lock", l.lock}, {"name", StringOrNull(GlobalName(*details, l.lock))}, {"shared", l.shared}});
     }
     j["locks_held"] = locks;
   }
@@ -78,10 +77,16 @@ json WithRole(json event, const char* role) {
 // `described`: the pair's variable as DescribeVariable found it (unused without details).
 json VariableJson(ReportDetails* details, const RacePair& p, const VariableInfo* described) {
   if (details == nullptr)
-    return {{"kind", "unknown"}, {"name", nullptr}, {"address", p.first.object}, {"size", p.first.size},
+    return {{"kind", "unknown"},
+            {"name", nullptr},
+            {"address", p.first.object},
+            {"size", p.first.size},
             {"alloc_stack", nullptr}};
   const VariableInfo& v = *described;
-  json j = {{"kind", v.kind}, {"name", StringOrNull(v.name)}, {"address", v.address}, {"size", v.size},
+  json j = {{"kind", v.kind},
+            {"name", StringOrNull(v.name)},
+            {"address", v.address},
+            {"size", v.size},
             {"alloc_stack", nullptr}};
   if (v.kind == "global") {
     j["module"] = v.global.module;
@@ -177,16 +182,16 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
 
   json atomicity = json::array();
   for (const AtomicityViolation& a : findings.atomicity) {
-    atomicity.push_back({{"engine", a.engine},
-                         {"pattern", a.pattern},
-                         {"variable", names.Object(a.local_first.kind, a.local_first.object)},
-                         {"local_first", event(a.local_first)},
-                         {"remote", event(a.remote)},
-                         {"local_second", event(a.local_second)},
-                         {"events", json::array({WithRole(event(a.local_first), "local_first"),
-                                                 WithRole(event(a.remote), "remote"),
-                                                 WithRole(event(a.local_second), "local_second")})},
-                         {"witness", WitnessJson(a.witness)}});
+    atomicity.push_back(
+        {{"engine", a.engine},
+         {"pattern", a.pattern},
+         {"variable", names.Object(a.local_first.kind, a.local_first.object)},
+         {"local_first", event(a.local_first)},
+         {"remote", event(a.remote)},
+         {"local_second", event(a.local_second)},
+         {"events", json::array({WithRole(event(a.local_first), "local_first"), WithRole(event(a.remote), "remote"),
+                                 WithRole(event(a.local_second), "local_second")})},
+         {"witness", WitnessJson(a.witness)}});
   }
   out["atomicity"] = atomicity;
   json stats = json::object();

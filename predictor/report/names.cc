@@ -1,7 +1,7 @@
+#include <fmt/format.h>
+
 #include <string>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "predictor/report/report.h"
 

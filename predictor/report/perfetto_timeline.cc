@@ -32,8 +32,8 @@ std::string Quoted(const std::string& s) { return json(s).dump(-1, ' ', false, j
 struct TraceEvent {
   double ts;  // µs
   uint32_t tid;
-  char ph;          // 'B', 'E', 'i', 's', 'f'
-  uint64_t id = 0;  // flows
+  char ph;           // 'B', 'E', 'i', 's', 'f'
+  uint64_t id = 0;   // flows
   std::string name;  // quoted
   const char* cat = "";
   std::string args;  // a JSON object, or ""
@@ -79,8 +79,8 @@ class TimelineBuilder {
     const double ts = Stamp(e.index);
     if (!t.seen) {
       t.seen = true;
-      Begin(e.tid, ts, {Quoted("thread " + names_.Thread(e.tid)), "thread", 0,
-                        fmt::format(R"({{"first_event":{}}})", e.index)});
+      Begin(e.tid, ts,
+            {Quoted("thread " + names_.Thread(e.tid)), "thread", 0, fmt::format(R"({{"first_event":{}}})", e.index)});
       auto fork = pending_forks_.find(e.tid);
       if (fork != pending_forks_.end()) {
         Flow('f', e.tid, ts, fork->second, "fork");
@@ -102,9 +102,7 @@ class TimelineBuilder {
         t.wait.reset();
         Begin(e.tid, ts, {HeldName(e.object), "lock", e.object, LockArgs(e)});
         break;
-      case EventKind::kRelease:
-        End(e.tid, after, "lock", e.object);
-        break;
+      case EventKind::kRelease: End(e.tid, after, "lock", e.object); break;
       case EventKind::kCondWaitBegin:
         End(e.tid, ts, "lock", e.aux);  // the wait releases the mutex: its hold ends as the wait starts
         Begin(e.tid, ts,
@@ -135,11 +133,8 @@ class TimelineBuilder {
         }
         break;
       }
-      case EventKind::kThreadEnd:
-        CloseAll(e.tid, after);
-        break;
-      default:
-        break;
+      case EventKind::kThreadEnd: CloseAll(e.tid, after); break;
+      default: break;
     }
   }
 
@@ -203,13 +198,20 @@ class TimelineBuilder {
                         Quoted("seer trace " + path));
     for (const auto& [tid, t] : tracks_) {
       if (!t.seen) continue;
-      *out += fmt::format(",\n" R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})", kPid,
-                          tid, Quoted(names_.Thread(tid)));
-      *out += fmt::format(",\n" R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
-                          kPid, tid, tid);
+      *out += fmt::format(
+          ",\n"
+          R"({{"ph":"M","name":"thread_name","pid":{},"tid":{},"args":{{"name":{}}}}})",
+          kPid, tid, Quoted(names_.Thread(tid)));
+      *out += fmt::format(
+          ",\n"
+          R"({{"ph":"M","name":"thread_sort_index","pid":{},"tid":{},"args":{{"sort_index":{}}}}})",
+          kPid, tid, tid);
     }
     for (const TraceEvent& e : events_) {
-      *out += fmt::format(",\n" R"({{"ph":"{}","pid":{},"tid":{},"ts":{})", e.ph, kPid, e.tid, e.ts);
+      *out += fmt::format(
+          ",\n"
+          R"({{"ph":"{}","pid":{},"tid":{},"ts":{})",
+          e.ph, kPid, e.tid, e.ts);
       if (!e.name.empty()) *out += fmt::format(R"(,"name":{},"cat":"{}")", e.name, e.cat);
       if (e.ph == 's' || e.ph == 'f') *out += fmt::format(R"(,"id":{})", e.id);
       if (e.ph == 'f') *out += R"(,"bp":"e")";  // binds to the slice enclosing it
@@ -218,7 +220,9 @@ class TimelineBuilder {
       *out += "}";
     }
     *out += fmt::format(
-        "\n],\n" R"("displayTimeUnit":"ns","otherData":{{"trace":{},"window":"{}:{}","time":{}}}}})" "\n",
+        "\n],\n"
+        R"("displayTimeUnit":"ns","otherData":{{"trace":{},"window":"{}:{}","time":{}}}}})"
+        "\n",
         Quoted(path), from, to,
         Quoted(has_times() ? "ts is the event's time after the recording started, from the trace's clock samples "
                              "(to within a drain round of the recorder, about 1 ms); events of one round are "
@@ -263,8 +267,7 @@ class TimelineBuilder {
   void DrawWait(uint32_t tid, double acquired) {
     ThreadTrack& t = tracks_[tid];
     const PendingWait& w = *t.wait;
-    const double begin =
-        has_times() ? std::max(t.last_ts, acquired - static_cast<double>(w.waited_ns) / 1000.0) : w.ts;
+    const double begin = has_times() ? std::max(t.last_ts, acquired - static_cast<double>(w.waited_ns) / 1000.0) : w.ts;
     const std::string name = Quoted("wait for " + LockName(w.lock));
     events_.push_back({begin, tid, 'B', 0, name, "lock_wait", w.args});
     events_.push_back({acquired, tid, 'E', 0, name, "lock_wait", ""});
@@ -338,14 +341,16 @@ Status PerfettoTimeline(const std::string& path, const Findings& findings, Repor
   if (options.from_ns >= 0 || options.to_ns >= 0) {
     const TraceClock clock(reader->info().clock);
     if (!clock.has_times())
-      return Status::InvalidArgument(path + ": the trace has no clock samples (imported, generated, or recorded "
+      return Status::InvalidArgument(path +
+                                     ": the trace has no clock samples (imported, generated, or recorded "
                                      "before seer kept them): give the window in event positions, FROM:TO");
     if (options.from_ns >= 0) from = clock.FirstEventAt(options.from_ns);
     if (options.to_ns >= 0) to = std::min(to, clock.FirstEventAt(options.to_ns));
     if (from >= to)
-      return Status::InvalidArgument(fmt::format("the time window holds no event: the trace's events span 0 to "
-                                                 "{:.3f} ms",
-                                                 static_cast<double>(clock.span_ns()) / 1e6));
+      return Status::InvalidArgument(
+          fmt::format("the time window holds no event: the trace's events span 0 to "
+                      "{:.3f} ms",
+                      static_cast<double>(clock.span_ns()) / 1e6));
   }
   if (from >= to && total > 0)
     return Status::InvalidArgument(
@@ -353,10 +358,10 @@ Status PerfettoTimeline(const std::string& path, const Findings& findings, Repor
                     options.to == TimelineOptions().to ? std::string() : std::to_string(options.to), total - 1));
   const uint64_t size = to > from ? to - from : 0;
   if (size > options.max_events)
-    return Status::InvalidArgument(fmt::format(
-        "the window holds {} events, more than --max-events {}: choose a part with --window FROM:TO (trace "
-        "positions, e.g. --window {}:{}, or times, e.g. --window 1.5s:2s) or raise --max-events",
-        size, options.max_events, from, from + options.max_events));
+    return Status::InvalidArgument(
+        fmt::format("the window holds {} events, more than --max-events {}: choose a part with --window FROM:TO (trace "
+                    "positions, e.g. --window {}:{}, or times, e.g. --window 1.5s:2s) or raise --max-events",
+                    size, options.max_events, from, from + options.max_events));
   if (reader->info().modules.empty()) details = nullptr;
 
   TimelineBuilder builder(*reader, details);

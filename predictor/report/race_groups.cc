@@ -64,8 +64,7 @@ std::string ProofText(const RaceGroup& g) {
       return fmt::format("proven: witnessed by SeqCheck (validated schedule of {} events)",
                          g.confirmation->confirmation.schedule.size());
     case RaceProof::kFirstRace:
-      if (g.proof_engine->engine == "hb")
-        return "proven: the first race hb reports, which is always real";
+      if (g.proof_engine->engine == "hb") return "proven: the first race hb reports, which is always real";
       return fmt::format("proven: the first race {} reports, which is real unless the run can deadlock first",
                          g.proof_engine->engine);
     case RaceProof::kPredicted: break;

@@ -17,10 +17,10 @@ struct ReportDetails;  // predictor/report/details.h
 
 // With `details` (recorded traces), events come with symbolised stacks, held
 // locks and the raced variable; without, with their pcs or location ids.
-std::string TextReport(const TraceReader& trace, const Findings& findings,
-                       const std::vector<std::string>& analyses, ReportDetails* details = nullptr);
-std::string JsonReport(const TraceReader& trace, const Findings& findings,
-                       const std::vector<std::string>& analyses, ReportDetails* details = nullptr);
+std::string TextReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
+                       ReportDetails* details = nullptr);
+std::string JsonReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
+                       ReportDetails* details = nullptr);
 
 struct ReportOptions {
   // SARIF: source paths under it are written relative to it (the SRCROOT base

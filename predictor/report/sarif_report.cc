@@ -129,8 +129,8 @@ class SarifWriter {
                                      EventSite(names_, details_, p.first), Capitalised(ProofText(g)), engines));
     result["locations"] = json::array({Location(p.second, "this access"), Location(p.first, "the earlier access")});
     result["stacks"] = json::array({Stack(p.second, "this access"), Stack(p.first, "the earlier access")});
-    result["relatedLocations"] = json::array({Related(1, p.second, "this access"),
-                                              Related(2, p.first, "the earlier access")});
+    result["relatedLocations"] =
+        json::array({Related(1, p.second, "this access"), Related(2, p.first, "the earlier access")});
     std::vector<std::string> sites = {SiteKey(p.first), SiteKey(p.second)};
     std::sort(sites.begin(), sites.end());  // the pair is unordered
     result["partialFingerprints"] = {{"seerFinding/v1", Fingerprint("race|" + sites[0] + "|" + sites[1])}};
@@ -186,15 +186,14 @@ class SarifWriter {
   json Atomicity(const AtomicityViolation& a) {
     const bool blocks = a.engine == "atomic-blocks";
     const std::string variable = Variable(a.local_first);
-    json result = Result(
-        blocks ? "SEER3002" : "SEER3001", "error",
-        fmt::format("{} ({}) on {}: {} {} at {}; then {} {} at {}; then {} {} at {}.",
-                    blocks ? "Atomic block not serializable" : "Atomicity violation", a.pattern, variable,
-                    names_.Thread(a.local_first.tid), EventKindName(a.local_first.kind),
-                    EventSite(names_, details_, a.local_first), names_.Thread(a.remote.tid),
-                    EventKindName(a.remote.kind), EventSite(names_, details_, a.remote),
-                    names_.Thread(a.local_second.tid), EventKindName(a.local_second.kind),
-                    EventSite(names_, details_, a.local_second)));
+    json result = Result(blocks ? "SEER3002" : "SEER3001", "error",
+                         fmt::format("{} ({}) on {}: {} {} at {}; then {} {} at {}; then {} {} at {}.",
+                                     blocks ? "Atomic block not serializable" : "Atomicity violation", a.pattern,
+                                     variable, names_.Thread(a.local_first.tid), EventKindName(a.local_first.kind),
+                                     EventSite(names_, details_, a.local_first), names_.Thread(a.remote.tid),
+                                     EventKindName(a.remote.kind), EventSite(names_, details_, a.remote),
+                                     names_.Thread(a.local_second.tid), EventKindName(a.local_second.kind),
+                                     EventSite(names_, details_, a.local_second)));
     const std::pair<const EventRef*, const char*> roles[] = {
         {&a.local_first, "first access"}, {&a.remote, "the other thread's access"}, {&a.local_second, "second access"}};
     json locations = json::array(), stacks = json::array(), related = json::array();
@@ -226,10 +225,7 @@ class SarifWriter {
   }
 
   static json Result(const char* rule, const char* level, const std::string& message) {
-    return {{"ruleId", rule},
-            {"ruleIndex", RuleIndex(rule)},
-            {"level", level},
-            {"message", {{"text", message}}}};
+    return {{"ruleId", rule}, {"ruleIndex", RuleIndex(rule)}, {"level", level}, {"message", {{"text", message}}}};
   }
 
   // The trace's name for the accessed object or lock, or its global's
@@ -340,11 +336,11 @@ class SarifWriter {
     json thread_flows = json::array();
     for (auto& [tid, flow] : flows) thread_flows.push_back(flow);
     if (thread_flows.empty()) return json::array();
-    return json::array({{{"message", {{"text", fmt::format("Witness schedule: the last {} of its {} steps ({})",
-                                                            tail.size(), w.schedule.size(),
-                                                            w.validated ? "validated by SeqCheck's independent checker"
-                                                                        : "not validated")}}},
-                         {"threadFlows", thread_flows}}});
+    return json::array(
+        {{{"message",
+           {{"text", fmt::format("Witness schedule: the last {} of its {} steps ({})", tail.size(), w.schedule.size(),
+                                 w.validated ? "validated by SeqCheck's independent checker" : "not validated")}}},
+          {"threadFlows", thread_flows}}});
   }
 
   const ReportNames names_;
@@ -356,13 +352,14 @@ class SarifWriter {
 json Rules() {
   json rules = json::array();
   for (const Rule& r : kRules) {
-    rules.push_back({{"id", r.id},
-                     {"name", r.name},
-                     {"shortDescription", {{"text", r.short_text}}},
-                     {"fullDescription", {{"text", r.full_text}}},
-                     {"help", {{"text", std::string(r.full_text) +
-                                            " See docs/analyses.md for the analyses and their guarantees."}}},
-                     {"defaultConfiguration", {{"level", "error"}}}});
+    rules.push_back(
+        {{"id", r.id},
+         {"name", r.name},
+         {"shortDescription", {{"text", r.short_text}}},
+         {"fullDescription", {{"text", r.full_text}}},
+         {"help",
+          {{"text", std::string(r.full_text) + " See docs/analyses.md for the analyses and their guarantees."}}},
+         {"defaultConfiguration", {{"level", "error"}}}});
   }
   return rules;
 }
@@ -412,9 +409,8 @@ Status SarifReport(const TraceReader& trace, const Findings& findings, const std
       notes.push_back({{"level", "warning"}, {"message", {{"text", w}}}});
     run["invocations"][0]["toolExecutionNotifications"] = notes;
   }
-  json sarif = {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-                {"version", "2.1.0"},
-                {"runs", json::array({run})}};
+  json sarif = {
+      {"$schema", "https://json.schemastore.org/sarif-2.1.0.json"}, {"version", "2.1.0"}, {"runs", json::array({run})}};
   *out = sarif.dump(2) + "\n";
   return Status::Ok();
 }

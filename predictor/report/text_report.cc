@@ -108,8 +108,7 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
   if (v.kind == "global") {
     out += fmt::format("  Location is global '{}' of size {} at {:#x} ({}+{:#x}){}\n", v.name, v.size, v.address,
                        std::filesystem::path(v.global.module).filename().string(), v.global.offset,
-                       p.first.object == v.address ? ""
-                                                   : fmt::format(", {} bytes in", p.first.object - v.address));
+                       p.first.object == v.address ? "" : fmt::format(", {} bytes in", p.first.object - v.address));
   } else if (v.kind == "heap") {
     out += fmt::format("  Location is heap block of size {} at {:#x} allocated by thread {} (event {}):\n", v.size,
                        v.address, names.Thread(v.block->tid), v.block->alloc_index);
@@ -118,11 +117,10 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
     out += fmt::format("  Location is stack of thread {} (block of size {} at {:#x}, {} bytes in)\n",
                        names.Thread(v.block->tid), v.size, v.address, p.first.object - v.address);
   } else if (v.kind == "tls" && !v.name.empty()) {
-    out += fmt::format("  Location is TLS variable '{}' of size {} at {:#x} of thread {} ({}){}\n", v.name, v.size,
-                       v.address, names.Thread(v.block->tid),
-                       std::filesystem::path(v.global.module).filename().string(),
-                       p.first.object == v.address ? ""
-                                                   : fmt::format(", {} bytes in", p.first.object - v.address));
+    out +=
+        fmt::format("  Location is TLS variable '{}' of size {} at {:#x} of thread {} ({}){}\n", v.name, v.size,
+                    v.address, names.Thread(v.block->tid), std::filesystem::path(v.global.module).filename().string(),
+                    p.first.object == v.address ? "" : fmt::format(", {} bytes in", p.first.object - v.address));
   } else if (v.kind == "tls") {
     out += fmt::format("  Location is TLS of thread {} (block of size {} at {:#x}, {} bytes in)\n",
                        names.Thread(v.block->tid), v.size, v.address, p.first.object - v.address);
@@ -228,9 +226,10 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   for (const AnalysisStats& st : findings.stats) {
     std::string counters;
     for (const auto& [name, value] : st.counters)
-      counters += fmt::format("{}{} {}", counters.empty() ? "" : ", ", name,
-                              value == static_cast<double>(static_cast<uint64_t>(value)) ? fmt::format("{:.0f}", value)
-                                                                                         : fmt::format("{:.3f}", value));
+      counters +=
+          fmt::format("{}{} {}", counters.empty() ? "" : ", ", name,
+                      value == static_cast<double>(static_cast<uint64_t>(value)) ? fmt::format("{:.0f}", value)
+                                                                                 : fmt::format("{:.3f}", value));
     body += fmt::format("  {}: {}\n", st.analysis, counters);
   }
   if (details != nullptr)

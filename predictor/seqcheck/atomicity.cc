@@ -82,7 +82,8 @@ class ProtectingLocks {
     ++pair_;
     m_.ForEachOpenAt(n1.tid, n1.pos, [&](uint32_t a) {
       const Node& na = m_.node(a);
-      if (na.match == kNone || m_.node(na.match).pos > n2.pos) spanning_.push_back({na.lock, (na.flags & kShared) != 0});
+      if (na.match == kNone || m_.node(na.match).pos > n2.pos)
+        spanning_.push_back({na.lock, (na.flags & kShared) != 0});
     });
   }
 
@@ -243,8 +244,8 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
           v.local_second = EventRef::Of(m.event(e2));
           v.witness = MakeWitness(m, r.schedule);
           const std::string what = std::string("a ") + pattern + " atomicity violation at events " +
-                                   std::to_string(v.local_first.index) + ", " + std::to_string(v.remote.index) +
-                                   ", " + std::to_string(v.local_second.index);
+                                   std::to_string(v.local_first.index) + ", " + std::to_string(v.remote.index) + ", " +
+                                   std::to_string(v.local_second.index);
           if (!AcceptWitness(checker.CheckAtomicity(v), what, &v.witness, stats)) continue;
           found.push_back(std::move(v));
           tried = options.max_tries;  // reported: no more instances of this key

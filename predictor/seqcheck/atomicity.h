@@ -20,11 +20,11 @@
 namespace seer::seqcheck {
 
 struct AtomicityOptions {
-  uint64_t window = 1000;           // max events of e1's thread between e1 and e2
-  uint64_t intruder_distance = 0;   // max trace distance of e from [e1, e2]; 0: the window
-  uint32_t max_tries = 4;           // SeqCheck checks per (pattern, pc1, pc, pc2)
-  uint64_t max_checks = 1u << 20;   // over the whole trace
-  bool drop_forced = true;          // drop intruders hard orders force between e1 and e2
+  uint64_t window = 1000;          // max events of e1's thread between e1 and e2
+  uint64_t intruder_distance = 0;  // max trace distance of e from [e1, e2]; 0: the window
+  uint32_t max_tries = 4;          // SeqCheck checks per (pattern, pc1, pc, pc2)
+  uint64_t max_checks = 1u << 20;  // over the whole trace
+  bool drop_forced = true;         // drop intruders hard orders force between e1 and e2
   FeasibilityOptions feasibility;
 };
 

@@ -72,8 +72,10 @@ uint32_t WindowOrder::Succ(uint32_t a, uint32_t t) const {
   while (lo < hi) {
     const uint32_t mid = lo + (hi - lo) / 2;
     const size_t local = offset_[t] + (mid - lo_[t]);
-    if (clock_[local * width_ + s] > na.pos) hi = mid;
-    else lo = mid + 1;
+    if (clock_[local * width_ + s] > na.pos)
+      hi = mid;
+    else
+      lo = mid + 1;
   }
   return lo;
 }

@@ -70,7 +70,7 @@ class WindowOrder {
   std::vector<uint32_t> lo_, hi_, offset_, slot_, active_;
   std::vector<uint32_t> nodes_;  // local -> node
   uint32_t size_ = 0;
-  uint32_t width_ = 0;           // active threads
+  uint32_t width_ = 0;                                // active threads
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // local ids
   std::vector<uint32_t> out_begin_, out_, indegree_, topo_;
   std::vector<uint32_t> clock_;  // [local][slot]: latest position reaching it, plus one

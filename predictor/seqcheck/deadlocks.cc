@@ -39,8 +39,7 @@ std::string Describe(const std::vector<LockEdge>& cycle, const TraceModel& m) {
 
 }  // namespace
 
-std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOptions& options,
-                                       SeqCheckStats* stats) {
+std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOptions& options, SeqCheckStats* stats) {
   std::vector<Deadlock> found;
   LockGraph graph(model);
   FeasibilityChecker feasibility(model, options.feasibility);

@@ -16,18 +16,17 @@
 namespace seer::seqcheck {
 
 struct DeadlockOptions {
-  uint32_t max_cycle_length = 8;         // threads (= locks) in a cycle
-  size_t max_lock_cycles = 10000;        // abstract lock cycles examined, shortest first
-  uint32_t max_combinations = 256;       // per lock cycle: choices of (thread, locations) per edge
-  uint32_t max_instances = 8;            // per combination: dynamic instances tried
-  uint64_t max_checks = 20000;           // SeqCheck checks over the whole trace (shortest cycles first)
+  uint32_t max_cycle_length = 8;    // threads (= locks) in a cycle
+  size_t max_lock_cycles = 10000;   // abstract lock cycles examined, shortest first
+  uint32_t max_combinations = 256;  // per lock cycle: choices of (thread, locations) per edge
+  uint32_t max_instances = 8;       // per combination: dynamic instances tried
+  uint64_t max_checks = 20000;      // SeqCheck checks over the whole trace (shortest cycles first)
   FeasibilityOptions feasibility;
 };
 
 // One deadlock per distinct cycle of (held acquire pc, blocked acquire pc);
 // each with a validated witness. Witnesses the checker rejects are counted in
 // stats->invalid_witnesses, printed to stderr, and not returned.
-std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOptions& options,
-                                       SeqCheckStats* stats);
+std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOptions& options, SeqCheckStats* stats);
 
 }  // namespace seer::seqcheck

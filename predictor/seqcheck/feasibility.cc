@@ -120,8 +120,10 @@ bool FeasibilityChecker::ComputeCandidateSet(const Query& q, std::string* why) {
         }
         const uint32_t after = m_.node(ns.match).pos + 1;
         if (after <= cut_[na.tid]) return;
-        if (!Raise(na.tid, after)) ok = false;
-        else raised = true;
+        if (!Raise(na.tid, after))
+          ok = false;
+        else
+          raised = true;
       });
       if (!ok) {
         *why = "a lock held at one sequence event is needed at a later one";
@@ -246,8 +248,10 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
     const uint32_t id = order.NodeOf(u);
     const Node& nd = m_.node(id);
     if ((nd.flags & (kForks | kJoins)) && nd.other != kNone && order.InWindow(nd.other)) {
-      if (nd.flags & kForks) order.AddEdge(id, nd.other);
-      else order.AddEdge(nd.other, id);
+      if (nd.flags & kForks)
+        order.AddEdge(id, nd.other);
+      else
+        order.AddEdge(nd.other, id);
     }
     if (nd.flags & (kWaits | kAfterCarried))
       for (uint32_t s : m_.signals_before(id))
@@ -287,8 +291,10 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
         const auto& as = m_.acquires(na.lock, v, shared);
         auto it = std::lower_bound(as.begin(), as.end(), order.lo(v));
         if (it == as.end() || *it >= order.hi(v)) continue;
-        if (!in_x(na.match)) held_forever = true;
-        else order.AddEdge(na.match, m_.At(v, *it));
+        if (!in_x(na.match))
+          held_forever = true;
+        else
+          order.AddEdge(na.match, m_.At(v, *it));
       }
     });
     if (held_forever) {
@@ -309,8 +315,10 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
         auto it = std::lower_bound(as.begin(), as.end(), order.hi(v));
         if (it == as.begin() || *(it - 1) < order.lo(v)) continue;
         const uint32_t other = m_.At(v, *(it - 1));
-        if (!in_x(m_.node(other).match)) conflict = true;
-        else order.AddEdge(m_.node(other).match, a);
+        if (!in_x(m_.node(other).match))
+          conflict = true;
+        else
+          order.AddEdge(m_.node(other).match, a);
       }
     });
     if (conflict) {
@@ -335,8 +343,10 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
     const uint32_t id = order.NodeOf(u);
     if (!IsNeedyRead(id)) continue;
     for (const Access& a : m_.accesses(id)) {
-      if (a.obs != kNone && order.InWindow(a.obs)) ++readers[write_key(a.obs, a.var)];
-      else ++pending[a.var];
+      if (a.obs != kNone && order.InWindow(a.obs))
+        ++readers[write_key(a.obs, a.var)];
+      else
+        ++pending[a.var];
     }
   }
   struct Holders {
@@ -347,8 +357,10 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
   for (uint32_t t = 0; t < threads; ++t)
     m_.ForEachOpenAt(t, base_[t], [&](uint32_t a) {
       const Node& na = m_.node(a);
-      if (na.flags & kShared) ++holders[na.lock].shared;
-      else holders[na.lock].exclusive = t;
+      if (na.flags & kShared)
+        ++holders[na.lock].shared;
+      else
+        holders[na.lock].exclusive = t;
     });
   std::unordered_map<uint32_t, std::vector<uint32_t>> blocked_lock, blocked_var;
   std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> ready;  // by node id = trace order
@@ -401,13 +413,17 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
       if (pending[a.var] == 0) wake(blocked_var, a.var);
     }
     if (nd.flags & kAcquires) {
-      if (nd.flags & kShared) ++holders[nd.lock].shared;
-      else holders[nd.lock].exclusive = nd.tid;
+      if (nd.flags & kShared)
+        ++holders[nd.lock].shared;
+      else
+        holders[nd.lock].exclusive = nd.tid;
     }
     if (nd.flags & kReleases) {
       Holders& h = holders[nd.lock];
-      if (nd.flags & kShared) --h.shared;
-      else h.exclusive = -1;
+      if (nd.flags & kShared)
+        --h.shared;
+      else
+        h.exclusive = -1;
       wake(blocked_lock, nd.lock);
     }
     order.ForEachSuccessor(u, [&](uint32_t s) {

@@ -36,7 +36,7 @@ struct FeasibilityOptions {
   // recorded and reorder only what follows. Much faster on long traces; may miss
   // reorderings that need to move an earlier event (never unsound).
   bool prefix_reduction = true;
-  uint32_t max_rounds = 64;          // closure rounds before giving up
+  uint32_t max_rounds = 64;             // closure rounds before giving up
   uint64_t max_clock_cells = 1u << 28;  // window events x threads; larger windows give up
 };
 

@@ -50,8 +50,8 @@ class HardClocks {
 
  private:
   const TraceModel& m_;
-  std::vector<VectorClock> clock_;                      // per thread, without its own entry
-  std::vector<uint32_t> received_;                      // per thread: hard edges joined
+  std::vector<VectorClock> clock_;                     // per thread, without its own entry
+  std::vector<uint32_t> received_;                     // per thread: hard edges joined
   std::unordered_map<uint32_t, VectorClock> sources_;  // fork and signal node -> clock after it
   uint32_t last_ = kNone;
 };

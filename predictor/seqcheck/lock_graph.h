@@ -52,7 +52,7 @@ class LockGraph {
  private:
   const TraceModel& m_;
   std::vector<LockEdgeClass> classes_;
-  std::vector<std::vector<uint32_t>> successors_;  // lock -> locks it has edges to
+  std::vector<std::vector<uint32_t>> successors_;                                 // lock -> locks it has edges to
   std::vector<std::vector<std::pair<uint32_t, std::vector<uint32_t>>>> between_;  // [from] -> (to, classes)
   // Hard-order timestamp of each request, before it runs: per other thread, the
   // number of its events that must precede it (fork/join, signals). A thread's
@@ -60,8 +60,8 @@ class LockGraph {
   // the nonzero entries: memory grows with the clocks' contents, not with
   // requests x threads (gigabytes for a generated trace of 10,000 threads).
   uint32_t HardBefore(uint32_t request, uint32_t t) const;
-  std::vector<uint32_t> request_clock_;  // node -> its clock's index; kNone if not a request
-  std::vector<uint32_t> clock_begin_;    // clock index -> first entry in clock_entries_
+  std::vector<uint32_t> request_clock_;                       // node -> its clock's index; kNone if not a request
+  std::vector<uint32_t> clock_begin_;                         // clock index -> first entry in clock_entries_
   std::vector<std::pair<uint32_t, uint32_t>> clock_entries_;  // (thread, count), ascending by thread
   std::vector<uint32_t> empty_;
 };

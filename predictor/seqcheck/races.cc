@@ -21,8 +21,8 @@ RaceConfirmation ConfirmRace(const TraceModel& m, FeasibilityChecker* feasibilit
   if (!r.feasible) return c;
   c.witness = MakeWitness(m, r.schedule);
   WitnessChecker checker(m.events());
-  const std::string what = "a race between events " + std::to_string(m.event(a).index) + " and " +
-                           std::to_string(m.event(b).index);
+  const std::string what =
+      "a race between events " + std::to_string(m.event(a).index) + " and " + std::to_string(m.event(b).index);
   c.confirmed = AcceptWitness(checker.CheckRace(c.witness.schedule, EventRef::Of(m.event(a)), EventRef::Of(m.event(b))),
                               what, &c.witness, stats);
   return c;

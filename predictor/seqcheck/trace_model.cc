@@ -61,8 +61,10 @@ class Cells {
       cuts_.push_back(range.second);
     };
     for (const Event& e : events) {
-      if (IsPlainAccessEvent(e)) add(PlainAccessOp(e));  // most events: no dispatch
-      else lowering.Lower(e, add);
+      if (IsPlainAccessEvent(e))
+        add(PlainAccessOp(e));  // most events: no dispatch
+      else
+        lowering.Lower(e, add);
     }
     std::sort(cuts_.begin(), cuts_.end());
     cuts_.erase(std::unique(cuts_.begin(), cuts_.end()), cuts_.end());
@@ -261,8 +263,10 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
   // A fork before the child's first event; a join after the child's last.
   for (uint32_t t = 0; t < nthreads; ++t) {
     if (fork_of_[t] != kNone) {
-      if (thread_nodes_[t].empty() || thread_nodes_[t][0] < fork_of_[t]) fork_of_[t] = kNone;  // not a real order
-      else nodes_[fork_of_[t]].other = thread_nodes_[t][0];
+      if (thread_nodes_[t].empty() || thread_nodes_[t][0] < fork_of_[t])
+        fork_of_[t] = kNone;  // not a real order
+      else
+        nodes_[fork_of_[t]].other = thread_nodes_[t][0];
     }
   }
   for (auto [join, child] : joins)

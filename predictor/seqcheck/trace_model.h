@@ -34,20 +34,20 @@ enum NodeFlag : uint16_t {
   kWrites = 1 << 1,
   kAcquires = 1 << 2,
   kReleases = 1 << 3,
-  kShared = 1 << 4,   // the acquire/release is of a read-mode (rwlock) section
+  kShared = 1 << 4,  // the acquire/release is of a read-mode (rwlock) section
   kBranches = 1 << 5,
   kForks = 1 << 6,
   kJoins = 1 << 7,
   kSignals = 1 << 8,
   kWaits = 1 << 9,
-  kNonBlocking = 1 << 10,  // the acquire is a trylock or timed lock: it never waits forever
+  kNonBlocking = 1 << 10,   // the acquire is a trylock or timed lock: it never waits forever
   kAfterCarried = 1 << 11,  // a thread's first event after a window's carried acquires: they run
                             // first (trace_windows.h); signals_before lists them
 };
 
 struct Node {
   uint32_t tid = 0;
-  uint32_t pos = 0;        // position in its thread
+  uint32_t pos = 0;  // position in its thread
   uint16_t flags = 0;
   uint32_t lock = kNone;   // dense lock id of the acquire/release
   uint32_t match = kNone;  // acquire <-> release of the same section; kNone: never released
@@ -85,8 +85,8 @@ class TraceModel {
 
   // The node of the event with trace position `index`, or kNone.
   uint32_t NodeOfIndex(uint64_t index) const {
-    auto it = std::lower_bound(events_.begin(), events_.end(), index,
-                               [](const Event& e, uint64_t i) { return e.index < i; });
+    auto it =
+        std::lower_bound(events_.begin(), events_.end(), index, [](const Event& e, uint64_t i) { return e.index < i; });
     return it == events_.end() || it->index != index ? kNone : static_cast<uint32_t>(it - events_.begin());
   }
 
@@ -131,7 +131,7 @@ class TraceModel {
     std::vector<uint32_t> acq_pos;  // ascending
     std::vector<uint32_t> rel_pos;  // position of the release; UINT32_MAX if never released
     std::vector<uint32_t> acq_node;
-    std::vector<uint32_t> tree;     // max of rel_pos over ranges, size 2 * leaves
+    std::vector<uint32_t> tree;  // max of rel_pos over ranges, size 2 * leaves
     size_t leaves = 0;
   };
   template <typename Fn>
@@ -154,9 +154,9 @@ class TraceModel {
     uint32_t tid;
     std::vector<uint32_t> positions;
   };
-  std::vector<std::vector<Writer>> writes_;  // [var]
-  std::vector<std::vector<std::vector<uint32_t>>> acquires_;     // [lock][thread]
-  std::vector<std::vector<std::vector<uint32_t>>> exclusive_;    // [lock][thread]
+  std::vector<std::vector<Writer>> writes_;                    // [var]
+  std::vector<std::vector<std::vector<uint32_t>>> acquires_;   // [lock][thread]
+  std::vector<std::vector<std::vector<uint32_t>>> exclusive_;  // [lock][thread]
   std::vector<uint64_t> lock_objects_;
   std::unordered_map<uint32_t, std::vector<uint32_t>> signals_before_;
   std::vector<OpenIndex> open_;

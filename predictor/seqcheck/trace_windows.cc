@@ -9,10 +9,22 @@ void TraceWindows::Track(const Event& e) {
   uint64_t acquired = 0, released = 0;
   bool acquires = false, releases = false;
   switch (e.kind) {
-    case EventKind::kAcquire: acquires = true; acquired = e.object; break;
-    case EventKind::kRelease: releases = true; released = e.object; break;
-    case EventKind::kCondWaitBegin: releases = true; released = e.aux; break;
-    case EventKind::kCondWaitEnd: acquires = true; acquired = e.aux; break;
+    case EventKind::kAcquire:
+      acquires = true;
+      acquired = e.object;
+      break;
+    case EventKind::kRelease:
+      releases = true;
+      released = e.object;
+      break;
+    case EventKind::kCondWaitBegin:
+      releases = true;
+      released = e.aux;
+      break;
+    case EventKind::kCondWaitEnd:
+      acquires = true;
+      acquired = e.aux;
+      break;
     default: return;
   }
   if (acquires) {

@@ -28,8 +28,9 @@ bool AcceptWitness(const Status& verdict, const std::string& finding, Witness* w
     return true;
   }
   ++stats->invalid_witnesses;
-  std::fprintf(stderr, "seer: BUG: SeqCheck found %s but its witness schedule fails validation: %s\n"
-                       "seer: the finding is not reported; please report this with the trace\n",
+  std::fprintf(stderr,
+               "seer: BUG: SeqCheck found %s but its witness schedule fails validation: %s\n"
+               "seer: the finding is not reported; please report this with the trace\n",
                finding.c_str(), verdict.ToString().c_str());
   return false;
 }

@@ -11,13 +11,10 @@
 namespace seer::seqcheck {
 namespace {
 
-bool Reads(EventKind k) {
-  return k == EventKind::kRead || k == EventKind::kAtomicLoad || k == EventKind::kAtomicRmw;
-}
+bool Reads(EventKind k) { return k == EventKind::kRead || k == EventKind::kAtomicLoad || k == EventKind::kAtomicRmw; }
 // A free writes every byte of its block (ThreadSanitizer's model).
 bool Writes(EventKind k) {
-  return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw ||
-         k == EventKind::kFree;
+  return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw || k == EventKind::kFree;
 }
 bool Accesses(EventKind k) { return Reads(k) || Writes(k); }
 
@@ -47,9 +44,9 @@ struct WitnessChecker::Replay {
   // Vectors and hash maps, not trees: schedules of long traces run millions of events.
   std::vector<uint32_t> ran;
   struct Lock {
-    int64_t exclusive = -1;                         // thread holding it exclusively
-    std::map<uint32_t, uint32_t> shared;            // thread -> read-mode holds
-    std::unordered_map<uint32_t, uint32_t> depth;   // thread -> nesting
+    int64_t exclusive = -1;                        // thread holding it exclusively
+    std::map<uint32_t, uint32_t> shared;           // thread -> read-mode holds
+    std::unordered_map<uint32_t, uint32_t> depth;  // thread -> nesting
   };
   std::unordered_map<uint64_t, Lock> locks;
   // Trace position -> schedule step, kNotRun when it did not run. A vector, not
@@ -161,8 +158,8 @@ bool WitnessChecker::Position(uint64_t index, size_t* at) const {
 Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled,
                            Replay* r) const {
   std::map<std::pair<uint64_t, uint32_t>, uint32_t> signals_run;  // (object, thread) -> signals run
-  std::vector<int64_t> last_write(variables_, -1);  // in the schedule, per variable slot
-  std::vector<std::pair<uint32_t, int64_t>> reads;   // (entry of slots_, write it saw)
+  std::vector<int64_t> last_write(variables_, -1);                // in the schedule, per variable slot
+  std::vector<std::pair<uint32_t, int64_t>> reads;                // (entry of slots_, write it saw)
   r->step.assign(trace_.size(), Replay::kNotRun);
   r->ran.assign(slot_of_thread_.size(), 0);
 
@@ -208,8 +205,8 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     r->step[at] = static_cast<uint32_t>(s);
     uint32_t& ran = r->ran[thread_slot_[at]];
     if (thread_pos_[at] != ran)
-      return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
-                              std::to_string(e.tid) + " (runs " + std::to_string(ran) + " events before it)");
+      return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " + std::to_string(e.tid) +
+                              " (runs " + std::to_string(ran) + " events before it)");
     ++ran;
     Status ready = prerequisites(at);
     if (!ready.ok()) return ready;
@@ -231,18 +228,22 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
       if (acquire) {
         if (d++ > 0) continue;  // a recursive re-acquisition: only the outermost counts
         const bool other_exclusive = l.exclusive >= 0 && l.exclusive != e.tid;
-        const bool other_shared = std::any_of(l.shared.begin(), l.shared.end(),
-                                              [&](auto& h) { return h.first != e.tid && h.second > 0; });
+        const bool other_shared =
+            std::any_of(l.shared.begin(), l.shared.end(), [&](auto& h) { return h.first != e.tid && h.second > 0; });
         if (other_exclusive || (!shared && other_shared))
           return Status::Internal("witness: " + Pos(e.index) + " acquires lock " + std::to_string(lock) +
                                   " while another thread holds it");
-        if (shared) ++l.shared[e.tid];
-        else l.exclusive = e.tid;
+        if (shared)
+          ++l.shared[e.tid];
+        else
+          l.exclusive = e.tid;
       } else {
         if (d == 0) continue;  // the trace released a lock it did not hold; nothing to check
         if (--d > 0) continue;
-        if (l.exclusive == static_cast<int64_t>(e.tid)) l.exclusive = -1;
-        else if (l.shared[e.tid] > 0) --l.shared[e.tid];
+        if (l.exclusive == static_cast<int64_t>(e.tid))
+          l.exclusive = -1;
+        else if (l.shared[e.tid] > 0)
+          --l.shared[e.tid];
       }
     }
   }
@@ -261,8 +262,8 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
   // A read keeps its recorded write when a branch after it runs (without branch
   // events: when any later event of its thread runs or must be reached).
   for (auto [k, saw] : reads) {
-    const size_t at = static_cast<size_t>(std::upper_bound(slot_begin_.begin(), slot_begin_.end(), k) -
-                                          slot_begin_.begin()) - 1;
+    const size_t at =
+        static_cast<size_t>(std::upper_bound(slot_begin_.begin(), slot_begin_.end(), k) - slot_begin_.begin()) - 1;
     const Event& e = trace_[at];
     const uint32_t ran = r->ran[thread_slot_[at]];
     bool followed = false;
@@ -292,7 +293,8 @@ bool WitnessChecker::ShareVariable(size_t a, size_t b, size_t c) const {
   return std::any_of(ab.begin(), ab.end(), [&](uint32_t s) { return std::binary_search(sc.begin(), sc.end(), s); });
 }
 
-Status WitnessChecker::CheckFeasible(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled) const {
+Status WitnessChecker::CheckFeasible(const std::vector<uint64_t>& schedule,
+                                     const std::vector<uint64_t>& enabled) const {
   Replay r;
   return Run(schedule, enabled, &r);
 }
@@ -319,8 +321,8 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
       return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) +
                               " is not blocked acquiring the next thread's lock");
     if (!MayBlockForever(b))
-      return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) + "'s request " +
-                              Pos(b.index) + " is a trylock or timed lock, which fails instead of blocking");
+      return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) + "'s request " + Pos(b.index) +
+                              " is a trylock or timed lock, which fails instead of blocking");
     size_t held = 0;
     if (!Position(next.held_acquire.index, &held) || !r.Ran(held))
       return Status::Internal("deadlock witness: " + Pos(next.held_acquire.index) + " has not run");
@@ -333,7 +335,8 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
       return Status::Internal("deadlock witness: lock " + std::to_string(wanted) + " is not held by thread " +
                               std::to_string(next.tid) + " in a mode that blocks thread " + std::to_string(me.tid));
     if (l.depth.count(me.tid) && l.depth.at(me.tid) > 0)
-      return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) + " already holds the lock it wants");
+      return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) +
+                              " already holds the lock it wants");
   }
   return Status::Ok();
 }
@@ -350,7 +353,8 @@ Status WitnessChecker::CheckAtomicity(const AtomicityViolation& v) const {
   if (!ShareVariable(a, b, c)) return Status::Internal("atomicity witness: not one variable");
   auto kind = [](const Event& x) { return Writes(x.kind) ? "write" : (Reads(x.kind) ? "read" : "other"); };
   const std::string pattern = std::string(kind(e1)) + "-" + kind(e) + "-" + kind(e2);
-  if (pattern != v.pattern) return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
+  if (pattern != v.pattern)
+    return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
   for (size_t x : {a, b, c})
     if (!r.Ran(x)) return Status::Internal("atomicity witness: " + Pos(trace_[x].index) + " does not run");
   if (!(r.step[a] < r.step[b] && r.step[b] < r.step[c]))

@@ -47,9 +47,9 @@ class WitnessChecker {
 
   const std::vector<Event>& trace_;
   size_t carried_ = 0;
-  bool dense_ = true;                             // trace_[i].index == i
-  std::unordered_map<uint64_t, size_t> where_;    // index -> position when not dense
-  std::vector<uint32_t> thread_pos_;              // position of each event in its thread
+  bool dense_ = true;                           // trace_[i].index == i
+  std::unordered_map<uint64_t, size_t> where_;  // index -> position when not dense
+  std::vector<uint32_t> thread_pos_;            // position of each event in its thread
   std::unordered_map<uint32_t, std::vector<size_t>> thread_events_;
   // Per event, its variables: slots_[slot_begin_[i] .. slot_begin_[i + 1]), each
   // a run of bytes accessed together until an allocation covers it, ascending;
@@ -59,7 +59,7 @@ class WitnessChecker {
   std::vector<int64_t> recorded_;
   // Whether the events at positions a, b and c access a common variable.
   bool ShareVariable(size_t a, size_t b, size_t c) const;
-  std::vector<uint32_t> thread_slot_;             // a dense number for the event's thread
+  std::vector<uint32_t> thread_slot_;  // a dense number for the event's thread
   std::unordered_map<uint32_t, uint32_t> slot_of_thread_;
   size_t variables_ = 0;
   bool has_branches_ = false;

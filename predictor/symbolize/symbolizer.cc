@@ -25,9 +25,9 @@ struct Symbolizer::Module {
   std::vector<Mapping> mappings;
   bool tried = false;
   bool warned = false;
-  std::string problem;   // why it cannot be used, once tried
-  std::string file;      // the file used
-  uint64_t bias = 0;     // run-time address - ELF address
+  std::string problem;         // why it cannot be used, once tried
+  std::string file;            // the file used
+  uint64_t bias = 0;           // run-time address - ELF address
   uint64_t low = 0, high = 0;  // run-time range of its PT_LOAD segments
   Dwfl_Module* dwfl_module = nullptr;
 };
@@ -170,8 +170,7 @@ const Dwfl_Callbacks kCallbacks = {
 
 }  // namespace
 
-Symbolizer::Symbolizer(const std::vector<ModuleInfo>& modules, const SymbolizerOptions& options)
-    : options_(options) {
+Symbolizer::Symbolizer(const std::vector<ModuleInfo>& modules, const SymbolizerOptions& options) : options_(options) {
   for (const ModuleInfo& info : modules) {
     Module* m = nullptr;
     for (auto& existing : modules_)
@@ -203,8 +202,8 @@ bool Symbolizer::Load(Module* m) {
   const std::string file_name = fs::path(m->path).filename().string();
   for (const std::string& dir : options_.binary_dirs) candidates.push_back((fs::path(dir) / file_name).string());
   if (m->build_id.size() > 2)
-    candidates.push_back(options_.debug_root + "/.build-id/" + m->build_id.substr(0, 2) + "/" +
-                         m->build_id.substr(2) + ".debug");
+    candidates.push_back(options_.debug_root + "/.build-id/" + m->build_id.substr(0, 2) + "/" + m->build_id.substr(2) +
+                         ".debug");
   bool recorded_differs = false;
   for (size_t i = 0; i < candidates.size() && m->file.empty(); ++i) {
     std::error_code ec;

@@ -34,7 +34,7 @@ struct DataSymbol {
   uint64_t address = 0;  // run-time address of the symbol's first byte
   uint64_t size = 0;
   std::string module;
-  uint64_t offset = 0;   // address of the symbol in the ELF file
+  uint64_t offset = 0;  // address of the symbol in the ELF file
 };
 
 struct SymbolizerOptions {

@@ -11,9 +11,7 @@ constexpr uint64_t kAll = UINT64_MAX;
 
 }  // namespace
 
-pid_t AccessJoiner::OsTidOf(uint32_t ring) const {
-  return static_cast<pid_t>(rt::RingDescs(shm_)[ring].os_tid);
-}
+pid_t AccessJoiner::OsTidOf(uint32_t ring) const { return static_cast<pid_t>(rt::RingDescs(shm_)[ring].os_tid); }
 
 int32_t AccessJoiner::RingOf(pid_t os_tid) {
   Thread& t = threads_[os_tid];

@@ -76,11 +76,11 @@ class AccessJoiner {
     uint64_t seq;  // position in the ring merger's order
   };
   struct Thread {
-    int64_t tid = -1;       // seer tid, once the thread's begin is emitted
+    int64_t tid = -1;  // seer tid, once the thread's begin is emitted
     bool ended = false;
-    uint64_t received = 0;  // highest stamp received: no record below it has a sync event still to come
+    uint64_t received = 0;         // highest stamp received: no record below it has a sync event still to come
     std::deque<uint64_t> pending;  // stamps of received, unemitted sync events
-    int32_t ring = -1;      // -1: not looked up yet (or no ring)
+    int32_t ring = -1;             // -1: not looked up yet (or no ring)
   };
 
   int32_t RingOf(pid_t os_tid);
@@ -107,7 +107,7 @@ class AccessJoiner {
   uint64_t watermark_ = 0;
   std::deque<SyncItem> sync_;
   std::vector<std::deque<RuntimeItem>> queued_;  // per ring: its records not emitted yet, in order
-  std::vector<bool> excluded_;  // EmitSync's scratch, kept to avoid an allocation per sync event
+  std::vector<bool> excluded_;                   // EmitSync's scratch, kept to avoid an allocation per sync event
   uint64_t next_seq_ = 0;
   std::unordered_map<pid_t, Thread> threads_;
   JoinStats stats_;

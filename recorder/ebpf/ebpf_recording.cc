@@ -7,28 +7,28 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
-#include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <atomic>
 #include <memory>
 #include <set>
 #include <sstream>
 #include <utility>
 
-#include "recorder/merge/ring_collector.h"
-#include "recorder/merge/ring_merger.h"
-#include "recorder/rings/shared_area.h"
 #include "recorder/ebpf/access_joiner.h"
-#include "recorder/rings/attach_point.h"
 #include "recorder/ebpf/call_site_filter.h"
 #include "recorder/ebpf/event_merger.h"
 #include "recorder/ebpf/sync_probes.h"
 #include "recorder/elf_file.h"
 #include "recorder/launch.h"
+#include "recorder/merge/ring_collector.h"
+#include "recorder/merge/ring_merger.h"
 #include "recorder/proc_maps.h"
+#include "recorder/rings/attach_point.h"
+#include "recorder/rings/shared_area.h"
 #include "recorder/trace_metadata.h"
 #include "seer/trace.h"
 
@@ -154,7 +154,7 @@ class Session final : public Recording {
   std::unique_ptr<AccessJoiner> joiner_;
   SyncProbes probes_;
   CallSiteFilter filter_;
-  std::string binary_;      // the file the uprobes are in
+  std::string binary_;  // the file the uprobes are in
   pid_t pid_ = 0;
   bool launched_ = false;
   bool have_records_ = false;
@@ -364,8 +364,10 @@ bool Session::TargetGone() {
     pid_t r = waitpid(pid_, &status, WNOHANG);
     if (r != pid_) return false;
     result_->target_exited = true;
-    if (WIFEXITED(status)) result_->exit_code = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status)) result_->term_signal = WTERMSIG(status);
+    if (WIFEXITED(status))
+      result_->exit_code = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      result_->term_signal = WTERMSIG(status);
     return true;
   }
   // Not our child: gone once it no longer exists, or is a zombie.
@@ -519,8 +521,8 @@ Status Session::FinishTrace() {
     writer_->SetMeta("record.runtime_reordered", std::to_string(joiner_->stats().reordered));
     writer_->SetMeta("record.runtime_orphaned", std::to_string(joiner_->stats().orphaned));
     result_->runtime_seen = area_->header()->owner_pid.load() != 0;
-    writer_->SetMeta("record.runtime_rings", std::to_string(std::min(area_->header()->next_ring.load(),
-                                                                      area_->header()->max_rings)));
+    writer_->SetMeta("record.runtime_rings",
+                     std::to_string(std::min(area_->header()->next_ring.load(), area_->header()->max_rings)));
     if (!result_->runtime_seen && attach_point_)
       result_->runtime_note = "no thread of process " + std::to_string(pid_) +
                               " ran instrumented code while seer was attached; no memory accesses recorded";

@@ -85,8 +85,10 @@ void EventMerger::Add(const sync_event& e) {
     window_.push(a);
   }
   Record r{e, next_seq_++, e.ts};
-  if (e.kind == SEER_EV_ACQUIRE) placing_.emplace(os, r);
-  else window_.push(r);
+  if (e.kind == SEER_EV_ACQUIRE)
+    placing_.emplace(os, r);
+  else
+    window_.push(r);
 }
 
 Status EventMerger::Advance(uint64_t watermark_ns) {
@@ -119,8 +121,10 @@ Status EventMerger::Dispatch(const Record& r) {
   // An acquire placed at its thread's next record may fall behind the window
   // on purpose (the thread held the lock a long time); only records that
   // arrived late count as late.
-  if (r.key < last_released_ts_) stats_.late += r.key == r.e.ts;
-  else last_released_ts_ = r.key;
+  if (r.key < last_released_ts_)
+    stats_.late += r.key == r.e.ts;
+  else
+    last_released_ts_ = r.key;
   if (r.e.kind == SEER_EV_CLONE) announced_.insert(static_cast<pid_t>(r.e.object));
   Thread& t = ThreadFor(static_cast<pid_t>(r.e.tid));
   if (!t.queue.empty() || !CanEmit(t, r.e)) {
@@ -176,11 +180,9 @@ bool EventMerger::CanEmit(const Thread& t, const sync_event& e) const {
   if (!t.begun && announced_.count(t.os_tid)) return false;  // its fork is not out yet
   uint32_t tid = t.begun ? t.tid : kNoThread - 1;
   switch (e.kind) {
-    case SEER_EV_ACQUIRE:
-      return CanAcquire(e.object, tid, e.mode == 1);
+    case SEER_EV_ACQUIRE: return CanAcquire(e.object, tid, e.mode == 1);
     case SEER_EV_COND_WAIT_END:
-    case SEER_EV_COND_TIMEOUT:
-      return CanAcquire(e.aux, tid, false);
+    case SEER_EV_COND_TIMEOUT: return CanAcquire(e.aux, tid, false);
     case SEER_EV_WAIT: {
       auto it = sem_tokens_.find(e.object);
       return it == sem_tokens_.end() || it->second > 0;
@@ -197,8 +199,7 @@ bool EventMerger::CanEmit(const Thread& t, const sync_event& e) const {
       auto c = threads_.find(h->second);
       return c == threads_.end() || c->second.ended;
     }
-    default:
-      return true;
+    default: return true;
   }
 }
 
@@ -215,7 +216,7 @@ Status EventMerger::Emit(Thread& t, const sync_event& e) {
     case SEER_EV_ACQUIRE: {
       Lock& l = locks_[e.object];
       if (e.mode == 1) {
-        if (l.holder == t.tid) return Status::Ok();  // rdlock under own wrlock fails (EDEADLK)
+        if (l.holder == t.tid) return Status::Ok();       // rdlock under own wrlock fails (EDEADLK)
         if (l.readers[t.tid]++ > 0) return Status::Ok();  // only the outermost hold counts
         return Put(t.tid, EventKind::kAcquire, e.object, e.aux, pc, static_cast<uint8_t>(LockMode::kShared));
       }
@@ -315,19 +316,14 @@ Status EventMerger::Emit(Thread& t, const sync_event& e) {
     case SEER_EV_SEM_INIT:
       sem_tokens_[e.object] = static_cast<int64_t>(static_cast<uint32_t>(e.aux));
       return Status::Ok();
-    case SEER_EV_BARRIER_INIT:
-      barriers_[e.object] = Barrier{static_cast<uint32_t>(e.aux), 0, 0};
-      return Status::Ok();
-    case SEER_EV_PROCESS_FORK:
-      ++stats_.process_forks;
-      return Status::Ok();
+    case SEER_EV_BARRIER_INIT: barriers_[e.object] = Barrier{static_cast<uint32_t>(e.aux), 0, 0}; return Status::Ok();
+    case SEER_EV_PROCESS_FORK: ++stats_.process_forks; return Status::Ok();
     case SEER_EV_EXEC:
       // The thread's program ends here (the recorder stops at an exec); it keeps its name.
       if (t.ended) return Status::Ok();
       t.ended = true;
       return Put(t.tid, EventKind::kThreadEnd, 0, 0, 0);
-    default:
-      return Status::Internal("unknown BPF record kind " + std::to_string(e.kind));
+    default: return Status::Internal("unknown BPF record kind " + std::to_string(e.kind));
   }
 }
 

@@ -100,8 +100,8 @@ class EventMerger {
   };
 
   struct Lock {
-    uint32_t holder = UINT32_MAX;  // seer tid holding it exclusively
-    uint32_t depth = 0;            // recursive holds of the exclusive holder
+    uint32_t holder = UINT32_MAX;          // seer tid holding it exclusively
+    uint32_t depth = 0;                    // recursive holds of the exclusive holder
     std::map<uint32_t, uint32_t> readers;  // seer tid -> shared holds
   };
 
@@ -127,13 +127,13 @@ class EventMerger {
   // Per thread, an acquire whose place waits for the thread's next record (see Add).
   std::unordered_map<pid_t, Record> placing_;
   std::unordered_map<pid_t, Thread> threads_;
-  std::vector<pid_t> by_tid_;            // seer tid -> os tid
-  std::set<pid_t> blocked_;              // threads with a non-empty queue
-  std::set<pid_t> announced_;            // cloned, begin not yet emitted
+  std::vector<pid_t> by_tid_;  // seer tid -> os tid
+  std::set<pid_t> blocked_;    // threads with a non-empty queue
+  std::set<pid_t> announced_;  // cloned, begin not yet emitted
   std::unordered_map<uint64_t, Lock> locks_;
-  std::unordered_map<uint64_t, int64_t> sem_tokens_;   // semaphores whose sem_init we saw
-  std::unordered_map<uint64_t, Barrier> barriers_;     // barriers whose init we saw
-  std::unordered_map<uint64_t, pid_t> handles_;        // pthread_t -> os tid
+  std::unordered_map<uint64_t, int64_t> sem_tokens_;  // semaphores whose sem_init we saw
+  std::unordered_map<uint64_t, Barrier> barriers_;    // barriers whose init we saw
+  std::unordered_map<uint64_t, pid_t> handles_;       // pthread_t -> os tid
   MergeStats stats_;
   uint64_t stamp_ = SEER_STAMP_NONE;  // of the record being emitted
   Origin origin_;

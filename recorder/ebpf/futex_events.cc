@@ -53,8 +53,8 @@ Status FutexEvents::Resume(const rt::ShmHeader* shm, uint64_t header_in_target) 
   for (uint32_t r = 0; r < n; ++r) {
     if (descs[r].state.load(std::memory_order_acquire) != rt::kRingRunning || descs[r].os_tid <= 0) continue;
     // The counter is the thread's writer state, at the start of RingDesc::producer.
-    st = probes_.RegisterCounter(descs[r].os_tid, descs_in_target + r * sizeof(rt::RingDesc) +
-                                                      offsetof(rt::RingDesc, producer));
+    st = probes_.RegisterCounter(descs[r].os_tid,
+                                 descs_in_target + r * sizeof(rt::RingDesc) + offsetof(rt::RingDesc, producer));
     if (!st.ok()) return st;
   }
   return Status::Ok();

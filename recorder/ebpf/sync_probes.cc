@@ -183,11 +183,11 @@ Status SyncProbes::Load(pid_t tgid, uint64_t ringbuf_bytes) {
   // where tracefs has them, mounted where it is not (a quarter of the raw
   // ones' cost to every system call on the machine), else the raw ones.
   raw_syscalls_ = !FindTracefs();
-  for (bpf_program* p : {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit,
-                         skel_->progs.on_mmap_exit})
+  for (bpf_program* p :
+       {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit, skel_->progs.on_mmap_exit})
     bpf_program__set_autoload(p, !raw_syscalls_);
-  for (bpf_program* p : {skel_->progs.futex_enter_raw, skel_->progs.futex_exit_raw,
-                         skel_->progs.futex_waitv_exit_raw, skel_->progs.on_mmap_exit_raw})
+  for (bpf_program* p : {skel_->progs.futex_enter_raw, skel_->progs.futex_exit_raw, skel_->progs.futex_waitv_exit_raw,
+                         skel_->progs.on_mmap_exit_raw})
     bpf_program__set_autoload(p, raw_syscalls_);
   if (seer_sync_bpf__load(skel_) != 0) {
     int err = errno;

@@ -49,8 +49,7 @@ class SyncProbes {
   // the target's executable when it carries seer's runtime; its counter
   // registration is probed too, so every record is stamped with its thread's
   // record count.
-  Status Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes,
-              const std::string& runtime_binary = "");
+  Status Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_bytes, const std::string& runtime_binary = "");
 
   // The futex tracepoints alone (and thread exit), no uprobe: the raw futex
   // syscalls of a target whose runtime records the rest (kPreload). Each

@@ -17,7 +17,7 @@ using RingWords = std::vector<uint64_t, SpoolAllocator<uint64_t>>;
 
 // One round's copy of every ring's newly published records.
 struct RingBatch {
-  bool final = false;  // the target is gone: nothing more will come
+  bool final = false;            // the target is gone: nothing more will come
   std::vector<RingWords> words;  // per ring, whole records
   uint64_t bytes() const;
 };

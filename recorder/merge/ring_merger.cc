@@ -9,8 +9,7 @@
 
 namespace seer {
 
-RingMerger::RingMerger(rt::ShmHeader* shm)
-    : shm_(shm), domains_(rt::kDomains + 1), blocked_(rt::kDomains + 1) {}
+RingMerger::RingMerger(rt::ShmHeader* shm) : shm_(shm), domains_(rt::kDomains + 1), blocked_(rt::kDomains + 1) {}
 
 void RingMerger::AddExternal(uint32_t ring, uint64_t word, uint64_t number, const Event& event) {
   // A returned ring's next thread gets its tid when it appears: a join of its
@@ -163,8 +162,8 @@ Status RingMerger::Examine(uint32_t ring) {
   }
   const uint64_t number = rt::OrderNumber(order);
   if (number < domains_[domain].next)
-    return Damaged(ring, pos, "number " + std::to_string(number) + " of domain " + std::to_string(domain) +
-                                  " delivered twice");
+    return Damaged(ring, pos,
+                   "number " + std::to_string(number) + " of domain " + std::to_string(domain) + " delivered twice");
   if (number == domains_[domain].next) {
     ready_.push_back(ring);
     p.wait = Wait::kReady;
@@ -229,8 +228,7 @@ inline size_t DecodePlain(const uint64_t* w, uint64_t* last_pc, Event* e) {
 
 }  // namespace
 
-Status RingMerger::MarkReference(uint32_t ring, uint32_t tid, size_t begin, size_t at, bool whole,
-                                 uint64_t start_pc) {
+Status RingMerger::MarkReference(uint32_t ring, uint32_t tid, size_t begin, size_t at, bool whole, uint64_t start_pc) {
   Pending& p = rings_[ring];
   const uint64_t* w = p.words.data();
   // Cut short (the thread killed before its ordered record): nothing can repeat it.
@@ -239,8 +237,9 @@ Status RingMerger::MarkReference(uint32_t ring, uint32_t tid, size_t begin, size
     return Status::Ok();
   }
   if (!whole || rt::ShortObject(w[at]) != at - begin)
-    return Damaged(ring, at, "reference mark of " + std::to_string(rt::ShortObject(w[at])) + " words after " +
-                                 (whole ? std::to_string(at - begin) + " words" : "part of a segment"));
+    return Damaged(ring, at,
+                   "reference mark of " + std::to_string(rt::ShortObject(w[at])) + " words after " +
+                       (whole ? std::to_string(at - begin) + " words" : "part of a segment"));
   if (p.marked == nullptr) p.marked = std::make_unique<LastSegment>();
   p.marked->words.assign(w + begin, w + at);
   p.marked->start_pc = start_pc;
@@ -456,8 +455,7 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
   ReadLongFields(w, &e);
   e.tid = TidOf(ring);
   if (e.kind == EventKind::kFork || e.kind == EventKind::kJoin) {
-    if (e.object >= shm_->max_rings)
-      return Damaged(ring, p.pos, "thread event names ring " + std::to_string(e.object));
+    if (e.object >= shm_->max_rings) return Damaged(ring, p.pos, "thread event names ring " + std::to_string(e.object));
     Pending& other = rings_[e.object];  // resolved above: p stays valid
     if (e.kind == EventKind::kFork) other.parent = e.tid;
     e.object = static_cast<uint64_t>(other.tid);
@@ -625,7 +623,8 @@ Status RingMerger::FlushRun() {
 Status RingMerger::AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emitted) {
   run_sink_ = &sink;
   if (run_ == nullptr) run_.reset(new Event[kRunEvents]);
-  Status s = Add(batch, [](const Event&) { return Status::Ok(); }, emitted);  // Deliver bypasses it
+  Status s = Add(
+      batch, [](const Event&) { return Status::Ok(); }, emitted);  // Deliver bypasses it
   if (s.ok()) s = FlushRun();
   run_size_ = 0;
   run_sink_ = nullptr;

@@ -102,9 +102,7 @@ class RingMerger {
 
   // Ring-absolute index of ring `ring`'s first word not delivered yet: every
   // record the ring's thread wrote below it has reached the sink.
-  uint64_t Delivered(uint32_t ring) const {
-    return ring < rings_.size() ? rings_[ring].base + rings_[ring].pos : 0;
-  }
+  uint64_t Delivered(uint32_t ring) const { return ring < rings_.size() ? rings_[ring].base + rings_[ring].pos : 0; }
 
   // Ring reuse (docs/runtime.md, "Ring reuse"): from now on, after each batch,
   // the ring of a thread whose kThreadEnd was delivered goes back to the
@@ -131,31 +129,32 @@ class RingMerger {
   // A ring's last whole segment (see RunSink), for repeats.
   struct LastSegment {
     std::vector<uint64_t> words;  // its records (not in the spool arena: kept long)
-    uint64_t start_pc = 0;      // the pc rule's last pc before it
+    uint64_t start_pc = 0;        // the pc rule's last pc before it
     uint32_t tid = 0;
     // Once it repeated: its events (a new object for each new segment: the
     // writer may still hold the last one), and the last pc after it.
-    std::shared_ptr<const RepeatedRun> run;  // const: handed to the sink with no converted copy (two atomic counts per repeat)
+    std::shared_ptr<const RepeatedRun>
+        run;  // const: handed to the sink with no converted copy (two atomic counts per repeat)
     uint64_t end_pc = 0;
   };
   struct Pending {
-    RingWords words;              // copied, not yet delivered
-    uint64_t base = 0;            // ring-absolute index of words[0]
-    size_t pos = 0;               // next word to deliver
-    size_t scan = 0;              // words before this (from pos) are plain records
-    int64_t tid = -1;             // dense seer thread id, -1 until the thread appears
-    int64_t parent = -1;          // the tid that forked it, -1 until its fork was delivered
+    RingWords words;      // copied, not yet delivered
+    uint64_t base = 0;    // ring-absolute index of words[0]
+    size_t pos = 0;       // next word to deliver
+    size_t scan = 0;      // words before this (from pos) are plain records
+    int64_t tid = -1;     // dense seer thread id, -1 until the thread appears
+    int64_t parent = -1;  // the tid that forked it, -1 until its fork was delivered
     // Given back to the runtime: `tid` still names the ended thread (for a join
     // delivered late), until the ring's next thread appears (TidOf).
     bool returned = false;
-    uint64_t last_pc = 0;         // the pc rule's last pc (ring_record.h)
-    Wait wait = Wait::kNone;      // kNone: no ordered record found yet at `scan`
-    bool at_external = false;     // the ordered record at `scan` is external.front()
-    bool segment_start = false;   // `pos` is just past an ordered record: a segment begins there
-    std::unique_ptr<LastSegment> last;  // repeats: the ring's last whole segment
+    uint64_t last_pc = 0;                 // the pc rule's last pc (ring_record.h)
+    Wait wait = Wait::kNone;              // kNone: no ordered record found yet at `scan`
+    bool at_external = false;             // the ordered record at `scan` is external.front()
+    bool segment_start = false;           // `pos` is just past an ordered record: a segment begins there
+    std::unique_ptr<LastSegment> last;    // repeats: the ring's last whole segment
     std::unique_ptr<LastSegment> marked;  // repeat marks: the reference segment the runtime named
-    uint32_t repeat_misses = 0;   // whole segments in a row that did not repeat
-    uint32_t repeat_skip = 0;     // whole segments to pass over before comparing again
+    uint32_t repeat_misses = 0;           // whole segments in a row that did not repeat
+    uint32_t repeat_skip = 0;             // whole segments to pass over before comparing again
     struct External {
       uint64_t word;
       uint64_t number;
@@ -233,17 +232,17 @@ class RingMerger {
     bool blocked = false;
   };
   std::vector<DomainState> domains_;
-  std::vector<std::vector<uint32_t>> blocked_;    // per domain: rings waiting for it
-  std::vector<uint32_t> unblocking_;              // Unblock's: a domain's list being examined again
-  std::vector<uint32_t> ready_;                   // rings whose ordered record is due
+  std::vector<std::vector<uint32_t>> blocked_;  // per domain: rings waiting for it
+  std::vector<uint32_t> unblocking_;            // Unblock's: a domain's list being examined again
+  std::vector<uint32_t> ready_;                 // rings whose ordered record is due
   size_t ready_pos_ = 0;
   uint32_t next_tid_ = 0;
   uint64_t delivered_ = 0;
   uint64_t order_gaps_ = 0;
   uint64_t external_late_ = 0;
   bool reuse_ = false;
-  std::vector<uint32_t> ended_;       // reuse_: rings whose kThreadEnd was delivered, not given back yet
-  std::vector<ThreadInfo> retired_;   // the threads of rings given back
+  std::vector<uint32_t> ended_;      // reuse_: rings whose kThreadEnd was delivered, not given back yet
+  std::vector<ThreadInfo> retired_;  // the threads of rings given back
   uint64_t rings_returned_ = 0;
   bool final_ = false;  // the final batch was added: external events past a ring's end go at its end
   Origin origin_;

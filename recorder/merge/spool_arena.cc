@@ -33,8 +33,8 @@ constexpr uint32_t kInArena = 0x5e5e0001, kFromMalloc = 0x5e5e0002, kReleased = 
 // Before every block, so that Free needs only the pointer. 64 bytes keep the
 // words after it aligned to a cache line.
 struct alignas(kAlign) SpoolArena::Header {
-  uint64_t size;  // bytes of the block, header included
-  uint32_t state; // kInArena, kFromMalloc or kReleased
+  uint64_t size;   // bytes of the block, header included
+  uint32_t state;  // kInArena, kFromMalloc or kReleased
 };
 
 SpoolArena& SpoolArena::Get() {
@@ -130,7 +130,8 @@ void SpoolArena::SetExtent(uint64_t bytes) {
 
 bool SpoolArena::InArena(const void* p) const {
   const char* c = static_cast<const char*>(p);
-  return base_ != nullptr && c >= base_ && c < base_ + kCapacity;  // the reservation: SetExtent may have shrunk capacity_
+  return base_ != nullptr && c >= base_ &&
+         c < base_ + kCapacity;  // the reservation: SetExtent may have shrunk capacity_
 }
 
 uint64_t SpoolArena::fallbacks() {

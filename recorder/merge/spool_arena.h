@@ -55,9 +55,9 @@ class SpoolArena {
   std::mutex mu_;
   char* base_ = nullptr;  // nullptr: no arena, every block comes from malloc
   uint64_t capacity_ = 0;
-  uint64_t head_ = 0;     // where the next block goes
-  uint64_t tail_ = 0;     // the oldest block not yet reclaimed (== head_: empty)
-  uint64_t wrap_ = 0;     // when head_ < tail_: end of the blocks before the wrap
+  uint64_t head_ = 0;      // where the next block goes
+  uint64_t tail_ = 0;      // the oldest block not yet reclaimed (== head_: empty)
+  uint64_t wrap_ = 0;      // when head_ < tail_: end of the blocks before the wrap
   uint64_t lap_peak_ = 0;  // the most in use (head_ - tail_) since the last wrap
   uint64_t fallbacks_ = 0;
 };
@@ -72,7 +72,9 @@ struct SpoolAllocator {
   T* allocate(size_t n) { return static_cast<T*>(SpoolArena::Get().Allocate(n * sizeof(T))); }
   void deallocate(T* p, size_t) { SpoolArena::Get().Free(p); }
   template <typename U>
-  bool operator==(const SpoolAllocator<U>&) const { return true; }
+  bool operator==(const SpoolAllocator<U>&) const {
+    return true;
+  }
 };
 
 }  // namespace seer

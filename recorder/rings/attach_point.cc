@@ -53,8 +53,9 @@ Status RuntimeAttachPoint::Claim(pid_t pid) {
   const std::string fds = "/proc/" + std::to_string(pid) + "/fd";
   const std::string wanted = std::string("/memfd:") + rt::kAttachName + " (deleted)";
   DIR* dir = opendir(fds.c_str());
-  if (dir == nullptr) return Status::NotFound("cannot list the open files of process " + std::to_string(pid) +
-                                              ": " + std::strerror(errno));
+  if (dir == nullptr)
+    return Status::NotFound("cannot list the open files of process " + std::to_string(pid) + ": " +
+                            std::strerror(errno));
   while (dirent* entry = readdir(dir)) {
     if (entry->d_name[0] == '.') continue;
     const std::string link = fds + "/" + entry->d_name;
@@ -65,7 +66,8 @@ Status RuntimeAttachPoint::Claim(pid_t pid) {
   }
   closedir(dir);
   if (page_ == nullptr)
-    return Status::NotFound("process " + std::to_string(pid) + " has no seer-rt-attach descriptor open (its "
+    return Status::NotFound("process " + std::to_string(pid) +
+                            " has no seer-rt-attach descriptor open (its "
                             "runtime predates attach mode, or the program closed the descriptor)");
   uint32_t state = rt::kAttachIdle;
   if (page_->state.compare_exchange_strong(state, rt::kAttachClaimed)) {
@@ -80,7 +82,8 @@ Status RuntimeAttachPoint::Claim(pid_t pid) {
   munmap(page_, rt::kAttachAreaOffset);
   page_ = nullptr;
   if (state == rt::kAttachDetached || !Alive(owner))
-    return Status::InvalidArgument(who + " was recorded by seer once already; its runtime records a process "
+    return Status::InvalidArgument(who +
+                                   " was recorded by seer once already; its runtime records a process "
                                    "once in its lifetime (restart it to record it again)");
   return Status::InvalidArgument(who + " is being recorded by another seer (pid " + std::to_string(owner) + ")");
 }

@@ -85,7 +85,8 @@ void SharedArea::SetPaused(bool paused) {
   if (base_ == nullptr) return;
   rt::ShmHeader* h = header();
   // Relaxed: the word orders nothing; each thread sees it at its next hook.
-  for (uint32_t i = 0; i < h->max_rings; ++i) __atomic_store_n(&rt::RingDescs(h)[i].paused, paused ? 1u : 0u, __ATOMIC_RELAXED);
+  for (uint32_t i = 0; i < h->max_rings; ++i)
+    __atomic_store_n(&rt::RingDescs(h)[i].paused, paused ? 1u : 0u, __ATOMIC_RELAXED);
 }
 
 void SharedArea::ExportToChild(bool sync_inproc, bool futex_stamps) const {

@@ -62,7 +62,7 @@ class SharedArea {
  private:
   int fd_ = -1;
   void* base_ = nullptr;
-  size_t bytes_ = 0;   // mapped, from the file's start
+  size_t bytes_ = 0;     // mapped, from the file's start
   uint64_t offset_ = 0;  // of the header in the mapping
 };
 

@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <signal.h>
-#include <sys/syscall.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "recorder/elf_file.h"
-#include "recorder/runtime_modes/remote_call.h"
 #include "recorder/proc_maps.h"
 #include "recorder/recorder.h"
+#include "recorder/runtime_modes/remote_call.h"
 
 namespace seer::recorder {
 namespace {

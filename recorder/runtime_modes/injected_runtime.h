@@ -12,8 +12,8 @@
 #include <chrono>
 #include <string>
 
-#include "recorder/rings/shared_area.h"
 #include "recorder/rings/attach_point.h"
+#include "recorder/rings/shared_area.h"
 #include "seer/status.h"
 
 namespace seer::recorder {

@@ -4,43 +4,43 @@
 
 #include <dirent.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <poll.h>
+#include <sched.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <cstdio>
 #include <chrono>
 #include <condition_variable>
-#include <deque>
-#include <functional>
-#include <mutex>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
+#include <functional>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <thread>
 #include <utility>
 
-#include "recorder/ebpf/futex_events.h"
-#include "recorder/merge/ring_collector.h"
-#include "recorder/merge/ring_merger.h"
-#include "recorder/rings/shared_area.h"
-#include "recorder/elf_file.h"
 #include "recorder/attach_filter.h"
-#include "recorder/runtime_modes/injected_runtime.h"
+#include "recorder/ebpf/futex_events.h"
+#include "recorder/elf_file.h"
 #include "recorder/launch.h"
 #include "recorder/merge/merge_priority.h"
-#include "recorder/runtime_modes/spool_queue.h"
+#include "recorder/merge/ring_collector.h"
+#include "recorder/merge/ring_merger.h"
 #include "recorder/proc_maps.h"
+#include "recorder/rings/shared_area.h"
+#include "recorder/runtime_modes/injected_runtime.h"
+#include "recorder/runtime_modes/spool_queue.h"
 #include "recorder/trace_metadata.h"
 #include "seer/ring_layout.h"
 #include "store/async_writer.h"
@@ -121,7 +121,6 @@ constexpr auto kMaxRest = std::chrono::microseconds(2000);
 // (CollectOnce); back at idle once the oldest has waited less than a quarter of it.
 constexpr auto kIdleDeferral = std::chrono::seconds(2);
 
-
 class InprocRecording final : public Recording {
  public:
   explicit InprocRecording(const RecordOptions& options) : options_(options), opts_(options.inproc) {}
@@ -177,8 +176,8 @@ class InprocRecording final : public Recording {
   std::thread merge_thread_;
   Status merge_status_;
   std::unique_ptr<AsyncTraceWriter> async_;
-  TraceWriter* out_ = nullptr;    // writer_, or async_ in front of it
-  RunAppender* runs_ = nullptr;   // the same object, taking runs
+  TraceWriter* out_ = nullptr;   // writer_, or async_ in front of it
+  RunAppender* runs_ = nullptr;  // the same object, taking runs
   std::atomic<uint64_t> merged_events_{0};
   uint64_t max_spool_ = 0;
   std::set<pid_t> callers_threads_;
@@ -204,12 +203,12 @@ class InprocRecording final : public Recording {
   std::atomic<bool> stop_requested_{false};
   InjectedRuntime injected_;
   AttachFilter attach_filter_;  // used by the merge thread only
-  std::string detach_note_;    // why the calls may not have been put back
+  std::string detach_note_;     // why the calls may not have been put back
   bool detached_ = false;
   int pidfd_ = -1;  // kInject: readable once the process has ended (zombie included)
   // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
   std::unique_ptr<FutexEvents> futex_;
-  std::string futex_note_;  // why the tracepoints stopped, when they failed during the recording
+  std::string futex_note_;         // why the tracepoints stopped, when they failed during the recording
   std::string raw_syscalls_note_;  // the futex tracepoints are the raw ones: why (RecordResult)
   uint64_t header_in_target_ = 0;  // where the target maps area_'s header (0: not looked up yet)
   // The duty cycle (SetPaused): the pauses asked so far, the last one the
@@ -253,7 +252,8 @@ Status InprocRecording::Begin() {
     // LD_PRELOAD is honoured by the dynamic loader only: a static program would
     // run unrecorded, and say nothing.
     if (preload_ && !IsDynamicExecutable(argv[0]))
-      return Status::InvalidArgument(argv[0] + " is not a dynamically linked program: the runtime cannot be "
+      return Status::InvalidArgument(argv[0] +
+                                     " is not a dynamically linked program: the runtime cannot be "
                                      "preloaded into it; record it with --sync=ebpf");
     library = opts_.runtime_library;
     if (library.empty()) {
@@ -262,16 +262,17 @@ Status InprocRecording::Begin() {
     }
   }
   if (opts_.futex_tracepoints && !CheckRecordPrivileges().ok())
-    return Status::Permission("--futex-tracepoints needs root or CAP_BPF and CAP_PERFMON (the runtime alone "
-                              "needs neither)");
+    return Status::Permission(
+        "--futex-tracepoints needs root or CAP_BPF and CAP_PERFMON (the runtime alone "
+        "needs neither)");
   Status s = attached_ ? Status::Ok() : area_.Create(AreaOptions());
   if (!s.ok()) return s;
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
 
   WriteRecordingStart(writer_.get());
-  writer_->SetMeta(meta::kCommandLine, attached_ ? "attach to process " + std::to_string(options_.pid)
-                                                 : JoinArgs(argv));
+  writer_->SetMeta(meta::kCommandLine,
+                   attached_ ? "attach to process " + std::to_string(options_.pid) : JoinArgs(argv));
   writer_->SetMeta(meta::kClock, kClockDescription);
   writer_->SetMeta(meta::kPcKind, "address");
   writer_->SetMeta("sync", "inproc");  // the runtime records synchronisation (kPreload too)
@@ -441,8 +442,7 @@ void InprocRecording::CollectOnce() {
   const uint64_t oldest = queue_.oldest_copied_ns();
   const uint64_t now_ns = SinceStartNs();
   const auto waited = std::chrono::nanoseconds(oldest != 0 && now_ns > oldest ? now_ns - oldest : 0);
-  const bool want_idle = !draining && !ring_wanted &&
-                         spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4) &&
+  const bool want_idle = !draining && !ring_wanted && spooled < (drain_idle_ ? max_spool_ / 4 * 3 : max_spool_ / 4) &&
                          waited < (drain_idle_ ? kIdleDeferral : kIdleDeferral / 4);
   if (opts_.merge_when_idle && target_alive_ && want_idle != drain_idle_) {
     drain_idle_ = want_idle;
@@ -474,8 +474,7 @@ void InprocRecording::CollectOnce() {
   const uint64_t bytes = item.batch.bytes();
   // A thread waiting for a ring (all are taken): the merger gives back those
   // of ended threads when it takes a batch, an empty one if need be.
-  if (copied || !item.modules.empty() || !item.futex.empty() || item.batch.final || item.drain_mark != 0 ||
-      ring_wanted)
+  if (copied || !item.modules.empty() || !item.futex.empty() || item.batch.final || item.drain_mark != 0 || ring_wanted)
     queue_.Push(std::move(item));
   // Rest briefly when a round found little. Longer in a pause that has
   // drained: the runtime writes only thread starts and ends then, and a
@@ -526,9 +525,8 @@ void InprocRecording::DetachInjected() {
 
 Status InprocRecording::Poll(bool* running) {
   if (attached_ && target_alive_ &&
-      (stop_requested_.load() ||
-       (options_.duration_s > 0 &&
-        std::chrono::duration<double>(Clock::now() - start_).count() >= options_.duration_s)))
+      (stop_requested_.load() || (options_.duration_s > 0 &&
+                                  std::chrono::duration<double>(Clock::now() - start_).count() >= options_.duration_s)))
     DetachInjected();
   // A few rounds per call, so that a caller polling in a loop costs nothing extra.
   const auto until = Clock::now() + std::chrono::milliseconds(5);
@@ -585,7 +583,8 @@ RecordCounters InprocRecording::counters() const {
 }
 
 Status InprocRecording::CloseTrace() {
-  if (drain_idle_) SetDrainPriority(false, idle_nice_, callers_threads_);  // the target is gone: close the trace at full speed
+  if (drain_idle_)
+    SetDrainPriority(false, idle_nice_, callers_threads_);  // the target is gone: close the trace at full speed
   queue_.Close();
   merge_thread_.join();
   if (!merge_status_.ok()) return merge_status_;
@@ -606,8 +605,7 @@ Status InprocRecording::CloseTrace() {
     out->AddLost("runtime-no-ring", EventKind::kThreadBegin, n);
   // Numbers taken by a thread that died before publishing its record.
   if (const uint64_t gaps = merger_->order_gaps(); gaps > 0) out->SetMeta("order_gaps", std::to_string(gaps));
-  if (const uint32_t sig = shm->fatal_signal.load(); sig != 0)
-    out->SetMeta("fatal_signal", std::to_string(sig));
+  if (const uint32_t sig = shm->fatal_signal.load(); sig != 0) out->SetMeta("fatal_signal", std::to_string(sig));
   if (futex_) {
     const auto lost_bpf = futex_->Lost();
     for (int k = 0; k < SEER_EV_KIND_SLOTS && k < kNumEventKinds; ++k)
@@ -659,7 +657,8 @@ Status InprocRecording::Finish(RecordResult* result) {
   if (attached_) {
     result->runtime_note = detach_note_;
     result->uprobes = 0;
-  } else if (WIFEXITED(status_)) result->exit_code = WEXITSTATUS(status_);
+  } else if (WIFEXITED(status_))
+    result->exit_code = WEXITSTATUS(status_);
   if (WIFSIGNALED(status_)) result->term_signal = WTERMSIG(status_);
   result->wall_seconds = std::chrono::duration<double>(exited_ - start_).count();
   result->drain_seconds = std::chrono::duration<double>(Clock::now() - exited_).count();

@@ -35,10 +35,26 @@ int SafetyOf(const user_regs_struct& r, uint64_t exe_start, uint64_t exe_end) {
   if (interrupted) {
     switch (nr) {
       case SYS_futex: return 2;
-      case SYS_epoll_wait: case SYS_epoll_pwait: case SYS_epoll_pwait2: case SYS_poll: case SYS_ppoll:
-      case SYS_select: case SYS_pselect6: case SYS_nanosleep: case SYS_clock_nanosleep: case SYS_read:
-      case SYS_readv: case SYS_accept: case SYS_accept4: case SYS_wait4: case SYS_waitid: case SYS_pause:
-      case SYS_rt_sigtimedwait: case SYS_rt_sigsuspend: case SYS_recvfrom: case SYS_recvmsg: return 3;
+      case SYS_epoll_wait:
+      case SYS_epoll_pwait:
+      case SYS_epoll_pwait2:
+      case SYS_poll:
+      case SYS_ppoll:
+      case SYS_select:
+      case SYS_pselect6:
+      case SYS_nanosleep:
+      case SYS_clock_nanosleep:
+      case SYS_read:
+      case SYS_readv:
+      case SYS_accept:
+      case SYS_accept4:
+      case SYS_wait4:
+      case SYS_waitid:
+      case SYS_pause:
+      case SYS_rt_sigtimedwait:
+      case SYS_rt_sigsuspend:
+      case SYS_recvfrom:
+      case SYS_recvmsg: return 3;
       default: return 0;
     }
   }
@@ -78,8 +94,8 @@ Status RemoteThread::Seize(pid_t pid, uint64_t exe_start, uint64_t exe_end, std:
                                   " (another tracer, /proc/sys/kernel/yama/ptrace_scope, or no CAP_SYS_PTRACE)");
       }
       int status = 0;
-      if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0 ||
-          !WaitStop(tid, &status, std::chrono::seconds(2)) || !WIFSTOPPED(status)) {
+      if (ptrace(PTRACE_INTERRUPT, tid, nullptr, nullptr) != 0 || !WaitStop(tid, &status, std::chrono::seconds(2)) ||
+          !WIFSTOPPED(status)) {
         ptrace(PTRACE_DETACH, tid, nullptr, nullptr);
         continue;
       }
@@ -96,7 +112,8 @@ Status RemoteThread::Seize(pid_t pid, uint64_t exe_start, uint64_t exe_end, std:
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(round < 6 ? 20 : 60));
   }
-  return Status::NotFound("no thread of " + who + " stopped at a point where it could load a library (blocked "
+  return Status::NotFound("no thread of " + who +
+                          " stopped at a point where it could load a library (blocked "
                           "in the kernel, or in the program's own code) within a second");
 }
 
@@ -127,8 +144,7 @@ std::string RemoteThread::ReadString(uint64_t addr, size_t limit) const {
   return s.substr(0, s.find('\0'));
 }
 
-Status RemoteThread::Call(uint64_t fn, const std::vector<uint64_t>& args, const std::string& data,
-                          uint64_t* result) {
+Status RemoteThread::Call(uint64_t fn, const std::vector<uint64_t>& args, const std::string& data, uint64_t* result) {
   if (args.size() > 6) return Status::InvalidArgument("a remote call takes at most six arguments");
   // Well below the red zone and whatever the interrupted code keeps under its stack pointer.
   uint64_t sp = saved_.rsp - 4096;

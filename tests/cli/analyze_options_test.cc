@@ -3,9 +3,10 @@
 // atomicity violations and confirmed races, on small STD traces.
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/support/cli_test_util.h"
 
@@ -34,8 +35,8 @@ class AnalyzeOptionsTest : public test::TempDirTest {
 
 // x: written before the fork and by the child (ordered by the fork: no race,
 // though a lockset analysis reports it); y: written by both threads unordered.
-const std::vector<std::string> kForkOrdered = {"T0|w(x)|1", "T0|fork(T1)|2", "T1|w(x)|3", "T1|w(y)|4",
-                                               "T0|w(y)|5", "T0|join(T1)|6"};
+const std::vector<std::string> kForkOrdered = {"T0|w(x)|1", "T0|fork(T1)|2", "T1|w(x)|3",
+                                               "T1|w(y)|4", "T0|w(y)|5",     "T0|join(T1)|6"};
 
 TEST_F(AnalyzeOptionsTest, ConfirmRacesMarksEveryPair) {
   const std::string t = Trace("fork", kForkOrdered);
@@ -164,9 +165,8 @@ TEST_F(AnalyzeOptionsTest, AtomicityWindowAndJsonShape) {
 }
 
 TEST_F(AnalyzeOptionsTest, AtomicBlocksEngine) {
-  const std::string t =
-      Trace("blocks", {"T0|fork(T1)|1", "T0|begin|2", "T0|r(x)|3", "T1|w(x)|4", "T0|w(x)|5", "T0|end|6",
-                       "T0|join(T1)|7"});
+  const std::string t = Trace(
+      "blocks", {"T0|fork(T1)|1", "T0|begin|2", "T0|r(x)|3", "T1|w(x)|4", "T0|w(x)|5", "T0|end|6", "T0|join(T1)|7"});
   const json by_default = Json(t);  // bound first: a range-for over Json(t)["..."] reads a destroyed temporary
   for (const json& a : by_default["atomicity"]) EXPECT_NE(a["engine"], "atomic-blocks");  // not in the default set
   json j = Json(t + " --analysis atomic-blocks");

@@ -1,11 +1,12 @@
 // The analysis driver and the reports, with a test-only engine (the real engines
 // live in the registry; this one is not registered).
+#include "predictor/analyze.h"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "interop/std_import.h"
-#include "predictor/analyze.h"
 #include "predictor/report/report.h"
 #include "tests/support/cli_test_util.h"
 
@@ -65,9 +66,8 @@ class LastWriterEngine final : public Engine {
   RaceResult result_;
 };
 
-const EngineSpec kTestSpec = {"last-writer", "test engine", true, [](const AnalysisOptions&) {
-                                return std::unique_ptr<Engine>(new LastWriterEngine);
-                              }};
+const EngineSpec kTestSpec = {"last-writer", "test engine", true,
+                              [](const AnalysisOptions&) { return std::unique_ptr<Engine>(new LastWriterEngine); }};
 
 class AnalyzeTest : public test::TempDirTest {
  protected:
@@ -150,7 +150,8 @@ TEST_F(AnalyzeTest, JsonReportHasTheDocumentedKeys) {
   const std::string trace = ImportText(kRacy);
   AnalysisRun run;
   ASSERT_TRUE(RunAnalyses(trace, {&kTestSpec}, {}, &run).ok());
-  run.findings.deadlocks.push_back({"test", Guarantee::kWitnessed, {{0, 0, {}, 1, {}}, {1, 1, {}, 0, {}}}, {{1, 2}, true}});
+  run.findings.deadlocks.push_back(
+      {"test", Guarantee::kWitnessed, {{0, 0, {}, 1, {}}, {1, 1, {}, 0, {}}}, {{1, 2}, true}});
   run.findings.atomicity.push_back({"test", "read-write-read", {}, {}, {}, {}});
   json j = json::parse(JsonReport(*run.reader, run.findings, {"last-writer"}));
   ASSERT_TRUE(j.is_object());

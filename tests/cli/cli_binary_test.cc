@@ -3,9 +3,10 @@
 #include <gtest/gtest.h>
 #include <lmdb.h>
 
-#include <nlohmann/json.hpp>
 #include <random>
 #include <set>
+
+#include <nlohmann/json.hpp>
 
 #include "predictor/engine.h"
 #include "store/chunk_codec.h"
@@ -216,8 +217,7 @@ TEST_F(CliTest, InfoOfLostEventsAndUnfinishedTrace) {
                        "are intact"),
             std::string::npos)
       << r.out;
-  EXPECT_NE(r.out.find("lost events:  7 (bpf-ringbuf: 5 acquire; runtime-ring: 2 write)"), std::string::npos)
-      << r.out;
+  EXPECT_NE(r.out.find("lost events:  7 (bpf-ringbuf: 5 acquire; runtime-ring: 2 write)"), std::string::npos) << r.out;
   r = Seer("export " + path);
   EXPECT_EQ(r.code, 0);
   EXPECT_EQ(r.out, "T0|w(V0 size=4)|0\n");  // the size is kept (docs/trace-format.md, Attributes)
@@ -392,8 +392,8 @@ TEST_F(CliTest, BadTraceInputs) {
     w->SetMeta(meta::kFormatVersion, "9");
     ASSERT_TRUE(w->Close().ok());
   }
-  cases.push_back({Path("v9.seer"),
-                   "v9.seer: trace format version 9; this seer reads versions 1 to " + std::to_string(kTraceFormatVersion)});
+  cases.push_back({Path("v9.seer"), "v9.seer: trace format version 9; this seer reads versions 1 to " +
+                                        std::to_string(kTraceFormatVersion)});
   // A flipped byte inside a compressed chunk: find chunk 1 by its header.
   {
     std::string bytes = big;

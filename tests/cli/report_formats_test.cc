@@ -7,9 +7,10 @@
 // syntax in tests/predictor/report/formats.)
 #include <gtest/gtest.h>
 
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/support/cli_test_util.h"
 

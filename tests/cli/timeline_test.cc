@@ -8,10 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <map>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "seer/trace.h"
 #include "tests/support/cli_test_util.h"
@@ -205,16 +206,16 @@ class TimelineTimesTest : public test::TempDirTest {
       e.pc = 100 + w->events_written();
       ASSERT_TRUE(w->Append(e).ok());
     };
-    add(1, EventKind::kWrite, 0x1000, 8);                // 0
-    add(0, EventKind::kAcquire, kLock);                  // 1
-    w->AddClockSample(1'000'000);                        // events 0, 1 by 1 ms
-    add(1, EventKind::kLockWait, kLock, 1'500'000);      // 2: T1 waited 1.5 ms
-    add(0, EventKind::kRelease, kLock);                  // 3
-    w->AddClockSample(4'000'000);                        // events 2, 3 by 4 ms
-    add(1, EventKind::kAcquire, kLock);                  // 4
-    add(1, EventKind::kRelease, kLock);                  // 5
-    add(0, EventKind::kWrite, 0x2000, 8);                // 6
-    w->AddClockSample(7'000'000);                        // events 4..6 by 7 ms
+    add(1, EventKind::kWrite, 0x1000, 8);            // 0
+    add(0, EventKind::kAcquire, kLock);              // 1
+    w->AddClockSample(1'000'000);                    // events 0, 1 by 1 ms
+    add(1, EventKind::kLockWait, kLock, 1'500'000);  // 2: T1 waited 1.5 ms
+    add(0, EventKind::kRelease, kLock);              // 3
+    w->AddClockSample(4'000'000);                    // events 2, 3 by 4 ms
+    add(1, EventKind::kAcquire, kLock);              // 4
+    add(1, EventKind::kRelease, kLock);              // 5
+    add(0, EventKind::kWrite, 0x2000, 8);            // 6
+    w->AddClockSample(7'000'000);                    // events 4..6 by 7 ms
     ASSERT_TRUE(w->Close().ok());
   }
   json Export(const std::string& args) {

@@ -4,10 +4,11 @@
 // the JSON the analysis process answers with; the analysis worker's stop
 // (cancels, counts what is left) and the parent side of the analysis process
 // (cancel, a dead child, a malformed answer) with stand-in programs.
-#include <sys/stat.h>
-#include <unistd.h>
+#include "daemon/service_state.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,12 +17,11 @@
 #include <sstream>
 #include <thread>
 
-#include "tests/support/temp_dir.h"
 #include "daemon/analysis_json.h"
 #include "daemon/analysis_process.h"
 #include "daemon/analysis_worker.h"
 #include "daemon/findings_registry.h"
-#include "daemon/service_state.h"
+#include "tests/support/temp_dir.h"
 
 namespace seer::daemon {
 namespace {
@@ -90,7 +90,8 @@ TEST_F(ServiceStateTest, FindingsAndWindowsDoneSurviveASaveAndALoad) {
   struct stat sb;
   ASSERT_EQ(stat(Path(kStateFileName).c_str(), &sb), 0);
   EXPECT_EQ(sb.st_mode & 0777, 0600u);
-  const std::string page = std::string(kReportsDirName) + "/" + FindingsRegistry::IdOf(Record("main.c:10").signature) + ".html";
+  const std::string page =
+      std::string(kReportsDirName) + "/" + FindingsRegistry::IdOf(Record("main.c:10").signature) + ".html";
   ASSERT_EQ(stat(Path(page).c_str(), &sb), 0);
   EXPECT_EQ(sb.st_mode & 0777, 0600u);
   EXPECT_EQ(Read(page), "<html>page of main.c:10</html>");

@@ -2,15 +2,13 @@
 // clock the test moves, retention, contention from synthetic lock_wait
 // events, the analysis of a window, findings merged across windows and the
 // Prometheus text.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
 
-#include "tests/support/temp_dir.h"
 #include "daemon/config.h"
 #include "daemon/findings_registry.h"
 #include "daemon/lock_contention.h"
@@ -20,8 +18,9 @@
 #include "daemon/window_analysis.h"
 #include "daemon/window_writer.h"
 #include "predictor/analyze.h"
-#include "tests/support/trace_io.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/trace_builder.h"
+#include "tests/support/trace_io.h"
 
 namespace seer::daemon {
 namespace {
@@ -168,14 +167,14 @@ TEST_F(ServiceTest, DurationsSizesDutyAndListen) {
 
 TEST_F(ServiceTest, ContentionCountsWaitsOfTheAcquireTheyPrecede) {
   ContentionCounter c;
-  c.Add(MakeEvent(1, EventKind::kAcquire, 0x10, 0x100));            // free lock
+  c.Add(MakeEvent(1, EventKind::kAcquire, 0x10, 0x100));  // free lock
   c.Add(MakeEvent(1, EventKind::kRelease, 0x10, 0x104));
-  c.Add(MakeEvent(2, EventKind::kLockWait, 0x10, 0x200, 5000));     // 5 us
+  c.Add(MakeEvent(2, EventKind::kLockWait, 0x10, 0x200, 5000));  // 5 us
   c.Add(MakeEvent(2, EventKind::kAcquire, 0x10, 0x200));
   c.Add(MakeEvent(2, EventKind::kLockWait, 0x10, 0x200, 3000000));  // 3 ms
   c.Add(MakeEvent(2, EventKind::kAcquire, 0x10, 0x200));
-  c.Add(MakeEvent(3, EventKind::kLockWait, 0x20, 0x300, 100));      // a wait for another lock
-  c.Add(MakeEvent(3, EventKind::kAcquire, 0x10, 0x300));            // is not this acquire's
+  c.Add(MakeEvent(3, EventKind::kLockWait, 0x20, 0x300, 100));  // a wait for another lock
+  c.Add(MakeEvent(3, EventKind::kAcquire, 0x10, 0x300));        // is not this acquire's
   const auto& sites = c.sites();
   ASSERT_EQ(sites.size(), 3u);
   const ContentionStats& free_site = sites.at({0x10, 0x100});
@@ -192,15 +191,15 @@ TEST_F(ServiceTest, ContentionCountsWaitsOfTheAcquireTheyPrecede) {
 
 TEST_F(ServiceTest, HoldTimesGoToTheSiteThatTookTheLock) {
   ContentionCounter c;
-  c.Add(MakeEvent(1, EventKind::kRelease, 0x10, 0x104, 9000));     // taken before the window: no site
+  c.Add(MakeEvent(1, EventKind::kRelease, 0x10, 0x104, 9000));  // taken before the window: no site
   c.Add(MakeEvent(1, EventKind::kAcquire, 0x10, 0x100));
-  c.Add(MakeEvent(1, EventKind::kRelease, 0x10, 0x104, 300000));   // held 300 us
+  c.Add(MakeEvent(1, EventKind::kRelease, 0x10, 0x104, 300000));  // held 300 us
   c.Add(MakeEvent(1, EventKind::kAcquire, 0x10, 0x100));
-  c.Add(MakeEvent(1, EventKind::kRelease, 0x10, 0x104));           // not measured (aux 0)
+  c.Add(MakeEvent(1, EventKind::kRelease, 0x10, 0x104));  // not measured (aux 0)
   c.Add(MakeEvent(2, EventKind::kAcquire, 0x10, 0x200));
   Event wait_end = MakeEvent(2, EventKind::kCondWaitEnd, 0x90, 0x210, 0x10);  // the cond wait re-takes 0x10
   c.Add(wait_end);
-  c.Add(MakeEvent(2, EventKind::kRelease, 0x10, 0x204, 2000));     // held 2 us since the wait returned
+  c.Add(MakeEvent(2, EventKind::kRelease, 0x10, 0x204, 2000));  // held 2 us since the wait returned
   const auto& sites = c.sites();
   const ContentionStats& first = sites.at({0x10, 0x100});
   EXPECT_EQ(first.acquisitions, 2u);
@@ -221,9 +220,11 @@ TEST_F(ServiceTest, HoldTimesGoToTheSiteThatTookTheLock) {
   const std::string text = metrics.Render(LiveStatus(), {});
   EXPECT_NE(text.find("# TYPE seer_lock_hold_seconds histogram\n"), std::string::npos) << text;
   EXPECT_NE(text.find("seer_lock_hold_seconds_bucket{lock=\"hot\",site=\"f a.c:256\",le=\"0.0001\"} 0\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("seer_lock_hold_seconds_bucket{lock=\"hot\",site=\"f a.c:256\",le=\"0.001\"} 1\n"),
-            std::string::npos) << text;
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("seer_lock_hold_seconds_count{lock=\"hot\",site=\"f a.c:256\"} 1\n"), std::string::npos);
   EXPECT_EQ(text.find("seer_lock_hold_seconds_count{lock=\"hot\",site=\"f a.c:512\"}"), std::string::npos);
 }
@@ -253,8 +254,10 @@ TEST_F(ServiceTest, AWindowKeepsItsHottestPairsAndFoldsTheRestPerSite) {
       continue;
     }
     kept_total.Merge(stats);
-    if (key.first == 7 && key.second == 0x100) contended_kept = stats.contended == 1;
-    else lowest_kept_hold = std::min<uint64_t>(lowest_kept_hold, key.first);
+    if (key.first == 7 && key.second == 0x100)
+      contended_kept = stats.contended == 1;
+    else
+      lowest_kept_hold = std::min<uint64_t>(lowest_kept_hold, key.first);
   }
   EXPECT_TRUE(contended_kept);
   // After the contended one, the 63 pairs held longest: locks 500..470 at both
@@ -310,8 +313,9 @@ TEST_F(ServiceTest, WindowsAreCutByTimeAndEachIsATraceOfItsOwn) {
   std::vector<WindowFile> closed;
   WindowSchedule schedule;
   schedule.window_s = 1;
-  WindowedTraceWriter w(dir_.string(), "t0", schedule, TraceWriterOptions(),
-                        [&](const WindowFile& f) { closed.push_back(f); }, clock.fn());
+  WindowedTraceWriter w(
+      dir_.string(), "t0", schedule, TraceWriterOptions(), [&](const WindowFile& f) { closed.push_back(f); },
+      clock.fn());
   w.AddThread({0, 100, -1, "main"});
   w.AddModule({"/bin/prog", "", 0x400000, 0x1000, 0});
   w.SetName(Namespace::kLock, 0x10, "hot");
@@ -364,8 +368,9 @@ WindowSchedule OneSecondOfFour() {
 TEST_F(ServiceTest, DutyCycleLeavesTheOffPeriodsOut) {
   Clock clock;
   std::vector<WindowFile> closed;
-  WindowedTraceWriter w(dir_.string(), "t0", OneSecondOfFour(), TraceWriterOptions(),
-                        [&](const WindowFile& f) { closed.push_back(f); }, clock.fn());
+  WindowedTraceWriter w(
+      dir_.string(), "t0", OneSecondOfFour(), TraceWriterOptions(), [&](const WindowFile& f) { closed.push_back(f); },
+      clock.fn());
   ASSERT_TRUE(w.Append(MakeEvent(0, EventKind::kThreadBegin, 0, 0)).ok());
   clock.t += 1.5;  // off
   w.Tick();
@@ -384,8 +389,9 @@ TEST_F(ServiceTest, DutyCycleLeavesTheOffPeriodsOut) {
 TEST_F(ServiceTest, APausedTargetsWindowDrainsBeforeItCloses) {
   Clock clock;
   std::vector<WindowFile> closed;
-  WindowedTraceWriter w(dir_.string(), "t0", OneSecondOfFour(), TraceWriterOptions(),
-                        [&](const WindowFile& f) { closed.push_back(f); }, clock.fn());
+  WindowedTraceWriter w(
+      dir_.string(), "t0", OneSecondOfFour(), TraceWriterOptions(), [&](const WindowFile& f) { closed.push_back(f); },
+      clock.fn());
   w.set_pausable(true);
   EXPECT_TRUE(w.WantsEvents());
   ASSERT_TRUE(w.Append(MakeEvent(0, EventKind::kAcquire, 0x10, 0x100)).ok());
@@ -424,8 +430,9 @@ TEST_F(ServiceTest, ShortOfDiskSpaceRecordingPauses) {
   std::vector<WindowFile> closed;
   WindowSchedule schedule;
   schedule.min_free_bytes = ~0ull;  // more than any disk has free
-  WindowedTraceWriter w(dir_.string(), "t0", schedule, TraceWriterOptions(),
-                        [&](const WindowFile& f) { closed.push_back(f); }, clock.fn());
+  WindowedTraceWriter w(
+      dir_.string(), "t0", schedule, TraceWriterOptions(), [&](const WindowFile& f) { closed.push_back(f); },
+      clock.fn());
   EXPECT_TRUE(w.stats().paused_disk);
   EXPECT_FALSE(w.stats().recording);
   ASSERT_TRUE(w.Append(MakeEvent(0, EventKind::kThreadBegin, 0, 0)).ok());
@@ -440,7 +447,8 @@ TEST_F(ServiceTest, RetentionRemovesTheOldestFirst) {
   struct stat st;
   ASSERT_EQ(stat(Path("w").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
-  for (int i = 1; i <= 5; ++i) std::ofstream(Path("w/window-000000000000" + std::to_string(i) + "-t0.seer")) << std::string(8192, 'x');
+  for (int i = 1; i <= 5; ++i)
+    std::ofstream(Path("w/window-000000000000" + std::to_string(i) + "-t0.seer")) << std::string(8192, 'x');
   std::ofstream(Path("w/notes.txt")) << "not a window";
   RetentionPolicy policy;
   policy.max_windows = 3;
@@ -476,17 +484,17 @@ std::string WriteInversionWindow(const std::string& path, uint64_t pc_base) {
   // Both threads run at once (nothing orders their critical sections): a
   // schedule exists in which each holds its first lock and wants the other's.
   const std::vector<Event> events = {
-      MakeEvent(0, EventKind::kThreadBegin, 0, 0),          MakeEvent(0, EventKind::kFork, 1, pc_base + 1),
-      MakeEvent(0, EventKind::kFork, 2, pc_base + 7),       MakeEvent(1, EventKind::kThreadBegin, 0, 0),
-      MakeEvent(1, EventKind::kAcquire, 1, pc_base + 2),    MakeEvent(1, EventKind::kAcquire, 2, pc_base + 3),
-      MakeEvent(1, EventKind::kRelease, 2, pc_base + 4),    MakeEvent(1, EventKind::kRelease, 1, pc_base + 5),
-      MakeEvent(1, EventKind::kThreadEnd, 0, 0),            MakeEvent(2, EventKind::kThreadBegin, 0, 0),
-      MakeEvent(2, EventKind::kAcquire, 2, pc_base + 8),    MakeEvent(2, EventKind::kAcquire, 1, pc_base + 9),
-      MakeEvent(2, EventKind::kRelease, 1, pc_base + 10),   MakeEvent(2, EventKind::kRelease, 2, pc_base + 11),
-      MakeEvent(0, EventKind::kAcquire, 3, pc_base + 12),   MakeEvent(2, EventKind::kLockWait, 3, pc_base + 13, 2000000),
-      MakeEvent(0, EventKind::kRelease, 3, pc_base + 14),   MakeEvent(2, EventKind::kAcquire, 3, pc_base + 13),
-      MakeEvent(2, EventKind::kRelease, 3, pc_base + 15),   MakeEvent(2, EventKind::kThreadEnd, 0, 0),
-      MakeEvent(0, EventKind::kJoin, 1, pc_base + 6),       MakeEvent(0, EventKind::kJoin, 2, pc_base + 16),
+      MakeEvent(0, EventKind::kThreadBegin, 0, 0),        MakeEvent(0, EventKind::kFork, 1, pc_base + 1),
+      MakeEvent(0, EventKind::kFork, 2, pc_base + 7),     MakeEvent(1, EventKind::kThreadBegin, 0, 0),
+      MakeEvent(1, EventKind::kAcquire, 1, pc_base + 2),  MakeEvent(1, EventKind::kAcquire, 2, pc_base + 3),
+      MakeEvent(1, EventKind::kRelease, 2, pc_base + 4),  MakeEvent(1, EventKind::kRelease, 1, pc_base + 5),
+      MakeEvent(1, EventKind::kThreadEnd, 0, 0),          MakeEvent(2, EventKind::kThreadBegin, 0, 0),
+      MakeEvent(2, EventKind::kAcquire, 2, pc_base + 8),  MakeEvent(2, EventKind::kAcquire, 1, pc_base + 9),
+      MakeEvent(2, EventKind::kRelease, 1, pc_base + 10), MakeEvent(2, EventKind::kRelease, 2, pc_base + 11),
+      MakeEvent(0, EventKind::kAcquire, 3, pc_base + 12), MakeEvent(2, EventKind::kLockWait, 3, pc_base + 13, 2000000),
+      MakeEvent(0, EventKind::kRelease, 3, pc_base + 14), MakeEvent(2, EventKind::kAcquire, 3, pc_base + 13),
+      MakeEvent(2, EventKind::kRelease, 3, pc_base + 15), MakeEvent(2, EventKind::kThreadEnd, 0, 0),
+      MakeEvent(0, EventKind::kJoin, 1, pc_base + 6),     MakeEvent(0, EventKind::kJoin, 2, pc_base + 16),
   };
   for (const Event& e : events) EXPECT_TRUE(w->Append(e).ok());
   EXPECT_TRUE(w->Close().ok());
@@ -515,12 +523,11 @@ TEST_F(ServiceTest, AWindowsFindingsAndContention) {
   EXPECT_TRUE(a.findings[0].html.empty());  // not asked for
   // Asked for by signature (the service asks for findings that have none yet).
   std::vector<std::string> asked;
-  ASSERT_TRUE(AnalyzeWindow(WriteInversionWindow(Path("w2.seer"), 0x1000), engines, &again,
-                            [&](const std::string& signature) {
-                              asked.push_back(signature);
-                              return true;
-                            })
-                  .ok());
+  ASSERT_TRUE(
+      AnalyzeWindow(WriteInversionWindow(Path("w2.seer"), 0x1000), engines, &again, [&](const std::string& signature) {
+        asked.push_back(signature);
+        return true;
+      }).ok());
   ASSERT_EQ(asked.size(), 1u);
   EXPECT_EQ(asked[0], a.findings[0].signature);
   ASSERT_EQ(again.findings.size(), 1u);

@@ -4,10 +4,9 @@
 // them given to the real `seer info` and `seer analyze`. Each must end in either
 // the original's data (the damage hit bytes no reader uses) or one Corruption
 // naming the file: never a crash, a hang or a different answer.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cctype>
 #include <chrono>
@@ -20,10 +19,10 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/temp_dir.h"
 #include "seer/trace.h"
 #include "tests/damaged/mutate.h"
 #include "tests/damaged/read_trace.h"
+#include "tests/support/temp_dir.h"
 
 namespace seer::test {
 namespace {
@@ -46,9 +45,7 @@ struct RunResult {
 
 // `seer analyze`'s report without its last section, the engines' work counts
 // with their timings.
-std::string WithoutTimings(const std::string& report) {
-  return report.substr(0, report.find("\nanalysis work:"));
-}
+std::string WithoutTimings(const std::string& report) { return report.substr(0, report.find("\nanalysis work:")); }
 
 // Runs a shell command line with a time limit: a hang ends as exit 124.
 RunResult Shell(const std::string& cmd, const std::string& dir) {
@@ -65,9 +62,9 @@ class DamagedTraceTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     // Memory-backed when there is one: the test writes 10,000 files.
-    std::string pattern = ((fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path()) /
-                           "seer-damaged-XXXXXX")
-                              .string();
+    std::string pattern =
+        ((fs::is_directory("/dev/shm") ? fs::path("/dev/shm") : fs::temp_directory_path()) / "seer-damaged-XXXXXX")
+            .string();
     if (mkdtemp(pattern.data()) == nullptr) pattern = test::MakeTempDir("seer-damaged");
     dir_ = new std::string(pattern);
     seeds_ = new std::vector<std::string>();
@@ -77,19 +74,25 @@ class DamagedTraceTest : public ::testing::Test {
     for (const char* program : {"race_global_rw", "norace_condvar"}) {
       const std::string path = *dir_ + "/" + program + ".seer";
       RunResult r = Shell(std::string(SEER_BINARY) + " record -q --sync=inproc -o " + path + " -- " +
-                        SEER_RACE_PROGRAMS + "/" + program,
-                    *dir_);
-      if (r.code == 0) seeds_->push_back(path);
-      else ADD_FAILURE() << "seer record " << program << " exited " << r.code << ": " << r.err;
+                              SEER_RACE_PROGRAMS + "/" + program,
+                          *dir_);
+      if (r.code == 0)
+        seeds_->push_back(path);
+      else
+        ADD_FAILURE() << "seer record " << program << " exited " << r.code << ": " << r.err;
     }
     const std::string imported = *dir_ + "/names.seer";
     RunResult r = Shell(std::string(SEER_BINARY) + " import " + SEER_TEST_DATA + "/names.std -o " + imported, *dir_);
-    if (r.code == 0) seeds_->push_back(imported);
-    else ADD_FAILURE() << "seer import exited " << r.code << ": " << r.err;
+    if (r.code == 0)
+      seeds_->push_back(imported);
+    else
+      ADD_FAILURE() << "seer import exited " << r.code << ": " << r.err;
     const std::string written = *dir_ + "/chunks.seer";
     Status s = WriteManyChunks(written);
-    if (s.ok()) seeds_->push_back(written);
-    else ADD_FAILURE() << s.ToString();
+    if (s.ok())
+      seeds_->push_back(written);
+    else
+      ADD_FAILURE() << s.ToString();
   }
   static void TearDownTestSuite() {
     fs::remove_all(*dir_);
@@ -151,8 +154,8 @@ TEST_F(DamagedTraceTest, TenThousandMutationsInProcess) {
       ++refused;
       ++outcomes[kind + " refused"];
       EXPECT_EQ(s.code(), Status::Code::kCorruption) << what << ": " << s.ToString();
-      EXPECT_EQ(s.message().rfind(path + ": ", 0), 0u) << what << ": the message does not start with the file: "
-                                                        << s.ToString();
+      EXPECT_EQ(s.message().rfind(path + ": ", 0), 0u)
+          << what << ": the message does not start with the file: " << s.ToString();
       EXPECT_EQ(s.message().find('\n'), std::string::npos) << what << ": " << s.ToString();
       std::string reason;
       for (char ch : s.message().substr(path.size() + 2))
@@ -199,8 +202,8 @@ TEST_F(DamagedTraceTest, MutationsThroughTheBinary) {
     WriteFile(path, bytes);
     const bool use_info = i % 2 == 0;
     RunResult r = Shell((use_info ? info : analyze) + path, *dir_);
-    const std::string what = std::string(use_info ? "info" : "analyze") + " on mutation " + std::to_string(i) +
-                             " (" + kind + ") of " + seed;
+    const std::string what =
+        std::string(use_info ? "info" : "analyze") + " on mutation " + std::to_string(i) + " (" + kind + ") of " + seed;
     if (r.code == 0) {
       EXPECT_EQ(use_info ? r.out : WithoutTimings(r.out), use_info ? info_out[seed] : analyze_out[seed])
           << what << ": exit 0 but a different answer";

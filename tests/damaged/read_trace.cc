@@ -117,7 +117,7 @@ Status WriteManyChunks(const std::string& path) {
     // thousands (the test runs `seer analyze` on copies of this trace).
     const uint64_t variable = rng() % 64 == 0 ? rng() % 8 : 8 + e.tid * 1024 + rng() % 1024;
     e.object = e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease ? 0x1000 + rng() % 3
-                                                                                : 0x7f0000000000ull + variable * 8;
+                                                                              : 0x7f0000000000ull + variable * 8;
     e.aux = IsAccess(e.kind) ? 8 : 0;
     e.pc = 0x401000 + (rng() % 300) * 4;
     s = w->Append(e);

@@ -49,10 +49,13 @@ bool Recorded(const std::string& path) {
   for (uint64_t i = 0; i < 3000; ++i) {
     seer::Event e;
     e.tid = static_cast<uint32_t>(i % 2);
-    e.kind = i % 7 == 0 ? seer::EventKind::kAcquire : i % 7 == 1 ? seer::EventKind::kRelease
-             : i % 3 ? seer::EventKind::kRead : seer::EventKind::kWrite;
+    e.kind = i % 7 == 0   ? seer::EventKind::kAcquire
+             : i % 7 == 1 ? seer::EventKind::kRelease
+             : i % 3      ? seer::EventKind::kRead
+                          : seer::EventKind::kWrite;
     e.object = e.kind == seer::EventKind::kAcquire || e.kind == seer::EventKind::kRelease
-                   ? 0x601040 : 0x7ffd00001000 + e.tid * 4096 + (i * 40503) % 512 * 8;
+                   ? 0x601040
+                   : 0x7ffd00001000 + e.tid * 4096 + (i * 40503) % 512 * 8;
     e.aux = 8;
     e.pc = 0x401000 + (i * 2654435761u) % 2048;
     if (!w->Append(e).ok()) return false;

@@ -78,8 +78,7 @@ std::map<EventKind, uint64_t> CheckWellFormed(const GenOptions& o, const std::ve
         EXPECT_EQ(e.tid, 0u);
         joined[e.object] = true;
         break;
-      default:
-        ADD_FAILURE() << "unexpected kind " << EventKindName(e.kind);
+      default: ADD_FAILURE() << "unexpected kind " << EventKindName(e.kind);
     }
   }
   for (uint32_t l = 0; l < o.locks; ++l) EXPECT_EQ(holder[l], -1) << "lock " << l << " held at the end";

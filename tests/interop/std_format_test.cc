@@ -13,8 +13,8 @@
 namespace seer {
 namespace {
 
-using test::ReadTrace;
 using test::ReadFile;
+using test::ReadTrace;
 using test::WriteFile;
 
 class StdFormatTest : public test::TempDirTest {
@@ -51,8 +51,7 @@ class StdFormatTest : public test::TempDirTest {
     Status s = Import(text);
     EXPECT_EQ(s.code(), Status::Code::kInvalidArgument) << s.ToString();
     const std::string where = Path("in.std") + ":" + std::to_string(line) + ": ";
-    EXPECT_EQ(s.message().rfind(where, 0), 0u) << "expected the message to start with " << where << ": "
-                                               << s.message();
+    EXPECT_EQ(s.message().rfind(where, 0), 0u) << "expected the message to start with " << where << ": " << s.message();
     return s.message();
   }
 };
@@ -227,9 +226,9 @@ TEST_F(StdFormatTest, FencesRoundTrip) {
 }
 
 TEST_F(StdFormatTest, LockSemanticsViolationsNameTheLine) {
-  EXPECT_NE(ImportError("T0|acq(l)|1\nT0|w(x)|2\nT1|acq(l)|3\n", 3)
-                .find("thread `T1` acquires lock `l` held by thread `T0`"),
-            std::string::npos);
+  EXPECT_NE(
+      ImportError("T0|acq(l)|1\nT0|w(x)|2\nT1|acq(l)|3\n", 3).find("thread `T1` acquires lock `l` held by thread `T0`"),
+      std::string::npos);
   EXPECT_NE(ImportError("T0|rel(l)|1\n", 1).find("thread `T0` releases lock `l`, which it does not hold"),
             std::string::npos);
   EXPECT_NE(ImportError("T0|acq(l)|1\nT1|rel(l)|2\n", 2).find("releases lock `l`"), std::string::npos);
@@ -447,8 +446,9 @@ TEST_F(StdFormatTest, ExportWritesTrylocksAsPlainAcquiresAndCountsThem) {
   ASSERT_TRUE(w->Close().ok());
   ExportStats stats;
   const std::string text = Export(Path("r.seer"), &stats);
-  EXPECT_EQ(text, "T0|acq(L1)|1\nT0|acq(L2 mode=shared)|2\nT0|acq(L3)|3\nT0|rel(L3)|4\nT0|rel(L2 mode=shared)|5\n"
-                  "T0|rel(L1)|6\n");
+  EXPECT_EQ(text,
+            "T0|acq(L1)|1\nT0|acq(L2 mode=shared)|2\nT0|acq(L3)|3\nT0|rel(L3)|4\nT0|rel(L2 mode=shared)|5\n"
+            "T0|rel(L1)|6\n");
   EXPECT_EQ(stats.nonblocking_acquires, 2u);
   EXPECT_EQ(stats.non_rapid_events, 2u);  // only the read-mode lines
   ASSERT_TRUE(Import(text).ok());
@@ -483,9 +483,9 @@ TEST_F(StdFormatTest, ExportNeverWritesTwoObjectsUnderOneName) {
   std::unique_ptr<TraceWriter> w;
   ASSERT_TRUE(TraceWriter::Create(Path("r.seer"), {}, &w).ok());
   w->AddThread({0, 10, -1, "worker"});
-  w->AddThread({1, 11, 0, "worker"});        // same name as thread 0
-  w->AddThread({2, 12, 0, "worker thread"}); // not a valid STD name
-  w->SetName(Namespace::kVariable, 5, "V6"); // looks like the fallback of variable 6
+  w->AddThread({1, 11, 0, "worker"});         // same name as thread 0
+  w->AddThread({2, 12, 0, "worker thread"});  // not a valid STD name
+  w->SetName(Namespace::kVariable, 5, "V6");  // looks like the fallback of variable 6
   for (uint32_t t = 0; t < 3; ++t) {
     Event e;
     e.tid = t;

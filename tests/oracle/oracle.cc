@@ -19,13 +19,14 @@ struct Step {
   uint64_t object = 0;
   bool atomic = false;
   bool shared = false;
-  bool nonblocking = false;     // a trylock or timed acquire: fails or times out instead of blocking
-  uint64_t event = 0;           // trace position of the event it comes from
+  bool nonblocking = false;  // a trylock or timed acquire: fails or times out instead of blocking
+  uint64_t event = 0;        // trace position of the event it comes from
   uint64_t pc = 0;
-  std::vector<int> cells;       // accessed (byte, generation) cells
-  std::vector<int> read_from;   // a read (kRead, or an atomic RMW's kWrite): per cell, the step of the trace's last write, or -1
-  std::vector<int> needs;       // per thread: steps of that thread that must precede this one
-  int read_slot = -1;           // a read: index of its bit "saw its trace writes"; -1 for the rest
+  std::vector<int> cells;  // accessed (byte, generation) cells
+  std::vector<int>
+      read_from;  // a read (kRead, or an atomic RMW's kWrite): per cell, the step of the trace's last write, or -1
+  std::vector<int> needs;  // per thread: steps of that thread that must precede this one
+  int read_slot = -1;      // a read: index of its bit "saw its trace writes"; -1 for the rest
 };
 
 struct Held {
@@ -71,12 +72,12 @@ class Model {
   }
 
   void Lower(const std::vector<Event>& trace, uint32_t threads) {
-    std::map<uint64_t, int> generation;        // byte -> generation (alloc)
-    std::map<int, int> last_write;             // cell -> step
+    std::map<uint64_t, int> generation;                      // byte -> generation (alloc)
+    std::map<int, int> last_write;                           // cell -> step
     std::map<uint32_t, std::pair<uint32_t, int>> forked_by;  // child -> (parent, steps to wait for)
-    std::map<uint64_t, std::vector<int>> signals;  // sync object -> signal steps so far
-    std::vector<std::pair<int, uint32_t>> joins;   // (step, joined thread)
-    EventLowering lowering;  // a free writes its allocated bytes (as in the engines)
+    std::map<uint64_t, std::vector<int>> signals;            // sync object -> signal steps so far
+    std::vector<std::pair<int, uint32_t>> joins;             // (step, joined thread)
+    EventLowering lowering;                                  // a free writes its allocated bytes (as in the engines)
     for (const Event& e : trace) {
       auto add = [&](Step s) {
         s.tid = e.tid;
@@ -275,9 +276,7 @@ class Explorer {
     return n;
   }
 
-  static bool IsAccess(const Step& st) {
-    return !st.branch && (st.op == SyncOp::kRead || st.op == SyncOp::kWrite);
-  }
+  static bool IsAccess(const Step& st) { return !st.branch && (st.op == SyncOp::kRead || st.op == SyncOp::kWrite); }
   static bool Conflict(const Step& a, const Step& b) {
     if (a.tid == b.tid || (a.atomic && b.atomic)) return false;
     if (a.op != SyncOp::kWrite && b.op != SyncOp::kWrite) return false;

@@ -14,9 +14,9 @@ namespace seer::test {
 
 // When does a read have to see the same write as in the trace?
 enum class ReadRule {
-  kAuto,            // kExplicitBranches if the trace has a kBranch event, else kEveryRead
-  kEveryRead,       // every read in the reordering (each read is followed by a branch)
-  kExplicitBranches // only reads followed, in their thread, by a branch in the reordering
+  kAuto,             // kExplicitBranches if the trace has a kBranch event, else kEveryRead
+  kEveryRead,        // every read in the reordering (each read is followed by a branch)
+  kExplicitBranches  // only reads followed, in their thread, by a branch in the reordering
 };
 
 struct OracleOptions {
@@ -41,8 +41,8 @@ struct OracleResult {
   std::set<std::pair<uint64_t, uint64_t>> race_pcs;           // (pc, pc) of `races`, smaller first
   std::set<std::pair<uint64_t, uint64_t>> adjacent_race_pcs;  // (pc, pc) of `adjacent_races`
   std::set<DeadlockCycle> deadlocks;
-  uint64_t states = 0;       // distinct states explored
-  bool truncated = false;    // max_states was hit: the sets may be incomplete
+  uint64_t states = 0;     // distinct states explored
+  bool truncated = false;  // max_states was hit: the sets may be incomplete
 };
 
 // Decides the predictable races and deadlocks of `trace` (events in total order,

@@ -6,8 +6,8 @@
 
 #include "tests/oracle/oracle.h"
 #include "tests/oracle/paper_traces.h"
-#include "tests/support/engine_runner.h"
 #include "tests/oracle/tiny_traces.h"
+#include "tests/support/engine_runner.h"
 
 namespace seer::test {
 namespace {
@@ -20,8 +20,8 @@ bool Registered(const std::string& name) { return FindEngine(name) != nullptr; }
 const RacePair* FirstRace(const Findings& f) {
   const RacePair* first = nullptr;
   for (const RacePair& p : f.races.at(0).pairs)
-    if (first == nullptr || std::make_pair(p.second.index, p.first.index) <
-                                std::make_pair(first->second.index, first->first.index))
+    if (first == nullptr ||
+        std::make_pair(p.second.index, p.first.index) < std::make_pair(first->second.index, first->first.index))
       first = &p;
   return first;
 }

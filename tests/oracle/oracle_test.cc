@@ -65,13 +65,13 @@ TEST(Oracle, EnabledIsWeakerThanAdjacent) {
 }
 
 TEST(Oracle, LockInversionIsADeadlock) {
-  auto p = MakePaperTrace({"T1|acq(a)", "T1|acq(b)", "T1|rel(b)", "T1|rel(a)",
-                           "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)"});
+  auto p = MakePaperTrace(
+      {"T1|acq(a)", "T1|acq(b)", "T1|rel(b)", "T1|rel(a)", "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)"});
   auto r = RunOracle(p.events());
   EXPECT_EQ(r.deadlocks, (std::set<DeadlockCycle>{{1, 5}}));
   // A gate lock around both nestings removes it.
-  auto g = MakePaperTrace({"T1|acq(g)", "T1|acq(a)", "T1|acq(b)", "T1|rel(b)", "T1|rel(a)", "T1|rel(g)",
-                           "T2|acq(g)", "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)", "T2|rel(g)"});
+  auto g = MakePaperTrace({"T1|acq(g)", "T1|acq(a)", "T1|acq(b)", "T1|rel(b)", "T1|rel(a)", "T1|rel(g)", "T2|acq(g)",
+                           "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)", "T2|rel(g)"});
   EXPECT_TRUE(RunOracle(g.events()).deadlocks.empty());
 }
 
@@ -79,13 +79,13 @@ TEST(Oracle, TrylockNeverBlocks) {
   // The inversion with T1's inner acquisition a trylock (or timed lock): in the
   // state where T2 holds b, T1's next step would fail, not block.
   for (const char* how : {"how=try", "how=timed"}) {
-    auto p = MakePaperTrace({"T1|acq(a)", std::string("T1|acq(b ") + how + ")", "T1|rel(b)", "T1|rel(a)",
-                             "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)"});
+    auto p = MakePaperTrace({"T1|acq(a)", std::string("T1|acq(b ") + how + ")", "T1|rel(b)", "T1|rel(a)", "T2|acq(b)",
+                             "T2|acq(a)", "T2|rel(a)", "T2|rel(b)"});
     EXPECT_TRUE(RunOracle(p.events()).deadlocks.empty()) << how;
   }
   // A lock got by trylock is held: both requests block, a deadlock.
-  auto held = MakePaperTrace({"T1|acq(a how=try)", "T1|acq(b)", "T1|rel(b)", "T1|rel(a)",
-                              "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)"});
+  auto held = MakePaperTrace(
+      {"T1|acq(a how=try)", "T1|acq(b)", "T1|rel(b)", "T1|rel(a)", "T2|acq(b)", "T2|acq(a)", "T2|rel(a)", "T2|rel(b)"});
   EXPECT_EQ(RunOracle(held.events()).deadlocks, (std::set<DeadlockCycle>{{1, 5}}));
 }
 

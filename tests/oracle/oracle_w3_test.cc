@@ -10,8 +10,8 @@
 
 #include "tests/oracle/oracle.h"
 #include "tests/oracle/paper_traces.h"
-#include "tests/support/engine_runner.h"
 #include "tests/oracle/tiny_traces.h"
+#include "tests/support/engine_runner.h"
 
 namespace seer::test {
 namespace {
@@ -69,9 +69,9 @@ void CheckAgainstOracle(const std::string& engine, uint64_t traces, bool initial
     for (const auto& p : reported) {
       if (!lock_free[p.first] || !lock_free[p.second]) continue;
       ++sound_checked;
-      ASSERT_TRUE(oracle.race_pcs.count(p)) << engine << " reports (" << p.first << ", " << p.second
-                                            << ") on two threads without locks, but it is not predictable; seed "
-                                            << seed;
+      ASSERT_TRUE(oracle.race_pcs.count(p))
+          << engine << " reports (" << p.first << ", " << p.second
+          << ") on two threads without locks, but it is not predictable; seed " << seed;
     }
   }
   EXPECT_GT(races, traces / 2) << "too few predictable races: the completeness check proves little";
@@ -88,8 +88,8 @@ TEST(OracleW3, LinearWithInitialWrites) { CheckAgainstOracle("w3-linear", 3000, 
 // back (r(x)4 must read w(x)2, so w(x)6 lies between). Both are enabled after
 // [w(x)1, w(x)2, fork, w(x)6]: a race in the standard sense, not in the TR's.
 TEST(OracleW3, TwoThreadCounterexampleToStrictSoundness) {
-  auto p = MakePaperTrace({"T0|w(x)", "T0|w(x)", "T0|fork(T1)", "T1|r(x)", "T1|w(x)", "T0|w(x)", "T0|w(x)",
-                           "T0|join(T1)"});
+  auto p =
+      MakePaperTrace({"T0|w(x)", "T0|w(x)", "T0|fork(T1)", "T1|r(x)", "T1|w(x)", "T0|w(x)", "T0|w(x)", "T0|join(T1)"});
   OracleResult oracle = RunOracle(p.events());
   EXPECT_TRUE(oracle.race_pcs.count({4, 7}));
   EXPECT_FALSE(oracle.adjacent_race_pcs.count({4, 7}));

@@ -44,27 +44,26 @@ inline PaperTrace MakePaperTrace(const std::vector<std::string>& lines) {
 
 // WCP (Kini et al., PLDI 2017) Figure 1a: critical sections that cannot be swapped; no race.
 inline PaperTrace WcpFigure1a() {
-  return MakePaperTrace({"T1|acq(l)", "T1|r(x)", "T1|w(x)", "T1|rel(l)",
-                         "T2|acq(l)", "T2|r(x)", "T2|w(x)", "T2|rel(l)"});
+  return MakePaperTrace(
+      {"T1|acq(l)", "T1|r(x)", "T1|w(x)", "T1|rel(l)", "T2|acq(l)", "T2|r(x)", "T2|w(x)", "T2|rel(l)"});
 }
 // WCP Figure 1b: the sections can be swapped; race on y between lines 1 and 8.
 inline PaperTrace WcpFigure1b() {
-  return MakePaperTrace({"T1|w(y)", "T1|acq(l)", "T1|r(x)", "T1|rel(l)",
-                         "T2|acq(l)", "T2|r(x)", "T2|rel(l)", "T2|r(y)"});
+  return MakePaperTrace(
+      {"T1|w(y)", "T1|acq(l)", "T1|r(x)", "T1|rel(l)", "T2|acq(l)", "T2|r(x)", "T2|rel(l)", "T2|r(y)"});
 }
 // WCP Figure 5: no predictable race, a predictable deadlock (lines 1, 6, 10 run,
 // then lines 2, 7 and 11 block each other).
 inline PaperTrace WcpFigure5() {
-  return MakePaperTrace({"T1|acq(1)", "T1|acq(m)", "T1|rel(m)", "T1|r(z)", "T1|rel(1)",
-                         "T2|acq(m)", "T2|acq(n)", "T2|sync(x)", "T2|rel(n)",
-                         "T3|acq(n)", "T3|acq(1)", "T3|rel(1)", "T3|sync(x)", "T3|w(z)", "T3|rel(n)",
-                         "T3|sync(y)", "T2|sync(y)", "T2|rel(m)"});
+  return MakePaperTrace({"T1|acq(1)", "T1|acq(m)", "T1|rel(m)", "T1|r(z)", "T1|rel(1)", "T2|acq(m)", "T2|acq(n)",
+                         "T2|sync(x)", "T2|rel(n)", "T3|acq(n)", "T3|acq(1)", "T3|rel(1)", "T3|sync(x)", "T3|w(z)",
+                         "T3|rel(n)", "T3|sync(y)", "T2|sync(y)", "T2|rel(m)"});
 }
 // SeqCheck (Cai et al., FSE 2021) Figure 1: e2 rd(y) and e9 wr(y) race once reads
 // without a following branch may see another write.
 inline PaperTrace SeqCheckFigure1() {
-  return MakePaperTrace({"T2|acq(l)", "T2|r(y)", "T2|w(x)", "T2|rel(l)",
-                         "T1|acq(l)", "T1|r(x)", "T1|w(x)", "T1|rel(l)", "T1|w(y)"});
+  return MakePaperTrace(
+      {"T2|acq(l)", "T2|r(y)", "T2|w(x)", "T2|rel(l)", "T1|acq(l)", "T1|r(x)", "T1|w(x)", "T1|rel(l)", "T1|w(y)"});
 }
 
 }  // namespace seer::test

@@ -9,7 +9,7 @@
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static pthread_rwlock_t rw = PTHREAD_RWLOCK_INITIALIZER;
 static pthread_spinlock_t spin;
-static atomic_int step;  /* the worker is about to block on lock number `step` */
+static atomic_int step; /* the worker is about to block on lock number `step` */
 
 static void Sleep(long ms) {
   struct timespec t = {ms / 1000, (ms % 1000) * 1000000L};

@@ -16,7 +16,7 @@ static pthread_mutex_t hot = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t first = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t second = PTHREAD_MUTEX_INITIALIZER;
 static long counter;
-static int turn;  /* whose turn at the inversion: relaxed atomics, not in the trace */
+static int turn; /* whose turn at the inversion: relaxed atomics, not in the trace */
 
 static void* hammer(void* arg) {
   (void)arg;

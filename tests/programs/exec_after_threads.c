@@ -44,7 +44,7 @@ int main(int argc, char** argv) {
     pthread_t e;
     pthread_create(&e, 0, exec_from_thread, 0);
     pthread_join(e, 0);
-    return 1;  /* not reached: the exec ends this program */
+    return 1; /* not reached: the exec ends this program */
   }
   execv(exec_argv[0], exec_argv);
   perror("exec_after_threads: execv");

@@ -59,8 +59,8 @@ bool ParseExpectations(const std::string& path, Expectations* out, std::string* 
     } else if (lines.size() == 2 && !self) {
       out->pairs.push_back({label, lines[0], lines[1]});
     } else {
-      *error = out->file + ": label `" + label + "` is on " + std::to_string(lines.size()) +
-               " line(s)" + (self ? " with `self`" : "") + "; a pair is two lines, or one line with `self`";
+      *error = out->file + ": label `" + label + "` is on " + std::to_string(lines.size()) + " line(s)" +
+               (self ? " with `self`" : "") + "; a pair is two lines, or one line with `self`";
       return false;
     }
   }

@@ -13,17 +13,17 @@ namespace seer::test {
 
 struct ExpectedPair {
   std::string label;
-  int first_line = 0;   // first_line <= second_line
+  int first_line = 0;  // first_line <= second_line
   int second_line = 0;
 };
 
 struct Expectations {
-  std::string file;                  // the source's basename, as reports name it
-  bool none = false;                 // `seer-expect: none`
-  std::vector<ExpectedPair> pairs;   // in order of label
-  std::set<int> marked_lines;        // every line carrying a RACE marker
-  std::string std_lossy;             // `seer-std: lossy <why>`: STD export cannot keep the verdict
-  std::string std_known_failure;     // `seer-std: known-failure <why>`: the round trip is broken here
+  std::string file;                 // the source's basename, as reports name it
+  bool none = false;                // `seer-expect: none`
+  std::vector<ExpectedPair> pairs;  // in order of label
+  std::set<int> marked_lines;       // every line carrying a RACE marker
+  std::string std_lossy;            // `seer-std: lossy <why>`: STD export cannot keep the verdict
+  std::string std_known_failure;    // `seer-std: known-failure <why>`: the round trip is broken here
   // The pair is ordered once some read keeps the writer it read from, so engines
   // that keep every read's writer (shb, w3-linear) rightly leave it out; hb and
   // wcp must report it. Two directives: `seer-after-race: <label> <why>` (the read

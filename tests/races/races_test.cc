@@ -3,9 +3,8 @@
 // reported race pairs (by source basename:line) checked against the markers in its
 // source (expectations.h). A second test checks that each trace exported to STD and
 // imported back gives the engines the same results.
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -87,7 +86,8 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     }
     const std::string stem = fs::path(GetParam().source).stem().string();
     source_ = std::string(SEER_RACES_SRC) + "/" + GetParam().source;
-    program_ = std::string(SEER_RACES_OUT) + "/" + stem + (GetParam().compiler == "gcc" ? "" : "." + GetParam().compiler);
+    program_ =
+        std::string(SEER_RACES_OUT) + "/" + stem + (GetParam().compiler == "gcc" ? "" : "." + GetParam().compiler);
     std::string error;
     ASSERT_TRUE(ParseExpectations(source_, &expect_, &error)) << error;
     scratch_ = std::make_unique<ScratchDir>("seer-races-" + stem + "-" + GetParam().compiler);
@@ -101,7 +101,8 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     std::string out;
     const int code = Run(std::string(SEER_BINARY) + " record --sync=" + sync + " -o T.seer -- " + program_, &out);
     ASSERT_EQ(code, 0) << "seer record of " << program_ << " exited " << code
-                       << " (a program exits non-zero when its scenario did not happen):\n" << out;
+                       << " (a program exits non-zero when its scenario did not happen):\n"
+                       << out;
   }
 
   // `seer analyze <trace> --format json` with the four race engines.
@@ -109,7 +110,8 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     std::string out;
     const std::string json_path = Path(fs::path(trace).stem().string() + ".json");
     const int code = Run(std::string(SEER_BINARY) + " analyze " + trace +
-                             " --format json --analysis hb,shb,wcp,w3-linear -o " + json_path, &out);
+                             " --format json --analysis hb,shb,wcp,w3-linear -o " + json_path,
+                         &out);
     ASSERT_EQ(code, 0) << "seer analyze " << trace << " exited " << code << ":\n" << out;
     *report = json::parse(ReadWholeFile(json_path), nullptr, false);
     ASSERT_FALSE(report->is_discarded()) << "seer analyze wrote invalid JSON to " << json_path;
@@ -124,8 +126,8 @@ class RaceSuiteTest : public ::testing::TestWithParam<Program> {
     if (!races.contains(engine)) return pairs;
     for (const json& p : races[engine]["pairs"]) {
       const std::string a = SourceOf(p["first"], expect_.file), b = SourceOf(p["second"], expect_.file);
-      EXPECT_FALSE(a.empty() || b.empty()) << engine << " reports a pair without a source line (file/line): "
-                                           << p.dump();
+      EXPECT_FALSE(a.empty() || b.empty())
+          << engine << " reports a pair without a source line (file/line): " << p.dump();
       pairs.insert(MakePair(a, b));
     }
     return pairs;
@@ -159,10 +161,10 @@ void RaceSuiteTest::CheckReport() {
   std::map<std::string, std::set<LocPair>> found;
   for (const char* engine : kEngines) found[engine] = SourcePairs(report, engine);
 
-
   if (expect_.none) {
     for (const char* engine : {"hb", "shb", "wcp"})
-      EXPECT_TRUE(found[engine].empty()) << engine << " reports races in a race-free program:" << Describe(found[engine]);
+      EXPECT_TRUE(found[engine].empty()) << engine
+                                         << " reports races in a race-free program:" << Describe(found[engine]);
     if (threads <= 2) {
       EXPECT_TRUE(found["w3-linear"].empty())
           << "w3-linear reports races in a race-free two-thread program:" << Describe(found["w3-linear"]);
@@ -180,8 +182,8 @@ void RaceSuiteTest::CheckReport() {
         EXPECT_FALSE(misses.empty()) << engine << " now reports every expected race: remove the known-failure marker ("
                                      << known->second << ")";
         if (!misses.empty())
-          std::cout << "[ KNOWN FAILURE ] " << Name() << ": " << engine << " misses" << misses << " ("
-                    << known->second << "); it reports:" << Describe(found[engine]) << "\n";
+          std::cout << "[ KNOWN FAILURE ] " << Name() << ": " << engine << " misses" << misses << " (" << known->second
+                    << "); it reports:" << Describe(found[engine]) << "\n";
         continue;
       }
       EXPECT_TRUE(misses.empty()) << engine << " misses the expected race(s)" << misses
@@ -300,8 +302,9 @@ TEST_P(RaceSuiteTest, SameResultsAfterStdRoundTrip) {
         << "the STD round trip now works: remove the known-failure marker (" << excuse << ")";
     return;
   }
-  std::cout << (expect_.std_known_failure.empty() ? "[ STD LOSSY ] " : "[ KNOWN FAILURE ] ") << Name() << " ("
-            << excuse << "):\n" << problem;
+  std::cout << (expect_.std_known_failure.empty() ? "[ STD LOSSY ] " : "[ KNOWN FAILURE ] ") << Name() << " (" << excuse
+            << "):\n"
+            << problem;
 }
 
 INSTANTIATE_TEST_SUITE_P(Programs, RaceSuiteTest, ::testing::ValuesIn(ListPrograms()),

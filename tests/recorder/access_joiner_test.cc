@@ -50,10 +50,13 @@ class AccessJoinerTest : public ::testing::Test {
 
   // Hands `batch`, copied out at time `collected`, to the ring merger and its events to the joiner.
   void Deliver(RingBatch* batch, uint64_t collected = 1000) {
-    ASSERT_TRUE(rings_.Add(batch, [&](const Event& e) {
-                        joiner_.AddRuntime(e, rings_.origin().ring, rings_.origin().word, collected);
-                        return Status::Ok();
-                      }).ok());
+    ASSERT_TRUE(rings_
+                    .Add(batch,
+                         [&](const Event& e) {
+                           joiner_.AddRuntime(e, rings_.origin().ring, rings_.origin().word, collected);
+                           return Status::Ok();
+                         })
+                    .ok());
   }
 
   // The output as "tid:kind:object" strings.
@@ -154,8 +157,8 @@ TEST_F(AccessJoinerTest, HeldSyncEventsMakeOtherThreadsRecordsWait) {
   joiner_.SetWatermark(1000);
   joiner_.AddSync(Sync(EventKind::kAcquire, 0, 0x50), kMainOs, 2);
   ASSERT_TRUE(joiner_.Pump(false).ok());
-  EXPECT_EQ(Out(), (std::vector<std::string>{"0:thread_begin:0", "0:fork:1", "1:thread_begin:0", "0:read:1",
-                                             "0:acquire:80"}));
+  EXPECT_EQ(Out(),
+            (std::vector<std::string>{"0:thread_begin:0", "0:fork:1", "1:thread_begin:0", "0:read:1", "0:acquire:80"}));
   EXPECT_EQ(joiner_.stats().reordered, 1u);
 }
 
@@ -165,10 +168,10 @@ TEST_F(AccessJoinerTest, OtherThreadsRecordsKeepTheirPlaceBetweenTheirOwnSyncEve
   joiner_.AddSync(Sync(EventKind::kThreadBegin, 1), kChildOs, 0);
   RingBatch b;
   b.words.resize(2);
-  Read(&b.words[0], 1);    // main, before the fork
-  Read(&b.words[1], 10);   // child, before its release
-  Read(&b.words[0], 2);    // main, after the fork, before its acquire
-  Read(&b.words[1], 11);   // child, after its release
+  Read(&b.words[0], 1);   // main, before the fork
+  Read(&b.words[1], 10);  // child, before its release
+  Read(&b.words[0], 2);   // main, after the fork, before its acquire
+  Read(&b.words[1], 11);  // child, after its release
   Deliver(&b);
   joiner_.AddSync(Sync(EventKind::kAcquire, 1, 0x50), kChildOs, 0);  // the child's first event
   joiner_.AddSync(Sync(EventKind::kRelease, 1, 0x50), kChildOs, 2);
@@ -180,8 +183,8 @@ TEST_F(AccessJoinerTest, OtherThreadsRecordsKeepTheirPlaceBetweenTheirOwnSyncEve
   // above it, is known): it keeps its place ahead of the child's read 10 in the
   // ring merger's order. The child's read 11 follows its release and may go
   // once its end is known. The end itself needs the ring closed.
-  const std::vector<std::string> before_end = {"0:thread_begin:0", "0:read:1",     "0:fork:1",  "1:thread_begin:0",
-                                               "1:acquire:80",     "0:read:2",     "1:read:10", "1:release:80",
+  const std::vector<std::string> before_end = {"0:thread_begin:0", "0:read:1", "0:fork:1",  "1:thread_begin:0",
+                                               "1:acquire:80",     "0:read:2", "1:read:10", "1:release:80",
                                                "0:acquire:80",     "1:read:11"};
   EXPECT_EQ(Out(), before_end);
   rt::RingDescs(area_.shm)[1].state.store(rt::kRingEnded);

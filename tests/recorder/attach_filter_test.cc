@@ -1,9 +1,10 @@
 // AttachFilter: what a recording that begins inside a running process (an
 // attach, or one of the service's windows) leaves out, and what it keeps.
 #include "recorder/attach_filter.h"
-#include "tests/support/trace_builder.h"
 
 #include <gtest/gtest.h>
+
+#include "tests/support/trace_builder.h"
 
 namespace seer::recorder {
 namespace {

@@ -8,14 +8,12 @@
 // program that closed it is recorded sync only, saying why. Real probes and real
 // processes, through the real `seer` binary: root needed (skipped loudly without).
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -27,8 +25,10 @@
 #include <thread>
 #include <vector>
 
-#include "recorder/rings/shared_area.h"
+#include <nlohmann/json.hpp>
+
 #include "recorder/rings/attach_point.h"
+#include "recorder/rings/shared_area.h"
 #include "seer/ring_layout.h"
 #include "seer/ring_record.h"
 #include "tests/recorder/child_process.h"
@@ -90,8 +90,8 @@ class AttachTest : public ::testing::Test {
     if (geteuid() != 0)
       GTEST_SKIP() << "\n*** NOT RUN: seer record -p needs root (CAP_BPF + CAP_PERFMON) to attach uprobes; "
                       "run the recorder tests as root ***";
-    scratch_ = std::make_unique<test::ScratchDir>(
-        std::string("seer-attach-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    scratch_ = std::make_unique<test::ScratchDir>(std::string("seer-attach-") +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
 
   std::string Path(const std::string& name) const { return scratch_->Path(name); }
@@ -108,9 +108,8 @@ class AttachTest : public ::testing::Test {
 
   // `seer record -p PID` in the foreground; its exit code, its stderr in *err.
   int RecordPid(pid_t pid, const std::string& trace, const std::string& duration, std::string* err) {
-    return scratch_->Run(std::string(kSeer) + " record -q -o " + trace + " -p " + std::to_string(pid) +
-                             " --duration " + duration,
-                         err);
+    return scratch_->Run(
+        std::string(kSeer) + " record -q -o " + trace + " -p " + std::to_string(pid) + " --duration " + duration, err);
   }
 
   // "stop" to the target: the time until it exited, which it must do with 0.
@@ -212,8 +211,9 @@ TEST_F(AttachTest, RecordsAccessesOfARunningProgramAndFindsItsRace) {
   for (const char* engine : {"hb", "wcp"}) {
     std::set<std::pair<std::string, std::string>> pairs;
     for (const json& p : report["races"][engine]["pairs"])
-      pairs.insert({test::Basename(p["first"].value("file", "")) + ":" + std::to_string(p["first"].value("line", 0)),
-                    test::Basename(p["second"].value("file", "")) + ":" + std::to_string(p["second"].value("line", 0))});
+      pairs.insert(
+          {test::Basename(p["first"].value("file", "")) + ":" + std::to_string(p["first"].value("line", 0)),
+           test::Basename(p["second"].value("file", "")) + ":" + std::to_string(p["second"].value("line", 0))});
     const std::set<std::pair<std::string, std::string>> expected = {{racy, racy}};
     EXPECT_EQ(pairs, expected) << engine << ": " << report["races"][engine].dump();
   }
@@ -323,8 +323,8 @@ TEST_F(AttachTest, DetachFreesThreadsWaitingForRoom) {
   point.Detach();
   const double stop_s = StopTarget();
   EXPECT_LT(stop_s, 1.0) << "the workers went on waiting for room after the detach";
-  std::cerr << "stop to exit with every worker waiting for room at the detach: "
-            << static_cast<int>(stop_s * 1000) << " ms\n";
+  std::cerr << "stop to exit with every worker waiting for room at the detach: " << static_cast<int>(stop_s * 1000)
+            << " ms\n";
 }
 
 TEST_F(AttachTest, ClaimLeftByADeadRecorderIsTakenOver) {

@@ -3,11 +3,10 @@
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <chrono>
 #include <cstdio>
@@ -20,7 +19,7 @@ namespace seer::testing {
 // A process started in the background, its stdin and stdout on pipes.
 struct Child {
   pid_t pid = -1;
-  int in = -1;   // its stdin
+  int in = -1;          // its stdin
   FILE* out = nullptr;  // its stdout
 
   Child() = default;

@@ -22,10 +22,11 @@ sync_event Rec(uint64_t ts, uint32_t tid, uint8_t kind, uint64_t object = 0, uin
 
 class MergerTest : public ::testing::Test {
  protected:
-  MergerTest() : merger_([this](const Event& e) {
-    out_.push_back(e);
-    return Status::Ok();
-  }) {}
+  MergerTest()
+      : merger_([this](const Event& e) {
+          out_.push_back(e);
+          return Status::Ok();
+        }) {}
 
   // "tid:kind:object" per event, for compact expectations.
   std::vector<std::string> Trace() const {
@@ -45,7 +46,7 @@ TEST_F(MergerTest, AcquireStampedBeforeTheHoldersReleaseWaitsForIt) {
   merger_.Add(Rec(20, 100, SEER_EV_ACQUIRE, 7));
   merger_.Add(Rec(30, 101, SEER_EV_ACQUIRE, 7));  // entered lock while main holds it
   merger_.Add(Rec(40, 100, SEER_EV_RELEASE, 7));
-  merger_.Add(Rec(45, 101, SEER_EV_SIGNAL, 9));   // after its acquire in program order
+  merger_.Add(Rec(45, 101, SEER_EV_SIGNAL, 9));  // after its acquire in program order
   merger_.Add(Rec(50, 101, SEER_EV_RELEASE, 7));
   ASSERT_TRUE(merger_.Finish().ok());
   EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "0:fork:1", "1:thread_begin:0", "0:acquire:7",
@@ -64,14 +65,14 @@ TEST_F(MergerTest, AcquireIsPlacedWhereItsThreadMovedOn) {
   merger_.Add(Rec(10, 101, SEER_EV_ACQUIRE, 7));
   merger_.Add(Rec(12, 101, SEER_EV_COND_WAIT_BEGIN, 5, 7));  // releases 7
   merger_.Add(Rec(20, 100, SEER_EV_SIGNAL, 5));
-  merger_.Add(Rec(25, 100, SEER_EV_ACQUIRE, 7));             // enters the lock call
-  merger_.Add(Rec(30, 101, SEER_EV_COND_WAIT_END, 5, 7));    // returned holding 7
+  merger_.Add(Rec(25, 100, SEER_EV_ACQUIRE, 7));           // enters the lock call
+  merger_.Add(Rec(30, 101, SEER_EV_COND_WAIT_END, 5, 7));  // returned holding 7
   merger_.Add(Rec(40, 101, SEER_EV_RELEASE, 7));
   merger_.Add(Rec(50, 100, SEER_EV_RELEASE, 7));
   ASSERT_TRUE(merger_.Finish().ok());
-  EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "1:thread_begin:0", "1:acquire:7",
-                                               "1:cond_wait_begin:5", "0:signal:5", "1:cond_wait_end:5",
-                                               "1:release:7", "0:acquire:7", "0:release:7"}));
+  EXPECT_EQ(Trace(),
+            (std::vector<std::string>{"0:thread_begin:0", "1:thread_begin:0", "1:acquire:7", "1:cond_wait_begin:5",
+                                      "0:signal:5", "1:cond_wait_end:5", "1:release:7", "0:acquire:7", "0:release:7"}));
   EXPECT_EQ(merger_.stats().forced, 0u);
   EXPECT_EQ(merger_.stats().late, 0u);
 }
@@ -103,10 +104,10 @@ TEST_F(MergerTest, SharedHoldersExcludeOnlyWriters) {
   ASSERT_TRUE(merger_.BeginThread(100, -1, "a").ok());
   ASSERT_TRUE(merger_.BeginThread(101, -1, "b").ok());
   merger_.Add(Rec(10, 100, SEER_EV_ACQUIRE, 7, 0, 1));
-  merger_.Add(Rec(15, 100, SEER_EV_SIGNAL, 9));            // reader a holds it from here
-  merger_.Add(Rec(20, 101, SEER_EV_ACQUIRE, 7, 0, 1));     // second reader: not blocked
+  merger_.Add(Rec(15, 100, SEER_EV_SIGNAL, 9));         // reader a holds it from here
+  merger_.Add(Rec(20, 101, SEER_EV_ACQUIRE, 7, 0, 1));  // second reader: not blocked
   merger_.Add(Rec(30, 101, SEER_EV_RELEASE, 7));
-  merger_.Add(Rec(40, 101, SEER_EV_ACQUIRE, 7, 0, 0));     // writer waits for reader a
+  merger_.Add(Rec(40, 101, SEER_EV_ACQUIRE, 7, 0, 0));  // writer waits for reader a
   merger_.Add(Rec(50, 100, SEER_EV_RELEASE, 7));
   ASSERT_TRUE(merger_.Finish().ok());
   EXPECT_EQ(Trace(), (std::vector<std::string>{"0:thread_begin:0", "1:thread_begin:0", "0:acquire:7", "0:signal:9",

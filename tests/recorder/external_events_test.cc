@@ -70,10 +70,10 @@ TEST(ExternalEventsTest, WaitFollowsItsWakeAndSitsAtItsStamp) {
   ASSERT_EQ(out.events.size(), 6u);
 
   const size_t wake = out.At(EventKind::kSignal, futex), wait = out.At(EventKind::kWait, futex);
-  EXPECT_LT(out.At(EventKind::kRead, 0x100), wake);    // program order of ring 0
+  EXPECT_LT(out.At(EventKind::kRead, 0x100), wake);  // program order of ring 0
   EXPECT_LT(wake, out.At(EventKind::kWrite, 0x200));
-  EXPECT_LT(wake, wait);                               // the wake's number comes first
-  EXPECT_LT(out.At(EventKind::kRead, 0x300), wait);    // program order of ring 1
+  EXPECT_LT(wake, wait);                             // the wake's number comes first
+  EXPECT_LT(out.At(EventKind::kRead, 0x300), wait);  // program order of ring 1
   EXPECT_LT(wait, out.At(EventKind::kWrite, 0x400));
   EXPECT_EQ(out.events[wake].tid, out.events[out.At(EventKind::kRead, 0x100)].tid);
   EXPECT_EQ(out.events[wait].tid, out.events[out.At(EventKind::kRead, 0x300)].tid);

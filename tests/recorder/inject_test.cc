@@ -9,12 +9,10 @@
 // processes, ptrace and (for the fallback and the futex tracepoints) eBPF:
 // root needed, skipped loudly without.
 #include <dirent.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdio>
@@ -25,6 +23,8 @@
 #include <thread>
 #include <tuple>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/recorder/child_process.h"
 #include "tests/recorder/trace_check.h"
@@ -107,8 +107,8 @@ class InjectTest : public ::testing::Test {
     if (geteuid() != 0)
       GTEST_SKIP() << "\n*** NOT RUN: seer record -p loads the runtime with ptrace and falls back to uprobes: "
                       "run the recorder tests as root ***";
-    scratch_ = std::make_unique<test::ScratchDir>(
-        std::string("seer-inject-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    scratch_ = std::make_unique<test::ScratchDir>(std::string("seer-inject-") +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
   }
 
   std::string Path(const std::string& name) const { return scratch_->Path(name); }
@@ -196,10 +196,10 @@ TEST_F(InjectTest, RecordsARunningProcessAndLetsItGo) {
   EXPECT_NE(info.find("sync mode:    inject"), std::string::npos) << info;
 
   std::string out;
-  ASSERT_EQ(scratch_->Run(std::string(kSeer) + " analyze " + trace + " --analysis deadlock --format json -o " +
-                              Path("a.json"),
-                          &out),
-            0)
+  ASSERT_EQ(
+      scratch_->Run(
+          std::string(kSeer) + " analyze " + trace + " --analysis deadlock --format json -o " + Path("a.json"), &out),
+      0)
       << out;
   const nlohmann::json report = nlohmann::json::parse(test::ReadWholeFile(Path("a.json")), nullptr, false);
   ASSERT_TRUE(!report.is_discarded() && report.contains("deadlocks")) << test::ReadWholeFile(Path("a.json"));
@@ -257,10 +257,10 @@ TEST_F(InjectTest, StaticProgramFallsBackToUprobes) {
             2)
       << err;
   EXPECT_NE(err.find("statically linked"), std::string::npos) << err;
-  EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record -o " + Path("u.seer") + " -p " + std::to_string(pid) +
-                              " --duration 2",
-                          &err),
-            0)
+  EXPECT_EQ(
+      scratch_->Run(
+          std::string(kSeer) + " record -o " + Path("u.seer") + " -p " + std::to_string(pid) + " --duration 2", &err),
+      0)
       << err;
   EXPECT_NE(err.find("statically linked: it cannot load the runtime; recording it with uprobes"), std::string::npos)
       << err;
@@ -306,8 +306,7 @@ TEST_F(InjectTest, MissingProcessIsRefused) {
     EXPECT_NE(err.find("no such process: " + std::to_string(gone)), std::string::npos) << sync << ": " << err;
   }
   std::string err;
-  EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record --sync=inject -o " + Path("m.seer") + " -- /bin/true", &err),
-            2)
+  EXPECT_EQ(scratch_->Run(std::string(kSeer) + " record --sync=inject -o " + Path("m.seer") + " -- /bin/true", &err), 2)
       << err;
   EXPECT_NE(err.find("--sync=inject records a running process"), std::string::npos) << err;
 }

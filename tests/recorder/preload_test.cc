@@ -6,13 +6,11 @@
 // unprivileged launch is run as nobody (setpriv), and the eBPF fallbacks are
 // recorded for real.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
@@ -23,6 +21,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "recorder/recorder.h"
 #include "tests/recorder/trace_check.h"
@@ -43,7 +43,7 @@ std::string ReadFile(const std::string& path) {
 // Runs argv with stdout and stderr to files, `env` added to the environment;
 // returns its exit code (128+N for a signal).
 int RunCommand(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
-        const std::map<std::string, std::string>& env = {}) {
+               const std::map<std::string, std::string>& env = {}) {
   const pid_t pid = fork();
   if (pid == 0) {
     const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
@@ -151,8 +151,9 @@ TEST_F(PreloadTest, DefaultModeFindsTheDeadlockOfAnUninstrumentedProgram) {
   ASSERT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(CheckOrder(trace), "");
 
-  const int rc = RunCommand({kSeer, "analyze", trace_, "--analysis", "deadlock", "--format", "json", "-o", Path("a.json")},
-                     Path("a.out"), Path("a.err"));
+  const int rc =
+      RunCommand({kSeer, "analyze", trace_, "--analysis", "deadlock", "--format", "json", "-o", Path("a.json")},
+                 Path("a.out"), Path("a.err"));
   ASSERT_EQ(rc, 0) << ReadFile(Path("a.err"));
   json report = json::parse(ReadFile(Path("a.json")), nullptr, false);
   ASSERT_TRUE(!report.is_discarded() && report.contains("deadlocks")) << ReadFile(Path("a.json"));
@@ -180,7 +181,8 @@ void ExpectWaitsAfterWakes(const std::string& path) {
 // summary says so.
 TEST_F(PreloadTest, RawFutexThroughSyscallRecordedWithoutPrivileges) {
   std::vector<std::vector<std::string>> users = {{}};
-  if (geteuid() == 0) users.push_back({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"});
+  if (geteuid() == 0)
+    users.push_back({"setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all"});
   for (const auto& as : users) {
     SCOPED_TRACE(as.empty() ? "as this user" : "as nobody");
     ASSERT_EQ(Record("futex_handoff", {}, {}, as), 0) << Err();
@@ -429,12 +431,12 @@ TEST_F(PreloadTest, AttachByPidInjectsOrUsesEbpf) {
   std::this_thread::sleep_for(std::chrono::milliseconds(100));
   trace_ = Path("T.seer");
   const std::string pid = std::to_string(target);
-  EXPECT_EQ(RunCommand({kSeer, "record", "--sync=preload", "-o", trace_, "-p", pid}, Path("stdout"), Path("stderr")), 2);
+  EXPECT_EQ(RunCommand({kSeer, "record", "--sync=preload", "-o", trace_, "-p", pid}, Path("stdout"), Path("stderr")),
+            2);
   EXPECT_NE(Err().find("--sync=preload needs a command to run"), std::string::npos) << Err();
   // Uprobes first: once injected, the process carries the runtime for good.
-  const int ebpf_rc =
-      RunCommand({kSeer, "record", "--sync=ebpf", "-o", trace_, "-p", pid, "--duration", "1"}, Path("stdout"),
-                 Path("stderr"));
+  const int ebpf_rc = RunCommand({kSeer, "record", "--sync=ebpf", "-o", trace_, "-p", pid, "--duration", "1"},
+                                 Path("stdout"), Path("stderr"));
   if (geteuid() != 0) {
     kill(target, SIGKILL);
     waitpid(target, nullptr, 0);
@@ -448,7 +450,8 @@ TEST_F(PreloadTest, AttachByPidInjectsOrUsesEbpf) {
   EXPECT_EQ(info["meta"]["record.mode"], "attach");
   EXPECT_NE(info["meta"]["record.uprobes"], "0");
   // auto: the runtime is loaded into the process (docs/recording.md, "Attach by injection").
-  const int rc = RunCommand({kSeer, "record", "-o", trace_, "-p", pid, "--duration", "1"}, Path("stdout"), Path("stderr"));
+  const int rc =
+      RunCommand({kSeer, "record", "-o", trace_, "-p", pid, "--duration", "1"}, Path("stdout"), Path("stderr"));
   kill(target, SIGKILL);
   waitpid(target, nullptr, 0);
   ASSERT_EQ(rc, 0) << Err();

@@ -4,13 +4,11 @@
 // recorder, lost events. These need root (CAP_BPF + CAP_PERFMON) and are skipped,
 // loudly, without it.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <chrono>
 #include <cstdlib>
@@ -21,6 +19,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/recorder/trace_check.h"
 
@@ -329,12 +329,10 @@ TEST_F(RecordTest, StdMutexConditionVariableThread) {
   ASSERT_EQ(Record("cxx_threads"), 0) << Stderr();
   LoadAndCheck();
   ASSERT_EQ(InfoThreads(), 3u);
-  EXPECT_EQ(Kinds(0), Lifecycle({{"fork", 2},
-                                 {"join", 2},
-                                 {"acquire", 1},
-                                 {"release", 1},
-                                 {"cond_wait_begin", 1},
-                                 {"cond_wait_end", 1}}));
+  EXPECT_EQ(
+      Kinds(0),
+      Lifecycle(
+          {{"fork", 2}, {"join", 2}, {"acquire", 1}, {"release", 1}, {"cond_wait_begin", 1}, {"cond_wait_end", 1}}));
   // Whichever worker finishes last notifies main.
   KindCounts w1 = Kinds(1), w2 = Kinds(2);
   EXPECT_EQ(w1["signal"] + w2["signal"], 1u);
@@ -388,9 +386,9 @@ TEST_F(RecordTest, AttachByPidAndDetachLeavesTargetRunning) {
   ASSERT_EQ(read(out[0], buf, 6), 6);  // "ready\n"
   trace_path_ = dir_ + "/attach.seer";
   // --sync=ebpf: under auto, -p loads the runtime into the process instead (inject_test.cc).
-  int rc = WaitExit(Spawn({kSeer, "record", "-q", "--sync=ebpf", "-o", trace_path_, "-p", std::to_string(target),
-                           "--duration", "1"},
-                          dir_ + "/stderr"));
+  int rc = WaitExit(
+      Spawn({kSeer, "record", "-q", "--sync=ebpf", "-o", trace_path_, "-p", std::to_string(target), "--duration", "1"},
+            dir_ + "/stderr"));
   EXPECT_EQ(rc, 0) << Stderr();
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(kill(target, 0), 0);
@@ -420,8 +418,8 @@ TEST_F(RecordTest, AttachByPidAndDetachLeavesTargetRunning) {
 
 TEST_F(RecordTest, KilledRecorderLeavesCommittedPrefix) {
   trace_path_ = dir_ + "/killed.seer";
-  pid_t seer = Spawn({kSeer, "record", "-q", "--sync=ebpf", "-o", trace_path_, "--", kPrograms + "/forever"},
-                     dir_ + "/stderr");
+  pid_t seer =
+      Spawn({kSeer, "record", "-q", "--sync=ebpf", "-o", trace_path_, "--", kPrograms + "/forever"}, dir_ + "/stderr");
   // Until a commit holds the target's acquires: attaching the probes alone takes
   // 2-6 s here, longer on a loaded machine, so a fixed sleep may kill seer first.
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
@@ -465,14 +463,15 @@ TEST_F(RecordTest, ClearErrors) {
   EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "--sync=ebpf", "-o", trace_path_, "--", dir_ + "/no-such-binary"},
                            dir_ + "/stderr")),
             2);
-  EXPECT_NE(Stderr().find("cannot run " + dir_ + "/no-such-binary: No such file or directory"), std::string::npos) << Stderr();
+  EXPECT_NE(Stderr().find("cannot run " + dir_ + "/no-such-binary: No such file or directory"), std::string::npos)
+      << Stderr();
   EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "-o", trace_path_, "-p", "999999999"}, dir_ + "/stderr")), 2);
   EXPECT_NE(Stderr().find("no such process"), std::string::npos) << Stderr();
   // eBPF needs the privileges (a launch in the default mode does not:
   // preload_test.cc). setpriv is util-linux's, on every Debian system.
   const std::string never = dir_ + "/never.seer";
-  EXPECT_EQ(WaitExit(Spawn({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
-                            "--inh-caps=-all", kSeer, "record", "--sync=ebpf", "-o", never, "--", "/bin/true"},
+  EXPECT_EQ(WaitExit(Spawn({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "--inh-caps=-all",
+                            kSeer, "record", "--sync=ebpf", "-o", never, "--", "/bin/true"},
                            dir_ + "/stderr")),
             2);
   EXPECT_NE(Stderr().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Stderr();
@@ -498,9 +497,9 @@ TEST_F(RecordTest, AFailedStartKeepsThePreviousTrace) {
     EXPECT_TRUE(ReadFile(trace_path_) == previous) << "the previous trace was changed: " << Stderr();
   }
   const std::string none = dir_ + "/none.seer";
-  EXPECT_EQ(WaitExit(Spawn({kSeer, "record", "--sync=ebpf", "-o", none, "--", dir_ + "/no-such-binary"},
-                           dir_ + "/stderr")),
-            2);
+  EXPECT_EQ(
+      WaitExit(Spawn({kSeer, "record", "--sync=ebpf", "-o", none, "--", dir_ + "/no-such-binary"}, dir_ + "/stderr")),
+      2);
   EXPECT_NE(access(none.c_str(), F_OK), 0) << "a failed start left a trace";
   // Nothing set aside is left behind.
   for (const auto& entry : std::filesystem::directory_iterator(dir_))

@@ -8,11 +8,12 @@
 // tests/recorder/CMakeLists.txt). Each test runs in a private mount namespace
 // with tracefs as it needs it, whatever the machine has (tracing_mounts.h;
 // `seer record` the same way: tracefs_test.cc). Needs root.
+#include "recorder/ebpf/sync_probes.h"
+
+#include <gtest/gtest.h>
 #include <linux/futex.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <atomic>
 #include <chrono>
@@ -20,7 +21,6 @@
 #include <thread>
 #include <vector>
 
-#include "recorder/ebpf/sync_probes.h"
 #include "tests/recorder/tracing_mounts.h"
 
 namespace seer::recorder {
@@ -37,8 +37,10 @@ struct Seen {
 
 Seen RecordOwnSystemCalls(bool raw) {
   // Whatever the environment the tests were started with says.
-  if (raw) setenv("SEER_RAW_SYSCALL_TRACEPOINTS", "1", 1);
-  else unsetenv("SEER_RAW_SYSCALL_TRACEPOINTS");
+  if (raw)
+    setenv("SEER_RAW_SYSCALL_TRACEPOINTS", "1", 1);
+  else
+    unsetenv("SEER_RAW_SYSCALL_TRACEPOINTS");
   SyncProbes probes;
   Status st = probes.OpenFutexOnly(getpid(), 1 << 20);
   unsetenv("SEER_RAW_SYSCALL_TRACEPOINTS");
@@ -76,8 +78,7 @@ Seen RecordOwnSystemCalls(bool raw) {
 class SyncProbesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (geteuid() != 0)
-      GTEST_SKIP() << "NOT RUN: loading the BPF sync tracer needs root (CAP_BPF + CAP_PERFMON)";
+    if (geteuid() != 0) GTEST_SKIP() << "NOT RUN: loading the BPF sync tracer needs root (CAP_BPF + CAP_PERFMON)";
   }
 };
 

@@ -1,10 +1,10 @@
 // Whole-trace loading and order checks for the recorder tests.
 #include "tests/recorder/trace_check.h"
 
-#include "tests/support/trace_io.h"
-
 #include <memory>
 #include <set>
+
+#include "tests/support/trace_io.h"
 
 namespace seer::testing {
 
@@ -27,9 +27,7 @@ std::vector<uint32_t> LoadedTrace::ThreadsWith(EventKind kind, uint64_t n) const
   return out;
 }
 
-Status LoadTrace(const std::string& path, LoadedTrace* out) {
-  return test::ReadTrace(path, &out->events, &out->info);
-}
+Status LoadTrace(const std::string& path, LoadedTrace* out) { return test::ReadTrace(path, &out->events, &out->info); }
 
 std::string CheckOrder(const LoadedTrace& trace) {
   struct LockState {
@@ -93,11 +91,8 @@ std::string CheckOrder(const LoadedTrace& trace) {
       case EventKind::kJoin:
         if (!ended.count(static_cast<uint32_t>(e.object))) return at(e, "join before the joined thread ended");
         break;
-      case EventKind::kThreadEnd:
-        ended.insert(e.tid);
-        break;
-      default:
-        break;
+      case EventKind::kThreadEnd: ended.insert(e.tid); break;
+      default: break;
     }
   }
   return std::string();

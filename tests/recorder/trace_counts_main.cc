@@ -21,16 +21,18 @@ int main(int argc, char** argv) {
            static_cast<long long>(th.parent), th.name.c_str());
     for (int k = 0; k < seer::kNumEventKinds; ++k) {
       uint64_t n = t.Count(static_cast<seer::EventKind>(k), th.tid);
-      if (n) printf(" %s=%llu", std::string(seer::EventKindName(static_cast<seer::EventKind>(k))).c_str(),
-                    static_cast<unsigned long long>(n));
+      if (n)
+        printf(" %s=%llu", std::string(seer::EventKindName(static_cast<seer::EventKind>(k))).c_str(),
+               static_cast<unsigned long long>(n));
     }
     printf("\n");
   }
   for (const auto& [where, kinds] : t.info.counters.lost)
     for (int k = 0; k < seer::kNumEventKinds; ++k)
-      if (kinds[k]) printf("lost %s %s %llu\n", where.c_str(),
-                           std::string(seer::EventKindName(static_cast<seer::EventKind>(k))).c_str(),
-                           static_cast<unsigned long long>(kinds[k]));
+      if (kinds[k])
+        printf("lost %s %s %llu\n", where.c_str(),
+               std::string(seer::EventKindName(static_cast<seer::EventKind>(k))).c_str(),
+               static_cast<unsigned long long>(kinds[k]));
   for (const auto& m : t.info.modules)
     printf("module %s base %llx build-id %s\n", m.path.c_str(), static_cast<unsigned long long>(m.base),
            m.build_id.c_str());

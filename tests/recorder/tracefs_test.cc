@@ -7,17 +7,17 @@
 // the futex events are all there. The machine's own mounts are neither used
 // nor changed. Needs root.
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "tests/recorder/tracing_mounts.h"
 
@@ -40,7 +40,7 @@ std::string ReadFile(const std::string& path) {
 
 // Runs argv with stdout and stderr in files and `env` added; returns its exit status.
 int RunCommand(const std::vector<std::string>& argv, const std::string& out, const std::string& err,
-        const std::map<std::string, std::string>& env = {}) {
+               const std::map<std::string, std::string>& env = {}) {
   const pid_t pid = fork();
   if (pid == 0) {
     const int o = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -33,10 +33,14 @@ std::string Errno(const std::string& what) { return what + ": " + strerror(errno
 }  // namespace
 
 bool ParseTracingState(const std::string& name, TracingState* state) {
-  if (name == "none") *state = TracingState::kNone;
-  else if (name == "tracefs") *state = TracingState::kTracefs;
-  else if (name == "debugfs") *state = TracingState::kDebugfs;
-  else return false;
+  if (name == "none")
+    *state = TracingState::kNone;
+  else if (name == "tracefs")
+    *state = TracingState::kTracefs;
+  else if (name == "debugfs")
+    *state = TracingState::kDebugfs;
+  else
+    return false;
   return true;
 }
 

@@ -8,6 +8,7 @@
 // pair and thread the program counted. Before the runtime kept such writers
 // apart, the recorder found the rings corrupt ("... delivered twice") in most
 // tries of the clone program and in some of the signal program.
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,8 +17,6 @@
 #include <fstream>
 #include <sstream>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "seer/event.h"
 #include "tests/recorder/trace_check.h"
@@ -67,7 +66,8 @@ class ReentryTest : public ::testing::Test {
     const std::string path = dir_ + "/trace.seer";
     std::remove(path.c_str());
     ASSERT_EQ(Run(std::string(SEER_BINARY) + " record --sync=" + mode + " -o " + path + " -- " + program), 0)
-        << "seer record failed:\n" << err_;
+        << "seer record failed:\n"
+        << err_;
     *out = out_;
     ASSERT_EQ(Run(std::string(SEER_BINARY) + " info " + path), 0) << err_;
     ASSERT_NE(out_.find("complete:     yes"), std::string::npos) << out_;

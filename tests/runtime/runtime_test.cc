@@ -165,13 +165,13 @@ TEST_P(AccessesTest, EverySizeUnalignedRangesAndAtomics) {
   EXPECT_TRUE(rec.result.runtime_seen);
   EXPECT_EQ(rec.result.lost, 0u);
   const auto R = EventKind::kRead, W = EventKind::kWrite;
-  for (const auto& [name, size] : std::vector<std::pair<std::string, int>>{
-           {"g8", 1}, {"g16", 2}, {"g32", 4}, {"g64", 8}, {"g128", 16}}) {
+  for (const auto& [name, size] :
+       std::vector<std::pair<std::string, int>>{{"g8", 1}, {"g16", 2}, {"g32", 4}, {"g64", 8}, {"g128", 16}}) {
     EXPECT_EQ(rec.Count(W, rec.At(name), size), 100) << name;
     EXPECT_EQ(rec.Count(R, rec.At(name), size), 100) << name;
   }
-  for (const auto& [name, size] : std::vector<std::pair<std::string, int>>{
-           {"un.u16", 2}, {"un.u32", 4}, {"un.u64", 8}}) {
+  for (const auto& [name, size] :
+       std::vector<std::pair<std::string, int>>{{"un.u16", 2}, {"un.u32", 4}, {"un.u64", 8}}) {
     EXPECT_EQ(rec.At(name) % size != 0, true) << name << " is meant to be unaligned";
     EXPECT_EQ(rec.Count(W, rec.At(name), size), 100) << name;
     EXPECT_EQ(rec.Count(R, rec.At(name), size), 100) << name;
@@ -223,8 +223,8 @@ TEST_P(PcsTest, EveryAccessKeepsItsPcNearOrFar) {
   };
   const auto R = EventKind::kRead, W = EventKind::kWrite;
   const std::vector<Step> steps = {
-      {"far_back", "L0", "L1", W, 8}, {"o8", "L1", "L2", W, 1},      {"o16", "L2", "L3", R, 2},
-      {"o32", "L3", "L4", W, 4},      {"o64", "L4", "L5", R, 8},     {"o128", "L5", "L6", W, 16},
+      {"far_back", "L0", "L1", W, 8}, {"o8", "L1", "L2", W, 1},        {"o16", "L2", "L3", R, 2},
+      {"o32", "L3", "L4", W, 4},      {"o64", "L4", "L5", R, 8},       {"o128", "L5", "L6", W, 16},
       {"far_fwd", "L6", "L7", R, 8},  {"in_callee", "C0", "C1", W, 8}, {"after_call", "L7", "L8", W, 8},
   };
   std::map<uint64_t, const Step*> by_object;
@@ -433,10 +433,15 @@ class AllocTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(AllocTest, EveryAllocatorAndReuse) {
   const Recording rec = Record("alloc_" + GetParam());
   ASSERT_EQ(rec.result.exit_code, 0);
-  for (const auto& [name, size] : std::vector<std::pair<std::string, int>>{
-           {"malloc24", 24}, {"calloc24", 24}, {"realloc40", 40}, {"posix_memalign48", 48},
-           {"aligned_alloc256", 256}, {"new8", 8}, {"new_array32", 32}, {"new_nothrow4", 4},
-           {"new_aligned64", 64}}) {
+  for (const auto& [name, size] : std::vector<std::pair<std::string, int>>{{"malloc24", 24},
+                                                                           {"calloc24", 24},
+                                                                           {"realloc40", 40},
+                                                                           {"posix_memalign48", 48},
+                                                                           {"aligned_alloc256", 256},
+                                                                           {"new8", 8},
+                                                                           {"new_array32", 32},
+                                                                           {"new_nothrow4", 4},
+                                                                           {"new_aligned64", 64}}) {
     const uint64_t p = rec.At(name);
     uint64_t alloc_at = 0, free_at = 0;
     int allocs = 0, frees = 0;
@@ -475,17 +480,16 @@ TEST(CompilersTest, GccAndClangGiveTheSameEventsPerKind) {
     const Recording c = Record("threads_clang", {mode});
     // (Not cond waits: whether the worker had to wait depends on the schedule.)
     for (EventKind k : {EventKind::kAcquire, EventKind::kRelease, EventKind::kSignal, EventKind::kWait,
-                        EventKind::kBarrierArrive,
-                        EventKind::kBarrierDepart, EventKind::kFork, EventKind::kJoin, EventKind::kThreadBegin,
-                        EventKind::kThreadEnd})
+                        EventKind::kBarrierArrive, EventKind::kBarrierDepart, EventKind::kFork, EventKind::kJoin,
+                        EventKind::kThreadBegin, EventKind::kThreadEnd})
       EXPECT_EQ(g.Count(k), c.Count(k)) << mode << ": " << EventKindName(k);
     EXPECT_EQ(g.Count(EventKind::kWrite, g.At("counter")), c.Count(EventKind::kWrite, c.At("counter"))) << mode;
   }
   const Recording g = Record("accesses_gcc");
   const Recording c = Record("accesses_clang");
   for (const auto& [name, addr] : c.addr)
-    for (EventKind k : {EventKind::kRead, EventKind::kWrite, EventKind::kAtomicLoad, EventKind::kAtomicStore,
-                        EventKind::kAtomicRmw})
+    for (EventKind k :
+         {EventKind::kRead, EventKind::kWrite, EventKind::kAtomicLoad, EventKind::kAtomicStore, EventKind::kAtomicRmw})
       EXPECT_EQ(g.Count(k, g.At(name)), c.Count(k, addr)) << name << ": " << EventKindName(k);
 }
 
@@ -510,10 +514,10 @@ TEST(RecordModesTest, InprocAndEbpfGiveTheSameSyncEvents) {
 
 // Per thread (in creation order), the sync events and accesses in program
 // order, each as "kind object" with objects renamed by first appearance in the
-// thread (the cross-thread interleaving may differ between runs): what two recordings of a deterministic program must agree on. Sync
-// events count only on the program's own objects (its manifest): the probes
-// also see libc's internal locks (dlsym's, when the runtime looks up a libc
-// function on first use), which the runtime's interposition cannot see.
+// thread (the cross-thread interleaving may differ between runs): what two recordings of a deterministic program must
+// agree on. Sync events count only on the program's own objects (its manifest): the probes also see libc's internal
+// locks (dlsym's, when the runtime looks up a libc function on first use), which the runtime's interposition cannot
+// see.
 std::vector<std::vector<std::string>> SyncAndAccessSequences(const Recording& rec) {
   std::set<uint64_t> program_objects;
   for (const auto& [name, addr] : rec.addr) program_objects.insert(addr);
@@ -567,7 +571,8 @@ TEST(RecordModesTest, EbpfPlacesAccessesExactlyAmongSyncEvents) {
     while (i < a[t].size() && i < b[t].size() && a[t][i] == b[t][i]) ++i;
     EXPECT_TRUE(i == a[t].size() && i == b[t].size())
         << "thread " << t << " differs at its event " << i << " (inproc " << a[t].size() << " events, ebpf "
-        << b[t].size() << ")\ninproc:\n" << Join(a[t], i > 3 ? i - 3 : 0, 8) << "ebpf:\n"
+        << b[t].size() << ")\ninproc:\n"
+        << Join(a[t], i > 3 ? i - 3 : 0, 8) << "ebpf:\n"
         << Join(b[t], i > 3 ? i - 3 : 0, 8);
   }
   // And the accesses really are there: 20 increments of total by the counter thread.
@@ -619,8 +624,10 @@ PolicySamples SamplePolicies(const recorder::InprocOptions& options) {
       for (const auto& entry : std::filesystem::directory_iterator("/proc/self/task")) {
         const pid_t tid = static_cast<pid_t>(std::stol(entry.path().filename().string()));
         const int policy = sched_getscheduler(tid);
-        if (tid == me || tid == caller) out.caller_changed |= policy != SCHED_OTHER;
-        else idle += policy == SCHED_IDLE;
+        if (tid == me || tid == caller)
+          out.caller_changed |= policy != SCHED_OTHER;
+        else
+          idle += policy == SCHED_IDLE;
       }
       out.most_idle = std::max(out.most_idle, idle);
       std::this_thread::sleep_for(std::chrono::milliseconds(5));

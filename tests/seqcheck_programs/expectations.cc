@@ -16,8 +16,7 @@ std::vector<std::string> Words(const std::string& s) {
   return words;
 }
 
-const std::set<std::string> kPatterns = {"read-write-read", "write-write-read", "read-write-write",
-                                         "write-read-write"};
+const std::set<std::string> kPatterns = {"read-write-read", "write-write-read", "read-write-write", "write-read-write"};
 
 }  // namespace
 
@@ -33,7 +32,8 @@ bool ParseProgramExpectations(const std::string& path, ProgramExpectations* out,
   std::map<std::string, ExpectedAtomicity> atomicity;
   // Marker lines seen per label, checked against the declarations at the end.
   std::map<std::string, std::vector<std::pair<std::string, int>>> deadlock_marks, atomicity_marks;
-  static const std::regex kMark(R"((DEADLOCK|ATOMICITY)\(([A-Za-z0-9_]+)\)((?: +(?:held|blocked|first|remote|second))+))");
+  static const std::regex kMark(
+      R"((DEADLOCK|ATOMICITY)\(([A-Za-z0-9_]+)\)((?: +(?:held|blocked|first|remote|second))+))");
   std::string line;
   for (int number = 1; std::getline(in, line); ++number) {
     const std::string where = out->file + ":" + std::to_string(number) + ": ";
@@ -118,12 +118,13 @@ bool ParseProgramExpectations(const std::string& path, ProgramExpectations* out,
       return false;
     }
     for (const auto& [role, number] : marks) {
-      int* slot = role == "first" ? &a->second.first_line
+      int* slot = role == "first"    ? &a->second.first_line
                   : role == "remote" ? &a->second.remote_line
                   : role == "second" ? &a->second.second_line
                                      : nullptr;
       if (slot == nullptr || *slot != 0) {
-        *error = out->file + ":" + std::to_string(number) + ": an ATOMICITY label has one `first`, one `remote` "
+        *error = out->file + ":" + std::to_string(number) +
+                 ": an ATOMICITY label has one `first`, one `remote` "
                  "and one `second` line";
         return false;
       }

@@ -4,9 +4,8 @@
 // its deadlock cycles and atomicity violations compared, by source line, with the
 // markers in its source (expectations.h, README.md). Needs root; skipped loudly
 // without it.
-#include <unistd.h>
-
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
@@ -69,24 +68,27 @@ class SeqCheckProgramTest : public ::testing::TestWithParam<Recording> {
     }
     const std::string stem = fs::path(GetParam().source).stem().string();
     std::string error;
-    ASSERT_TRUE(ParseProgramExpectations(std::string(SEER_SEQ_PROGRAMS_SRC) + "/" + GetParam().source, &expect_,
-                                         &error))
+    ASSERT_TRUE(
+        ParseProgramExpectations(std::string(SEER_SEQ_PROGRAMS_SRC) + "/" + GetParam().source, &expect_, &error))
         << error;
     const std::string& mode = GetParam().mode;
     program_ = std::string(SEER_SEQ_PROGRAMS_OUT) + "/" + stem +
-               (mode == "inproc" ? ".inproc" : mode == "inproc-clang" ? ".inproc.clang" : "");
+               (mode == "inproc"         ? ".inproc"
+                : mode == "inproc-clang" ? ".inproc.clang"
+                                         : "");
     sync_ = mode == "ebpf" ? "ebpf" : "inproc";
     scratch_ = std::make_unique<ScratchDir>("seer-seqprog-" + stem + "-" + GetParam().mode);
   }
 
   void RecordAndAnalyze(json* report) {
     std::string out;
-    int code = scratch_->Run(std::string(SEER_BINARY) + " record -q --sync=" + sync_ + " -o T.seer -- " + program_,
-                   &out);
+    int code =
+        scratch_->Run(std::string(SEER_BINARY) + " record -q --sync=" + sync_ + " -o T.seer -- " + program_, &out);
     ASSERT_EQ(code, 0) << "seer record --sync=" << sync_ << " of " << program_ << " exited " << code
-                       << " (the program dies of SIGALRM if the run really deadlocked):\n" << out;
-    code = scratch_->Run(std::string(SEER_BINARY) + " analyze T.seer --format json --analysis deadlock,atomicity -o T.json",
-               &out);
+                       << " (the program dies of SIGALRM if the run really deadlocked):\n"
+                       << out;
+    code = scratch_->Run(
+        std::string(SEER_BINARY) + " analyze T.seer --format json --analysis deadlock,atomicity -o T.json", &out);
     ASSERT_EQ(code, 0) << "seer analyze exited " << code << ":\n" << out;
     *report = json::parse(ReadWholeFile(scratch_->Path("T.json")), nullptr, false);
     ASSERT_FALSE(report->is_discarded()) << "seer analyze wrote invalid JSON";
@@ -133,8 +135,7 @@ class SeqCheckProgramTest : public ::testing::TestWithParam<Recording> {
   void Found(const std::string& label) {
     auto fp = expect_.known_false_positives.find(label);
     if (fp != expect_.known_false_positives.end())
-      std::cout << "[ KNOWN FALSE POSITIVE ] " << Name() << ": `" << label << "` is reported (" << fp->second
-                << ")\n";
+      std::cout << "[ KNOWN FALSE POSITIVE ] " << Name() << ": `" << label << "` is reported (" << fp->second << ")\n";
     auto known = expect_.known_failures.find(label);
     EXPECT_TRUE(known == expect_.known_failures.end())
         << "`" << label << "` is now reported: remove its seer-known-failure marker (" << known->second << ")";
@@ -178,13 +179,11 @@ TEST_P(SeqCheckProgramTest, ReportsExactlyTheExpectedFindings) {
       held.insert(t["held_lock"].dump());
       wanted.insert(t["wanted_lock"].dump());
       const int h = SourceLine(t["held_acquire"]), b = SourceLine(t["blocked_acquire"]);
-      EXPECT_TRUE(h != 0 && b != 0) << "a deadlock acquisition without a line in " << expect_.file << ": "
-                                    << t.dump();
+      EXPECT_TRUE(h != 0 && b != 0) << "a deadlock acquisition without a line in " << expect_.file << ": " << t.dump();
       seen.held_lines.insert(h);
       seen.blocked_lines.insert(b);
-      seen.text += " [thread " + std::to_string(t["thread"].get<uint32_t>()) + " holds " +
-                   t["held_lock"].dump() + " from line " + std::to_string(h) + ", blocked at line " +
-                   std::to_string(b) + "]";
+      seen.text += " [thread " + std::to_string(t["thread"].get<uint32_t>()) + " holds " + t["held_lock"].dump() +
+                   " from line " + std::to_string(h) + ", blocked at line " + std::to_string(b) + "]";
     }
     seen.threads = d["cycle"].size();
     seen.locks = held.size();

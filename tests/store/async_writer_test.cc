@@ -1,9 +1,10 @@
 // AsyncTraceWriter: events and table calls reach the real writer in their order,
 // and the real writer's errors come back.
+#include "store/async_writer.h"
+
 #include <gtest/gtest.h>
 
 #include "interop/std_writer.h"
-#include "store/async_writer.h"
 #include "tests/support/cli_test_util.h"
 
 namespace seer {

@@ -1,5 +1,4 @@
 #include "store/chunk_codec.h"
-#include "tests/support/trace_builder.h"
 
 #include <gtest/gtest.h>
 
@@ -8,6 +7,8 @@
 #include <random>
 #include <string>
 #include <vector>
+
+#include "tests/support/trace_builder.h"
 
 namespace seer {
 namespace {
@@ -66,7 +67,7 @@ TEST(ChunkCodec, RepeatedSitesAreSmall) {
     e.tid = 0;
     e.kind = EventKind::kRead;
     e.aux = 8;
-    e.pc = 0x401000 + (i % 4) * 16;                                // a loop of four accesses
+    e.pc = 0x401000 + (i % 4) * 16;                                                   // a loop of four accesses
     e.object = (i % 4 == 3) ? 0x7f0000000000 + (i / 4) * 8 : 0x601040 + (i % 4) * 8;  // 3 globals, 1 array scan
     enc.Add(e);
   }
@@ -138,15 +139,14 @@ TEST(ChunkCodec, GarbageIsCorruptionNotACrash) {
 // Found by the fuzzer: a header and zstd frame header that both claim a 4 GB
 // payload for 7,302 events made Load allocate it before decompressing.
 TEST(ChunkCodec, HugeClaimedSizeIsCorruptionWithoutAllocating) {
-  const unsigned char input[] = {0x00, 0x00, 0x00, 0x2c, 0xff, 0xff, 0xfb, 0xff, 0x86, 0x1c, 0x00, 0x00, 0x8a, 0xfd,
-                                 0xff, 0xfb, 0x28, 0xb5, 0x2f, 0xfd, 0x86, 0x1c, 0x00, 0x00, 0x8a, 0xfd, 0xff, 0xfb,
-                                 0x23};
+  const unsigned char input[] = {0x00, 0x00, 0x00, 0x2c, 0xff, 0xff, 0xfb, 0xff, 0x86, 0x1c,
+                                 0x00, 0x00, 0x8a, 0xfd, 0xff, 0xfb, 0x28, 0xb5, 0x2f, 0xfd,
+                                 0x86, 0x1c, 0x00, 0x00, 0x8a, 0xfd, 0xff, 0xfb, 0x23};
   ChunkDecoder dec;
   Status s = dec.Load(std::string_view(reinterpret_cast<const char*>(input), sizeof(input)));
   EXPECT_EQ(s.code(), Status::Code::kCorruption) << s.ToString();
   EXPECT_NE(s.ToString().find("exceeds what 7302 events can take"), std::string::npos) << s.ToString();
 }
-
 
 // --- Repeated runs (ChunkEncoder::AddRepeat) ---
 
@@ -218,17 +218,10 @@ std::vector<Event> Body(std::mt19937_64& rng, uint32_t tid, size_t len, const st
     const uint64_t pc = pcs[(i + rng() % 2) % pcs.size()];
     const uint64_t word = base + 8 * (i % 64);
     switch (rng() % 12) {
-      case 0:
-        run.push_back(Access(tid, EventKind::kAtomicRmw, word, 8, pc, 5));
-        break;
-      case 1:
-        run.push_back(Access(tid, EventKind::kFuncEntry, 0x402000 + (rng() % 4) * 64, 0, pc));
-        break;
-      case 2:
-        run.push_back(Access(tid, EventKind::kFree, word, rng() % 2 ? 64 : 0, pc));
-        break;
-      default:
-        run.push_back(Access(tid, i % 2 ? EventKind::kWrite : EventKind::kRead, word, i % 5 == 0 ? 4 : 8, pc));
+      case 0: run.push_back(Access(tid, EventKind::kAtomicRmw, word, 8, pc, 5)); break;
+      case 1: run.push_back(Access(tid, EventKind::kFuncEntry, 0x402000 + (rng() % 4) * 64, 0, pc)); break;
+      case 2: run.push_back(Access(tid, EventKind::kFree, word, rng() % 2 ? 64 : 0, pc)); break;
+      default: run.push_back(Access(tid, i % 2 ? EventKind::kWrite : EventKind::kRead, word, i % 5 == 0 ? 4 : 8, pc));
     }
   }
   return run;
@@ -313,12 +306,12 @@ TEST(ChunkCodecRepeats, RandomRunsEncodeAsAddRunDoes) {
   EXPECT_GT(enc.hits(), 0u);
 }
 
-
 // A run whose every event has a site of its own (an unrolled loop) depends on
 // the state before it nearly everywhere: no template, encoded as AddRun does.
 TEST(ChunkCodecRepeats, RunsOfDistinctSitesGetNoTemplate) {
   std::vector<Event> events;
-  for (uint64_t i = 0; i < 100; ++i) events.push_back(Access(3, EventKind::kWrite, 0x7f0000 + 8 * i, 8, 0x401000 + 16 * i));
+  for (uint64_t i = 0; i < 100; ++i)
+    events.push_back(Access(3, EventKind::kWrite, 0x7f0000 + 8 * i, 8, 0x401000 + 16 * i));
   const std::shared_ptr<const RepeatedRun> run = Shared(events);
   TwoEncoders enc;
   for (int i = 0; i < 10; ++i) enc.Run(run);

@@ -1,27 +1,26 @@
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
-
 #include <filesystem>
-#include <memory>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <set>
 
-#include "tests/support/temp_dir.h"
 #include "seer/trace.h"
 #include "store/coding.h"
 #include "store/distinct_counter.h"
 #include "store/run_appender.h"
 #include "store/tables.h"
 #include "store/trace_clock.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/trace_builder.h"
 #include "tests/support/trace_chunks.h"
 #include "tests/support/trace_io.h"
-#include "tests/support/trace_builder.h"
 
 namespace seer {
 namespace {
@@ -67,7 +66,6 @@ Status WriteTrace(const std::string& path, uint64_t n, uint32_t per_chunk, bool 
   }
   return close ? w->Close() : w->Flush();
 }
-
 
 TEST_F(TraceStoreTest, RoundTripsEventsAndTables) {
   const std::string path = Path("t.seer");
@@ -199,7 +197,8 @@ TEST_F(TraceStoreTest, EncoderThreadsWriteWhatOneThreadWrites) {
       if ((s = runs->AppendRun(run.data(), run.size())); !s.ok()) return s;
       appended += n;
       w->AddClockSample(appended * 1'000'000);  // one per round, a millisecond apart
-      if (round % 7 == 0) w->AddThread({static_cast<uint32_t>(round % 4), 100 + round, -1, "t" + std::to_string(round)});
+      if (round % 7 == 0)
+        w->AddThread({static_cast<uint32_t>(round % 4), 100 + round, -1, "t" + std::to_string(round)});
       if (round % 11 == 0) w->SetName(Namespace::kLock, round, "lock" + std::to_string(round));
       if (round % 13 == 0) w->AddLost("test", EventKind::kRead, round);
       if (round % 50 == 0) {
@@ -269,7 +268,7 @@ TEST_F(TraceStoreTest, RepeatsWriteWhatRunsWrite) {
         const uint64_t base = 0x10000 * (1 + tid) + 0x1000 * (rng() % 8);
         for (size_t i = 0; i < n; ++i)
           body.push_back(SizedEvent(tid, i % 2 ? EventKind::kWrite : EventKind::kRead, base + 8 * (i % 64),
-                                   0x400000 + 4 * (i % 3)));
+                                    0x400000 + 4 * (i % 3)));
         given[tid] = false;
       } else if (change == 1) {  // one address moves
         body[rng() % body.size()].object += 8;
@@ -477,9 +476,7 @@ class BadInputTest : public TraceStoreTest {
     std::vector<Event> events;
     return test::ReadTrace(path, &events);
   }
-  void WriteBytes(const std::string& path, const std::string& bytes) {
-    std::ofstream(path, std::ios::binary) << bytes;
-  }
+  void WriteBytes(const std::string& path, const std::string& bytes) { std::ofstream(path, std::ios::binary) << bytes; }
   std::string ReadBytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});

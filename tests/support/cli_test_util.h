@@ -2,10 +2,9 @@
 // reading and writing, and running the built `seer` binary.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -14,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "tests/support/temp_dir.h"
 #include "seer/trace.h"
+#include "tests/support/temp_dir.h"
 #include "tests/support/trace_io.h"
 
 namespace seer::test {
@@ -79,6 +78,5 @@ class TempDirTest : public ::testing::Test {
 
   fs::path dir_;
 };
-
 
 }  // namespace seer::test

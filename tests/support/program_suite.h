@@ -4,8 +4,8 @@
 // scratch directory to run the commands in.
 #pragma once
 
-#include <unistd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>

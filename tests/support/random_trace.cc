@@ -7,14 +7,14 @@ namespace seer::test {
 namespace {
 
 struct Holder {
-  int exclusive = -1;   // thread holding it exclusively
-  int shared = 0;       // number of shared holders
+  int exclusive = -1;  // thread holding it exclusively
+  int shared = 0;      // number of shared holders
 };
 
 struct ThreadState {
   bool started = false;
   bool finished = false;
-  uint32_t budget = 0;                      // accesses/acquires left
+  uint32_t budget = 0;                          // accesses/acquires left
   std::vector<std::pair<uint32_t, bool>> held;  // (lock, shared), innermost last
 };
 
@@ -64,7 +64,10 @@ std::vector<Event> RandomTrace(const RandomTraceOptions& o, uint64_t seed) {
       if (!s.held.empty()) {  // release innermost
         auto [l, sh] = s.held.back();
         s.held.pop_back();
-        if (sh) --locks[l].shared; else locks[l].exclusive = -1;
+        if (sh)
+          --locks[l].shared;
+        else
+          locks[l].exclusive = -1;
         emit(t, EventKind::kRelease, l, 0, sh ? 1 : 0);
         continue;
       }
@@ -96,7 +99,10 @@ std::vector<Event> RandomTrace(const RandomTraceOptions& o, uint64_t seed) {
       bool sh = o.rwlocks && chance(0.4);
       Holder& h = locks[l];
       if (h.exclusive >= 0 || (!sh && h.shared > 0)) continue;  // would block: pick again
-      if (sh) ++h.shared; else h.exclusive = static_cast<int>(t);
+      if (sh)
+        ++h.shared;
+      else
+        h.exclusive = static_cast<int>(t);
       s.held.push_back({l, sh});
       // A trylock or timed lock that got the lock (chance() only when asked
       // for: the traces of other options stay what they were).
@@ -107,7 +113,10 @@ std::vector<Event> RandomTrace(const RandomTraceOptions& o, uint64_t seed) {
     } else if (r < 0.40 && !s.held.empty()) {
       auto [l, sh] = s.held.back();
       s.held.pop_back();
-      if (sh) --locks[l].shared; else locks[l].exclusive = -1;
+      if (sh)
+        --locks[l].shared;
+      else
+        locks[l].exclusive = -1;
       emit(t, EventKind::kRelease, l, 0, sh ? 1 : 0);
     } else if (r < 0.47 && o.signals) {
       if (chance(0.5)) {

@@ -13,18 +13,18 @@
 namespace seer::test {
 
 struct RandomTraceOptions {
-  uint32_t threads = 3;         // including the main thread 0
-  uint32_t events = 20;         // approximate; fork/join/releases are added
+  uint32_t threads = 3;  // including the main thread 0
+  uint32_t events = 20;  // approximate; fork/join/releases are added
   uint32_t locks = 2;
   uint32_t variables = 2;
   uint32_t max_nesting = 2;
   double write_fraction = 0.5;
-  bool fork_join = true;        // main forks the others first and joins them last
-  bool rwlocks = false;         // some acquisitions in shared mode
-  bool atomics = false;         // some accesses are atomic
-  bool signals = false;         // some signal/wait pairs (wait only after a signal)
-  double nonblocking = 0;       // fraction of acquisitions recorded as trylocks or timed locks
-  double frees = 0;             // fraction of accesses that are instead a free or an alloc of the variable
+  bool fork_join = true;   // main forks the others first and joins them last
+  bool rwlocks = false;    // some acquisitions in shared mode
+  bool atomics = false;    // some accesses are atomic
+  bool signals = false;    // some signal/wait pairs (wait only after a signal)
+  double nonblocking = 0;  // fraction of acquisitions recorded as trylocks or timed locks
+  double frees = 0;        // fraction of accesses that are instead a free or an alloc of the variable
 };
 
 // Same seed, same trace. Locations: each (thread, step) gets its own pc, so pcs

@@ -39,7 +39,8 @@ TEST(RandomTrace, IsWellFormedAndDeterministic) {
       }
       if (e.kind == EventKind::kAcquire) {
         ASSERT_EQ(exclusive.count(e.object), 0u) << "seed " << seed;
-        if (e.mode == 1) ++shared[e.object];
+        if (e.mode == 1)
+          ++shared[e.object];
         else {
           ASSERT_EQ(shared[e.object], 0) << "seed " << seed;
           exclusive[e.object] = static_cast<int>(e.tid);
@@ -50,8 +51,10 @@ TEST(RandomTrace, IsWellFormedAndDeterministic) {
         ASSERT_FALSE(held[e.tid].empty());
         ASSERT_EQ(held[e.tid].back(), e.object) << "releases are nested";
         held[e.tid].pop_back();
-        if (e.mode == 1) --shared[e.object];
-        else exclusive.erase(e.object);
+        if (e.mode == 1)
+          --shared[e.object];
+        else
+          exclusive.erase(e.object);
       }
     }
     for (auto& [t, h] : held) {

@@ -13,8 +13,7 @@ namespace seer::test {
 
 class ShmArea {
  public:
-  ShmArea(uint32_t rings, uint64_t ring_words)
-      : bytes_(new char[rt::ShmBytes(rings, ring_words) + kAlign]) {
+  ShmArea(uint32_t rings, uint64_t ring_words) : bytes_(new char[rt::ShmBytes(rings, ring_words) + kAlign]) {
     void* p = bytes_.get() + (kAlign - reinterpret_cast<uintptr_t>(bytes_.get()) % kAlign) % kAlign;
     shm = new (p) rt::ShmHeader();
     shm->max_rings = rings;

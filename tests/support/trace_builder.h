@@ -82,23 +82,36 @@ class TraceBuilder {
       for (size_t sp = arg.rfind(' '); sp != std::string::npos; sp = arg.rfind(' ')) {
         const std::string attr = arg.substr(sp + 1);
         arg.resize(sp);
-        if (attr == "how=try") how = AcquireHow::kTry;
-        else if (attr == "how=timed") how = AcquireHow::kTimed;
-        else if (attr == "mode=shared") mode = LockMode::kShared;
-        else throw std::invalid_argument("bad attribute: " + line);
+        if (attr == "how=try")
+          how = AcquireHow::kTry;
+        else if (attr == "how=timed")
+          how = AcquireHow::kTimed;
+        else if (attr == "mode=shared")
+          mode = LockMode::kShared;
+        else
+          throw std::invalid_argument("bad attribute: " + line);
       }
       if (how != AcquireHow::kBlocking && name != "acq") throw std::invalid_argument("how= on a non-acquire: " + line);
       if (mode != LockMode::kExclusive && name != "acq" && name != "rel")
         throw std::invalid_argument("mode= on a non-lock op: " + line);
-      if (name == "r") Read(t, arg, pc);
-      else if (name == "w") Write(t, arg, pc);
-      else if (name == "acq") Acquire(t, arg, pc, mode, how);
-      else if (name == "rel") Release(t, arg, pc, mode);
-      else if (name == "fork") Fork(t, arg, pc);
-      else if (name == "join") Join(t, arg, pc);
-      else if (name == "begin") Add(t, EventKind::kAtomicBegin, 0, pc);
-      else if (name == "end") Add(t, EventKind::kAtomicEnd, 0, pc);
-      else throw std::invalid_argument("bad op: " + line);
+      if (name == "r")
+        Read(t, arg, pc);
+      else if (name == "w")
+        Write(t, arg, pc);
+      else if (name == "acq")
+        Acquire(t, arg, pc, mode, how);
+      else if (name == "rel")
+        Release(t, arg, pc, mode);
+      else if (name == "fork")
+        Fork(t, arg, pc);
+      else if (name == "join")
+        Join(t, arg, pc);
+      else if (name == "begin")
+        Add(t, EventKind::kAtomicBegin, 0, pc);
+      else if (name == "end")
+        Add(t, EventKind::kAtomicEnd, 0, pc);
+      else
+        throw std::invalid_argument("bad op: " + line);
     }
     return *this;
   }

@@ -30,8 +30,7 @@ inline Status ReadRawChunks(const std::string& path, std::vector<std::string>* c
   if (rc == MDB_SUCCESS) rc = mdb_cursor_open(txn, dbi, &cursor);
   if (rc == MDB_SUCCESS) {
     MDB_val key, value;
-    for (int op = MDB_FIRST; (rc = mdb_cursor_get(cursor, &key, &value, static_cast<MDB_cursor_op>(op))) ==
-                             MDB_SUCCESS;
+    for (int op = MDB_FIRST; (rc = mdb_cursor_get(cursor, &key, &value, static_cast<MDB_cursor_op>(op))) == MDB_SUCCESS;
          op = MDB_NEXT)
       chunks->emplace_back(lmdb::View(value));
     if (rc == MDB_NOTFOUND) rc = MDB_SUCCESS;

@@ -15,8 +15,8 @@ struct WorkloadOptions {
   uint32_t threads = 4;
   uint32_t locks = 3;
   uint32_t variables = 1000;
-  uint64_t events = 100000;  // scheduling steps; the trace is about this long
-  bool fork_join = true;     // thread 0 forks the others first and joins them last
+  uint64_t events = 100000;   // scheduling steps; the trace is about this long
+  bool fork_join = true;      // thread 0 forks the others first and joins them last
   uint64_t address_base = 0;  // variable v lives at address_base + v * size
   uint32_t size = 1;          // bytes per access
   bool reentrant = false;     // a thread may acquire a lock it holds (recursive locks)

@@ -8,9 +8,6 @@
 // each such access, which the runtime records as a range (docs/runtime.md,
 // "Differences between compilers"). The ThreadSanitizer pass then leaves the
 // access itself alone, as before.
-#include <cstdint>
-#include <vector>
-
 #include <llvm/Analysis/CaptureTracking.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
@@ -20,14 +17,15 @@
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/PassPlugin.h>
 
+#include <cstdint>
+#include <vector>
+
 namespace {
 
 using namespace llvm;
 
 // The sizes the ThreadSanitizer pass instruments itself (__tsan_read1 .. 16).
-bool TsanInstruments(uint64_t bytes) {
-  return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16;
-}
+bool TsanInstruments(uint64_t bytes) { return bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8 || bytes == 16; }
 
 // Accesses to a stack slot whose address never escapes cannot race: the
 // ThreadSanitizer pass skips them too.

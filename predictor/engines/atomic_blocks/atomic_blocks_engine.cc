@@ -34,9 +34,9 @@ struct Last {
 };
 
 struct ThreadState {
-  uint32_t depth = 0;         // nesting of begin/end; the outermost pair is the block
-  uint32_t current = kNone;   // the open block
-  Last last;                  // the thread's latest transaction and event (program order)
+  uint32_t depth = 0;        // nesting of begin/end; the outermost pair is the block
+  uint32_t current = kNone;  // the open block
+  Last last;                 // the thread's latest transaction and event (program order)
 };
 
 struct LockState {
@@ -195,7 +195,7 @@ class AtomicBlocksEngine final : public Engine {
   std::unordered_map<uint32_t, ThreadState> threads_;
   std::unordered_map<uint64_t, LockState> locks_;
   std::unordered_map<uint64_t, VarState> vars_;
-  std::unordered_map<uint32_t, Last> forks_;  // child -> the fork
+  std::unordered_map<uint32_t, Last> forks_;                                  // child -> the fork
   std::unordered_map<uint64_t, std::unordered_map<uint32_t, Last>> signals_;  // object -> thread -> latest
   EventLowering lowering_;
   std::vector<LoweredOp> ops_;

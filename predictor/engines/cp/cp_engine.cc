@@ -86,8 +86,8 @@ void CpEngine::Release(uint32_t tid, uint64_t lock, bool shared) {
     // which may make the next candidate's acquire CP-before this release.
     const HistoryEntry* next = NextCandidate(l, tid, o.seq, l.cursor[tid]);
     if (next != nullptr && UnresolvedBetween(Epoch{next->tid, next->acquire}, t.h)) {
-      waiting_sections_.push_back(WaitingSection{tid, o.acquire, std::move(o.potential), o.lock_index, o.seq, l.cursor[tid],
-                                                 std::move(o.in), t.h, t.p});
+      waiting_sections_.push_back(WaitingSection{tid, o.acquire, std::move(o.potential), o.lock_index, o.seq,
+                                                 l.cursor[tid], std::move(o.in), t.h, t.p});
       ++l.waiting;
       max_waiting_sections_ = std::max<uint64_t>(max_waiting_sections_, waiting_sections_.size());
     }
@@ -181,8 +181,7 @@ bool CpEngine::UnresolvedBetween(const Epoch& e, const VectorClock& h) const {
   return false;
 }
 
-const CpEngine::HistoryEntry* CpEngine::NextCandidate(LockState& l, uint32_t tid, uint64_t seq,
-                                                      uint64_t cursor) const {
+const CpEngine::HistoryEntry* CpEngine::NextCandidate(LockState& l, uint32_t tid, uint64_t seq, uint64_t cursor) const {
   for (uint64_t i = std::max(cursor, l.base); i < seq; ++i) {
     const HistoryEntry& e = l.history[i - l.base];
     if (e.tid != tid) return &e;
@@ -253,8 +252,10 @@ void CpEngine::ReportWaitingRaces(bool all) {
     collector_.AddPair(r.earlier.ref(), r.later);
     if (r.later_counted) continue;
     collector_.AddRacyEvent(r.later);
-    for (size_t j = i; j < n && waiting_races_[j].later.index == r.later.index; ++j) waiting_races_[j].later_counted = true;
-    for (size_t j = i; j-- > 0 && waiting_races_[j].later.index == r.later.index;) waiting_races_[j].later_counted = true;
+    for (size_t j = i; j < n && waiting_races_[j].later.index == r.later.index; ++j)
+      waiting_races_[j].later_counted = true;
+    for (size_t j = i; j-- > 0 && waiting_races_[j].later.index == r.later.index;)
+      waiting_races_[j].later_counted = true;
   }
   size_t kept = 0;
   for (size_t i = 0; i < n; ++i)
@@ -343,13 +344,12 @@ Status CpEngine::Finish(Findings* findings) {
   // from the first, so only the first is guaranteed.
   collector_.Fill("cp", Guarantee::kFirstIsReal, &result);
   findings->races.push_back(std::move(result));
-  findings->stats.push_back(AnalysisStats{
-      "cp",
-      {{"edges", static_cast<double>(edges_)},
-       {"late edges", static_cast<double>(late_edges_)},
-       {"waiting race checks (peak)", static_cast<double>(max_waiting_races_)},
-       {"waiting releases (peak)", static_cast<double>(max_waiting_sections_)},
-       {"sections kept for rule (b) (peak)", static_cast<double>(max_history_)}}});
+  findings->stats.push_back(AnalysisStats{"cp",
+                                          {{"edges", static_cast<double>(edges_)},
+                                           {"late edges", static_cast<double>(late_edges_)},
+                                           {"waiting race checks (peak)", static_cast<double>(max_waiting_races_)},
+                                           {"waiting releases (peak)", static_cast<double>(max_waiting_sections_)},
+                                           {"sections kept for rule (b) (peak)", static_cast<double>(max_history_)}}});
   return Status::Ok();
 }
 

@@ -50,7 +50,7 @@ struct CpOpenSection {
   // acquire has a source at or before these releases, so this clock bounds
   // what such an edge can tell.
   VectorClock potential;
-  VectorClock in;       // join of the sources' HB times of the edges into the acquire
+  VectorClock in;                       // join of the sources' HB times of the edges into the acquire
   std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
 };
 
@@ -61,7 +61,7 @@ class CpEngine : public TwoClockEngine<CpEngine, CpOpenSection> {
 
   Status Finish(Findings* findings) override;
 
-  uint64_t late_edges() const { return late_edges_; }          // edges that reached other threads' clocks late
+  uint64_t late_edges() const { return late_edges_; }  // edges that reached other threads' clocks late
   uint64_t max_waiting_races() const { return max_waiting_races_; }
   uint64_t max_waiting_sections() const { return max_waiting_sections_; }
 
@@ -75,8 +75,8 @@ class CpEngine : public TwoClockEngine<CpEngine, CpOpenSection> {
     ClockSnapshotRef release;  // its HB time; empty while open
   };
   struct LockState {
-    VectorClock h, p;            // HB and CP time of the last write-mode release
-    VectorClock h_read, p_read;  // joins of read-mode releases (rwlocks)
+    VectorClock h, p;                  // HB and CP time of the last write-mode release
+    VectorClock h_read, p_read;        // joins of read-mode releases (rwlocks)
     std::deque<HistoryEntry> history;  // write-mode sections, in acquire order
     uint64_t base = 0;                 // sequence number of history.front()
     std::vector<uint64_t> cursor;      // per thread: history before it is CP-before the thread
@@ -99,7 +99,7 @@ class CpEngine : public TwoClockEngine<CpEngine, CpOpenSection> {
   struct WaitingRace {
     AccessRecord earlier;
     EventRef later;
-    VectorClock h, p;  // HB and CP time of the later access
+    VectorClock h, p;            // HB and CP time of the later access
     bool later_counted = false;  // the later access already counted as racy
     bool ordered = false;
   };

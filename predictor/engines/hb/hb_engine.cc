@@ -81,7 +81,8 @@ void HappensBeforeEngine<kSchedulable>::Apply(uint32_t tid, const LoweredOp& op)
 template <bool kSchedulable>
 void HappensBeforeEngine<kSchedulable>::Free(uint32_t tid, const LoweredOp& op) {
   bool join_pending = false;  // writes never join: stays false
-  shadow_.ForEachFreed(op.object, op.size, [&](Cell& c) { Visit(c, tid, /*write=*/true, /*atomic=*/false, &join_pending); });
+  shadow_.ForEachFreed(op.object, op.size,
+                       [&](Cell& c) { Visit(c, tid, /*write=*/true, /*atomic=*/false, &join_pending); });
   if constexpr (kSchedulable) clocks_[tid].Increment(tid);
 }
 
@@ -126,8 +127,7 @@ void HappensBeforeEngine<kSchedulable>::Access(uint32_t tid, const LoweredOp& op
 }
 
 template <bool kSchedulable>
-void HappensBeforeEngine<kSchedulable>::Visit(Cell& cell, uint32_t tid, bool write, bool atomic,
-                                                bool* join_pending) {
+void HappensBeforeEngine<kSchedulable>::Visit(Cell& cell, uint32_t tid, bool write, bool atomic, bool* join_pending) {
   const VectorClock& c = clocks_[tid];
   const AccessRecord record = AccessRecord::Of(*current_, c.Get(tid), atomic);
   auto known = [&c](const Epoch& ep) { return ep.clock <= c.Get(ep.tid); };

@@ -66,13 +66,13 @@ class HappensBeforeEngine : public Engine {
 
   std::vector<VectorClock> clocks_;  // C_t
   FlatMap64<LockClocks> locks_;
-  FlatMap64<VectorClock> signals_;   // signal/wait and barrier objects
+  FlatMap64<VectorClock> signals_;  // signal/wait and barrier objects
   EventLowering lowering_;
   HeldLocks held_;
   ShadowMemory<Cell> shadow_;
   RaceCollector collector_;
   ThreadIdCheck thread_ids_;
-  VectorClock pending_;  // SHB: last-write clocks a read joins after its checks
+  VectorClock pending_;             // SHB: last-write clocks a read joins after its checks
   const Event* current_ = nullptr;  // the event being processed
   bool racy_ = false;
 };

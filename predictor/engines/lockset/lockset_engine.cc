@@ -20,8 +20,8 @@ enum class State : uint8_t { kVirgin, kExclusive, kShared, kSharedModified };
 
 struct Cell {
   State state = State::kVirgin;
-  bool read_only = false;   // RAPID: only reads so far (its "dummy read lock")
-  uint32_t owner = 0;       // kExclusive: the only thread so far
+  bool read_only = false;            // RAPID: only reads so far (its "dummy read lock")
+  uint32_t owner = 0;                // kExclusive: the only thread so far
   std::vector<uint64_t> candidates;  // sorted
   bool has_write = false, has_read = false;
   EventRef last_write, last_read;
@@ -190,9 +190,7 @@ class LocksetEngine : public Engine {
         if (!write) return false;
         c->state = State::kSharedModified;
         return c->candidates.empty();
-      case State::kSharedModified:
-        Intersect(&c->candidates, held);
-        return c->candidates.empty();
+      case State::kSharedModified: Intersect(&c->candidates, held); return c->candidates.empty();
     }
     return false;
   }

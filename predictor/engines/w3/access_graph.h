@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "predictor/common/vector_clock.h"
-#include "predictor/findings.h"
 #include "predictor/engines/w3/lockset_table.h"
+#include "predictor/findings.h"
 
 namespace seer::w3 {
 

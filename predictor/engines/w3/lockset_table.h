@@ -3,8 +3,8 @@
 // cost one comparison. Read-mode (shared) holdings protect only against writers.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <unordered_map>
 #include <utility>
@@ -65,7 +65,8 @@ class LocksetTable {
   };
   struct TransitionHash {
     size_t operator()(const TransitionKey& k) const {
-      return static_cast<size_t>((k.lock * 0x9E3779B97F4A7C15ull) ^ (uint64_t{k.id} << 2 | static_cast<uint64_t>(k.op)));
+      return static_cast<size_t>((k.lock * 0x9E3779B97F4A7C15ull) ^
+                                 (uint64_t{k.id} << 2 | static_cast<uint64_t>(k.op)));
     }
   };
   std::unordered_map<TransitionKey, uint32_t, TransitionHash> transitions_;

@@ -38,8 +38,10 @@ const PwrState::Section* PwrState::NewestOrdered(const SectionList& list, ClockV
   }
   while (hi - lo > 1) {
     const uint64_t mid = lo + (hi - lo) / 2;
-    if (ordered(mid)) lo = mid;
-    else hi = mid;
+    if (ordered(mid))
+      lo = mid;
+    else
+      hi = mid;
   }
   if (hint != nullptr) *hint = lo + 1;
   return &list.at(lo, ring_mask_);

@@ -65,10 +65,10 @@ class PwrState {
   struct Held {
     uint64_t lock;
     bool shared;
-    uint32_t depth;         // recursive acquisitions; only the outermost pair counts
-    ClockValue acquired;    // timestamp of the outermost acquire
-    LockHistory* history;   // the lock's history (stable: owned by a unique_ptr)
-    uint64_t seen;          // history->sections when W3 last ran for this holder
+    uint32_t depth;        // recursive acquisitions; only the outermost pair counts
+    ClockValue acquired;   // timestamp of the outermost acquire
+    LockHistory* history;  // the lock's history (stable: owned by a unique_ptr)
+    uint64_t seen;         // history->sections when W3 last ran for this holder
     // The lockset before the acquire: the one after the release when no lock
     // taken earlier was released meanwhile (kUnknownLockset then).
     uint32_t lockset_before;
@@ -114,16 +114,16 @@ class PwrState {
   // reader scans them against its clock, no state per reader and writer.
   // A reader's memory of one writer on one lock (LockHistory::hints).
   struct Hint {
-    uint64_t next = 0;      // a section found ordered, plus one (0: none)
-    ClockValue quiet = 0;   // an entry for the writer that was found to need no join
+    uint64_t next = 0;     // a section found ordered, plus one (0: none)
+    ClockValue quiet = 0;  // an entry for the writer that was found to need no join
   };
   struct LockHistory {
-    std::vector<SectionList> by_thread;        // by the thread that ran the sections
+    std::vector<SectionList> by_thread;  // by the thread that ran the sections
     // Per writer: its first section's acquire (max: none), at or before the
     // oldest kept one: reading that one at each release missed the cache.
     std::vector<ClockValue> first_acquired;
-    std::vector<ClockValue> newest_acquired;   // per writer: newest section's acquire
-    std::vector<ClockValue> newest_released;   // per writer: its own entry at the newest release; 0: none
+    std::vector<ClockValue> newest_acquired;  // per writer: newest section's acquire
+    std::vector<ClockValue> newest_released;  // per writer: its own entry at the newest release; 0: none
     // Per writer: the release before the newest (0: none). An entry between it
     // and the newest acquire (the usual place of a reader that lags one
     // section) knows every release before it: nothing to look at.
@@ -134,7 +134,7 @@ class PwrState {
     // answer does not depend on it), kept within hint_budget_bytes_ over all locks:
     // with many threads these rows would cost threads² per lock.
     std::vector<std::vector<Hint>> hints;
-    uint64_t sections = 0;                     // sections ever added, by any thread
+    uint64_t sections = 0;  // sections ever added, by any thread
     // The last lockset transition by an acquire of this lock (most repeat).
     uint32_t with_from = kUnknownLockset;
     bool with_shared = false;

@@ -122,9 +122,9 @@ class LastWrites {
 struct Variable {
   explicit Variable(uint64_t bound) : nodes(bound) {}
   NodeStore nodes;
-  std::vector<w3::NodeRef> rw;        // RW(x): mutually concurrent accesses
+  std::vector<w3::NodeRef> rw;  // RW(x): mutually concurrent accesses
   LastWrites last_writes;
-  std::vector<size_t> open;            // exact: its pending_ entries not yet traversed
+  std::vector<size_t> open;  // exact: its pending_ entries not yet traversed
 };
 
 struct Cell {

@@ -240,9 +240,9 @@ Status WcpEngine::Finish(Findings* findings) {
   if (folded_sections_ > 0) {
     // Said only when it happened, so that reports of traces within the bound
     // are unchanged.
-    findings->stats.push_back(AnalysisStats{
-        "wcp", {{"critical sections over the queue memory bound, folded (may miss races)",
-                 static_cast<double>(folded_sections_)}}});
+    findings->stats.push_back(AnalysisStats{"wcp",
+                                            {{"critical sections over the queue memory bound, folded (may miss races)",
+                                              static_cast<double>(folded_sections_)}}});
   }
   return Status::Ok();
 }

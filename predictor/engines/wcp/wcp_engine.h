@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "predictor/common/clock_snapshot.h"
-#include "predictor/common/release_times.h"
 #include "predictor/common/flat_map.h"
+#include "predictor/common/release_times.h"
 #include "predictor/common/sync_ops.h"
 #include "predictor/common/two_clock_engine.h"
 #include "predictor/common/vector_clock.h"
@@ -22,9 +22,9 @@ namespace seer {
 // A critical section a thread is inside: what it read and wrote (R, W).
 struct WcpOpenSection {
   uint64_t lock;
-  uint32_t lock_index;  // of the lock's state in locks_ (stable), saving a probe per access
-  bool shared;  // read-mode: excludes only write-mode sections
-  uint64_t id;  // unique over the run
+  uint32_t lock_index;                  // of the lock's state in locks_ (stable), saving a probe per access
+  bool shared;                          // read-mode: excludes only write-mode sections
+  uint64_t id;                          // unique over the run
   std::vector<uint32_t> reads, writes;  // indices into the lock's `vars`
 };
 
@@ -77,9 +77,9 @@ class WcpEngine : public TwoClockEngine<WcpEngine, WcpOpenSection> {
     // One FIFO of critical sections with a read position per thread stands for
     // the paper's queues Acq_l(t) / Rel_l(t) for every t.
     std::deque<Section> queue;
-    uint64_t queue_base = 0;     // sequence number of queue.front()
+    uint64_t queue_base = 0;       // sequence number of queue.front()
     std::vector<uint64_t> cursor;  // per thread: next sequence number to look at
-    uint64_t open = 0;           // sequence number of the holder's section
+    uint64_t open = 0;             // sequence number of the holder's section
     // The release clock of the section before queue.front() (the join of the
     // deltas dropped): what a thread whose cursor is behind the queue (Fold)
     // receives.

@@ -26,7 +26,7 @@ namespace seer::test {
 
 struct CpReference {
   std::set<std::pair<uint64_t, uint64_t>> race_pairs;  // (earlier index, later index) of every CP-unordered conflict
-  std::set<uint64_t> racy_events;                       // later accesses of those pairs
+  std::set<uint64_t> racy_events;                      // later accesses of those pairs
 };
 
 inline CpReference ComputeCpReference(const std::vector<Event>& events) {
@@ -111,7 +111,9 @@ inline CpReference ComputeCpReference(const std::vector<Event>& events) {
     return k == SyncOp::kRead || k == SyncOp::kWrite || k == SyncOp::kFree;
   };
   auto writes = [&](size_t j) { return ops[j].op.op != SyncOp::kRead; };
-  auto range = [&](size_t j) { return std::make_pair(ops[j].op.object, ops[j].op.object + std::max<uint64_t>(1, ops[j].op.size)); };
+  auto range = [&](size_t j) {
+    return std::make_pair(ops[j].op.object, ops[j].op.object + std::max<uint64_t>(1, ops[j].op.size));
+  };
   // Conflicting on some byte that no allocation between them made fresh.
   auto conflict = [&](size_t i, size_t j) {
     if (i > j) std::swap(i, j);

@@ -71,7 +71,8 @@ std::string Describe(const std::vector<Event>& events, const CpReference& ref, c
   out += "racy by definition:";
   for (uint64_t i : ref.racy_events) out += " " + std::to_string(i);
   out += "\nengine pairs:";
-  for (const RacePair& p : r.pairs) out += " (" + std::to_string(p.first.index) + "," + std::to_string(p.second.index) + ")";
+  for (const RacePair& p : r.pairs)
+    out += " (" + std::to_string(p.first.index) + "," + std::to_string(p.second.index) + ")";
   return out;
 }
 
@@ -146,8 +147,8 @@ TEST(CpEngine, RuleAFoundAfterTheAccessItOrders) {
 TEST(CpEngine, RuleBFoundAtALaterRelease) {
   TraceBuilder b;
   b.Std({"T1|w(x)|1", "T1|acq(m)|2", "T1|acq(l)|3", "T1|w(y)|4", "T1|rel(l)|5", "T1|rel(m)|6", "T2|acq(m)|7",
-         "T2|acq(k)|8", "T2|rel(k)|9", "T3|acq(k)|10", "T3|rel(k)|11", "T3|r(x)|12", "T2|acq(l)|13",
-         "T2|r(y)|14", "T2|rel(l)|15", "T2|rel(m)|16"});
+         "T2|acq(k)|8", "T2|rel(k)|9", "T3|acq(k)|10", "T3|rel(k)|11", "T3|r(x)|12", "T2|acq(l)|13", "T2|r(y)|14",
+         "T2|rel(l)|15", "T2|rel(m)|16"});
   const CpRun cp = RunCp(b.events());
   EXPECT_TRUE(cp.result.pairs.empty());
   EXPECT_EQ(cp.waiting_races, 1u);
@@ -166,8 +167,9 @@ TEST(CpEngine, ALongHeldLockKeepsNothingWaiting) {
     std::vector<std::string> lines = {"T0|acq(G)|1"};
     for (int i = 0; i < rounds; ++i) {
       const std::string x = "x" + std::to_string(i % 5);
-      for (const std::string& l : std::vector<std::string>{"T0|acq(L)|2", "T0|w(" + x + ")|3", "T0|rel(L)|4", "T1|acq(L)|5",
-                                   "T1|r(" + x + ")|6", "T1|rel(L)|7", "T1|w(y)|8", "T0|r(y)|9"})
+      for (const std::string& l :
+           std::vector<std::string>{"T0|acq(L)|2", "T0|w(" + x + ")|3", "T0|rel(L)|4", "T1|acq(L)|5",
+                                    "T1|r(" + x + ")|6", "T1|rel(L)|7", "T1|w(y)|8", "T0|r(y)|9"})
         lines.push_back(l);
     }
     lines.push_back("T0|rel(G)|10");
@@ -183,11 +185,13 @@ TEST(CpEngine, ALongHeldLockKeepsNothingWaiting) {
   const CpRun big = RunCp(large.events());
   EXPECT_EQ(big.waiting_sections, 0u);
   EXPECT_EQ(big.waiting_races, 0u);
-  EXPECT_EQ(big.result.racy_events, RunEngine("wcp", large, [] {
-                                      AnalysisOptions paper;
-                                      paper.rapid_compatible = false;
-                                      return paper;
-                                    }()).racy_events);
+  EXPECT_EQ(big.result.racy_events, RunEngine("wcp", large,
+                                              [] {
+                                                AnalysisOptions paper;
+                                                paper.rapid_compatible = false;
+                                                return paper;
+                                              }())
+                                        .racy_events);
 }
 
 }  // namespace

@@ -39,46 +39,59 @@ struct Example {
 
 std::vector<Example> PaperExamples() {
   return {
-      {"wcp_fig1a", {"T1|acq(l)|1", "T1|r(x)|2", "T1|w(x)|3", "T1|rel(l)|4", "T2|acq(l)|5", "T2|r(x)|6", "T2|w(x)|7",
-                     "T2|rel(l)|8"}},
+      {"wcp_fig1a",
+       {"T1|acq(l)|1", "T1|r(x)|2", "T1|w(x)|3", "T1|rel(l)|4", "T2|acq(l)|5", "T2|r(x)|6", "T2|w(x)|7",
+        "T2|rel(l)|8"}},
       {"wcp_fig1b",
-       {"T1|w(y)|1", "T1|acq(l)|2", "T1|r(x)|3", "T1|rel(l)|4", "T2|acq(l)|5", "T2|r(x)|6", "T2|rel(l)|7", "T2|r(y)|8"}},
-      {"wcp_fig3", Cat({{"T1|acq(l)|1"}, Sync("T1", "x", 2), {"T1|r(z)|3", "T1|rel(l)|4"}, Sync("T2", "x", 5),
+       {"T1|w(y)|1", "T1|acq(l)|2", "T1|r(x)|3", "T1|rel(l)|4", "T2|acq(l)|5", "T2|r(x)|6", "T2|rel(l)|7",
+        "T2|r(y)|8"}},
+      {"wcp_fig3", Cat({{"T1|acq(l)|1"},
+                        Sync("T1", "x", 2),
+                        {"T1|r(z)|3", "T1|rel(l)|4"},
+                        Sync("T2", "x", 5),
                         {"T2|acq(l)|6", "T2|acq(n)|7", "T2|rel(n)|8", "T2|rel(l)|9", "T3|acq(n)|10", "T3|rel(n)|11",
                          "T3|w(z)|12"}})},
-      {"wcp_fig4", Cat({{"T1|acq(l)|1", "T1|acq(m)|2", "T1|rel(m)|3", "T1|r(z)|4", "T1|rel(l)|5", "T2|acq(m)|6",
-                         "T2|acq(n)|7"},
-                        Sync("T2", "x", 8),
-                        {"T2|rel(n)|9", "T2|rel(m)|10", "T3|acq(n)|11", "T3|acq(l)|12", "T3|rel(l)|13"},
-                        Sync("T3", "x", 14), {"T3|w(z)|15", "T3|rel(n)|16"}})},
-      {"wcp_fig5", Cat({{"T1|acq(l)|1", "T1|acq(m)|2", "T1|rel(m)|3", "T1|r(z)|4", "T1|rel(l)|5", "T2|acq(m)|6",
-                         "T2|acq(n)|7"},
-                        Sync("T2", "x", 8), {"T2|rel(n)|9", "T3|acq(n)|10", "T3|acq(l)|11", "T3|rel(l)|12"},
-                        Sync("T3", "x", 13), {"T3|w(z)|14", "T3|rel(n)|15"}, Sync("T3", "y", 16), Sync("T2", "y", 17),
-                        {"T2|rel(m)|18"}})},
+      {"wcp_fig4",
+       Cat({{"T1|acq(l)|1", "T1|acq(m)|2", "T1|rel(m)|3", "T1|r(z)|4", "T1|rel(l)|5", "T2|acq(m)|6", "T2|acq(n)|7"},
+            Sync("T2", "x", 8),
+            {"T2|rel(n)|9", "T2|rel(m)|10", "T3|acq(n)|11", "T3|acq(l)|12", "T3|rel(l)|13"},
+            Sync("T3", "x", 14),
+            {"T3|w(z)|15", "T3|rel(n)|16"}})},
+      {"wcp_fig5",
+       Cat({{"T1|acq(l)|1", "T1|acq(m)|2", "T1|rel(m)|3", "T1|r(z)|4", "T1|rel(l)|5", "T2|acq(m)|6", "T2|acq(n)|7"},
+            Sync("T2", "x", 8),
+            {"T2|rel(n)|9", "T3|acq(n)|10", "T3|acq(l)|11", "T3|rel(l)|12"},
+            Sync("T3", "x", 13),
+            {"T3|w(z)|14", "T3|rel(n)|15"},
+            Sync("T3", "y", 16),
+            Sync("T2", "y", 17),
+            {"T2|rel(m)|18"}})},
       // SHB (OOPSLA'18, Fig. 1 pattern): once r(y) has seen w(y), w(x) is ordered
       // before r(x), so HB's second race cannot happen.
       {"shb_second_race", {"T1|w(x)|1", "T1|w(y)|2", "T2|r(y)|3", "T2|r(x)|4"}},
       // RAPID's WCP walks a thread's own earlier critical sections on a lock
       // (docs/analyses.md): here that hides the race on y the definition gives.
-      {"wcp_own_sections", {"T2|acq(m)|1", "T2|w(y)|2", "T2|rel(m)|3", "T1|acq(m)|4", "T1|rel(m)|5", "T1|acq(l)|6",
-                            "T1|rel(l)|7", "T1|acq(l)|8", "T1|rel(l)|9", "T1|r(y)|10", "T3|acq(l)|11",
-                            "T3|rel(l)|12"}},
+      {"wcp_own_sections",
+       {"T2|acq(m)|1", "T2|w(y)|2", "T2|rel(m)|3", "T1|acq(m)|4", "T1|rel(m)|5", "T1|acq(l)|6", "T1|rel(l)|7",
+        "T1|acq(l)|8", "T1|rel(l)|9", "T1|r(y)|10", "T3|acq(l)|11", "T3|rel(l)|12"}},
       // Raptor (Roemer, Genç, Bond) Fig. 3, as its text describes it (the seed
       // lost the formulas): HB orders the accesses to x in both; in (a) the two
       // sections on m only read y, so T2's section could run first and the
       // accesses to x race (a CP race); in (b) T1 writes y, rule (a) orders the
       // sections, and T2's access to x may depend on the y it read: no CP race.
-      {"raptor_fig3a", {"T1|w(x)|1", "T1|acq(m)|2", "T1|r(y)|3", "T1|rel(m)|4", "T2|acq(m)|5", "T2|r(y)|6",
-                        "T2|rel(m)|7", "T2|w(x)|8"}},
-      {"raptor_fig3b", {"T1|w(x)|1", "T1|acq(m)|2", "T1|w(y)|3", "T1|rel(m)|4", "T2|acq(m)|5", "T2|r(y)|6",
-                        "T2|rel(m)|7", "T2|w(x)|8"}},
+      {"raptor_fig3a",
+       {"T1|w(x)|1", "T1|acq(m)|2", "T1|r(y)|3", "T1|rel(m)|4", "T2|acq(m)|5", "T2|r(y)|6", "T2|rel(m)|7",
+        "T2|w(x)|8"}},
+      {"raptor_fig3b",
+       {"T1|w(x)|1", "T1|acq(m)|2", "T1|w(y)|3", "T1|rel(m)|4", "T2|acq(m)|5", "T2|r(y)|6", "T2|rel(m)|7",
+        "T2|w(x)|8"}},
       // A known difference from RAPID (docs/analyses.md): l is used by T1 only.
       // RAPID skips such locks and reports the race on y; streaming, we cannot know
       // that no other thread will use l, so the default mode walks T1's own
       // sections as RAPID does for shared locks and reports nothing.
-      {"wcp_private_lock", {"T2|acq(m)|1", "T2|w(y)|2", "T2|rel(m)|3", "T1|acq(m)|4", "T1|rel(m)|5", "T1|acq(l)|6",
-                            "T1|rel(l)|7", "T1|acq(l)|8", "T1|rel(l)|9", "T1|r(y)|10"}},
+      {"wcp_private_lock",
+       {"T2|acq(m)|1", "T2|w(y)|2", "T2|rel(m)|3", "T1|acq(m)|4", "T1|rel(m)|5", "T1|acq(l)|6", "T1|rel(l)|7",
+        "T1|acq(l)|8", "T1|rel(l)|9", "T1|r(y)|10"}},
   };
 }
 
@@ -92,30 +105,45 @@ struct Expected {
 
 TEST(PaperExamples, VerdictsPerEngine) {
   const std::vector<Expected> expected = {
-      {"wcp_fig1a", "hb", true, {}},          {"wcp_fig1a", "shb", true, {}},
-      {"wcp_fig1a", "wcp", true, {}},         {"wcp_fig1a", "lockset", true, {}},
-      {"wcp_fig1b", "hb", true, {}},          {"wcp_fig1b", "shb", true, {}},
-      {"wcp_fig1b", "wcp", true, {{1, 8}}},   {"wcp_fig1b", "lockset", true, {{1, 8}}},
-      {"wcp_fig3", "hb", true, {}},           {"wcp_fig3", "wcp", true, {{3, 12}}},
-      {"wcp_fig3", "wcp", false, {{3, 12}}},  {"wcp_fig3", "lockset", true, {{3, 12}}},
-      {"wcp_fig4", "hb", true, {}},           {"wcp_fig4", "wcp", true, {{4, 15}}},
-      {"wcp_fig4", "wcp", false, {{4, 15}}},  {"wcp_fig5", "hb", true, {}},
-      {"wcp_fig5", "shb", true, {}},          {"wcp_fig5", "wcp", true, {{4, 14}}},
-      {"shb_second_race", "hb", true, {{2, 3}, {1, 4}}}, {"shb_second_race", "shb", true, {{2, 3}}},
+      {"wcp_fig1a", "hb", true, {}},
+      {"wcp_fig1a", "shb", true, {}},
+      {"wcp_fig1a", "wcp", true, {}},
+      {"wcp_fig1a", "lockset", true, {}},
+      {"wcp_fig1b", "hb", true, {}},
+      {"wcp_fig1b", "shb", true, {}},
+      {"wcp_fig1b", "wcp", true, {{1, 8}}},
+      {"wcp_fig1b", "lockset", true, {{1, 8}}},
+      {"wcp_fig3", "hb", true, {}},
+      {"wcp_fig3", "wcp", true, {{3, 12}}},
+      {"wcp_fig3", "wcp", false, {{3, 12}}},
+      {"wcp_fig3", "lockset", true, {{3, 12}}},
+      {"wcp_fig4", "hb", true, {}},
+      {"wcp_fig4", "wcp", true, {{4, 15}}},
+      {"wcp_fig4", "wcp", false, {{4, 15}}},
+      {"wcp_fig5", "hb", true, {}},
+      {"wcp_fig5", "shb", true, {}},
+      {"wcp_fig5", "wcp", true, {{4, 14}}},
+      {"shb_second_race", "hb", true, {{2, 3}, {1, 4}}},
+      {"shb_second_race", "shb", true, {{2, 3}}},
       {"shb_second_race", "wcp", true, {{2, 3}, {1, 4}}},
-      {"wcp_own_sections", "hb", true, {}},   {"wcp_own_sections", "wcp", true, {}},
+      {"wcp_own_sections", "hb", true, {}},
+      {"wcp_own_sections", "wcp", true, {}},
       {"wcp_own_sections", "wcp", false, {{2, 10}}},
       {"wcp_private_lock", "wcp", true, {}},  // RAPID: {(2, 10)}
       {"wcp_private_lock", "wcp", false, {{2, 10}}},
       // CP orders more than WCP (rule (a) orders the release before the acquire,
       // not only before the conflicting access): WCP's races of Fig. 3 and 4 are
       // not CP races (specs/analyses.md).
-      {"wcp_fig1a", "cp", true, {}},          {"wcp_fig1b", "cp", true, {{1, 8}}},
-      {"wcp_fig3", "cp", true, {}},           {"wcp_fig4", "cp", true, {}},
+      {"wcp_fig1a", "cp", true, {}},
+      {"wcp_fig1b", "cp", true, {{1, 8}}},
+      {"wcp_fig3", "cp", true, {}},
+      {"wcp_fig4", "cp", true, {}},
       {"shb_second_race", "cp", true, {{2, 3}, {1, 4}}},
-      {"raptor_fig3a", "hb", true, {}},       {"raptor_fig3a", "cp", true, {{1, 8}}},
+      {"raptor_fig3a", "hb", true, {}},
+      {"raptor_fig3a", "cp", true, {{1, 8}}},
       {"raptor_fig3a", "wcp", true, {{1, 8}}},
-      {"raptor_fig3b", "hb", true, {}},       {"raptor_fig3b", "cp", true, {}},
+      {"raptor_fig3b", "hb", true, {}},
+      {"raptor_fig3b", "cp", true, {}},
       {"raptor_fig3b", "wcp", true, {}},
       // The thread's own sections on m order nothing in CP (rule (a) and (b) join
       // sections of different threads), as in the paper's WCP.
@@ -358,7 +386,7 @@ TEST(Lockset, EraserStateMachineWhenNotRapidCompatible) {
   b.Write("T1", "x", 1).Read("T2", "x", 2).Read("T3", "x", 3);
   EXPECT_EQ(RunEngine("lockset", b, eraser).racy_events, 0u);
   EXPECT_EQ(RunEngine("lockset", b).racy_events, 2u);  // RAPID: T1's write and T2's read share no lock
-  b.Write("T3", "x", 4);  // shared-modified with an empty lockset
+  b.Write("T3", "x", 4);                               // shared-modified with an empty lockset
   EXPECT_EQ(RunEngine("lockset", b, eraser).racy_events, 1u);
 }
 

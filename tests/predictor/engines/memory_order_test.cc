@@ -67,12 +67,12 @@ TEST(MemoryOrder, ReleaseStoreAcquireLoadPublish) {
 }
 
 TEST(MemoryOrder, SeqCstIsAcquireAndRelease) {
-  ExpectPayloadRace(Publication({{EventKind::kAtomicStore, MemoryOrder::kSeqCst}},
-                                {{EventKind::kAtomicLoad, MemoryOrder::kSeqCst}}),
-                    false);
-  ExpectPayloadRace(Publication({{EventKind::kAtomicRmw, MemoryOrder::kSeqCst}},
-                                {{EventKind::kAtomicRmw, MemoryOrder::kAcqRel}}),
-                    false);
+  ExpectPayloadRace(
+      Publication({{EventKind::kAtomicStore, MemoryOrder::kSeqCst}}, {{EventKind::kAtomicLoad, MemoryOrder::kSeqCst}}),
+      false);
+  ExpectPayloadRace(
+      Publication({{EventKind::kAtomicRmw, MemoryOrder::kSeqCst}}, {{EventKind::kAtomicRmw, MemoryOrder::kAcqRel}}),
+      false);
 }
 
 TEST(MemoryOrder, RelaxedOrdersNothing) {
@@ -82,9 +82,9 @@ TEST(MemoryOrder, RelaxedOrdersNothing) {
   ExpectPayloadRace(Publication({{EventKind::kAtomicStore, MemoryOrder::kRelease}},
                                 {{EventKind::kAtomicLoad, MemoryOrder::kRelaxed}}),
                     true);
-  ExpectPayloadRace(Publication({{EventKind::kAtomicRmw, MemoryOrder::kRelaxed}},
-                                {{EventKind::kAtomicRmw, MemoryOrder::kRelaxed}}),
-                    true);
+  ExpectPayloadRace(
+      Publication({{EventKind::kAtomicRmw, MemoryOrder::kRelaxed}}, {{EventKind::kAtomicRmw, MemoryOrder::kRelaxed}}),
+      true);
 }
 
 TEST(MemoryOrder, ReadModifyWritesContinueAReleaseSequence) {
@@ -109,37 +109,36 @@ TEST(MemoryOrder, AnotherThreadsPlainStoreEndsTheReleaseSequence) {
 }
 
 TEST(MemoryOrder, FencesPairUp) {
-  ExpectPayloadRace(Publication({{EventKind::kFence, MemoryOrder::kRelease},
-                                 {EventKind::kAtomicStore, MemoryOrder::kRelaxed}},
-                                {{EventKind::kAtomicLoad, MemoryOrder::kRelaxed},
-                                 {EventKind::kFence, MemoryOrder::kAcquire}}),
-                    false);
+  ExpectPayloadRace(
+      Publication({{EventKind::kFence, MemoryOrder::kRelease}, {EventKind::kAtomicStore, MemoryOrder::kRelaxed}},
+                  {{EventKind::kAtomicLoad, MemoryOrder::kRelaxed}, {EventKind::kFence, MemoryOrder::kAcquire}}),
+      false);
   // A fence with a release or acquire access on the other side.
-  ExpectPayloadRace(Publication({{EventKind::kFence, MemoryOrder::kSeqCst},
-                                 {EventKind::kAtomicStore, MemoryOrder::kRelaxed}},
-                                {{EventKind::kAtomicLoad, MemoryOrder::kAcquire}}),
-                    false);
-  ExpectPayloadRace(Publication({{EventKind::kAtomicStore, MemoryOrder::kRelease}},
-                                {{EventKind::kAtomicLoad, MemoryOrder::kRelaxed},
-                                 {EventKind::kFence, MemoryOrder::kAcqRel}}),
-                    false);
+  ExpectPayloadRace(
+      Publication({{EventKind::kFence, MemoryOrder::kSeqCst}, {EventKind::kAtomicStore, MemoryOrder::kRelaxed}},
+                  {{EventKind::kAtomicLoad, MemoryOrder::kAcquire}}),
+      false);
+  ExpectPayloadRace(
+      Publication({{EventKind::kAtomicStore, MemoryOrder::kRelease}},
+                  {{EventKind::kAtomicLoad, MemoryOrder::kRelaxed}, {EventKind::kFence, MemoryOrder::kAcqRel}}),
+      false);
 }
 
 TEST(MemoryOrder, HalfAFencePairOrdersNothing) {
-  ExpectPayloadRace(Publication({{EventKind::kFence, MemoryOrder::kRelease},
-                                 {EventKind::kAtomicStore, MemoryOrder::kRelaxed}},
-                                {{EventKind::kAtomicLoad, MemoryOrder::kRelaxed}}),
-                    true);
+  ExpectPayloadRace(
+      Publication({{EventKind::kFence, MemoryOrder::kRelease}, {EventKind::kAtomicStore, MemoryOrder::kRelaxed}},
+                  {{EventKind::kAtomicLoad, MemoryOrder::kRelaxed}}),
+      true);
   // The acquire fence must follow the load: one before it orders nothing.
-  ExpectPayloadRace(Publication({{EventKind::kAtomicStore, MemoryOrder::kRelease}},
-                                {{EventKind::kFence, MemoryOrder::kAcquire},
-                                 {EventKind::kAtomicLoad, MemoryOrder::kRelaxed}}),
-                    true);
+  ExpectPayloadRace(
+      Publication({{EventKind::kAtomicStore, MemoryOrder::kRelease}},
+                  {{EventKind::kFence, MemoryOrder::kAcquire}, {EventKind::kAtomicLoad, MemoryOrder::kRelaxed}}),
+      true);
   // A release fence after the store does not make that store release.
-  ExpectPayloadRace(Publication({{EventKind::kAtomicStore, MemoryOrder::kRelaxed},
-                                 {EventKind::kFence, MemoryOrder::kRelease}},
-                                {{EventKind::kAtomicLoad, MemoryOrder::kAcquire}}),
-                    true);
+  ExpectPayloadRace(
+      Publication({{EventKind::kAtomicStore, MemoryOrder::kRelaxed}, {EventKind::kFence, MemoryOrder::kRelease}},
+                  {{EventKind::kAtomicLoad, MemoryOrder::kAcquire}}),
+      true);
 }
 
 TEST(MemoryOrder, AtomicsNeverRaceWithAtomicsButDoWithPlainAccesses) {

@@ -28,7 +28,10 @@ TEST(Rapid, SameCountsOnStoredTraces) {
       std::string rapid_name;
       uint64_t events = 0, locations = 0;
       ASSERT_TRUE(fields >> rapid_name >> events >> locations) << entry.path() << ": " << line;
-      const std::string ours = rapid_name == "HB" ? "hb" : rapid_name == "SHB" ? "shb" : rapid_name == "WCP" ? "wcp" : "lockset";
+      const std::string ours = rapid_name == "HB"    ? "hb"
+                               : rapid_name == "SHB" ? "shb"
+                               : rapid_name == "WCP" ? "wcp"
+                                                     : "lockset";
       const RaceResult r = RunEngine(ours, b);
       EXPECT_EQ(r.racy_events, events) << trace << " " << rapid_name;
       EXPECT_EQ(r.racy_locations, locations) << trace << " " << rapid_name;

@@ -21,7 +21,7 @@ constexpr const char* kFoldedCounter = "critical sections over the queue memory 
 
 struct WcpRun {
   RaceResult races;
-  double folded = 0;     // the report's counter; 0 when the report has none
+  double folded = 0;  // the report's counter; 0 when the report has none
   bool has_counter = false;
 };
 
@@ -49,13 +49,12 @@ WcpRun RunWcp(const std::vector<Event>& events, const TraceInfo& info, uint64_t 
 
 std::set<std::pair<uint64_t, uint64_t>> PcPairs(const RaceResult& r) {
   std::set<std::pair<uint64_t, uint64_t>> out;
-  for (const RacePair& p : r.pairs) out.insert(std::minmax(p.first.pc, p.second.pc));  // unordered, as the collector keys them
+  for (const RacePair& p : r.pairs)
+    out.insert(std::minmax(p.first.pc, p.second.pc));  // unordered, as the collector keys them
   return out;
 }
 
-TEST(WcpFold, DefaultBudgetIsHalfAGigabyte) {
-  EXPECT_EQ(AnalysisOptions().wcp_queue_bytes, uint64_t{512} << 20);
-}
+TEST(WcpFold, DefaultBudgetIsHalfAGigabyte) { EXPECT_EQ(AnalysisOptions().wcp_queue_bytes, uint64_t{512} << 20); }
 
 // T2 never learns T1's acquire, so rule (b) never orders T1's section before
 // T2's releases and WCP reports the two writes of x. Folding T1's section
@@ -109,8 +108,8 @@ TEST(WcpFold, SmallBudgetFindsASubsetLargeBudgetChangesNothing) {
   }
   // The budget must actually bite, or the subset checks above test nothing.
   EXPECT_GE(traces_folded, 30u);
-  std::printf("wcp fold: %llu of 40 traces folded, %llu lost a race\n",
-              static_cast<unsigned long long>(traces_folded), static_cast<unsigned long long>(traces_losing_races));
+  std::printf("wcp fold: %llu of 40 traces folded, %llu lost a race\n", static_cast<unsigned long long>(traces_folded),
+              static_cast<unsigned long long>(traces_losing_races));
 }
 
 }  // namespace

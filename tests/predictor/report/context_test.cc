@@ -2,11 +2,12 @@
 // exit, held locks through read mode and condition waits, the heap block live
 // at an access when a block's address is freed and reused, and the innermost of
 // nested blocks (a thread's TLS inside its stack).
+#include "predictor/report/context.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
 
-#include "predictor/report/context.h"
 #include "recorded_program.h"
 #include "seer/trace.h"
 #include "tests/support/trace_builder.h"

@@ -32,11 +32,10 @@ json RecordDemo(const std::string& sync, const std::string& compiler = "gcc") {
   const std::string dir = testing::MakeTempDir("demo");
   EXPECT_FALSE(dir.empty());
   const std::string prog = dir + "/service", trace = dir + "/demo.seer", report = dir + "/report.json";
-  EXPECT_EQ(Shell("SEER_COMPILER=" + compiler + " " + SEER_CXX + " -O1 " + SEER_DEMO_SOURCE + " -o " + prog +
-                  " -pthread"),
-            0);
-  EXPECT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=" + sync + " -o " + trace + " -- " + prog +
-                  " >/dev/null"),
+  EXPECT_EQ(
+      Shell("SEER_COMPILER=" + compiler + " " + SEER_CXX + " -O1 " + SEER_DEMO_SOURCE + " -o " + prog + " -pthread"),
+      0);
+  EXPECT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=" + sync + " -o " + trace + " -- " + prog + " >/dev/null"),
             0);
   EXPECT_EQ(Shell(std::string(SEER_BIN) + " analyze --format json -o " + report + " " + trace), 0);
   json j = testing::ReadJson(report);

@@ -2,6 +2,8 @@
 // and text reports name the raced accesses' functions, files and lines, their
 // stacks and held locks, the global or heap block raced on with its allocation
 // stack; and they say clearly when the binary moved or changed.
+#include "predictor/report/report.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -11,7 +13,6 @@
 
 #include "predictor/analyze.h"
 #include "predictor/report/details.h"
-#include "predictor/report/report.h"
 #include "recorded_program.h"
 
 namespace seer {
@@ -197,8 +198,8 @@ TEST_F(ReportTest, CliAnalyzeTakesBinaryDir) {
   std::filesystem::create_directory(elsewhere);
   std::filesystem::rename(prog_, elsewhere + "/racy");
   const std::string out = dir_ + "/r.json";
-  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb,wcp --format json --binary-dir " + elsewhere + " -o " +
-                  out + " " + trace_),
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb,wcp --format json --binary-dir " + elsewhere + " -o " + out +
+                  " " + trace_),
             0);
   const json report = testing::ReadJson(out);
   ASSERT_TRUE(report.is_object());
@@ -207,9 +208,8 @@ TEST_F(ReportTest, CliAnalyzeTakesBinaryDir) {
   EXPECT_EQ((*pair)["engines"], json::array({"hb", "wcp"}));
   // In text, one entry for the pair both engines report.
   const std::string text = dir_ + "/r.txt";
-  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb,wcp --binary-dir " + elsewhere + " -o " + text + " " +
-                  trace_),
-            0);
+  ASSERT_EQ(
+      Shell(std::string(SEER_BIN) + " analyze -a hb,wcp --binary-dir " + elsewhere + " -o " + text + " " + trace_), 0);
   std::ifstream in(text);
   const std::string report_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(report_text.find("WARNING: data race (predicted by hb (first-race-real), wcp (first-race-real))"),
@@ -258,8 +258,8 @@ TEST(ReportWithoutModules, KeysArePresentAndNull) {
   const std::string dir = testing::MakeTempDir("nomodules");
   ASSERT_FALSE(dir.empty());
   const std::string trace = dir + "/g.seer", out = dir + "/r.json";
-  ASSERT_EQ(Shell(std::string(SEER_BIN) +
-                  " gen --events 300 --threads 2 --locks 1 --vars 2 --locations 4 -o " + trace + " >/dev/null"),
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " gen --events 300 --threads 2 --locks 1 --vars 2 --locations 4 -o " + trace +
+                  " >/dev/null"),
             0);
   ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb --format json -o " + out + " " + trace), 0);
   const json report = testing::ReadJson(out);

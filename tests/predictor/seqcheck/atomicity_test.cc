@@ -34,8 +34,8 @@ std::vector<AtomicityViolation> Predict(const std::vector<std::string>& lines, S
 TEST(Atomicity, LostUpdateAcrossTwoCriticalSections) {
   // T1 reads the counter under one hold of l and writes it under the next; T2's
   // reset can run in between (it ran after T1 here).
-  auto found = Predict({"T1|acq(l)|1", "T1|r(count)|2", "T1|rel(l)|3", "T1|acq(l)|4", "T1|w(count)|5",
-                        "T1|rel(l)|6", "T2|acq(l)|7", "T2|w(count)|8", "T2|rel(l)|9"});
+  auto found = Predict({"T1|acq(l)|1", "T1|r(count)|2", "T1|rel(l)|3", "T1|acq(l)|4", "T1|w(count)|5", "T1|rel(l)|6",
+                        "T2|acq(l)|7", "T2|w(count)|8", "T2|rel(l)|9"});
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].pattern, "read-write-write");
   EXPECT_EQ(found[0].local_first.pc, 2u);
@@ -44,8 +44,8 @@ TEST(Atomicity, LostUpdateAcrossTwoCriticalSections) {
 }
 
 TEST(Atomicity, LostUpdateFixedInOneCriticalSection) {
-  EXPECT_TRUE(Predict({"T1|acq(l)|1", "T1|r(count)|2", "T1|w(count)|5", "T1|rel(l)|6",
-                       "T2|acq(l)|7", "T2|w(count)|8", "T2|rel(l)|9"})
+  EXPECT_TRUE(Predict({"T1|acq(l)|1", "T1|r(count)|2", "T1|w(count)|5", "T1|rel(l)|6", "T2|acq(l)|7", "T2|w(count)|8",
+                       "T2|rel(l)|9"})
                   .empty());
 }
 
@@ -58,9 +58,9 @@ TEST(Atomicity, CheckThenActOnSharedPointer) {
 }
 
 TEST(Atomicity, CheckThenActFixedInOneCriticalSection) {
-  EXPECT_TRUE(Predict({"T1|acq(l)|1", "T1|r(p)|2", "T1|r(p)|5", "T1|rel(l)|6",
-                       "T2|acq(l)|7", "T2|w(p)|8", "T2|rel(l)|9"})
-                  .empty());
+  EXPECT_TRUE(
+      Predict({"T1|acq(l)|1", "T1|r(p)|2", "T1|r(p)|5", "T1|rel(l)|6", "T2|acq(l)|7", "T2|w(p)|8", "T2|rel(l)|9"})
+          .empty());
 }
 
 TEST(Atomicity, IntruderThatMustComeFirstIsNotReported) {
@@ -73,10 +73,10 @@ TEST(Atomicity, ForkJoinHandOffIsNotReported) {
   // update under the lock is ordered after main's write by the fork and before
   // main's read by the join, in every schedule: the hand-off is the design.
   SeqCheckStats stats;
-  auto found = Predict({"M|w(total)|1", "M|fork(A)|2", "M|fork(B)|3", "A|acq(l)|10", "A|r(total)|11",
-                        "A|w(total)|12", "A|rel(l)|13", "B|acq(l)|10", "B|r(total)|11", "B|w(total)|12",
-                        "B|rel(l)|13", "M|join(A)|4", "M|join(B)|5", "M|r(total)|6"},
-                       &stats);
+  auto found = Predict(
+      {"M|w(total)|1", "M|fork(A)|2", "M|fork(B)|3", "A|acq(l)|10", "A|r(total)|11", "A|w(total)|12", "A|rel(l)|13",
+       "B|acq(l)|10", "B|r(total)|11", "B|w(total)|12", "B|rel(l)|13", "M|join(A)|4", "M|join(B)|5", "M|r(total)|6"},
+      &stats);
   EXPECT_TRUE(found.empty());
   EXPECT_EQ(stats.forced, 2u);  // main's write and read around each worker's write
   EXPECT_GE(stats.filtered, stats.forced);

@@ -1,13 +1,11 @@
 // Deadlock prediction on STD-like traces: each expected verdict asserted, each
 // reported deadlock's witness re-checked by the independent checker.
-#include "predictor/seqcheck/deadlocks.h"
-
 #include <gtest/gtest.h>
 
 #include <set>
 
 #include "predictor/engine.h"
-
+#include "predictor/seqcheck/deadlocks.h"
 #include "predictor/seqcheck/witness_checker.h"
 #include "tests/support/trace_builder.h"
 
@@ -38,8 +36,8 @@ std::vector<Deadlock> Predict(const std::vector<Event>& trace, SeqCheckStats* st
 std::vector<Event> Std(const std::vector<std::string>& lines) { return TraceBuilder().Std(lines).events(); }
 
 TEST(Deadlock, TwoThreadAbba) {
-  auto trace = Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
-                    "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"});
+  auto trace = Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b)|5", "T2|acq(a)|6",
+                    "T2|rel(a)|7", "T2|rel(b)|8"});
   for (bool reduce : {true, false}) {
     auto found = Predict(trace, nullptr, reduce);
     ASSERT_EQ(found.size(), 1u);
@@ -56,9 +54,9 @@ TEST(Deadlock, TwoThreadAbba) {
 }
 
 TEST(Deadlock, ThreeThreadCycle) {
-  auto found = Predict(Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
-                            "T2|acq(b)|5", "T2|acq(c)|6", "T2|rel(c)|7", "T2|rel(b)|8",
-                            "T3|acq(c)|9", "T3|acq(a)|10", "T3|rel(a)|11", "T3|rel(c)|12"}));
+  auto found =
+      Predict(Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b)|5", "T2|acq(c)|6",
+                   "T2|rel(c)|7", "T2|rel(b)|8", "T3|acq(c)|9", "T3|acq(a)|10", "T3|rel(a)|11", "T3|rel(c)|12"}));
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].cycle.size(), 3u);
 }
@@ -82,20 +80,20 @@ TEST(Deadlock, FiveDiningPhilosophers) {
 
 TEST(Deadlock, GateLockPreventsIt) {
   SeqCheckStats stats;
-  auto found = Predict(Std({"T1|acq(g)|1", "T1|acq(a)|2", "T1|acq(b)|3", "T1|rel(b)|4", "T1|rel(a)|5", "T1|rel(g)|6",
-                            "T2|acq(g)|7", "T2|acq(b)|8", "T2|acq(a)|9", "T2|rel(a)|10", "T2|rel(b)|11",
-                            "T2|rel(g)|12"}),
-                       &stats);
+  auto found =
+      Predict(Std({"T1|acq(g)|1", "T1|acq(a)|2", "T1|acq(b)|3", "T1|rel(b)|4", "T1|rel(a)|5", "T1|rel(g)|6",
+                   "T2|acq(g)|7", "T2|acq(b)|8", "T2|acq(a)|9", "T2|rel(a)|10", "T2|rel(b)|11", "T2|rel(g)|12"}),
+              &stats);
   EXPECT_TRUE(found.empty());
   EXPECT_GT(stats.filtered, 0u);  // the gate filter, not SeqCheck, rejected it
 }
 
 TEST(Deadlock, ThreadsJoinedOneAfterAnotherCannotDeadlock) {
   SeqCheckStats stats;
-  auto found = Predict(Std({"M|fork(T1)|1", "T1|acq(a)|2", "T1|acq(b)|3", "T1|rel(b)|4", "T1|rel(a)|5",
-                            "M|join(T1)|6", "M|fork(T2)|7", "T2|acq(b)|8", "T2|acq(a)|9", "T2|rel(a)|10",
-                            "T2|rel(b)|11", "M|join(T2)|12"}),
-                       &stats);
+  auto found =
+      Predict(Std({"M|fork(T1)|1", "T1|acq(a)|2", "T1|acq(b)|3", "T1|rel(b)|4", "T1|rel(a)|5", "M|join(T1)|6",
+                   "M|fork(T2)|7", "T2|acq(b)|8", "T2|acq(a)|9", "T2|rel(a)|10", "T2|rel(b)|11", "M|join(T2)|12"}),
+              &stats);
   EXPECT_TRUE(found.empty());
   EXPECT_GT(stats.filtered, 0u);
 }
@@ -104,8 +102,8 @@ TEST(Deadlock, ObservedWriteOrdersTheThreads) {
   // T2 reads the flag T1 writes after its nested section: T2's sections cannot
   // start before T1's end, which no lock-graph filter sees; SeqCheck does.
   SeqCheckStats stats;
-  auto found = Predict(Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T1|w(flag)|5",
-                            "T2|r(flag)|6", "T2|acq(b)|7", "T2|acq(a)|8", "T2|rel(a)|9", "T2|rel(b)|10"}),
+  auto found = Predict(Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T1|w(flag)|5", "T2|r(flag)|6",
+                            "T2|acq(b)|7", "T2|acq(a)|8", "T2|rel(a)|9", "T2|rel(b)|10"}),
                        &stats);
   EXPECT_TRUE(found.empty());
   EXPECT_GT(stats.checks, 0u);
@@ -147,8 +145,8 @@ TEST(Deadlock, ReadHeldWriteWantedDoesDeadlock) {
 TEST(Deadlock, CycleClosedOnlyThroughATrylockIsNotReported) {
   for (const char* how : {" how=try", " how=timed", ""}) {
     SCOPED_TRACE(std::string("T1's request:") + how);
-    auto trace = Std({"T1|acq(a)|1", std::string("T1|acq(b") + how + ")|2", "T1|rel(b)|3", "T1|rel(a)|4",
-                      "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"});
+    auto trace = Std({"T1|acq(a)|1", std::string("T1|acq(b") + how + ")|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b)|5",
+                      "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"});
     SeqCheckStats stats;
     auto found = Predict(trace, &stats);
     if (std::string(how).empty()) {
@@ -162,8 +160,8 @@ TEST(Deadlock, CycleClosedOnlyThroughATrylockIsNotReported) {
 }
 
 TEST(Deadlock, TrylocksOnBothSidesCannotDeadlock) {
-  EXPECT_TRUE(Predict(Std({"T1|acq(a)|1", "T1|acq(b how=try)|2", "T1|rel(b)|3", "T1|rel(a)|4",
-                           "T2|acq(b)|5", "T2|acq(a how=timed)|6", "T2|rel(a)|7", "T2|rel(b)|8"}))
+  EXPECT_TRUE(Predict(Std({"T1|acq(a)|1", "T1|acq(b how=try)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b)|5",
+                           "T2|acq(a how=timed)|6", "T2|rel(a)|7", "T2|rel(b)|8"}))
                   .empty());
   // Read-mode tries too.
   TraceBuilder b;
@@ -178,8 +176,8 @@ TEST(Deadlock, TrylocksOnBothSidesCannotDeadlock) {
 // on b while T2 holds b and blocks on a. Each thread's request blocks: reported,
 // with the trylock as T1's held acquisition.
 TEST(Deadlock, TrylockHeldWithBlockingRequestsIsReported) {
-  auto trace = Std({"T1|acq(a how=try)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
-                    "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"});
+  auto trace = Std({"T1|acq(a how=try)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b)|5", "T2|acq(a)|6",
+                    "T2|rel(a)|7", "T2|rel(b)|8"});
   auto found = Predict(trace);
   ASSERT_EQ(found.size(), 1u);
   std::set<std::pair<uint64_t, uint64_t>> got;
@@ -191,9 +189,8 @@ TEST(Deadlock, TrylockHeldWithBlockingRequestsIsReported) {
 // T1 by trylock (no request), T4 blocking. The cycle through T4 is reported;
 // none names T1's trylock as a blocked request.
 TEST(Deadlock, MixedCycleIsReportedThroughItsBlockingInstance) {
-  auto trace = Std({"T1|acq(a)|1", "T1|acq(b how=try)|2", "T1|rel(b)|3", "T1|rel(a)|4",
-                    "T2|acq(b)|5", "T2|acq(c)|6", "T2|rel(c)|7", "T2|rel(b)|8",
-                    "T3|acq(c)|9", "T3|acq(a)|10", "T3|rel(a)|11", "T3|rel(c)|12",
+  auto trace = Std({"T1|acq(a)|1", "T1|acq(b how=try)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b)|5", "T2|acq(c)|6",
+                    "T2|rel(c)|7", "T2|rel(b)|8", "T3|acq(c)|9", "T3|acq(a)|10", "T3|rel(a)|11", "T3|rel(c)|12",
                     "T4|acq(a)|13", "T4|acq(b)|14", "T4|rel(b)|15", "T4|rel(a)|16"});
   auto found = Predict(trace);
   ASSERT_EQ(found.size(), 1u);
@@ -212,8 +209,8 @@ TEST(Deadlock, EngineReportsThroughTheRegistry) {
   EXPECT_TRUE(spec->in_default_set);
   auto engine = spec->create(AnalysisOptions{});
   TraceBuilder b;
-  b.Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
-         "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"});
+  b.Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7",
+         "T2|rel(b)|8"});
   ASSERT_TRUE(engine->Begin(b.Info()).ok());
   engine->Process(b.events().data(), 3);
   engine->Process(b.events().data() + 3, b.events().size() - 3);

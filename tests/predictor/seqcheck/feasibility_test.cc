@@ -83,22 +83,48 @@ std::vector<Event> Figure2(std::vector<uint64_t>* e) {
   TraceBuilder b;
   for (const char* t : {"t1", "t2", "t3"}) b.Add(t, EventKind::kBranch, 0, 100);  // start branches
   e->assign(23, 0);
-  struct Row { const char* t; const char* op; const char* arg; };
+  struct Row {
+    const char* t;
+    const char* op;
+    const char* arg;
+  };
   const Row rows[23] = {{},
-      {"t2", "acq", "l2"}, {"t2", "wr", "x"},  {"t2", "rel", "l2"}, {"t3", "wr", "y"},  {"t3", "acq", "l2"},
-      {"t3", "wr", "p"},   {"t3", "wr", "x"},  {"t3", "rel", "l2"}, {"t1", "acq", "l1"}, {"t1", "rd", "x"},
-      {"t1", "br", ""},    {"t1", "wr", "p"},  {"t1", "wr", "y"},  {"t1", "rel", "l1"}, {"t2", "acq", "l1"},
-      {"t2", "rd", "x"},   {"t2", "br", ""},   {"t2", "rd", "p"},  {"t2", "acq", "l2"}, {"t2", "rd", "y"},
-      {"t2", "rel", "l2"}, {"t2", "rel", "l1"}};
+                        {"t2", "acq", "l2"},
+                        {"t2", "wr", "x"},
+                        {"t2", "rel", "l2"},
+                        {"t3", "wr", "y"},
+                        {"t3", "acq", "l2"},
+                        {"t3", "wr", "p"},
+                        {"t3", "wr", "x"},
+                        {"t3", "rel", "l2"},
+                        {"t1", "acq", "l1"},
+                        {"t1", "rd", "x"},
+                        {"t1", "br", ""},
+                        {"t1", "wr", "p"},
+                        {"t1", "wr", "y"},
+                        {"t1", "rel", "l1"},
+                        {"t2", "acq", "l1"},
+                        {"t2", "rd", "x"},
+                        {"t2", "br", ""},
+                        {"t2", "rd", "p"},
+                        {"t2", "acq", "l2"},
+                        {"t2", "rd", "y"},
+                        {"t2", "rel", "l2"},
+                        {"t2", "rel", "l1"}};
   for (int k = 1; k <= 22; ++k) {
     (*e)[k] = b.events().size();
     const Row& r = rows[k];
     const std::string op = r.op;
-    if (op == "acq") b.Acquire(r.t, r.arg, k);
-    else if (op == "rel") b.Release(r.t, r.arg, k);
-    else if (op == "rd") b.Read(r.t, r.arg, k);
-    else if (op == "wr") b.Write(r.t, r.arg, k);
-    else b.Add(r.t, EventKind::kBranch, 0, k);
+    if (op == "acq")
+      b.Acquire(r.t, r.arg, k);
+    else if (op == "rel")
+      b.Release(r.t, r.arg, k);
+    else if (op == "rd")
+      b.Read(r.t, r.arg, k);
+    else if (op == "wr")
+      b.Write(r.t, r.arg, k);
+    else
+      b.Add(r.t, EventKind::kBranch, 0, k);
   }
   return b.events();
 }
@@ -111,7 +137,8 @@ TEST(SeqCheckPaper, Figure2SequenceIsFeasible) {
   const uint32_t e6 = static_cast<uint32_t>(e[6]), e12 = static_cast<uint32_t>(e[12]),
                  e18 = static_cast<uint32_t>(e[18]);
   Query q;
-  q.threads = {{m.node(e6).tid, m.node(e6).pos + 1}, {m.node(e18).tid, m.node(e18).pos + 1},
+  q.threads = {{m.node(e6).tid, m.node(e6).pos + 1},
+               {m.node(e18).tid, m.node(e18).pos + 1},
                {m.node(e12).tid, m.node(e12).pos + 1}};
   q.order = {{e6, e18}, {e18, e12}};
   FeasibilityResult r = f.Check(q);

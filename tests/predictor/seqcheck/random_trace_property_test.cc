@@ -108,11 +108,12 @@ TEST(SeqCheckRandom, EveryWitnessValidates) {
   EXPECT_GT(violations, 50u);
   EXPECT_GT(races, 500u);
   EXPECT_GT(forced, 50u);
-  std::printf("random traces: %llu deadlocks, %llu atomicity violations (%llu forced candidates dropped), %llu races "
-              "confirmed, %llu checks\n",
-              static_cast<unsigned long long>(deadlocks), static_cast<unsigned long long>(violations),
-              static_cast<unsigned long long>(forced), static_cast<unsigned long long>(races),
-              static_cast<unsigned long long>(checks));
+  std::printf(
+      "random traces: %llu deadlocks, %llu atomicity violations (%llu forced candidates dropped), %llu races "
+      "confirmed, %llu checks\n",
+      static_cast<unsigned long long>(deadlocks), static_cast<unsigned long long>(violations),
+      static_cast<unsigned long long>(forced), static_cast<unsigned long long>(races),
+      static_cast<unsigned long long>(checks));
 }
 
 }  // namespace

@@ -183,10 +183,11 @@ TEST(SeqCheckTwoThreads, DeadlocksWithTrylocksMatchOracle) {
   EXPECT_GT(nonblocking, 1000u);
   EXPECT_GT(total, 20u);
   EXPECT_GT(blocking_total, total);  // the trylocks did remove deadlocks
-  std::printf("two-thread deadlocks with trylocks: %llu by the oracle (%llu if all blocked), %llu found with "
-              "prefix reduction\n",
-              static_cast<unsigned long long>(total), static_cast<unsigned long long>(blocking_total),
-              static_cast<unsigned long long>(reduced));
+  std::printf(
+      "two-thread deadlocks with trylocks: %llu by the oracle (%llu if all blocked), %llu found with "
+      "prefix reduction\n",
+      static_cast<unsigned long long>(total), static_cast<unsigned long long>(blocking_total),
+      static_cast<unsigned long long>(reduced));
 }
 
 }  // namespace

@@ -44,10 +44,10 @@ TEST(WitnessChecker, AcceptsTheTraceItselfAndItsPrefixes) {
 TEST(WitnessChecker, RejectsWrongPrefix) {
   auto t = Trace();
   WitnessChecker c(t);
-  EXPECT_FALSE(c.CheckFeasible({0, 2}).ok());     // skips event 1
-  EXPECT_FALSE(c.CheckFeasible({1}).ok());        // not the first event of T1
-  EXPECT_FALSE(c.CheckFeasible({0, 0}).ok());     // runs twice
-  EXPECT_FALSE(c.CheckFeasible({0, 99}).ok());    // not in the trace
+  EXPECT_FALSE(c.CheckFeasible({0, 2}).ok());   // skips event 1
+  EXPECT_FALSE(c.CheckFeasible({1}).ok());      // not the first event of T1
+  EXPECT_FALSE(c.CheckFeasible({0, 0}).ok());   // runs twice
+  EXPECT_FALSE(c.CheckFeasible({0, 99}).ok());  // not in the trace
 }
 
 // A thread's first event is not enabled before its fork: the parent's write
@@ -99,8 +99,8 @@ TEST(WitnessChecker, RejectsJoinBeforeTheChildEnds) {
 
 TEST(WitnessChecker, RejectsAFalseDeadlockClaim) {
   auto t = test::TraceBuilder()
-               .Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
-                     "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"})
+               .Std({"T1|acq(a)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b)|5", "T2|acq(a)|6",
+                     "T2|rel(a)|7", "T2|rel(b)|8"})
                .events();
   WitnessChecker c(t);
   Deadlock d;
@@ -144,8 +144,8 @@ TEST(WitnessChecker, RejectsATrylockOrTimedLockAsTheBlockedRequest) {
 // A lock held through a trylock blocks the next thread like any other hold.
 TEST(WitnessChecker, AcceptsATrylockAsTheHeldAcquisition) {
   auto t = test::TraceBuilder()
-               .Std({"T1|acq(a how=try)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4",
-                     "T2|acq(b how=timed)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"})
+               .Std({"T1|acq(a how=try)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a)|4", "T2|acq(b how=timed)|5",
+                     "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"})
                .events();
   WitnessChecker c(t);
   Deadlock d;
@@ -194,7 +194,9 @@ TEST(WitnessChecker, AReusedBlockIsAnotherVariable) {
 TEST(WitnessChecker, AFreeConflictsWithAccessesToItsBlock) {
   // 0 T1 w(block+8)  1 T1 w(after the block)  2 T2 free(block, 16 bytes)
   test::TraceBuilder b;
-  b.Add("T1", EventKind::kWrite, 72, 1, 4).Add("T1", EventKind::kWrite, 80, 2, 4).Add("T2", EventKind::kFree, 64, 3, 16);
+  b.Add("T1", EventKind::kWrite, 72, 1, 4)
+      .Add("T1", EventKind::kWrite, 80, 2, 4)
+      .Add("T2", EventKind::kFree, 64, 3, 16);
   auto t = b.events();
   WitnessChecker c(t);
   EXPECT_TRUE(c.CheckRace({}, EventRef::Of(t[0]), EventRef::Of(t[2])).ok());

@@ -11,7 +11,7 @@ static int* shared = &cell;
 static void* clear(void* arg) {
   struct timespec pause = {0, 20000000};
   nanosleep(&pause, NULL); /* orders nothing */
-  shared = NULL; /* the write */
+  shared = NULL;           /* the write */
   return arg;
 }
 

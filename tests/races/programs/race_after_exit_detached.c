@@ -8,7 +8,7 @@
 int result;
 
 static void* worker(void* arg) {
-  result = 42; // RACE(a)
+  result = 42;  // RACE(a)
   return arg;
 }
 
@@ -19,6 +19,6 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, &attr, worker, NULL);
   sleep_ms(30);
-  printf("%d\n", result); // RACE(a)
+  printf("%d\n", result);  // RACE(a)
   return 0;
 }

@@ -11,16 +11,16 @@ int result;
 volatile int done;
 
 static void* worker(void* arg) {
-  result = 42; // RACE(a)
-  done = 1; // RACE(b)
+  result = 42;  // RACE(a)
+  done = 1;     // RACE(b)
   return arg;
 }
 
 int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
-  while (!done) sleep_ms(1); // RACE(b)
-  printf("%d\n", result); // RACE(a)
+  while (!done) sleep_ms(1);  // RACE(b)
+  printf("%d\n", result);     // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

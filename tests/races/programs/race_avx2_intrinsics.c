@@ -13,7 +13,7 @@ int block[8] __attribute__((aligned(32)));
 int snapshot[8] __attribute__((aligned(32)));
 
 static void* worker(void* arg) {
-  _mm256_storeu_si256((__m256i*)block, _mm256_set1_epi32(7)); // RACE(a)
+  _mm256_storeu_si256((__m256i*)block, _mm256_set1_epi32(7));  // RACE(a)
   return arg;
 }
 
@@ -21,7 +21,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   sleep_ms(10);
-  _mm256_storeu_si256((__m256i*)snapshot, _mm256_loadu_si256((const __m256i*)block)); // RACE(a)
+  _mm256_storeu_si256((__m256i*)snapshot, _mm256_loadu_si256((const __m256i*)block));  // RACE(a)
   printf("%d\n", snapshot[3]);
   pthread_join(t, NULL);
   return 0;

@@ -9,7 +9,7 @@ long seen[2];
 
 static void* worker(void* arg) {
   long id = (long)arg;
-  total += id + 1; // RACE(a) self
+  total += id + 1;  // RACE(a) self
   pthread_barrier_wait(&phase);
   seen[id] = total;
   return NULL;

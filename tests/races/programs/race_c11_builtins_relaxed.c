@@ -19,7 +19,7 @@ static int ready;
 int payload;
 
 static void* producer(void* arg) {
-  payload = 42; // RACE(a)
+  payload = 42;  // RACE(a)
   STORE_RELAXED(&ready, 1);
   return arg;
 }
@@ -28,7 +28,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, producer, NULL);
   while (!LOAD_RELAXED(&ready)) sleep_ms(1);
-  printf("%d\n", payload); // RACE(a)
+  printf("%d\n", payload);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

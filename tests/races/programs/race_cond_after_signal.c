@@ -16,7 +16,7 @@ static void* producer(void* arg) {
   ready = 1;
   pthread_cond_signal(&cv);
   pthread_mutex_unlock(&mu);
-  data = 5; // RACE(a)
+  data = 5;  // RACE(a)
   return arg;
 }
 
@@ -26,7 +26,7 @@ int main(void) {
   pthread_mutex_lock(&mu);
   while (!ready) pthread_cond_wait(&cv, &mu);
   pthread_mutex_unlock(&mu);
-  printf("%d\n", data); // RACE(a)
+  printf("%d\n", data);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

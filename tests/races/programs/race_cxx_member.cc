@@ -4,7 +4,7 @@
 
 class Counter {
  public:
-  void Add(int n) { total_ += n; } // RACE(a) self
+  void Add(int n) { total_ += n; }  // RACE(a) self
   int total() const { return total_; }
 
  private:

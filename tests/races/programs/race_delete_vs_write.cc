@@ -15,7 +15,7 @@ struct Account {
 
 static void* worker(void* arg) {
   auto* account = static_cast<Account*>(arg);
-  account->balance = 100; // RACE(a)
+  account->balance = 100;  // RACE(a)
   return nullptr;
 }
 
@@ -24,7 +24,7 @@ int main() {
   pthread_t t;
   pthread_create(&t, nullptr, worker, account);
   sleep_ms(30);
-  delete account; // RACE(a)
+  delete account;  // RACE(a)
   pthread_join(t, nullptr);
   std::puts("done");
   return 0;

@@ -8,7 +8,7 @@
 #include <thread>
 
 struct Config {
-  Config() : value(42) {} // RACE(b)
+  Config() : value(42) {}  // RACE(b)
   int value;
 };
 
@@ -16,13 +16,13 @@ Config* instance;
 std::mutex mu;
 
 Config* Get() {
-  Config* p = instance; // RACE(a)
+  Config* p = instance;  // RACE(a)
   if (p == nullptr) {
     std::lock_guard<std::mutex> guard(mu);
     p = instance;
     if (p == nullptr) {
       p = new Config;
-      instance = p; // RACE(a)
+      instance = p;  // RACE(a)
     }
   }
   return p;
@@ -33,7 +33,7 @@ int main() {
   std::thread a([&first] { first = Get()->value; });
   std::thread b([&second] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));  // after a's Get(), in time only
-    second = Get()->value; // RACE(b)
+    second = Get()->value;                                       // RACE(b)
   });
   a.join();
   b.join();

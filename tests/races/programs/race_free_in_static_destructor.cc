@@ -14,7 +14,7 @@
 struct Cache {
   int* slots = new int[8]();
   ~Cache() {
-    delete[] slots; // RACE(a)
+    delete[] slots;  // RACE(a)
   }
 };
 
@@ -22,12 +22,12 @@ static Cache cache;
 static long* counters;
 
 static void FreeCounters() {
-  std::free(counters); // RACE(b)
+  std::free(counters);  // RACE(b)
 }
 
 static void* worker(void*) {
-  cache.slots[3] = 7; // RACE(a)
-  counters[1] = 1; // RACE(b)
+  cache.slots[3] = 7;  // RACE(a)
+  counters[1] = 1;     // RACE(b)
   sleep_ms(5000);
   return nullptr;
 }

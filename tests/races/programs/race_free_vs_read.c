@@ -10,7 +10,7 @@
 
 static void* worker(void* arg) {
   const int* block = arg;
-  printf("%d\n", block[2]); // RACE(a)
+  printf("%d\n", block[2]);  // RACE(a)
   return NULL;
 }
 
@@ -20,7 +20,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, block);
   sleep_ms(30);
-  free(block); // RACE(a)
+  free(block);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

@@ -8,7 +8,7 @@
 int value;
 
 static void* writer(void* arg) {
-  value = 42; // RACE(a)
+  value = 42;  // RACE(a)
   return arg;
 }
 
@@ -16,7 +16,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, writer, NULL);
   sleep_ms(10);
-  printf("%d\n", value); // RACE(a)
+  printf("%d\n", value);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

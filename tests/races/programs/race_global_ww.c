@@ -4,14 +4,14 @@
 int counter;
 
 static void* writer(void* arg) {
-  counter = 1; // RACE(a)
+  counter = 1;  // RACE(a)
   return arg;
 }
 
 int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, writer, NULL);
-  counter = 2; // RACE(a)
+  counter = 2;  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

@@ -5,7 +5,7 @@
 
 static void* worker(void* arg) {
   int* p = arg;
-  *p += 1; // RACE(a)
+  *p += 1;  // RACE(a)
   return NULL;
 }
 
@@ -14,7 +14,7 @@ int main(void) {
   *p = 0;
   pthread_t t;
   pthread_create(&t, NULL, worker, p);
-  *p = 5; // RACE(a)
+  *p = 5;  // RACE(a)
   pthread_join(t, NULL);
   printf("%d\n", *p);
   free(p);

@@ -6,9 +6,9 @@
 int main() {
   int hits = 0;
   std::thread t([&hits] {
-    hits++; // RACE(a)
+    hits++;  // RACE(a)
   });
-  hits += 10; // RACE(a)
+  hits += 10;  // RACE(a)
   t.join();
   std::printf("%d\n", hits);
   return 0;

@@ -9,13 +9,13 @@ long observed;
 
 static void* writer(void* arg) {
   pthread_mutex_lock(&mu);
-  counter++; // RACE(a)
+  counter++;  // RACE(a)
   pthread_mutex_unlock(&mu);
   return arg;
 }
 
 static void* reader(void* arg) {
-  observed = counter; // RACE(a)
+  observed = counter;  // RACE(a)
   return arg;
 }
 

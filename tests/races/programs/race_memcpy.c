@@ -11,7 +11,7 @@ char src[64] = "the quick brown fox";
 size_t copy_len = sizeof buf;
 
 static void* worker(void* arg) {
-  memcpy(buf, src, copy_len); // RACE(a)
+  memcpy(buf, src, copy_len);  // RACE(a)
   return arg;
 }
 
@@ -19,7 +19,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   sleep_ms(10);
-  printf("%c\n", buf[10]); // RACE(a)
+  printf("%c\n", buf[10]);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

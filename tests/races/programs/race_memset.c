@@ -10,7 +10,7 @@ char* block;
 size_t block_len = 128;
 
 static void* worker(void* arg) {
-  memset(block, 0, block_len); // RACE(a)
+  memset(block, 0, block_len);  // RACE(a)
   return arg;
 }
 
@@ -19,7 +19,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   sleep_ms(10);
-  block[77] = 'x'; // RACE(a)
+  block[77] = 'x';  // RACE(a)
   pthread_join(t, NULL);
   printf("%d\n", block[77]);
   free(block);

@@ -8,7 +8,7 @@
 int flag;
 
 static void* worker(void* arg) {
-  __atomic_store_n(&flag, 1, __ATOMIC_RELEASE); // RACE(a)
+  __atomic_store_n(&flag, 1, __ATOMIC_RELEASE);  // RACE(a)
   return arg;
 }
 
@@ -16,7 +16,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   sleep_ms(10);
-  printf("%d\n", flag); // RACE(a)
+  printf("%d\n", flag);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

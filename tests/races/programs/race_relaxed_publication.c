@@ -12,7 +12,7 @@ atomic_int ready;
 int payload;
 
 static void* producer(void* arg) {
-  payload = 42; // RACE(a)
+  payload = 42;  // RACE(a)
   atomic_store_explicit(&ready, 1, memory_order_relaxed);
   return arg;
 }
@@ -21,7 +21,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, producer, NULL);
   while (!atomic_load_explicit(&ready, memory_order_relaxed)) sleep_ms(1);
-  printf("%d\n", payload); // RACE(a)
+  printf("%d\n", payload);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

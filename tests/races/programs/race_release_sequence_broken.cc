@@ -13,7 +13,7 @@ int payload;
 
 int main() {
   std::thread producer([] {
-    payload = 42; // RACE(a)
+    payload = 42;  // RACE(a)
     stage.store(1, std::memory_order_release);
   });
   std::thread overwriter([] {
@@ -25,7 +25,7 @@ int main() {
   // release store itself.
   while (!overwritten.load(std::memory_order_relaxed)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   if (stage.load(std::memory_order_acquire) != 2) return 1;
-  std::printf("%d\n", payload); // RACE(a)
+  std::printf("%d\n", payload);  // RACE(a)
   producer.join();
   overwriter.join();
   return 0;

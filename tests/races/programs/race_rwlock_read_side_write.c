@@ -8,7 +8,7 @@ long hits;
 
 static void* worker(void* arg) {
   pthread_rwlock_rdlock(&rw);
-  hits++; // RACE(a) self
+  hits++;  // RACE(a) self
   pthread_rwlock_unlock(&rw);
   return arg;
 }

@@ -8,7 +8,7 @@ int value;
 
 static void* worker(void* arg) {
   sem_post(&ready);
-  value = 9; // RACE(a)
+  value = 9;  // RACE(a)
   return arg;
 }
 
@@ -17,7 +17,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   sem_wait(&ready);
-  printf("%d\n", value); // RACE(a)
+  printf("%d\n", value);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

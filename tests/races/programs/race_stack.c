@@ -3,7 +3,7 @@
 #include <stdio.h>
 
 static void* worker(void* arg) {
-  *(int*)arg = 3; // RACE(a)
+  *(int*)arg = 3;  // RACE(a)
   return NULL;
 }
 
@@ -11,7 +11,7 @@ int main(void) {
   int local = 0;
   pthread_t t;
   pthread_create(&t, NULL, worker, &local);
-  local = 7; // RACE(a)
+  local = 7;  // RACE(a)
   pthread_join(t, NULL);
   printf("%d\n", local);
   return 0;

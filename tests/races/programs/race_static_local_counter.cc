@@ -5,7 +5,7 @@
 
 int NextId() {
   static int next = 0;
-  return ++next; // RACE(a) self
+  return ++next;  // RACE(a) self
 }
 
 int main() {

@@ -10,7 +10,7 @@ char name[32];
 char new_name[32] = "worker-1";
 
 static void* worker(void* arg) {
-  strcpy(name, new_name); // RACE(a)
+  strcpy(name, new_name);  // RACE(a)
   return arg;
 }
 
@@ -18,7 +18,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   sleep_ms(10);
-  printf("%zu\n", strlen(name)); // RACE(a)
+  printf("%zu\n", strlen(name));  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

@@ -13,7 +13,7 @@ struct sample latest;
 static void* worker(void* arg) {
   struct sample s;
   for (int i = 0; i < 8; ++i) s.values[i] = i * (long)arg;
-  latest = s; // RACE(a)
+  latest = s;  // RACE(a)
   return arg;
 }
 
@@ -21,7 +21,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, (void*)3L);
   sleep_ms(10);
-  printf("%ld\n", latest.values[5]); // RACE(a)
+  printf("%ld\n", latest.values[5]);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

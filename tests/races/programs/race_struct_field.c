@@ -13,7 +13,7 @@ struct account {
 struct account acct;
 
 static void* worker(void* arg) {
-  acct.balance += 10; // RACE(a)
+  acct.balance += 10;  // RACE(a)
   acct.tag[0] = 'w';
   return arg;
 }
@@ -23,7 +23,7 @@ int main(void) {
   pthread_create(&t, NULL, worker, NULL);
   acct.id = 7;
   sleep_ms(10);
-  acct.balance -= 5; // RACE(a)
+  acct.balance -= 5;  // RACE(a)
   pthread_join(t, NULL);
   printf("%ld %ld %c\n", acct.balance, acct.id, acct.tag[0]);
   return 0;

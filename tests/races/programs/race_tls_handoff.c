@@ -5,14 +5,14 @@
 __thread int tls_counter;
 
 static void* worker(void* arg) {
-  *(int*)arg = 1; // RACE(a)
+  *(int*)arg = 1;  // RACE(a)
   return NULL;
 }
 
 int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, &tls_counter);
-  tls_counter = 2; // RACE(a)
+  tls_counter = 2;  // RACE(a)
   pthread_join(t, NULL);
   printf("%d\n", tls_counter);
   return 0;

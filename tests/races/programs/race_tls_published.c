@@ -15,7 +15,7 @@ static void* worker(void* arg) {
   published = &tls_slot;
   pthread_mutex_unlock(&mu);
   pthread_barrier_wait(&both_ready);
-  tls_slot = 10; // RACE(a)
+  tls_slot = 10;  // RACE(a)
   pthread_barrier_wait(&both_done);
   return arg;
 }
@@ -29,7 +29,7 @@ int main(void) {
   pthread_mutex_lock(&mu);
   long* p = published;
   pthread_mutex_unlock(&mu);
-  *p = 20; // RACE(a)
+  *p = 20;  // RACE(a)
   pthread_barrier_wait(&both_done);
   pthread_join(t, NULL);
   return 0;

@@ -14,7 +14,7 @@ struct __attribute__((packed)) frame {
 struct frame f;
 
 static void* worker(void* arg) {
-  f.length = 100; // RACE(a)
+  f.length = 100;  // RACE(a)
   f.kind = 'w';
   return arg;
 }
@@ -25,7 +25,7 @@ int main(void) {
   f.pad[0] = 1;
   sleep_ms(10);
   unsigned char* raw = (unsigned char*)&f;
-  raw[3] = 1; // RACE(a)
+  raw[3] = 1;  // RACE(a)
   pthread_join(t, NULL);
   printf("%d %c %d\n", f.length, f.kind, f.pad[0]);
   return 0;

@@ -8,11 +8,11 @@ int main() {
   std::vector<int> slots(8, 0);
   std::thread a([&slots] {
     slots[0] = 1;
-    slots[3] = 1; // RACE(a)
+    slots[3] = 1;  // RACE(a)
   });
   std::thread b([&slots] {
     slots[1] = 2;
-    slots[3] = 2; // RACE(a)
+    slots[3] = 2;  // RACE(a)
   });
   a.join();
   b.join();

@@ -13,7 +13,7 @@ int table[64];
 int source[64];
 
 static void* worker(void* arg) {
-  for (int i = 0; i < 64; ++i) table[i] = source[i] + 1; // RACE(a)
+  for (int i = 0; i < 64; ++i) table[i] = source[i] + 1;  // RACE(a)
   return arg;
 }
 
@@ -22,7 +22,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   sleep_ms(10);
-  printf("%d\n", table[37]); // RACE(a)
+  printf("%d\n", table[37]);  // RACE(a)
   pthread_join(t, NULL);
   return 0;
 }

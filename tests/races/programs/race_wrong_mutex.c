@@ -8,7 +8,7 @@ long shared;
 
 static void* worker(void* arg) {
   pthread_mutex_lock(&lock_a);
-  shared += 1; // RACE(a)
+  shared += 1;  // RACE(a)
   pthread_mutex_unlock(&lock_a);
   return arg;
 }
@@ -17,7 +17,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   pthread_mutex_lock(&lock_b);
-  shared += 2; // RACE(a)
+  shared += 2;  // RACE(a)
   pthread_mutex_unlock(&lock_b);
   pthread_join(t, NULL);
   printf("%ld\n", shared);

@@ -3,11 +3,10 @@
 // collector's cut at detach (RingCollector::StopAtCurrentHeads).
 #include "recorder/merge/ring_collector.h"
 
+#include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include "recorder/rings/shared_area.h"
 #include "seer/ring_layout.h"

@@ -41,8 +41,8 @@ void Plain(RingWords* w, EventKind kind, uint64_t addr) {
   w->push_back(0x1000);
 }
 void Ordered(RingWords* w, EventKind kind, uint64_t object, uint32_t domain, uint64_t number) {
-  for (uint64_t x : {rt::LongHead(static_cast<uint8_t>(kind), 0, object, 0, 0), uint64_t{0x2000},
-                     rt::OrderWord(domain, number)})
+  for (uint64_t x :
+       {rt::LongHead(static_cast<uint8_t>(kind), 0, object, 0, 0), uint64_t{0x2000}, rt::OrderWord(domain, number)})
     w->push_back(x);
 }
 void Lock(RingWords* w, EventKind kind, uint64_t lock, uint64_t number) {
@@ -372,7 +372,8 @@ TEST(RingMergerTest, RepeatsDeliverAndWriteWhatDecodingDoes) {
   EXPECT_GT(on_repeats, 500u) << "of 3000 segments";
   ExpectSameEvents(decoded, repeated_events);
   ASSERT_EQ(repeated_chunks.size(), decoded_chunks.size());
-  for (size_t i = 0; i < decoded_chunks.size(); ++i) ASSERT_TRUE(repeated_chunks[i] == decoded_chunks[i]) << "chunk " << i;
+  for (size_t i = 0; i < decoded_chunks.size(); ++i)
+    ASSERT_TRUE(repeated_chunks[i] == decoded_chunks[i]) << "chunk " << i;
   EXPECT_EQ(EncodeCounters(repeated_info.counters), EncodeCounters(decoded_info.counters));
 }
 
@@ -397,10 +398,13 @@ TEST(RingMergerTest, SameWordsFromAnotherPcAreNoRepeat) {
     RingMerger merger(a.shm);
     merger.DetectRepeats(repeats);
     RingBatch copy = b;
-    ASSERT_TRUE(merger.AddRuns(&copy, [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>&) {
-                        out->insert(out->end(), e, e + n);
-                        return Status::Ok();
-                      }).ok());
+    ASSERT_TRUE(merger
+                    .AddRuns(&copy,
+                             [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>&) {
+                               out->insert(out->end(), e, e + n);
+                               return Status::Ok();
+                             })
+                    .ok());
     EXPECT_EQ(merger.repeats(), 0u);
   };
   std::vector<Event> with, without;
@@ -558,10 +562,10 @@ TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
     e.pc = pc;
     expected.push_back(e);
   };
-  access(EventKind::kRead, 4, 0x1000, p0, false);     // words 61, 62: no last pc yet
-  access(EventKind::kWrite, 8, 0x1008, p1, false);    // 63 and 0: 768 bytes on
+  access(EventKind::kRead, 4, 0x1000, p0, false);   // words 61, 62: no last pc yet
+  access(EventKind::kWrite, 8, 0x1008, p1, false);  // 63 and 0: 768 bytes on
   EXPECT_EQ(w.head() % kRingWords, 1u);
-  access(EventKind::kRead, 1, 0x1010, p2, true);      // +511
+  access(EventKind::kRead, 1, 0x1010, p2, true);  // +511
   RingCollector collector(a.shm);
   RingMerger merger(a.shm);
   Out out;
@@ -571,7 +575,7 @@ TEST(CompactRecordTest, RecordsStraddlingTheRingsEndThroughCollectorAndMerger) {
   EXPECT_EQ(b.words[1].size(), 5u);
   ASSERT_TRUE(merger.Add(&b, out.sink()).ok());
   // The merger keeps the last pc across batches.
-  access(EventKind::kWrite, 16, 0x1020, p3, true);    // -512
+  access(EventKind::kWrite, 16, 0x1020, p3, true);  // -512
   // A function entry leaves its object (a pc in the callee) as the last pc, an
   // exit nothing; their own pcs (call site, a pc in the callee) count for nothing.
   const uint64_t callee = 0x7000000;
@@ -661,7 +665,8 @@ TEST(RepeatMarksTest, MarkedRingsMergeToTheEventsWritten) {
     uint64_t number = 0;
     auto lock = [&](EventKind kind) {
       ASSERT_NO_FATAL_FAILURE(room(rt::kMaxLongWords + rt::kShortWords));
-      rt::WriteLong(&w.ts, static_cast<uint8_t>(kind), 0, 0x6000, 0, 0x2000, rt::OrderWord(rt::LockDomain(0x6000), number++));
+      rt::WriteLong(&w.ts, static_cast<uint8_t>(kind), 0, 0x6000, 0, 0x2000,
+                    rt::OrderWord(rt::LockDomain(0x6000), number++));
       Event e;
       e.kind = kind;
       e.object = 0x6000;

@@ -46,10 +46,13 @@ class RingReuseTest : public ::testing::Test {
     b.words.resize(2);
     b.words[kMain] = std::move(main);
     b.words[kWorker] = std::move(worker);
-    ASSERT_TRUE(merger_.Add(&b, [this](const Event& e) {
-      events_.push_back(e);
-      return Status::Ok();
-    }).ok());
+    ASSERT_TRUE(merger_
+                    .Add(&b,
+                         [this](const Event& e) {
+                           events_.push_back(e);
+                           return Status::Ok();
+                         })
+                    .ok());
   }
 
   // The worker thread's end as the runtime leaves it: ended, created, and

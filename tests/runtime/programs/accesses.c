@@ -50,27 +50,25 @@ static void check(int ok) { failures += !ok; }
 
 /* Each width: load 2 (one plain, one failed compare-exchange), store 1,
    read-modify-write 9 (exchange, six fetch ops, two successful compare-exchanges). */
-#define EXERCISE_ATOMICS(T, var)                                                     \
-  do {                                                                               \
-    T expected;                                                                      \
-    __atomic_store_n(&var, (T)5, __ATOMIC_RELEASE);                                  \
-    check(__atomic_load_n(&var, __ATOMIC_ACQUIRE) == (T)5);                          \
-    check(__atomic_exchange_n(&var, (T)6, __ATOMIC_SEQ_CST) == (T)5);                \
-    check(__atomic_fetch_add(&var, (T)3, __ATOMIC_RELAXED) == (T)6);                 \
-    check(__atomic_fetch_sub(&var, (T)1, __ATOMIC_ACQ_REL) == (T)9);                 \
-    check(__atomic_fetch_and(&var, (T)12, __ATOMIC_SEQ_CST) == (T)8);                \
-    check(__atomic_fetch_or(&var, (T)3, __ATOMIC_SEQ_CST) == (T)8);                  \
-    check(__atomic_fetch_xor(&var, (T)1, __ATOMIC_SEQ_CST) == (T)11);                \
-    check(__atomic_fetch_nand(&var, (T)2, __ATOMIC_SEQ_CST) == (T)10);               \
-    expected = (T) ~(T)2;                                                            \
-    check(__atomic_compare_exchange_n(&var, &expected, (T)20, 0, __ATOMIC_SEQ_CST,   \
-                                      __ATOMIC_RELAXED));                            \
-    expected = (T)99;                                                                \
-    check(!__atomic_compare_exchange_n(&var, &expected, (T)21, 0, __ATOMIC_SEQ_CST,  \
-                                       __ATOMIC_ACQUIRE) && expected == (T)20);      \
-    expected = (T)20;                                                                \
-    check(__atomic_compare_exchange_n(&var, &expected, (T)22, 1, __ATOMIC_SEQ_CST,   \
-                                      __ATOMIC_RELAXED));                            \
+#define EXERCISE_ATOMICS(T, var)                                                                         \
+  do {                                                                                                   \
+    T expected;                                                                                          \
+    __atomic_store_n(&var, (T)5, __ATOMIC_RELEASE);                                                      \
+    check(__atomic_load_n(&var, __ATOMIC_ACQUIRE) == (T)5);                                              \
+    check(__atomic_exchange_n(&var, (T)6, __ATOMIC_SEQ_CST) == (T)5);                                    \
+    check(__atomic_fetch_add(&var, (T)3, __ATOMIC_RELAXED) == (T)6);                                     \
+    check(__atomic_fetch_sub(&var, (T)1, __ATOMIC_ACQ_REL) == (T)9);                                     \
+    check(__atomic_fetch_and(&var, (T)12, __ATOMIC_SEQ_CST) == (T)8);                                    \
+    check(__atomic_fetch_or(&var, (T)3, __ATOMIC_SEQ_CST) == (T)8);                                      \
+    check(__atomic_fetch_xor(&var, (T)1, __ATOMIC_SEQ_CST) == (T)11);                                    \
+    check(__atomic_fetch_nand(&var, (T)2, __ATOMIC_SEQ_CST) == (T)10);                                   \
+    expected = (T) ~(T)2;                                                                                \
+    check(__atomic_compare_exchange_n(&var, &expected, (T)20, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));   \
+    expected = (T)99;                                                                                    \
+    check(!__atomic_compare_exchange_n(&var, &expected, (T)21, 0, __ATOMIC_SEQ_CST, __ATOMIC_ACQUIRE) && \
+          expected == (T)20);                                                                            \
+    expected = (T)20;                                                                                    \
+    check(__atomic_compare_exchange_n(&var, &expected, (T)22, 1, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED));   \
   } while (0)
 
 uint8_t a8;

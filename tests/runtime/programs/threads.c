@@ -250,7 +250,7 @@ int main(int argc, char** argv) {
     *null_pointer = 1;
     return 0;
   }
-  if (strcmp(mode, "until_signal") == 0) {  /* writes until a signal ends it */
+  if (strcmp(mode, "until_signal") == 0) { /* writes until a signal ends it */
     for (long i = 0;; ++i) {
       put(&counter, i);
       if (i % 64 == 0) usleep(100);

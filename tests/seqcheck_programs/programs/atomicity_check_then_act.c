@@ -20,11 +20,11 @@ static struct connection* conn;
 static void* client(void* arg) {
   (void)arg;
   pthread_mutex_lock(&lock);
-  int open = conn != NULL; // ATOMICITY(stale) first
+  int open = conn != NULL;  // ATOMICITY(stale) first
   pthread_mutex_unlock(&lock);
   if (open) {
     pthread_mutex_lock(&lock);
-    conn->requests++; // ATOMICITY(stale) second
+    conn->requests++;  // ATOMICITY(stale) second
     pthread_mutex_unlock(&lock);
   }
   return NULL;
@@ -34,7 +34,7 @@ static void* closer(void* arg) {
   (void)arg;
   sleep_ms(STAGGER_MS);
   pthread_mutex_lock(&lock);
-  conn = NULL; // ATOMICITY(stale) remote
+  conn = NULL;  // ATOMICITY(stale) remote
   pthread_mutex_unlock(&lock);
   return NULL;
 }

@@ -15,17 +15,17 @@ static long total;
 
 static void* worker(void* arg) {
   pthread_mutex_lock(&lock);
-  total += (long)arg; // after main's write (fork), before its read (join)
+  total += (long)arg;  // after main's write (fork), before its read (join)
   pthread_mutex_unlock(&lock);
   return NULL;
 }
 
 int main(void) {
-  total = 100; // main's first access
+  total = 100;  // main's first access
   pthread_t t1, t2;
   pthread_create(&t1, NULL, worker, (void*)1);
   pthread_create(&t2, NULL, worker, (void*)2);
   pthread_join(t1, NULL);
   pthread_join(t2, NULL);
-  return total == 103 ? 0 : 1; // main's second access
+  return total == 103 ? 0 : 1;  // main's second access
 }

@@ -28,11 +28,11 @@ static void* worker(void* arg) {
     pthread_mutex_unlock(&lock);
     return NULL;
   }
-  long hits = e->hits; // ATOMICITY(evicted) first
+  long hits = e->hits;  // ATOMICITY(evicted) first
   pthread_mutex_unlock(&lock);
   hits += 1;
   pthread_mutex_lock(&lock);
-  e->hits = hits; // ATOMICITY(evicted) second
+  e->hits = hits;  // ATOMICITY(evicted) second
   pthread_mutex_unlock(&lock);
   return NULL;
 }
@@ -43,7 +43,7 @@ static void* evictor(void* arg) {
   pthread_mutex_lock(&lock);
   struct entry* e = cached;
   cached = NULL;
-  free(e); // ATOMICITY(evicted) remote
+  free(e);  // ATOMICITY(evicted) remote
   pthread_mutex_unlock(&lock);
   return NULL;
 }

@@ -15,11 +15,11 @@ static long hits;
 static void* worker(void* arg) {
   (void)arg;
   pthread_mutex_lock(&lock);
-  long seen = hits; // ATOMICITY(lost) first
+  long seen = hits;  // ATOMICITY(lost) first
   pthread_mutex_unlock(&lock);
   seen += 5;
   pthread_mutex_lock(&lock);
-  hits = seen; // ATOMICITY(lost) second
+  hits = seen;  // ATOMICITY(lost) second
   pthread_mutex_unlock(&lock);
   return NULL;
 }
@@ -28,7 +28,7 @@ static void* reset(void* arg) {
   (void)arg;
   sleep_ms(STAGGER_MS);
   pthread_mutex_lock(&lock);
-  hits = 0; // ATOMICITY(lost) remote
+  hits = 0;  // ATOMICITY(lost) remote
   pthread_mutex_unlock(&lock);
   return NULL;
 }

@@ -4,7 +4,9 @@
    the first one's read and write, one deposit would be lost.
    seer-record: inproc
    seer-atomicity: deposit read-write-write
-   seer-known-failure: deposit without branch events in the trace (seer-cc records none), SeqCheck takes every read to be followed by a branch: the second thread's read must keep the first thread's write it saw, so its write cannot come before that write (docs/seqcheck.md, "What it can miss") */
+   seer-known-failure: deposit without branch events in the trace (seer-cc records none), SeqCheck takes every read to
+   be followed by a branch: the second thread's read must keep the first thread's write it saw, so its write cannot come
+   before that write (docs/seqcheck.md, "What it can miss") */
 #include <pthread.h>
 
 #include "order.h"
@@ -14,10 +16,10 @@ static long balance;
 
 static void deposit(long amount) {
   pthread_mutex_lock(&lock);
-  long seen = balance; // ATOMICITY(deposit) first
+  long seen = balance;  // ATOMICITY(deposit) first
   pthread_mutex_unlock(&lock);
   pthread_mutex_lock(&lock);
-  balance = seen + amount; // ATOMICITY(deposit) remote second
+  balance = seen + amount;  // ATOMICITY(deposit) remote second
   pthread_mutex_unlock(&lock);
 }
 

@@ -26,11 +26,11 @@ static struct config loaded = {2, 8, 60, 5};
 static void* tuner(void* arg) {
   (void)arg;
   pthread_mutex_lock(&lock);
-  int threads = current.threads; // ATOMICITY(stale) first
+  int threads = current.threads;  // ATOMICITY(stale) first
   pthread_mutex_unlock(&lock);
   threads += 1;
   pthread_mutex_lock(&lock);
-  current.threads = threads; // ATOMICITY(stale) second
+  current.threads = threads;  // ATOMICITY(stale) second
   pthread_mutex_unlock(&lock);
   return NULL;
 }
@@ -39,7 +39,7 @@ static void* loader(void* arg) {
   (void)arg;
   sleep_ms(STAGGER_MS);
   pthread_mutex_lock(&lock);
-  memcpy(&current, &loaded, sizeof current); // ATOMICITY(stale) remote
+  memcpy(&current, &loaded, sizeof current);  // ATOMICITY(stale) remote
   pthread_mutex_unlock(&lock);
   return NULL;
 }

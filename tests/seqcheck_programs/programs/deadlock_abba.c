@@ -13,8 +13,8 @@ static long transfers;
 
 static void* a_then_b(void* arg) {
   (void)arg;
-  pthread_mutex_lock(&a); // DEADLOCK(abba) held
-  pthread_mutex_lock(&b); // DEADLOCK(abba) blocked
+  pthread_mutex_lock(&a);  // DEADLOCK(abba) held
+  pthread_mutex_lock(&b);  // DEADLOCK(abba) blocked
   transfers++;
   pthread_mutex_unlock(&b);
   pthread_mutex_unlock(&a);
@@ -24,8 +24,8 @@ static void* a_then_b(void* arg) {
 static void* b_then_a(void* arg) {
   (void)arg;
   sleep_ms(STAGGER_MS);
-  pthread_mutex_lock(&b); // DEADLOCK(abba) held
-  pthread_mutex_lock(&a); // DEADLOCK(abba) blocked
+  pthread_mutex_lock(&b);  // DEADLOCK(abba) held
+  pthread_mutex_lock(&a);  // DEADLOCK(abba) blocked
   transfers++;
   pthread_mutex_unlock(&a);
   pthread_mutex_unlock(&b);

@@ -14,8 +14,8 @@ static long served;
 
 static void* server(void* arg) {
   (void)arg;
-  pthread_mutex_lock(&a); // DEADLOCK(backoff) held
-  pthread_mutex_lock(&b); // DEADLOCK(backoff) blocked
+  pthread_mutex_lock(&a);  // DEADLOCK(backoff) held
+  pthread_mutex_lock(&b);  // DEADLOCK(backoff) blocked
   served++;
   pthread_mutex_unlock(&b);
   pthread_mutex_unlock(&a);
@@ -25,8 +25,8 @@ static void* server(void* arg) {
 static void* client(void* arg) {
   (void)arg;
   sleep_ms(STAGGER_MS);
-  pthread_mutex_lock(&b); // DEADLOCK(backoff) held
-  pthread_mutex_lock(&a); // DEADLOCK(backoff) blocked
+  pthread_mutex_lock(&b);  // DEADLOCK(backoff) held
+  pthread_mutex_lock(&a);  // DEADLOCK(backoff) blocked
   served++;
   pthread_mutex_unlock(&a);
   pthread_mutex_unlock(&b);

@@ -22,8 +22,8 @@ void Dine(int i) {
   std::mutex& left = forks[i];
   std::mutex& right = forks[(i + 1) % kPhilosophers];
   for (int round = 0; round < 2; ++round) {
-    std::lock_guard<std::mutex> hold_left(left); // DEADLOCK(table) held
-    std::lock_guard<std::mutex> hold_right(right); // DEADLOCK(table) blocked
+    std::lock_guard<std::mutex> hold_left(left);    // DEADLOCK(table) held
+    std::lock_guard<std::mutex> hold_right(right);  // DEADLOCK(table) blocked
     meals[i]++;
   }
 }

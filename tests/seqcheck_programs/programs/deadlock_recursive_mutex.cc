@@ -19,20 +19,20 @@ long log_lines;
 class Account {
  public:
   void Deposit(long amount) {
-    std::lock_guard<std::recursive_mutex> hold(mu_); // DEADLOCK(audit) held
+    std::lock_guard<std::recursive_mutex> hold(mu_);  // DEADLOCK(audit) held
     balance_ += amount;
     Audit();
   }
 
   long Balance() {
-    std::lock_guard<std::recursive_mutex> hold(mu_); // DEADLOCK(audit) blocked
+    std::lock_guard<std::recursive_mutex> hold(mu_);  // DEADLOCK(audit) blocked
     return balance_;
   }
 
  private:
   void Audit() {
     std::lock_guard<std::recursive_mutex> again(mu_);  // nested: this thread holds it already
-    std::lock_guard<std::mutex> log(log_mutex); // DEADLOCK(audit) blocked
+    std::lock_guard<std::mutex> log(log_mutex);        // DEADLOCK(audit) blocked
     log_lines++;
   }
 
@@ -47,7 +47,7 @@ void Depositor() { account.Deposit(10); }
 
 void Logger() {
   sleep_ms(STAGGER_MS);
-  std::lock_guard<std::mutex> hold(log_mutex); // DEADLOCK(audit) held
+  std::lock_guard<std::mutex> hold(log_mutex);  // DEADLOCK(audit) held
   logged_balance = account.Balance();
 }
 

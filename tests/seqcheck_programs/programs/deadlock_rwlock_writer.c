@@ -19,8 +19,8 @@ static long table_a, table_b, table_c, journal;
 
 static void* read_a_then_m(void* arg) {
   (void)arg;
-  pthread_rwlock_rdlock(&a); // DEADLOCK(upgrade) held
-  pthread_mutex_lock(&m); // DEADLOCK(upgrade) blocked
+  pthread_rwlock_rdlock(&a);  // DEADLOCK(upgrade) held
+  pthread_mutex_lock(&m);     // DEADLOCK(upgrade) blocked
   journal += table_a;
   pthread_mutex_unlock(&m);
   pthread_rwlock_unlock(&a);
@@ -30,8 +30,8 @@ static void* read_a_then_m(void* arg) {
 static void* m_then_write_a(void* arg) {
   (void)arg;
   sleep_ms(STAGGER_MS);
-  pthread_mutex_lock(&m); // DEADLOCK(upgrade) held
-  pthread_rwlock_wrlock(&a); // DEADLOCK(upgrade) blocked
+  pthread_mutex_lock(&m);     // DEADLOCK(upgrade) held
+  pthread_rwlock_wrlock(&a);  // DEADLOCK(upgrade) blocked
   table_a = journal;
   pthread_rwlock_unlock(&a);
   pthread_mutex_unlock(&m);
@@ -41,8 +41,8 @@ static void* m_then_write_a(void* arg) {
 static void* write_b_read_c(void* arg) {
   (void)arg;
   sleep_ms(2 * STAGGER_MS);
-  pthread_rwlock_wrlock(&b); // DEADLOCK(writers) held
-  pthread_rwlock_rdlock(&c); // DEADLOCK(writers) blocked
+  pthread_rwlock_wrlock(&b);  // DEADLOCK(writers) held
+  pthread_rwlock_rdlock(&c);  // DEADLOCK(writers) blocked
   table_b = table_c + 1;
   pthread_rwlock_unlock(&c);
   pthread_rwlock_unlock(&b);
@@ -52,8 +52,8 @@ static void* write_b_read_c(void* arg) {
 static void* write_c_read_b(void* arg) {
   (void)arg;
   sleep_ms(3 * STAGGER_MS);
-  pthread_rwlock_wrlock(&c); // DEADLOCK(writers) held
-  pthread_rwlock_rdlock(&b); // DEADLOCK(writers) blocked
+  pthread_rwlock_wrlock(&c);  // DEADLOCK(writers) held
+  pthread_rwlock_rdlock(&b);  // DEADLOCK(writers) blocked
   table_c = table_b + 1;
   pthread_rwlock_unlock(&b);
   pthread_rwlock_unlock(&c);

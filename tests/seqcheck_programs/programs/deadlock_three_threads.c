@@ -14,8 +14,8 @@ static long moves[3];
 
 static void* a_then_b(void* arg) {
   (void)arg;
-  pthread_mutex_lock(&a); // DEADLOCK(ring) held
-  pthread_mutex_lock(&b); // DEADLOCK(ring) blocked
+  pthread_mutex_lock(&a);  // DEADLOCK(ring) held
+  pthread_mutex_lock(&b);  // DEADLOCK(ring) blocked
   moves[0]++;
   pthread_mutex_unlock(&b);
   pthread_mutex_unlock(&a);
@@ -25,8 +25,8 @@ static void* a_then_b(void* arg) {
 static void* b_then_c(void* arg) {
   (void)arg;
   sleep_ms(STAGGER_MS);
-  pthread_mutex_lock(&b); // DEADLOCK(ring) held
-  pthread_mutex_lock(&c); // DEADLOCK(ring) blocked
+  pthread_mutex_lock(&b);  // DEADLOCK(ring) held
+  pthread_mutex_lock(&c);  // DEADLOCK(ring) blocked
   moves[1]++;
   pthread_mutex_unlock(&c);
   pthread_mutex_unlock(&b);
@@ -36,8 +36,8 @@ static void* b_then_c(void* arg) {
 static void* c_then_a(void* arg) {
   (void)arg;
   sleep_ms(2 * STAGGER_MS);
-  pthread_mutex_lock(&c); // DEADLOCK(ring) held
-  pthread_mutex_lock(&a); // DEADLOCK(ring) blocked
+  pthread_mutex_lock(&c);  // DEADLOCK(ring) held
+  pthread_mutex_lock(&a);  // DEADLOCK(ring) blocked
   moves[2]++;
   pthread_mutex_unlock(&a);
   pthread_mutex_unlock(&c);

@@ -15,9 +15,9 @@ static long moved;
 
 static void* try_a_then_b(void* arg) {
   (void)arg;
-  while (pthread_mutex_trylock(&a) != 0) // DEADLOCK(tryheld) held
+  while (pthread_mutex_trylock(&a) != 0)  // DEADLOCK(tryheld) held
     sched_yield();
-  pthread_mutex_lock(&b); // DEADLOCK(tryheld) blocked
+  pthread_mutex_lock(&b);  // DEADLOCK(tryheld) blocked
   moved++;
   pthread_mutex_unlock(&b);
   pthread_mutex_unlock(&a);
@@ -27,8 +27,8 @@ static void* try_a_then_b(void* arg) {
 static void* b_then_a(void* arg) {
   (void)arg;
   sleep_ms(STAGGER_MS);
-  pthread_mutex_lock(&b); // DEADLOCK(tryheld) held
-  pthread_mutex_lock(&a); // DEADLOCK(tryheld) blocked
+  pthread_mutex_lock(&b);  // DEADLOCK(tryheld) held
+  pthread_mutex_lock(&a);  // DEADLOCK(tryheld) blocked
   moved++;
   pthread_mutex_unlock(&a);
   pthread_mutex_unlock(&b);

@@ -11,8 +11,8 @@
 
 #include "tests/oracle/oracle.h"
 #include "tests/oracle/tiny_traces.h"
-#include "tests/support/trace_builder.h"
 #include "tests/predictor/engines/w3/w3_support.h"
+#include "tests/support/trace_builder.h"
 
 namespace seer::test {
 namespace {
@@ -148,9 +148,9 @@ TEST(W3Bytes, CompleteAgainstTheOracleOnRandomRanges) {
     for (const auto& p : exact) {
       if (!lock_free[p.first] || !lock_free[p.second]) continue;
       ++sound_checked;
-      ASSERT_TRUE(oracle.race_pcs.count(p)) << "reports (" << p.first << ", " << p.second
-                                            << ") on two threads without locks, but it is not predictable; seed "
-                                            << seed;
+      ASSERT_TRUE(oracle.race_pcs.count(p))
+          << "reports (" << p.first << ", " << p.second
+          << ") on two threads without locks, but it is not predictable; seed " << seed;
     }
   }
   EXPECT_GT(races, 500u) << "too few predictable races: the completeness check proves little";

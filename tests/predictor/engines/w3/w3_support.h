@@ -2,12 +2,12 @@
 // comparing them, and the family of random traces they are compared on.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <set>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "tests/support/engine_runner.h"
 #include "tests/support/random_trace.h"

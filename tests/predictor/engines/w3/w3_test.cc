@@ -57,12 +57,12 @@ TEST(W3, AllFourRacesOfExampleC1) {
 // TR Example A.9: r(x)7 reads w(x)3 inside the other section on z, so the release
 // order puts rel(z)4 before r(x)7; w(y)1 and w(y)6 still race.
 TEST(W3, ReleaseOrderDependency) {
-  auto p = MakePaperTrace({"T1|w(y)", "T1|acq(z)", "T1|w(x)", "T1|rel(z)",
-                           "T2|acq(z)", "T2|w(y)", "T2|r(x)", "T2|rel(z)"});
+  auto p =
+      MakePaperTrace({"T1|w(y)", "T1|acq(z)", "T1|w(x)", "T1|rel(z)", "T2|acq(z)", "T2|w(y)", "T2|r(x)", "T2|rel(z)"});
   EXPECT_EQ(W3Pairs(p.events()), (Pairs{{1, 6}}));
   // With the sections' accesses the other way round, ROD orders everything.
-  auto q = MakePaperTrace({"T1|acq(z)", "T1|w(x)", "T1|rel(z)", "T1|w(y)",
-                           "T2|acq(z)", "T2|r(x)", "T2|rel(z)", "T2|w(y)"});
+  auto q =
+      MakePaperTrace({"T1|acq(z)", "T1|w(x)", "T1|rel(z)", "T1|w(y)", "T2|acq(z)", "T2|r(x)", "T2|rel(z)", "T2|w(y)"});
   EXPECT_EQ(W3Pairs(q.events()), (Pairs{{4, 8}}));
 }
 
@@ -91,11 +91,11 @@ TEST(W3, CountsRacyEventsLocationsAndPairs) {
 // The lockset after a release: the one before the matching acquire when locks
 // are released in reverse order, recomputed when an earlier lock went first.
 TEST(W3, LocksetsAfterReleasesInAnyOrder) {
-  auto out_of_order = MakePaperTrace({"T1|acq(a)", "T1|acq(b)", "T1|rel(a)", "T1|rel(b)", "T1|w(x)", "T2|acq(a)",
-                                      "T2|w(x)", "T2|rel(a)"});
+  auto out_of_order = MakePaperTrace(
+      {"T1|acq(a)", "T1|acq(b)", "T1|rel(a)", "T1|rel(b)", "T1|w(x)", "T2|acq(a)", "T2|w(x)", "T2|rel(a)"});
   EXPECT_EQ(W3Pairs(out_of_order.events()), (Pairs{{5, 7}}));
-  auto nested = MakePaperTrace({"T1|acq(a)", "T1|acq(b)", "T1|rel(b)", "T1|w(x)", "T1|rel(a)", "T2|acq(a)",
-                                "T2|w(x)", "T2|rel(a)", "T1|w(x)"});
+  auto nested = MakePaperTrace(
+      {"T1|acq(a)", "T1|acq(b)", "T1|rel(b)", "T1|w(x)", "T1|rel(a)", "T2|acq(a)", "T2|w(x)", "T2|rel(a)", "T1|w(x)"});
   EXPECT_EQ(W3Pairs(nested.events()), (Pairs{{7, 9}}));
 }
 

@@ -6,17 +6,17 @@
 #include <semaphore.h>
 #include <stdlib.h>
 
-__thread int tls_pad[3];  /* so that tls_counter is not at offset 0 of the block */
+__thread int tls_pad[3]; /* so that tls_counter is not at offset 0 of the block */
 __thread int tls_counter;
-int *block;
-int *volatile on_main_stack;
-int *volatile worker_tls;
+int* block;
+int* volatile on_main_stack;
+int* volatile worker_tls;
 pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 pthread_cond_t cv = PTHREAD_COND_INITIALIZER;
 int published;
-sem_t done;  /* the worker lives (and so does its TLS) until main wrote it */
+sem_t done; /* the worker lives (and so does its TLS) until main wrote it */
 
-void *Worker(void *arg) {
+void* Worker(void* arg) {
   (void)arg;
   tls_pad[0] = 1;
   pthread_mutex_lock(&mu);
@@ -25,9 +25,9 @@ void *Worker(void *arg) {
   pthread_cond_signal(&cv);
   while (published != 2) pthread_cond_wait(&cv, &mu);
   pthread_mutex_unlock(&mu);
-  tls_counter = 1;  // MARK-TLS-WORKER
+  tls_counter = 1;     // MARK-TLS-WORKER
   *on_main_stack = 5;  // MARK-STACK-WORKER
-  block[1] = 5;  // MARK-HEAP-WORKER
+  block[1] = 5;        // MARK-HEAP-WORKER
   sem_wait(&done);
   return 0;
 }
@@ -45,8 +45,8 @@ int main(void) {
   pthread_cond_signal(&cv);
   pthread_mutex_unlock(&mu);
   *worker_tls = 2;  // MARK-TLS-MAIN
-  local = 3;  // MARK-STACK-MAIN
-  block[1] = 3;  // MARK-HEAP-MAIN
+  local = 3;        // MARK-STACK-MAIN
+  block[1] = 3;     // MARK-HEAP-MAIN
   sem_post(&done);
   pthread_join(t, 0);
   free(block);
