@@ -23,6 +23,7 @@
 #include "tests/damaged/mutate.h"
 #include "tests/damaged/read_trace.h"
 #include "tests/support/temp_dir.h"
+#include "tests/support/test_scale.h"
 
 namespace seer::test {
 namespace {
@@ -122,7 +123,7 @@ TEST_F(DamagedTraceTest, SeedsAreIntact) {
 // Corruption naming the file.
 TEST_F(DamagedTraceTest, TenThousandMutationsInProcess) {
   ASSERT_FALSE(seeds_->empty());
-  const int kMutations = 10000;
+  const int kMutations = Iterations(10000);  // tests/support/test_scale.h
   const std::string path = *dir_ + "/mutant.seer";
   std::mt19937_64 rng(20261125);
   std::map<std::string, int> outcomes;  // mutation kind + result, for the log
@@ -179,7 +180,7 @@ TEST_F(DamagedTraceTest, TenThousandMutationsInProcess) {
 // or exit 2 with one line naming the file.
 TEST_F(DamagedTraceTest, MutationsThroughTheBinary) {
   ASSERT_FALSE(seeds_->empty());
-  const int kMutations = 200;
+  const int kMutations = Iterations(200);
   const std::string path = *dir_ + "/bin.seer";
   std::mt19937_64 rng(4242);
   std::map<std::string, std::string> info_out, analyze_out;

@@ -7,6 +7,7 @@
 #include "tests/predictor/engines/cp_reference.h"
 #include "tests/predictor/engines/engine_support.h"
 #include "tests/support/random_trace.h"
+#include "tests/support/test_scale.h"
 
 namespace seer::test {
 namespace {
@@ -59,7 +60,7 @@ std::vector<std::pair<const char*, RandomTraceOptions>> Variants() {
   return v;
 }
 
-constexpr int kTracesPerVariant = 1500;
+constexpr int kTracesPerVariant = test::Iterations(1500);  // tests/support/test_scale.h
 
 // A failing trace, for the message: its events, the definition's racy events
 // and the engine's pairs.

@@ -13,6 +13,7 @@
 #include "predictor/common/sync_ops.h"
 #include "tests/predictor/engines/engine_support.h"
 #include "tests/support/random_trace.h"
+#include "tests/support/test_scale.h"
 
 namespace seer::test {
 namespace {
@@ -72,7 +73,8 @@ std::vector<Variant> Variants() {
   return v;
 }
 
-constexpr int kTracesPerVariant = 2500;  // 6 variants: 15,000 traces per run
+// 6 variants: 15,000 traces per run (a quarter under the sanitizers).
+constexpr int kTracesPerVariant = test::Iterations(2500);
 
 TEST(Properties, InclusionsAndConflictsOnRandomTraces) {
   AnalysisOptions paper;

@@ -13,6 +13,7 @@
 #include "tests/oracle/tiny_traces.h"
 #include "tests/predictor/seqcheck/byte_variables.h"
 #include "tests/support/random_trace.h"
+#include "tests/support/test_scale.h"
 
 namespace seer::seqcheck {
 namespace {
@@ -56,7 +57,7 @@ std::vector<Event> Trace(uint64_t seed) {
 
 TEST(SeqCheckRandom, EveryWitnessValidates) {
   uint64_t deadlocks = 0, violations = 0, races = 0, checks = 0, forced = 0;
-  for (uint64_t seed = 0; seed < 2000; ++seed) {
+  for (uint64_t seed = 0; seed < uint64_t(test::Iterations(2000)); ++seed) {
     std::vector<Event> trace = Trace(seed);
     TraceModel m(trace);
     WitnessChecker checker(trace);

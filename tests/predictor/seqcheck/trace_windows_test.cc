@@ -14,6 +14,7 @@
 #include "predictor/seqcheck/engines.h"
 #include "predictor/seqcheck/witness_checker.h"
 #include "tests/support/random_trace.h"
+#include "tests/support/test_scale.h"
 #include "tests/support/trace_builder.h"
 
 namespace seer::seqcheck {
@@ -100,7 +101,7 @@ TEST(TraceWindows, AHeldLockCarriedIntoTheWindowKeepsIntrudersOut) {
 
 TEST(TraceWindows, RandomTracesWindowedFindingsHoldOnTheWholeTrace) {
   uint64_t deadlocks = 0, violations = 0, windowed = 0;
-  for (uint64_t seed = 0; seed < 600; ++seed) {
+  for (uint64_t seed = 0; seed < uint64_t(test::Iterations(600)); ++seed) {
     test::RandomTraceOptions o;
     o.threads = 2 + seed % 3;
     o.events = 30 + seed % 60;

@@ -5,6 +5,7 @@
 #include "predictor/engines/w3/w3_engine.h"
 #include "tests/oracle/paper_traces.h"
 #include "tests/predictor/engines/w3/w3_support.h"
+#include "tests/support/test_scale.h"
 
 namespace seer::test {
 namespace {
@@ -181,7 +182,7 @@ TEST(W3, BoundedHistoryOnlyAddsPairs) {
 // The exact and the linear variant agree on every trace within the bounds.
 TEST(W3, ExactAndLinearAgreeOnRandomTraces) {
   uint64_t with_races = 0;
-  for (uint64_t seed = 0; seed < 10'000; ++seed) {
+  for (uint64_t seed = 0; seed < uint64_t(Iterations(10'000)); ++seed) {
     bool racy;
     ASSERT_EQ(ExactLinearDifference(RandomTrace(AgreementTraceOptions(seed), seed), &racy), "") << "seed " << seed;
     with_races += racy;
@@ -195,7 +196,7 @@ TEST(W3, ExactAndLinearAgreeOnRandomTraces) {
 // search starts afresh, and the reports must not change.
 TEST(W3, PositionCacheBudgetDoesNotChangeReports) {
   uint64_t with_races = 0;
-  for (uint64_t seed = 0; seed < 3'000; ++seed) {
+  for (uint64_t seed = 0; seed < uint64_t(Iterations(3'000)); ++seed) {
     RandomTraceOptions r = AgreementTraceOptions(seed);
     r.threads = 2 + seed % 7;
     r.events = 20 + seed % 80;
