@@ -34,7 +34,9 @@ const std::vector<EngineSpec>& Engines() {
        true, seqcheck::NewDeadlockEngine},
       {"atomicity", "SeqCheck: predicted atomicity violations (rwr, wwr, rww, wrw), each with a validated witness",
        true, seqcheck::NewAtomicityEngine},
-      {"watch", "races caught in the act by hardware watchpoints (seer record --watch): real by construction", true,
+      // Added to the default set for the traces of `seer record --watch` only
+      // (SelectEnginesFor): other traces hold nothing for it.
+      {"watch", "races caught in the act by watchpoints (seer record --watch): real by construction", false,
        NewWatchEngine},
       // A graph search per conflict into an open block: quadratic in the worst case.
       {"atomic-blocks", "conflict serializability of marked atomic blocks (begin/end) in the recorded run", false,

@@ -34,13 +34,13 @@ constexpr int kTrapPerf = 6;
 
 struct alignas(64) Slot {
   int fd = -1;
-  std::atomic<uint32_t> busy{0};      // claimed by a sampling thread
-  std::atomic<uint64_t> begin{0};     // the watched bytes [begin, end): for the overlap check
+  std::atomic<uint32_t> busy{0};   // claimed by a sampling thread
+  std::atomic<uint64_t> begin{0};  // the watched bytes [begin, end): for the overlap check
   std::atomic<uint64_t> end{0};
-  std::atomic<uint32_t> write{0};     // the sampled access writes: a read of another thread is a hit too
-  std::atomic<int32_t> owner{0};      // kernel tid of the sampling thread: its own traps are not hits
+  std::atomic<uint32_t> write{0};  // the sampled access writes: a read of another thread is a hit too
+  std::atomic<int32_t> owner{0};   // kernel tid of the sampling thread: its own traps are not hits
   std::atomic<const ThreadState*> owner_state{nullptr};  // and its writer state, for the hooks' check
-  std::atomic<uint32_t> hits{0};      // hits of other threads since armed
+  std::atomic<uint32_t> hits{0};                         // hits of other threads since armed
   // The first hit's pc (a hook's: its return address, as recorded accesses
   // have; a trap's: the instruction after the access, x86 traps after), ring
   // (-1 when its thread records none) and kind (WatchHit; kReadOrWrite for a
@@ -145,13 +145,12 @@ bool WatchTrap(int sig, siginfo_t* info, void* context) {
   if (data < kSigMagic || data >= kSigMagic + g_watch.slots) return false;
   Slot& s = g_slots[data - kSigMagic];
   const int saved_errno = errno;
-  if (s.owner.load(std::memory_order_acquire) != Gettid() &&
-      s.hits.fetch_add(1, std::memory_order_acq_rel) == 0) {
+  if (s.owner.load(std::memory_order_acquire) != Gettid() && s.hits.fetch_add(1, std::memory_order_acq_rel) == 0) {
     const auto* uc = static_cast<const ucontext_t*>(context);
     s.hit_pc.store(static_cast<uint64_t>(uc->uc_mcontext.gregs[REG_RIP]), std::memory_order_relaxed);
-    s.hit_kind.store(static_cast<uint8_t>(s.write.load(std::memory_order_relaxed) != 0 ? WatchHit::kReadOrWrite
-                                                                                        : WatchHit::kWrite),
-                     std::memory_order_relaxed);
+    s.hit_kind.store(
+        static_cast<uint8_t>(s.write.load(std::memory_order_relaxed) != 0 ? WatchHit::kReadOrWrite : WatchHit::kWrite),
+        std::memory_order_relaxed);
     const ThreadState* ts = tls_state;
     s.hit_ring.store(ts != nullptr ? static_cast<int64_t>(ts->ring) : -1, std::memory_order_release);
     // One hit tells the race: no trap more for this sample, however often the

@@ -42,14 +42,14 @@
 namespace seer::rt {
 
 struct WatchGlobals {
-  bool on = false;          // slots are open: the hooks count down
-  bool hardware = false;    // the hardware watchpoints fire on this machine (a self-test at start)
+  bool on = false;                 // slots are open: the hooks count down
+  bool hardware = false;           // the hardware watchpoints fire on this machine (a self-test at start)
   std::atomic<uint32_t> armed{0};  // watches armed now: the hooks check their accesses while non-zero
-  uint32_t period = 0;      // accesses between a thread's first samples (the hooks' countdown)
-  uint32_t delay_us = 0;    // how long a sampled thread is held
-  uint64_t min_gap_ns = 0;  // the budget: a thread is held at most once in this time
-  uint32_t slots = 0;       // watches that can be armed at once (at most kMaxWatchSlots)
-  ShmHeader* shm = nullptr;  // where the counts go
+  uint32_t period = 0;             // accesses between a thread's first samples (the hooks' countdown)
+  uint32_t delay_us = 0;           // how long a sampled thread is held
+  uint64_t min_gap_ns = 0;         // the budget: a thread is held at most once in this time
+  uint32_t slots = 0;              // watches that can be armed at once (at most kMaxWatchSlots)
+  ShmHeader* shm = nullptr;        // where the counts go
 };
 extern WatchGlobals g_watch;
 

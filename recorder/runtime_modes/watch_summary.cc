@@ -1,8 +1,8 @@
 #include "recorder/runtime_modes/watch_summary.h"
 
-#include <cstring>
-
 #include <fmt/format.h>
+
+#include <cstring>
 
 namespace seer::recorder {
 namespace {

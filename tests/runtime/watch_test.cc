@@ -65,9 +65,9 @@ class WatchTest : public ::testing::Test {
   void RecordAndAnalyze(const std::string& options, const std::string& program, const std::string& args) {
     const std::string trace = dir_ + "/trace.seer";
     std::filesystem::remove(trace);
-    ASSERT_EQ(Run(std::string(SEER_BINARY) + " record " + options + " -o " + trace + " -- " + Program(program) + " " +
-                  args),
-              0)
+    ASSERT_EQ(
+        Run(std::string(SEER_BINARY) + " record " + options + " -o " + trace + " -- " + Program(program) + " " + args),
+        0)
         << err_;
     record_err_ = err_;
     program_out_ = out_;
@@ -162,6 +162,17 @@ TEST_F(WatchTest, WatchBesideAFullRecording) {
   EXPECT_NE(record_err_.find("seer record: watch: 4 watches at once"), std::string::npos) << record_err_;
   ASSERT_EQ(Run(std::string(SEER_BINARY) + " analyze --analysis hb " + dir_ + "/trace.seer"), 0) << err_;
   EXPECT_NE(out_.find("Location is global 'counter'"), std::string::npos) << out_;
+  // The default set of a --watch trace has the watch engine; a trace without
+  // watches does not.
+  ASSERT_EQ(Run(std::string(SEER_BINARY) + " analyze " + dir_ + "/trace.seer"), 0) << err_;
+  EXPECT_NE(out_.find("analyses: hb, shb, wcp, lockset, w3-linear, deadlock, atomicity, watch\n"), std::string::npos)
+      << out_;
+  ASSERT_EQ(
+      Run(std::string(SEER_BINARY) + " record -o " + dir_ + "/plain.seer -- " + Program("watch_counter_gcc") + " 100"),
+      0)
+      << err_;
+  ASSERT_EQ(Run(std::string(SEER_BINARY) + " analyze " + dir_ + "/plain.seer"), 0) << err_;
+  EXPECT_NE(out_.find("analyses: hb, shb, wcp, lockset, w3-linear, deadlock, atomicity\n"), std::string::npos) << out_;
 }
 
 }  // namespace

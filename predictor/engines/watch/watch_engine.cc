@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -15,7 +16,6 @@ class WatchEngine : public Engine {
       const Event& e = events[i];
       if (e.kind == EventKind::kWatchSample) {
         samples_[e.tid] = e;
-        ++sample_events_;
       } else if (e.kind == EventKind::kWatchHit) {
         Hit(e);
       }
@@ -27,10 +27,10 @@ class WatchEngine : public Engine {
     r.engine = "watch";
     r.guarantee = Guarantee::kCaught;
     r.racy_events = racy_events_;
-    std::map<std::pair<uint64_t, uint64_t>, bool> racy_pcs;
-    for (auto& [key, pair] : pairs_) {
-      racy_pcs[{pair.first.pc, 0}] = true;
-      racy_pcs[{pair.second.pc, 0}] = true;
+    std::set<uint64_t> racy_pcs;
+    for (const auto& [pcs, pair] : pairs_) {
+      racy_pcs.insert(pcs.first);
+      racy_pcs.insert(pcs.second);
       r.pairs.push_back(pair);
     }
     r.racy_locations = racy_pcs.size();
@@ -67,11 +67,14 @@ class WatchEngine : public Engine {
     // hook's return address (software watchpoint), as recorded accesses have,
     // or the instruction after the access (x86 reports a data watchpoint after
     // it): both symbolize to the access's line.
-    p.second = EventRef{hit.index, static_cast<uint32_t>(hit.object), hit.pc,
+    p.second = EventRef{hit.index,
+                        static_cast<uint32_t>(hit.object),
+                        hit.pc,
                         how == WatchHit::kWrite  ? EventKind::kWrite
                         : how == WatchHit::kRead ? EventKind::kRead
                                                  : EventKind::kWatchHit,
-                        sample.object, sample.aux};
+                        sample.object,
+                        sample.aux};
     racy_events_ += 2;
     auto [slot, fresh] = pairs_.emplace(std::make_pair(p.first.pc, p.second.pc), p);
     if (!fresh) ++slot->second.occurrences;
@@ -79,7 +82,6 @@ class WatchEngine : public Engine {
 
   std::unordered_map<uint32_t, Event> samples_;  // by thread: its last sample
   std::map<std::pair<uint64_t, uint64_t>, RacePair> pairs_;
-  uint64_t sample_events_ = 0;
   uint64_t caught_ = 0;
   uint64_t unseen_ = 0;
   uint64_t orphans_ = 0;
