@@ -29,7 +29,8 @@ double Stat(const Findings& f, const std::string& name) {
 TEST(WatchEngine, AHitAfterItsSampleIsACaughtRace) {
   const Findings f = RunEngine(
       "watch", Indexed({
-                   MakeEvent(0, EventKind::kThreadBegin, 0), MakeEvent(1, EventKind::kThreadBegin, 0),
+                   MakeEvent(0, EventKind::kThreadBegin, 0),
+                   MakeEvent(1, EventKind::kThreadBegin, 0),
                    // Thread 0 sampled its read of 8 bytes at 0x1000 (pc 0x400); thread 1 wrote them (pc 0x500).
                    MakeEvent(0, EventKind::kWatchSample, 0x1000, 0x400, 8, M(WatchAccess::kRead)),
                    MakeEvent(0, EventKind::kWatchHit, 1, 0x500, 1, M(WatchHit::kWrite)),
