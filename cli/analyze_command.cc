@@ -26,7 +26,14 @@ struct AnalyzeCommandOptions {
 
 int RunAnalyze(const AnalyzeCommandOptions& o) {
   std::vector<const EngineSpec*> specs;
-  Status s = SelectEngines(o.analyses, &specs);
+  Status s;
+  {
+    // The trace's own metadata decides the engines some traces add (watch).
+    std::unique_ptr<TraceReader> reader;
+    s = TraceReader::Open(o.input, &reader);
+    if (!s.ok()) return Fail(s);
+    s = SelectEnginesFor(o.analyses, reader->info(), &specs);
+  }
   if (!s.ok()) return Fail(s);
   std::vector<std::string> names;
   for (const EngineSpec* spec : specs) names.push_back(spec->name);

@@ -55,6 +55,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
     recorder::RecordOptions options;
     std::string sync = "auto";
     uint64_t spool_mb = 0;  // 0: DefaultSpoolBytes()
+    std::string watch;      // --watch[=PERCENT]
     bool quiet = false;
     std::vector<std::string> command;
   };
@@ -68,8 +69,9 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                   "LD_PRELOAD: no uprobes, no root), inject (-p PID: the runtime loaded into the running "
                   "process, its pthread and allocation calls redirected to it until the detach; root or "
                   "ptrace rights), auto (inproc when the program carries the runtime, preload for other "
-                  "dynamically linked programs, ebpf for static ones; with -p inject when possible, else ebpf)")
-      ->check(CLI::IsMember({"ebpf", "inproc", "preload", "inject", "auto"}))
+                  "dynamically linked programs, ebpf for static ones; with -p inject when possible, else ebpf), "
+                  "none (with --watch: only the races the watchpoints catch, no synchronisation, no access)")
+      ->check(CLI::IsMember({"ebpf", "inproc", "preload", "inject", "auto", "none"}))
       ->capture_default_str();
   sub->add_option("--ringbuf-size", args->options.ebpf.ringbuf_bytes,
                   "BPF ring buffer size in bytes (rounded up to a power of two)")
@@ -94,11 +96,22 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                 "syscall() (which the runtime records), with the eBPF futex tracepoints; needs root or CAP_BPF "
                 "and CAP_PERFMON, and while attached slows every system call on the machine (ebpf mode always "
                 "has them)");
+  sub->add_option("--watch", args->watch,
+                  "Races caught in the act: sampled accesses are covered by a hardware watchpoint while their "
+                  "thread is held for a moment, and another thread touching the same bytes meanwhile is a race "
+                  "(no root; in this version the program's accesses are sampled in seer-cc/seer-c++ builds). "
+                  "PERCENT: the share of each thread's time it may be held (default 2)")
+      ->expected(0, 1);
+  sub->add_option("--watch-hold-us", args->options.inproc.watch_delay_us,
+                  "--watch: how long a sampled thread is held, in microseconds")
+      ->check(CLI::Range(10u, 100000u))
+      ->capture_default_str();
   sub->add_flag("-q,--quiet", args->quiet, "No summary line");
   sub->add_option("command", args->command, "The command to run and its arguments (after --)");
   sub->positionals_at_end();
-  sub->callback([args, &runner]() {
-    runner.run = [args]() {
+  auto sub_count_watch = [sub](const std::shared_ptr<Args>&) { return sub->count("--watch") > 0; };
+  sub->callback([args, &runner, sub_count_watch]() {
+    runner.run = [args, sub_count_watch]() {
       recorder::RecordOptions& o = args->options;
       o.command = args->command;
       if (o.pid > 0 && !o.command.empty()) {
@@ -126,6 +139,33 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                 "is recorded with --sync=preload)\n");
         return kExitError;
       }
+      if (sub_count_watch(args)) {
+        double percent = 2.0;
+        if (!args->watch.empty()) {
+          char* end = nullptr;
+          percent = std::strtod(args->watch.c_str(), &end);
+          if (end == args->watch.c_str() || *end != '\0' || !(percent >= 0.1 && percent <= 50)) {
+            fprintf(stderr, "seer record: --watch=%s: give the share of each thread's time, 0.1 to 50 (percent)\n",
+                    args->watch.c_str());
+            return kExitError;
+          }
+        }
+        o.inproc.watch_period = 1000;
+        o.inproc.watch_budget_permille = static_cast<uint32_t>(percent * 10 + 0.5);
+      }
+      if (args->sync == "none") {
+        if (o.inproc.watch_period == 0) {
+          fprintf(stderr, "seer record: --sync=none records only the races --watch catches: add --watch\n");
+          return kExitError;
+        }
+        o.inproc.sync_none = true;
+      }
+      if (o.inproc.watch_period != 0 && (args->sync == "ebpf" || args->sync == "inject" || o.pid > 0)) {
+        fprintf(stderr,
+                "seer record: --watch needs the runtime in a program seer record launches (--sync=inproc, "
+                "preload, none or auto with a command)\n");
+        return kExitError;
+      }
       std::string why_not_inject;
       if (args->sync == "inproc")
         o.mode = recorder::RecordMode::kInproc;
@@ -137,6 +177,13 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         o.mode = recorder::RecordMode::kEbpf;
       else
         o.mode = recorder::AutoRecordMode(o.command, o.pid, &why_not_inject);
+      if (o.inproc.watch_period != 0 && o.mode == recorder::RecordMode::kEbpf) {
+        fprintf(stderr,
+                "seer record: --watch needs the seer runtime in the program: %s is statically linked and not "
+                "built with seer-cc\n",
+                o.command[0].c_str());
+        return kExitError;
+      }
       const bool auto_inject = args->sync == "auto" && o.mode == recorder::RecordMode::kInject;
       // A process that cannot take the runtime is recorded with uprobes; say why
       // (a missing process is reported by the eBPF attach itself).
@@ -197,6 +244,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         if (!result.not_seen.empty()) fprintf(stderr, "seer record: not seen: %s\n", result.not_seen.c_str());
         if (!result.raw_syscalls_note.empty())
           fprintf(stderr, "seer record: tracefs: %s\n", result.raw_syscalls_note.c_str());
+        if (!result.watch.empty()) fprintf(stderr, "seer record: watch: %s\n", result.watch.c_str());
       }
       return o.pid > 0 ? kExitOk : result.ExitStatus();
     };

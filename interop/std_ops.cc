@@ -56,7 +56,8 @@ Decor DecorOf(EventKind kind) {
     case EventKind::kAtomicStore:
     case EventKind::kAtomicRmw:
     case EventKind::kAlloc:
-    case EventKind::kFree: return Decor::kVariable;
+    case EventKind::kFree:
+    case EventKind::kWatchSample: return Decor::kVariable;
     case EventKind::kAcquire:
     case EventKind::kRelease:
     case EventKind::kCondWaitBegin:
@@ -67,7 +68,8 @@ Decor DecorOf(EventKind kind) {
     case EventKind::kBarrierDepart:
     case EventKind::kLockWait: return Decor::kLock;
     case EventKind::kFork:
-    case EventKind::kJoin: return Decor::kThread;
+    case EventKind::kJoin:
+    case EventKind::kWatchHit: return Decor::kThread;
     case EventKind::kFuncEntry: return Decor::kNumber;
     case EventKind::kFence: return Decor::kOrder;
     case EventKind::kThreadBegin:

@@ -45,6 +45,13 @@ Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* ou
   return Status::Ok();
 }
 
+Status SelectEnginesFor(const std::string& list, const TraceInfo& info, std::vector<const EngineSpec*>* out) {
+  Status s = SelectEngines(list, out);
+  if (!s.ok() || !list.empty() || info.Meta("record.watch").empty()) return s;
+  out->push_back(FindEngine("watch"));
+  return Status::Ok();
+}
+
 Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& specs, const AnalysisOptions& options,
                    AnalysisRun* run, const std::function<void(uint64_t)>& progress,
                    const std::function<void(const std::vector<Event>&)>& observe) {

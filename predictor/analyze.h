@@ -21,6 +21,10 @@ namespace seer {
 // InvalidArgument listing the known ones.
 Status SelectEngines(const std::string& list, std::vector<const EngineSpec*>* out);
 
+// SelectEngines for the trace `info` describes: an empty list is the default
+// set plus `watch` when the trace was recorded with --watch (meta record.watch).
+Status SelectEnginesFor(const std::string& list, const TraceInfo& info, std::vector<const EngineSpec*>* out);
+
 struct AnalysisRun {
   std::unique_ptr<TraceReader> reader;  // kept open: reports look names up in it
   Findings findings;

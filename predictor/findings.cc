@@ -9,6 +9,7 @@ const char* GuaranteeName(Guarantee g) {
     case Guarantee::kComplete: return "complete";
     case Guarantee::kHeuristic: return "heuristic";
     case Guarantee::kWitnessed: return "witnessed";
+    case Guarantee::kCaught: return "caught";
   }
   return "unknown";
 }
@@ -22,6 +23,9 @@ const char* GuaranteeDescription(Guarantee g) {
       return "misses no predictable race; may report races that cannot happen (sound with two threads)";
     case Guarantee::kHeuristic: return "lockset discipline violations: may report false races and miss real ones";
     case Guarantee::kWitnessed: return "each finding comes with a schedule re-checked by an independent validator";
+    case Guarantee::kCaught:
+      return "caught in the act (watchpoint): the other thread touched the bytes in the recorded run while the "
+             "first was held at its access; real by construction, and only what the samples happened to cover";
   }
   return "";
 }

@@ -32,6 +32,7 @@ enum class Guarantee {
   kComplete,     // Lockset-W3: misses no race; may report false ones (sound for two threads)
   kHeuristic,    // Eraser: neither sound nor complete
   kWitnessed,    // SeqCheck: every finding comes with a validated witness schedule
+  kCaught,       // watch: the race happened in the recorded run (a hardware watchpoint caught it)
 };
 const char* GuaranteeName(Guarantee g);
 const char* GuaranteeDescription(Guarantee g);

@@ -7,6 +7,7 @@
 #include "predictor/engines/lockset/lockset_engine.h"
 #include "predictor/engines/shb/shb_engine.h"
 #include "predictor/engines/w3/w3_engine.h"
+#include "predictor/engines/watch/watch_engine.h"
 #include "predictor/engines/wcp/wcp_engine.h"
 #include "predictor/seqcheck/engines.h"
 
@@ -33,6 +34,10 @@ const std::vector<EngineSpec>& Engines() {
        true, seqcheck::NewDeadlockEngine},
       {"atomicity", "SeqCheck: predicted atomicity violations (rwr, wwr, rww, wrw), each with a validated witness",
        true, seqcheck::NewAtomicityEngine},
+      // Added to the default set for the traces of `seer record --watch` only
+      // (SelectEnginesFor): other traces hold nothing for it.
+      {"watch", "races caught in the act by watchpoints (seer record --watch): real by construction", false,
+       NewWatchEngine},
       // A graph search per conflict into an open block: quadratic in the worst case.
       {"atomic-blocks", "conflict serializability of marked atomic blocks (begin/end) in the recorded run", false,
        NewAtomicBlocksEngine},

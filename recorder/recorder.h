@@ -62,6 +62,17 @@ struct InprocOptions {
   // two clock reads per lock pair in the target. The service turns them into
   // seer_lock_hold_seconds; `seer record` leaves them off.
   bool lock_hold_times = false;
+  // --watch: races caught in the act by sampled hardware watchpoints
+  // (runtime/watchpoints.h). Accesses of a thread between its first samples
+  // (0: no watchpoints); how long a sampled thread is held, in microseconds;
+  // the share of a thread's time it may be held, in thousandths (--watch=PERCENT):
+  // the runtime lengthens or shortens each thread's period to keep within it.
+  uint32_t watch_period = 0;
+  uint32_t watch_delay_us = 1000;
+  uint32_t watch_budget_permille = 20;
+  // --sync=none: no synchronisation and no access is recorded, only threads'
+  // starts and ends and the races the watchpoints catch (every ring paused).
+  bool sync_none = false;
   // While the target runs, merging and encoding run under SCHED_IDLE: on CPU
   // time no one else wants, so that a target using every core is not slowed by
   // them; the spool absorbs the difference. When the spool passes 3/4 of its
@@ -139,6 +150,8 @@ struct RecordResult {
   bool runtime_seen = false;
   // kEbpf with the runtime: why the runtime's accesses are missing (empty when they are not).
   std::string runtime_note;
+  // --watch: what the watchpoints did (runtime_modes/watch_summary.h); empty without.
+  std::string watch;
   // Uprobes the recording attached (kInproc and kPreload: none).
   uint64_t uprobes = 0;
   // What the mode could not see, for the summary (empty: nothing it knows of).

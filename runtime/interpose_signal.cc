@@ -17,6 +17,10 @@
 // not recording, and every handler in the eBPF modes (the probes map a thread
 // to one record counter) record nothing. Handlers installed before the
 // runtime was loaded (attach by injection) are not wrapped.
+//
+// SIGTRAP is the runtime's own while watchpoints are on (watchpoints.h): its
+// handler stays installed, and the program's is kept here and called for every
+// trap that is not a watchpoint's (signal_chain.h).
 #include <signal.h>
 
 #include <atomic>
@@ -25,6 +29,8 @@
 
 #include "runtime/real_function.h"
 #include "runtime/rt_state.h"
+#include "runtime/signal_chain.h"
+#include "runtime/watchpoints.h"
 
 namespace seer::rt {
 namespace {
@@ -38,6 +44,10 @@ struct Handler {
   std::atomic<bool> siginfo{false};  // installed with SA_SIGINFO
 };
 Handler handlers[NSIG];
+
+// Set once the runtime's SIGTRAP handler is installed: the program's sigaction()
+// for SIGTRAP only records its handler from then on.
+std::atomic<bool> runtime_sigtrap{false};
 
 // The ring of the calling thread's handlers (`vars`, interrupting `outer`):
 // claimed and begun at its first handler. Null when it can have none.
@@ -122,7 +132,44 @@ void ShowProgramHandler(struct sigaction* old, void* fn, bool siginfo) {
   }
 }
 
+// The runtime's SIGTRAP handler: a watchpoint's trap, else what the program asked.
+void RuntimeSigtrap(int sig, siginfo_t* info, void* context) {
+  if (WatchTrap(sig, info, context)) return;
+  void* fn = handlers[sig].fn.load(std::memory_order_acquire);
+  if (fn == reinterpret_cast<void*>(SIG_IGN)) return;
+  if (fn == nullptr || fn == reinterpret_cast<void*>(SIG_DFL)) {
+    // The default action (a core dump), as without the runtime: SIGTRAP is
+    // blocked in this handler, so the raised one comes when it returns.
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    real_sigaction.get()(sig, &dfl, nullptr);
+    runtime_sigtrap.store(false, std::memory_order_release);
+    raise(sig);
+    return;
+  }
+  Trampoline(sig, info, context);
+}
+
 }  // namespace
+
+bool InstallRuntimeSigtrap() {
+  struct sigaction mine = {};
+  mine.sa_sigaction = RuntimeSigtrap;
+  mine.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&mine.sa_mask);
+  struct sigaction old = {};
+  if (real_sigaction.get()(SIGTRAP, &mine, &old) != 0) return false;
+  // A handler installed before the runtime (it is loaded first, so rarely).
+  void* fn = (old.sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<void*>(old.sa_sigaction)
+                                              : reinterpret_cast<void*>(old.sa_handler);
+  if (IsHandler(fn)) {
+    handlers[SIGTRAP].siginfo.store((old.sa_flags & SA_SIGINFO) != 0, std::memory_order_relaxed);
+    handlers[SIGTRAP].fn.store(fn, std::memory_order_release);
+  }
+  runtime_sigtrap.store(true, std::memory_order_release);
+  return true;
+}
+
 }  // namespace seer::rt
 
 using namespace seer::rt;
@@ -137,6 +184,26 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexc
   void* const old_fn = h.fn.load(std::memory_order_relaxed);
   const bool old_siginfo = h.siginfo.load(std::memory_order_relaxed);
   int rc;
+  if (sig == SIGTRAP && runtime_sigtrap.load(std::memory_order_acquire)) {
+    // The runtime keeps its handler: the program's is what it runs for the
+    // traps that are not the watchpoints'.
+    if (act != nullptr) {
+      void* fn = (act->sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<void*>(act->sa_sigaction)
+                                                   : reinterpret_cast<void*>(act->sa_handler);
+      h.siginfo.store((act->sa_flags & SA_SIGINFO) != 0, std::memory_order_relaxed);
+      h.fn.store(fn, std::memory_order_release);
+    }
+    if (old != nullptr) {
+      *old = {};
+      if (old_siginfo) {
+        old->sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(old_fn);
+        old->sa_flags = SA_SIGINFO;
+      } else {
+        old->sa_handler = old_fn != nullptr ? reinterpret_cast<void (*)(int)>(old_fn) : SIG_DFL;
+      }
+    }
+    return 0;
+  }
   if (act == nullptr) {
     rc = real(sig, act, old);
   } else {

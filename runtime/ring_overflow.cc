@@ -7,6 +7,7 @@
 
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
+#include "runtime/watchpoints.h"
 
 namespace seer::rt {
 
@@ -20,6 +21,9 @@ void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
 void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = RecordingThread();
   if (ts == nullptr) {
+    // Not recording accesses (seer record --sync=none --watch pauses every
+    // ring): the watchpoints' countdown, or seer fuzz.
+    WatchCount(object, size, kind == K(EventKind::kWrite), pc);
     FuzzAccess(object, size, kind == K(EventKind::kWrite), pc);
     return;
   }

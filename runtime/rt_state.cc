@@ -18,6 +18,7 @@
 
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/mutex_order.h"
+#include "runtime/watchpoints.h"
 
 namespace seer::rt {
 
@@ -156,6 +157,7 @@ void CreateAttachPoint() {
 void OnForkChild() {
   const bool recorded = g_rt.shm != nullptr;
   g_rt.active = false;
+  WatchForgetInChild();
   tls_state = nullptr;
   // The child is one thread with the TLS block it forked from: its own now.
   tls_shared = false;
@@ -317,6 +319,9 @@ void Initialize() {
   }
   if (launched) {
     InstallSignalHandlers();
+    // Before the program makes a thread: the watchpoints reach every thread
+    // created after them (watchpoints.h).
+    WatchStart(g_rt.shm);
     g_rt.active = true;
     AttachThread();
   }

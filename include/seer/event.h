@@ -37,8 +37,13 @@ enum class EventKind : uint8_t {
   kFence = 24,          // atomic_thread_fence: mode = MemoryOrder
   kLockWait = 25,       // object = lock, aux = nanoseconds a blocking acquire waited; comes
                         // right before that acquire, only when the lock was busy
+  kWatchSample = 26,    // a sampled access a hardware watchpoint then covered (seer record --watch):
+                        // object = address, aux = byte count, mode = WatchAccess, pc = the access
+  kWatchHit = 27,       // another thread touched those bytes while the sampled thread was held:
+                        // object = that thread, aux = hits, mode = WatchHit, pc = its instruction;
+                        // follows its kWatchSample in the sampled thread (a race caught in the act)
 };
-inline constexpr int kNumEventKinds = 26;
+inline constexpr int kNumEventKinds = 28;
 
 // Lock modes of kAcquire / kRelease. Shared (read-mode) sections of one rwlock do
 // not exclude each other.
@@ -58,6 +63,19 @@ enum class AcquireHow : uint8_t { kBlocking = 0, kTry = 1, kTimed = 2 };
 // initialisation image (PT_TLS p_vaddr at run time), which names the module
 // whose TLS symbols describe the block.
 enum class AllocRegion : uint8_t { kHeap = 0, kStack = 1, kTls = 2 };
+
+// The sampled access of a kWatchSample.
+enum class WatchAccess : uint8_t { kRead = 0, kWrite = 1 };
+
+// What a kWatchHit saw. The hooks of a seer-cc build check every access against
+// the armed watches (software watchpoints): they know a read from a write. A
+// hardware write watchpoint (armed for a sampled read) fires on writes only; a
+// read-write one (armed for a sampled write) cannot tell a read from a write,
+// so the value decides: changed while the thread was held means a write.
+// kUnseenWrite: nothing fired but the value changed (code without hooks where
+// the hardware watchpoints are not delivered, or the kernel): the other
+// thread is unknown (object ~0).
+enum class WatchHit : uint8_t { kWrite = 0, kReadOrWrite = 1, kUnseenWrite = 2, kRead = 3 };
 
 // C11 memory orders, as the __tsan_atomic* hooks pass them (masked with 0x7fff).
 enum class MemoryOrder : uint8_t { kRelaxed = 0, kConsume = 1, kAcquire = 2, kRelease = 3, kAcqRel = 4, kSeqCst = 5 };

@@ -64,6 +64,25 @@ struct alignas(64) ShmHeader {
   // it (bounded) at start-up, so that even a program that exits at once has one.
   std::atomic<uint32_t> modules_read;
   uint32_t options;  // kOption* bits, read by the runtime when it maps the area
+  // recorder: --watch (runtime/watchpoints.h): accesses between a thread's
+  // first samples (0: no watchpoints), how long a sampled thread is held, and
+  // the share of a thread's time it may be held, in thousandths (the budget
+  // that adapts the period).
+  uint32_t watch_period;
+  uint32_t watch_delay_us;
+  uint32_t watch_budget_permille;
+  // runtime: 1 when the hardware watchpoints fire on this machine (else only
+  // the hooks' software ones and the value comparison); the watches armed at
+  // once; why there is no hardware: an errno of perf_event_open or sigaction,
+  // -1 when the debug registers were accepted but never fired.
+  std::atomic<uint32_t> watch_hardware;
+  std::atomic<uint32_t> watch_slots;
+  std::atomic<int32_t> watch_errno;
+  // runtime: samples taken, races caught (a kWatchHit written), samples
+  // skipped because every watchpoint was armed by another thread.
+  std::atomic<uint64_t> watch_samples;
+  std::atomic<uint64_t> watch_caught;
+  std::atomic<uint64_t> watch_busy;
 };
 
 // ShmHeader::options: each release of a lock the runtime recorded carries in

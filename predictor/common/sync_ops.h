@@ -158,7 +158,11 @@ class EventLowering {
       case EventKind::kBranch:
       case EventKind::kAtomicBegin:
       case EventKind::kAtomicEnd:
-      case EventKind::kLockWait: return;  // a wait orders nothing: its acquire does
+      case EventKind::kLockWait:
+        return;  // a wait orders nothing: its acquire does
+      // A race caught in the act orders nothing: the watch engine reports it.
+      case EventKind::kWatchSample:
+      case EventKind::kWatchHit: return;
     }
   }
 

@@ -13,6 +13,7 @@ std::pair<uint64_t, uint64_t> PcKey(const RacePair& p) {
 
 // What one engine's report of the pair proves on its own.
 RaceProof EngineProof(const RaceResult& r, const RacePair& p) {
+  if (r.guarantee == Guarantee::kCaught) return RaceProof::kCaught;
   if (r.guarantee == Guarantee::kAllReal) return RaceProof::kSoundEngine;
   // Pairs are in trace order of their second access: the first is the first race.
   if (r.guarantee == Guarantee::kFirstIsReal && &p == &r.pairs.front()) return RaceProof::kFirstRace;
@@ -23,6 +24,7 @@ RaceProof EngineProof(const RaceResult& r, const RacePair& p) {
 
 const char* RaceProofName(RaceProof proof) {
   switch (proof) {
+    case RaceProof::kCaught: return "caught";
     case RaceProof::kSoundEngine: return "sound-engine";
     case RaceProof::kWitnessed: return "witnessed";
     case RaceProof::kFirstRace: return "first-race";
@@ -58,6 +60,9 @@ std::vector<RaceGroup> GroupRaces(const Findings& findings) {
 
 std::string ProofText(const RaceGroup& g) {
   switch (g.proof) {
+    case RaceProof::kCaught:
+      return fmt::format("proven: caught in the act (watchpoint){}",
+                         g.pair->occurrences > 1 ? fmt::format(", {} times", g.pair->occurrences) : "");
     case RaceProof::kSoundEngine:
       return fmt::format("proven: reported by {}, which reports only races that can happen", g.proof_engine->engine);
     case RaceProof::kWitnessed:

@@ -14,12 +14,13 @@ namespace seer {
 
 // Strongest first: reports order race pairs by it.
 enum class RaceProof {
+  kCaught,       // seer record --watch: a hardware watchpoint caught it in the recorded run
   kSoundEngine,  // an engine that reports only real races (SHB) reports it
   kWitnessed,    // --confirm-races: SeqCheck found a validated schedule reaching both accesses
   kFirstRace,    // the first race of an engine whose first race is real (HB; WCP: or a deadlock is)
   kPredicted,    // only predicted: WCP or HB beyond their first race, W3, lockset
 };
-// "sound-engine", "witnessed", "first-race", "predicted".
+// "caught", "sound-engine", "witnessed", "first-race", "predicted".
 const char* RaceProofName(RaceProof proof);
 
 // One race pair as every engine that found it reports it (same unordered pcs).

@@ -45,6 +45,9 @@ constexpr Rule kRules[] = {
      "cannot happen (it is sound with two threads)."},
     {"SEER1005", "DataRaceHeuristic", "Lockset discipline violation.",
      "Two accesses of a variable not protected by a common lock (Eraser's lockset): neither sound nor complete."},
+    {"SEER1006", "DataRaceCaught", "Data race caught in the act by a hardware watchpoint.",
+     "Two threads touched the same bytes in the recorded run, the second while the first was held at its access "
+     "with a hardware watchpoint on them (seer record --watch): real by construction."},
     {"SEER2001", "Deadlock", "Predicted deadlock with a witness schedule.",
      "A cycle of threads, each holding a lock and blocked acquiring the next thread's, reached by a reordering of "
      "the recorded run that SeqCheck found and an independent checker replayed."},
@@ -65,13 +68,14 @@ const char* RaceRule(const RaceGroup& g) {
   // The strongest guarantee among the engines that report the pair.
   auto rank = [](Guarantee gu) {
     switch (gu) {
-      case Guarantee::kAllReal: return 0;
-      case Guarantee::kWitnessed: return 1;
-      case Guarantee::kFirstIsReal: return 2;
-      case Guarantee::kComplete: return 3;
-      case Guarantee::kHeuristic: return 4;
+      case Guarantee::kCaught: return 0;
+      case Guarantee::kAllReal: return 1;
+      case Guarantee::kWitnessed: return 2;
+      case Guarantee::kFirstIsReal: return 3;
+      case Guarantee::kComplete: return 4;
+      case Guarantee::kHeuristic: return 5;
     }
-    return 4;
+    return 5;
   };
   Guarantee best = g.engines.front()->guarantee;
   for (const RaceResult* r : g.engines)
@@ -82,6 +86,7 @@ const char* RaceRule(const RaceGroup& g) {
     case Guarantee::kFirstIsReal: return "SEER1003";
     case Guarantee::kComplete: return "SEER1004";
     case Guarantee::kHeuristic: return "SEER1005";
+    case Guarantee::kCaught: return "SEER1006";
   }
   return "SEER1005";
 }

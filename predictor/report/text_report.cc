@@ -38,6 +38,7 @@ std::string AccessName(EventKind kind) {
     case EventKind::kAtomicLoad: return "Atomic read";
     case EventKind::kAtomicStore: return "Atomic write";
     case EventKind::kAtomicRmw: return "Atomic read-modify-write";
+    case EventKind::kWatchHit: return "Read or write";  // a read-write watchpoint's hit, the value unchanged
     default: return std::string(EventKindName(kind));
   }
 }
@@ -93,7 +94,9 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
   std::string engines;
   for (const RaceResult* r : g.engines)
     engines += fmt::format("{}{} ({})", engines.empty() ? "" : ", ", r->engine, GuaranteeName(r->guarantee));
-  std::string out = fmt::format("WARNING: data race (predicted by {}){}\n", engines, ConfirmationNote(p));
+  const bool caught = g.proof == RaceProof::kCaught && g.engines.size() == 1;
+  std::string out = caught ? fmt::format("WARNING: data race (caught by watch in the recorded run)\n")
+                           : fmt::format("WARNING: data race (predicted by {}){}\n", engines, ConfirmationNote(p));
   out += "  " + ProofText(g) + "\n";
   const VariableInfo v = DescribeVariable(details, p);
   // Like ThreadSanitizer: the later access first, then the earlier one.

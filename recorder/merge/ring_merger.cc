@@ -459,6 +459,11 @@ Status RingMerger::EmitOrdered(uint32_t ring, const Sink& sink) {
     Pending& other = rings_[e.object];  // resolved above: p stays valid
     if (e.kind == EventKind::kFork) other.parent = e.tid;
     e.object = static_cast<uint64_t>(other.tid);
+  } else if (e.kind == EventKind::kWatchHit) {
+    // The thread that hit the watchpoint, by the ring it held at the hit; an
+    // unknown one (no ring, or no hit: WatchHit::kUnseenWrite) stays ~0.
+    e.object = e.object < rings_.size() && rings_[e.object].tid >= 0 ? static_cast<uint64_t>(rings_[e.object].tid)
+                                                                     : ~uint64_t{0};
   }
   if (e.kind == EventKind::kThreadEnd && reuse_) ended_.push_back(ring);
   const uint32_t domain = rt::OrderDomain(rt::LongOrder(w));

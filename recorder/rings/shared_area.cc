@@ -48,6 +48,9 @@ Status SharedArea::CreateOn(int fd, uint64_t offset, const SharedAreaOptions& o)
   h->ring_words = o.ring_words;
   h->wait_ns = o.wait_ns;
   h->options = o.options;
+  h->watch_period = o.watch_period;
+  h->watch_delay_us = o.watch_delay_us;
+  h->watch_budget_permille = o.watch_budget_permille;
   h->ring_offset = rt::RingOffset(o.max_rings);
   for (uint32_t i = 0; i < o.max_rings; ++i) {
     auto* d = new (&rt::RingDescs(h)[i]) rt::RingDesc();

@@ -18,7 +18,10 @@ struct SharedAreaOptions {
   uint32_t max_rings = 1024;
   uint64_t ring_words = 1ull << 19;  // a power of two, at least 64
   uint64_t wait_ns = 2000000000ull;
-  uint32_t options = 0;  // rt::kOption* (ring_layout.h)
+  uint32_t options = 0;       // rt::kOption* (ring_layout.h)
+  uint32_t watch_period = 0;  // ShmHeader::watch_period: 0, no watchpoints
+  uint32_t watch_delay_us = 0;
+  uint32_t watch_budget_permille = 0;
 };
 
 class SharedArea {

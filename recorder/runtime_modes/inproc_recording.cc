@@ -41,6 +41,7 @@
 #include "recorder/rings/shared_area.h"
 #include "recorder/runtime_modes/injected_runtime.h"
 #include "recorder/runtime_modes/spool_queue.h"
+#include "recorder/runtime_modes/watch_summary.h"
 #include "recorder/trace_metadata.h"
 #include "seer/ring_layout.h"
 #include "store/async_writer.h"
@@ -145,9 +146,14 @@ class InprocRecording final : public Recording {
   bool LocateHeaderInTarget();
   // The shared area: the rings are reused (RingMerger::ReuseRings).
   SharedAreaOptions AreaOptions() const {
-    return {opts_.max_rings, opts_.ring_words, opts_.wait_ns,
+    return {opts_.max_rings,
+            opts_.ring_words,
+            opts_.wait_ns,
             rt::kOptionReuseRings | (opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u) |
-                (repeat_runs_ && !attached_ ? rt::kOptionRepeatMarks : 0u)};
+                (repeat_runs_ && !attached_ ? rt::kOptionRepeatMarks : 0u),
+            opts_.watch_period,
+            opts_.watch_delay_us,
+            opts_.watch_budget_permille};
   }
   void NewModules(std::vector<ModuleInfo>* out);
   void CollectOnce();
@@ -265,8 +271,14 @@ Status InprocRecording::Begin() {
     return Status::Permission(
         "--futex-tracepoints needs root or CAP_BPF and CAP_PERFMON (the runtime alone "
         "needs neither)");
+  if (opts_.watch_period != 0 && attached_)
+    return Status::InvalidArgument(
+        "--watch needs the program launched by seer record (its watchpoints are opened before its first "
+        "thread); a running process cannot be watched yet");
   Status s = attached_ ? Status::Ok() : area_.Create(AreaOptions());
   if (!s.ok()) return s;
+  // --sync=none: the rings carry thread starts and ends and the caught races only.
+  if (opts_.sync_none) area_.SetPaused(true);
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
 
@@ -623,6 +635,7 @@ Status InprocRecording::CloseTrace() {
     if (!detach_note_.empty()) out->SetMeta("record.detach", detach_note_);
   }
   out->SetMeta("record.rings_returned", std::to_string(merger_->rings_returned()));
+  if (opts_.watch_period != 0) out->SetMeta("record.watch", WatchSummary(*shm, opts_));
   WriteRecordingEnd(out);
   return out->Close();
 }
@@ -653,6 +666,7 @@ Status InprocRecording::Finish(RecordResult* result) {
   result->events = out_->events_written();
   result->threads = merger_->Threads().size();
   result->runtime_seen = area_.header()->owner_pid.load() != 0;
+  if (opts_.watch_period != 0) result->watch = WatchSummary(*area_.header(), opts_);
   result->target_exited = !attached_ || !AttachedAlive();
   if (attached_) {
     result->runtime_note = detach_note_;

@@ -10,6 +10,8 @@
 // put every code path the loop reaches under the sanitizers while keeping
 // `make test` within its hour on CI's two cores.
 
+#include <cstdint>
+
 namespace seer::test {
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -26,6 +28,12 @@ inline constexpr bool kSanitizerBuild = false;
 
 // `full` in the release pass, a quarter of it (at least 1) under the sanitizers.
 constexpr int Iterations(int full) { return kSanitizerBuild ? (full / 4 > 0 ? full / 4 : 1) : full; }
+
+// The least a loop of Iterations(full) must find for its check not to be
+// vacuous, given the bound for the full loop: that bound in the release pass, a
+// tenth of it under the sanitizers (a quarter of the iterations, and room for
+// how much a smaller sample varies).
+constexpr uint64_t AtLeast(uint64_t full_bound) { return kSanitizerBuild ? full_bound / 10 : full_bound; }
 
 }  // namespace seer::test
 

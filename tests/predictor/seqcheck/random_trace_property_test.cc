@@ -105,10 +105,10 @@ TEST(SeqCheckRandom, EveryWitnessValidates) {
     forced += stats.forced;
   }
   // The properties must have been exercised, not vacuously true.
-  EXPECT_GT(deadlocks, 50u);
-  EXPECT_GT(violations, 50u);
-  EXPECT_GT(races, 500u);
-  EXPECT_GT(forced, 50u);
+  EXPECT_GT(deadlocks, test::AtLeast(50));
+  EXPECT_GT(violations, test::AtLeast(50));
+  EXPECT_GT(races, test::AtLeast(500));
+  EXPECT_GT(forced, test::AtLeast(50));
   std::printf(
       "random traces: %llu deadlocks, %llu atomicity violations (%llu forced candidates dropped), %llu races "
       "confirmed, %llu checks\n",

@@ -139,9 +139,9 @@ TEST(TraceWindows, RandomTracesWindowedFindingsHoldOnTheWholeTrace) {
       ++violations;
     }
   }
-  EXPECT_GT(windowed, 500u);
-  EXPECT_GT(deadlocks, 20u);
-  EXPECT_GT(violations, 20u);
+  EXPECT_GT(windowed, test::AtLeast(500));
+  EXPECT_GT(deadlocks, test::AtLeast(20));
+  EXPECT_GT(violations, test::AtLeast(20));
   std::printf("windowed random traces: %llu deadlocks, %llu atomicity violations validated on the whole trace\n",
               static_cast<unsigned long long>(deadlocks), static_cast<unsigned long long>(violations));
 }

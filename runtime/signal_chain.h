@@ -1,0 +1,14 @@
+// A signal the runtime handles itself (SIGTRAP, for the watchpoints): the
+// runtime's handler stays installed, the program's handler for that signal is
+// kept aside by the interposed sigaction() (interpose_signal.cc) and runs for
+// every trap that is not the runtime's.
+#pragma once
+
+namespace seer::rt {
+
+// Installs the runtime's SIGTRAP handler: WatchTrap first, then the program's
+// handler (behind the trampoline, as for any signal), or the default action.
+// False (errno set) when sigaction() refused.
+bool InstallRuntimeSigtrap();
+
+}  // namespace seer::rt
