@@ -97,10 +97,11 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                 "and CAP_PERFMON, and while attached slows every system call on the machine (ebpf mode always "
                 "has them)");
   sub->add_option("--watch", args->watch,
-                  "Races caught in the act: sampled accesses are covered by a hardware watchpoint while their "
-                  "thread is held for a moment, and another thread touching the same bytes meanwhile is a race "
-                  "(no root; in this version the program's accesses are sampled in seer-cc/seer-c++ builds). "
-                  "PERCENT: the share of each thread's time it may be held (default 2)")
+                  "Races caught in the act: a sampled access is covered by a watchpoint (the seer-cc hooks' own, "
+                  "and a hardware one where the machine fires them) while its thread is held for a moment, and "
+                  "another thread touching the same bytes meanwhile is a race (no root; in this version only "
+                  "seer-cc/seer-c++ builds are sampled). PERCENT: the share of each thread's time it may be held "
+                  "(default 2)")
       ->expected(0, 1);
   sub->add_option("--watch-hold-us", args->options.inproc.watch_delay_us,
                   "--watch: how long a sampled thread is held, in microseconds")
@@ -109,9 +110,9 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
   sub->add_flag("-q,--quiet", args->quiet, "No summary line");
   sub->add_option("command", args->command, "The command to run and its arguments (after --)");
   sub->positionals_at_end();
-  auto sub_count_watch = [sub](const std::shared_ptr<Args>&) { return sub->count("--watch") > 0; };
-  sub->callback([args, &runner, sub_count_watch]() {
-    runner.run = [args, sub_count_watch]() {
+  auto watch_given = [sub] { return sub->count("--watch") > 0; };
+  sub->callback([args, &runner, watch_given]() {
+    runner.run = [args, watch_given]() {
       recorder::RecordOptions& o = args->options;
       o.command = args->command;
       if (o.pid > 0 && !o.command.empty()) {
@@ -139,7 +140,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                 "is recorded with --sync=preload)\n");
         return kExitError;
       }
-      if (sub_count_watch(args)) {
+      if (watch_given()) {
         double percent = 2.0;
         if (!args->watch.empty()) {
           char* end = nullptr;
@@ -177,11 +178,19 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         o.mode = recorder::RecordMode::kEbpf;
       else
         o.mode = recorder::AutoRecordMode(o.command, o.pid, &why_not_inject);
-      if (o.inproc.watch_period != 0 && o.mode == recorder::RecordMode::kEbpf) {
+      if (o.inproc.watch_period != 0 && o.mode != recorder::RecordMode::kInproc) {
+        // The samples are the hooks' accesses (docs/recording.md, "Races caught in the act").
         fprintf(stderr,
-                "seer record: --watch needs the seer runtime in the program: %s is statically linked and not "
-                "built with seer-cc\n",
+                "seer record: --watch samples the accesses of a program built with seer-cc/seer-c++; %s is not "
+                "(unmodified programs are not sampled yet)\n",
                 o.command[0].c_str());
+        return kExitError;
+      }
+      if (o.inproc.watch_period != 0 && !o.inproc.sync_none) {
+        // The hooks check the watches only on the path an unrecorded access takes.
+        fprintf(stderr,
+                "seer record: --watch on a seer-cc build goes with --sync=none: a full recording sees every access "
+                "already, and seer analyze predicts its races\n");
         return kExitError;
       }
       const bool auto_inject = args->sync == "auto" && o.mode == recorder::RecordMode::kInject;

@@ -4,6 +4,7 @@
 // tsan_interface.inc. Atomics are in hooks_atomic.cc.
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
+#include "runtime/watchpoints.h"
 
 namespace seer::rt {
 namespace {
@@ -15,6 +16,9 @@ SEER_RT_INLINE void Access(EventKind kind, const void* addr, uint64_t size, uint
 SEER_RT_INLINE void Range(EventKind kind, const void* addr, uint64_t size, uint64_t pc) {
   ThreadState* ts = RecordingThread();
   if (__builtin_expect(ts == nullptr, 0)) {
+    // A range is never sampled, but may touch a watched variable (memcpy).
+    if (__builtin_expect(g_watch.on, 0) && g_watch.armed.load(std::memory_order_relaxed) != 0)
+      WatchCheck(reinterpret_cast<uint64_t>(addr), size, kind == EventKind::kWrite, pc);
     FuzzAccess(reinterpret_cast<uint64_t>(addr), size, kind == EventKind::kWrite, pc);
     return;
   }

@@ -19,11 +19,14 @@ void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
 }
 
 void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (__builtin_expect(g_rt.watch_only, 0)) {
+    // --sync=none: the ring is paused for good, nothing to publish.
+    WatchCount(object, size, kind == K(EventKind::kWrite), pc);
+    return;
+  }
   ThreadState* ts = RecordingThread();
   if (ts == nullptr) {
-    // Not recording accesses (seer record --sync=none --watch pauses every
-    // ring): the watchpoints' countdown, or seer fuzz.
-    WatchCount(object, size, kind == K(EventKind::kWrite), pc);
+    // Not recording accesses (a paused ring): seer fuzz.
     FuzzAccess(object, size, kind == K(EventKind::kWrite), pc);
     return;
   }

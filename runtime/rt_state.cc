@@ -226,6 +226,7 @@ bool MapSharedArea() {
   }
   g_rt.futex_stamps = futex;
   g_rt.repeat_marks = (h->options & kOptionRepeatMarks) != 0 && !futex;
+  g_rt.watch_only = (h->options & kOptionWatchOnly) != 0;
   return true;
 }
 

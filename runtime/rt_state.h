@@ -88,6 +88,7 @@ struct Globals {
   bool injected = false;      // loaded into a running process (attach_inject.cc): the interposers record
   bool hold_times = false;    // releases carry how long the lock was held (kOptionHoldTimes)
   bool repeat_marks = false;  // repeated segments are marked, not written again (kOptionRepeatMarks)
+  bool watch_only = false;    // only the watches record (kOptionWatchOnly): accesses skip the ring
 };
 extern Globals g_rt;
 

@@ -1,9 +1,11 @@
-// Hardware watchpoints for sampled accesses (watchpoints.h): the slots, the
-// sample (arm, hold, disarm, write the caught race) and the SIGTRAP handler.
+// Watchpoints for sampled accesses (watchpoints.h): the slots and the budget,
+// the hooks' check, the hardware slots and their self-test, the sample (arm,
+// hold, disarm, write the caught race) and the SIGTRAP handler.
 #include "runtime/watchpoints.h"
 
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
+#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -48,6 +50,7 @@ struct alignas(64) Slot {
   std::atomic<uint64_t> hit_pc{0};
   std::atomic<int64_t> hit_ring{-1};
   std::atomic<uint8_t> hit_kind{0};
+  std::atomic<uint32_t> hit_ready{0};  // the first hit's fields are stored
 };
 Slot g_slots[kMaxWatchSlots];
 
@@ -152,7 +155,8 @@ bool WatchTrap(int sig, siginfo_t* info, void* context) {
         static_cast<uint8_t>(s.write.load(std::memory_order_relaxed) != 0 ? WatchHit::kReadOrWrite : WatchHit::kWrite),
         std::memory_order_relaxed);
     const ThreadState* ts = tls_state;
-    s.hit_ring.store(ts != nullptr ? static_cast<int64_t>(ts->ring) : -1, std::memory_order_release);
+    s.hit_ring.store(ts != nullptr ? static_cast<int64_t>(ts->ring) : -1, std::memory_order_relaxed);
+    s.hit_ready.store(1, std::memory_order_release);
     // One hit tells the race: no trap more for this sample, however often the
     // other thread touches the bytes while the sampled one is held.
     ioctl(s.fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -174,7 +178,8 @@ void WatchCheck(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
     if (s.hits.fetch_add(1, std::memory_order_acq_rel) != 0) continue;
     s.hit_pc.store(pc, std::memory_order_relaxed);
     s.hit_kind.store(static_cast<uint8_t>(write ? WatchHit::kWrite : WatchHit::kRead), std::memory_order_relaxed);
-    s.hit_ring.store(me != nullptr ? static_cast<int64_t>(me->ring) : -1, std::memory_order_release);
+    s.hit_ring.store(me != nullptr ? static_cast<int64_t>(me->ring) : -1, std::memory_order_relaxed);
+    s.hit_ready.store(1, std::memory_order_release);
   }
 }
 
@@ -294,6 +299,7 @@ void WatchSample(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
   s->write.store(write ? 1 : 0, std::memory_order_relaxed);
   s->hits.store(0, std::memory_order_relaxed);
   s->hit_ring.store(-1, std::memory_order_relaxed);
+  s->hit_ready.store(0, std::memory_order_relaxed);
   const uint64_t before = ReadBytes(begin, len);
   // Software first (the hooks see the owner once it is set), then hardware.
   s->owner_state.store(ts, std::memory_order_release);
@@ -314,6 +320,9 @@ void WatchSample(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
   s->owner_state.store(nullptr, std::memory_order_release);
   const uint64_t after = ReadBytes(begin, len);
   const uint32_t hits = s->hits.load(std::memory_order_acquire);
+  // A hit counted just before the disarm may still be storing its fields.
+  for (int spins = 0; hits != 0 && s->hit_ready.load(std::memory_order_acquire) == 0 && spins < 1000; ++spins)
+    sched_yield();
   const uint64_t hit_pc = s->hit_pc.load(std::memory_order_relaxed);
   const int64_t hit_ring = s->hit_ring.load(std::memory_order_relaxed);
   WatchHit kind = static_cast<WatchHit>(s->hit_kind.load(std::memory_order_relaxed));

@@ -99,6 +99,10 @@ inline constexpr uint32_t kOptionReuseRings = 1u << 1;
 // them again. Only in-process recordings that place no futex stamps set it
 // (a stamp counts the words written, which a rewound segment takes back).
 inline constexpr uint32_t kOptionRepeatMarks = 1u << 2;
+// ShmHeader::options: seer record --sync=none --watch. Every ring is paused
+// from the start and stays so: the hooks skip the paused ring and go straight
+// to the watches (runtime/watchpoints.h), paying what an unrecorded run pays.
+inline constexpr uint32_t kOptionWatchOnly = 1u << 3;
 
 // kRingFree: never used (rings at and past next_ring). kRingReturned: its
 // thread ended, the recorder merged all it wrote and gave it back; the runtime

@@ -150,7 +150,8 @@ class InprocRecording final : public Recording {
             opts_.ring_words,
             opts_.wait_ns,
             rt::kOptionReuseRings | (opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u) |
-                (repeat_runs_ && !attached_ ? rt::kOptionRepeatMarks : 0u),
+                (repeat_runs_ && !attached_ ? rt::kOptionRepeatMarks : 0u) |
+                (opts_.sync_none ? rt::kOptionWatchOnly : 0u),
             opts_.watch_period,
             opts_.watch_delay_us,
             opts_.watch_budget_permille};
