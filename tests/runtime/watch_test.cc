@@ -7,28 +7,17 @@
 // never fires the debug registers (this project's CI) the software
 // watchpoints of the seer-cc hooks do the catching, and the summary says so.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 
-#include "tests/support/temp_dir.h"
+#include "tests/support/cli_test_util.h"
 
-namespace seer {
+namespace seer::test {
 namespace {
 
 std::string Program(const std::string& name) { return std::string(SEER_RT_TEST_PROGRAMS) + "/" + name; }
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 // How many times `needle` occurs in `text`.
 int Count(const std::string& text, const std::string& needle) {
@@ -43,69 +32,54 @@ long NumberAfter(const std::string& text, const std::string& prefix) {
   return at == std::string::npos ? -1 : std::strtol(text.c_str() + at + prefix.size(), nullptr, 10);
 }
 
-class WatchTest : public ::testing::Test {
+// A fresh directory and the seer binary (tests/support/cli_test_util.h).
+class WatchTest : public TempDirTest {
  protected:
-  void SetUp() override {
-    dir_ = test::MakeTempDir("seer_watch_test");
-    ASSERT_FALSE(dir_.empty());
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-
-  // Runs `command` (bounded: 120 s) with its output in out_ and err_; its exit status.
-  int Run(const std::string& command) {
-    const std::string line = "timeout 120 " + command + " >" + dir_ + "/out 2>" + dir_ + "/err";
-    const int status = std::system(line.c_str());
-    out_ = ReadFile(dir_ + "/out");
-    err_ = ReadFile(dir_ + "/err");
-    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  // Runs `seer args`; its output in out_ and err_, its exit status returned.
+  int Run(const std::string& args) {
+    const RunResult r = Seer(args);
+    out_ = r.out;
+    err_ = r.err;
+    return r.code;
   }
 
   // Records `program args` with `options`; the watch analysis' report in report_,
   // seer record's stderr in record_err_, the program's stdout in program_out_.
   void RecordAndAnalyze(const std::string& options, const std::string& program, const std::string& args) {
-    const std::string trace = dir_ + "/trace.seer";
-    std::filesystem::remove(trace);
-    ASSERT_EQ(
-        Run(std::string(SEER_BINARY) + " record " + options + " -o " + trace + " -- " + Program(program) + " " + args),
-        0)
-        << err_;
+    const std::string trace = Path("trace.seer");
+    fs::remove(trace);
+    ASSERT_EQ(Run("record " + options + " -o " + trace + " -- " + Program(program) + " " + args), 0) << err_;
     record_err_ = err_;
     program_out_ = out_;
-    ASSERT_EQ(Run(std::string(SEER_BINARY) + " analyze --analysis watch " + trace), 0) << err_;
+    ASSERT_EQ(Run("analyze --analysis watch " + trace), 0) << err_;
     report_ = out_;
   }
 
-  std::string dir_, out_, err_;
+  std::string out_, err_;
   std::string record_err_, program_out_, report_;
 };
 
 TEST_F(WatchTest, SyncNoneWithoutWatchIsRefused) {
-  EXPECT_EQ(Run(std::string(SEER_BINARY) + " record --sync=none -o " + dir_ + "/t.seer -- " +
-                Program("watch_counter_gcc") + " 10"),
-            2);
+  EXPECT_EQ(Run("record --sync=none -o " + Path("t.seer") + " -- " + Program("watch_counter_gcc") + " 10"), 2);
   EXPECT_NE(err_.find("--sync=none records only the races --watch catches: add --watch"), std::string::npos) << err_;
-  EXPECT_FALSE(std::filesystem::exists(dir_ + "/t.seer"));
+  EXPECT_FALSE(fs::exists(Path("t.seer")));
 }
 
 TEST_F(WatchTest, BadWatchShareIsRefused) {
-  EXPECT_EQ(Run(std::string(SEER_BINARY) + " record --watch=90 -o " + dir_ + "/t.seer -- " +
-                Program("watch_counter_gcc") + " 10"),
-            2);
+  EXPECT_EQ(Run("record --watch=90 -o " + Path("t.seer") + " -- " + Program("watch_counter_gcc") + " 10"), 2);
   EXPECT_NE(err_.find("--watch=90: give the share of each thread's time, 0.1 to 50 (percent)"), std::string::npos)
       << err_;
 }
 
 TEST_F(WatchTest, WatchNeedsASeerCcBuild) {
-  EXPECT_EQ(Run(std::string(SEER_BINARY) + " record --sync=none --watch -o " + dir_ + "/t.seer -- " +
-                Program("threads_plain")),
-            2);
+  EXPECT_EQ(Run("record --sync=none --watch -o " + Path("t.seer") + " -- " + Program("threads_plain")), 2);
   EXPECT_NE(err_.find("--watch samples the accesses of a program built with seer-cc/seer-c++; "), std::string::npos)
       << err_;
   EXPECT_NE(err_.find("threads_plain is not (unmodified programs are not sampled yet)"), std::string::npos) << err_;
 }
 
 TEST_F(WatchTest, WatchNeedsALaunchedProgram) {
-  EXPECT_EQ(Run(std::string(SEER_BINARY) + " record --watch -p 1 -o " + dir_ + "/t.seer"), 2);
+  EXPECT_EQ(Run("record --watch -p 1 -o " + Path("t.seer")), 2);
   EXPECT_NE(err_.find("--watch needs the runtime in a program seer record launches"), std::string::npos) << err_;
 }
 
@@ -166,9 +140,7 @@ TEST_F(WatchTest, ProgramsSigtrapHandlerStillRuns) {
 // A full recording already sees every access (seer analyze predicts the
 // race); the hooks check the watches only where an unrecorded access goes.
 TEST_F(WatchTest, WatchWithAFullRecordingIsRefused) {
-  EXPECT_EQ(Run(std::string(SEER_BINARY) + " record --watch -o " + dir_ + "/t.seer -- " + Program("watch_counter_gcc") +
-                " 10"),
-            2);
+  EXPECT_EQ(Run("record --watch -o " + Path("t.seer") + " -- " + Program("watch_counter_gcc") + " 10"), 2);
   EXPECT_NE(err_.find("--watch on a seer-cc build goes with --sync=none"), std::string::npos) << err_;
 }
 
@@ -176,13 +148,13 @@ TEST_F(WatchTest, WatchWithAFullRecordingIsRefused) {
 // watches (a generated one) does not.
 TEST_F(WatchTest, DefaultSetHasWatchOnlyForWatchTraces) {
   RecordAndAnalyze("--sync=none --watch", "watch_counter_gcc", "100");
-  ASSERT_EQ(Run(std::string(SEER_BINARY) + " analyze " + dir_ + "/trace.seer"), 0) << err_;
+  ASSERT_EQ(Run("analyze " + Path("trace.seer")), 0) << err_;
   EXPECT_NE(out_.find("analyses: hb, shb, wcp, lockset, w3-linear, deadlock, atomicity, watch\n"), std::string::npos)
       << out_;
-  ASSERT_EQ(Run(std::string(SEER_BINARY) + " gen --events 2000 --seed 3 -o " + dir_ + "/gen.seer"), 0) << err_;
-  ASSERT_EQ(Run(std::string(SEER_BINARY) + " analyze " + dir_ + "/gen.seer"), 0) << err_;
+  ASSERT_EQ(Run("gen --events 2000 --seed 3 -o " + Path("gen.seer")), 0) << err_;
+  ASSERT_EQ(Run("analyze " + Path("gen.seer")), 0) << err_;
   EXPECT_NE(out_.find("analyses: hb, shb, wcp, lockset, w3-linear, deadlock, atomicity\n"), std::string::npos) << out_;
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::test
