@@ -105,8 +105,11 @@ static __always_inline __u64 caller_pc(struct pt_regs *ctx)
 	return ret;
 }
 
-SEC("uprobe")
-int sync_enter(struct pt_regs *ctx)
+/* A probed function's entry: the same body behind a uprobe of its own
+ * (sync_enter) and behind one uprobe_multi link for all functions
+ * (sync_enter_multi, Linux 6.6; the loader sets its attach type, which this
+ * libbpf's section names do not know). */
+static __always_inline int on_sync_enter(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!in_target(id))
@@ -153,8 +156,20 @@ int sync_enter(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("uretprobe")
-int sync_return(struct pt_regs *ctx)
+SEC("uprobe")
+int sync_enter(struct pt_regs *ctx)
+{
+	return on_sync_enter(ctx);
+}
+
+SEC("uprobe")
+int sync_enter_multi(struct pt_regs *ctx)
+{
+	return on_sync_enter(ctx);
+}
+
+/* A probed function's return (the functions whose outcome decides the event). */
+static __always_inline int on_sync_return(struct pt_regs *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!in_target(id))
@@ -209,6 +224,18 @@ int sync_return(struct pt_regs *ctx)
 		break;
 	}
 	return 0;
+}
+
+SEC("uretprobe")
+int sync_return(struct pt_regs *ctx)
+{
+	return on_sync_return(ctx);
+}
+
+SEC("uretprobe")
+int sync_return_multi(struct pt_regs *ctx)
+{
+	return on_sync_return(ctx);
 }
 
 /* Futex syscalls. Two ways in, one body each:

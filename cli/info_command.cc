@@ -129,8 +129,10 @@ std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
   if (!info.Meta(meta::kCommandLine).empty()) row("command line:", info.Meta(meta::kCommandLine));
   if (!info.Meta("gen_options").empty()) row("generated:", info.Meta("gen_options"));
   if (const std::string mode = SyncMode(info); !mode.empty()) {
-    const std::string uprobes = info.Meta("record.uprobes");
-    row("sync mode:", uprobes.empty() ? mode : fmt::format("{} ({} uprobes)", mode, uprobes));
+    const std::string uprobes = info.Meta("record.uprobes"), links = info.Meta("record.uprobe_links");
+    std::string how = uprobes.empty() ? "" : uprobes + " uprobes";
+    if (!links.empty()) how += links == "uprobe_multi" ? " on uprobe_multi links" : ", links " + links;
+    row("sync mode:", how.empty() ? mode : fmt::format("{} ({})", mode, how));
   }
   if (!info.Meta("record.not_seen").empty()) row("not seen:", info.Meta("record.not_seen"));
   if (!info.Meta("record.tracefs").empty()) row("tracefs:", info.Meta("record.tracefs"));

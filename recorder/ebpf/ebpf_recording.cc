@@ -591,6 +591,7 @@ Status Session::Begin() {
   writer_->SetMeta("record.probes", attached);
   writer_->SetMeta("record.probes_missing", missing);
   writer_->SetMeta("record.uprobes", std::to_string(probes_.uprobes()));
+  writer_->SetMeta("record.uprobe_links", probes_.uprobe_links_note());
   result_->uprobes = probes_.uprobes();
   writer_->SetMeta("record.tracefs", probes_.tracefs_note());
   writer_->SetMeta("record.syscall_tracepoints", probes_.raw_syscall_tracepoints() ? "raw" : "per-syscall");

@@ -9,6 +9,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,8 @@ struct bpf_link;
 struct bpf_program;
 
 namespace seer::recorder {
+
+struct FunctionLocation;  // recorder/elf_file.h
 
 // One probed function: its symbol and what the probe does (enum seer_sync_op).
 struct ProbeSpec {
@@ -86,6 +89,11 @@ class SyncProbes {
   uint64_t ringbuf_bytes() const { return ringbuf_bytes_; }
   // Uprobes and uretprobes attached (each one a trap per call in the target).
   uint64_t uprobes() const { return uprobes_; }
+  // After Open: how the uprobes were attached (the trace's record.uprobe_links):
+  // "uprobe_multi" (Linux 6.6: one link for all entries, one for all returns),
+  // or "one per function (WHY)". Closing a uprobe's link waits for a kernel
+  // grace period under a global mutex, about 80 ms; a multi link waits once.
+  const std::string& uprobe_links_note() const { return uprobe_links_note_; }
   // The system-call programs sit on the raw sys_enter/sys_exit tracepoints
   // (where tracefs, which the per-syscall ones need, is not mounted and seer
   // may not mount it, or SEER_RAW_SYSCALL_TRACEPOINTS is set) instead of
@@ -103,6 +111,14 @@ class SyncProbes {
   bool FindTracefs();
   // Opens and loads the BPF object for `tgid` with its ring buffer.
   Status Load(pid_t tgid, uint64_t ringbuf_bytes);
+  // The uprobes on the functions of SyncProbeSpecs() found in `binary`, on one
+  // uprobe_multi link for the entries and one for the returns; false (nothing
+  // attached) where the kernel refuses that or SEER_PER_FUNCTION_UPROBES is set.
+  bool AttachUprobesAtOnce(pid_t tgid, const std::string& binary, const std::map<std::string, FunctionLocation>& where);
+  // The same with one uprobe link per function; a function whose first
+  // instruction uprobes cannot handle is left out (missing()).
+  Status AttachUprobesOneByOne(pid_t tgid, const std::string& binary,
+                               const std::map<std::string, FunctionLocation>& where);
   // Attaches the tracepoint programs (kept in links_) and opens the event ring.
   Status AttachTracepointsAndOpenRing(const std::vector<bpf_program*>& programs);
   // The futex programs of the set loaded (raw_syscalls_), and the mmap one.
@@ -113,6 +129,8 @@ class SyncProbes {
   ring_buffer* ring_ = nullptr;
   std::vector<bpf_link*> links_;
   std::vector<bpf_link*> syscall_links_;  // OpenFutexOnly's futex programs
+  std::vector<int> multi_link_fds_;       // AttachUprobesAtOnce's links
+  std::string uprobe_links_note_;
   bool raw_syscalls_ = false;
   Tracefs tracefs_;  // where the per-syscall tracepoints' ids are (unless raw_syscalls_)
   std::string tracefs_note_;

@@ -143,6 +143,12 @@ class RecordTest : public ::testing::Test {
     EXPECT_EQ(info_["source"], "record");
     EXPECT_EQ(info_["lost_events"], 0) << info_["lost"].dump();
     EXPECT_EQ(InfoMeta("record.forced_order"), "0");
+    // One uprobe_multi link (Linux 6.6, which CI has) unless the test run asks
+    // for the per-function fallback (RecordTest.PerFunctionUprobes).
+    if (getenv("SEER_PER_FUNCTION_UPROBES") != nullptr)
+      EXPECT_EQ(InfoMeta("record.uprobe_links"), "one per function (SEER_PER_FUNCTION_UPROBES is set)");
+    else
+      EXPECT_EQ(InfoMeta("record.uprobe_links"), "uprobe_multi");
     Status st = LoadTrace(trace_path_, &trace_);
     ASSERT_TRUE(st.ok()) << st.ToString();
     EXPECT_EQ(CheckOrder(trace_), "") << KindSummary(trace_);
@@ -179,6 +185,17 @@ TEST_F(RecordTest, LockOrderInversionBetweenTwoThreads) {
   for (const auto& m : trace_.info.modules)
     if (m.path.find("lock_inversion") != std::string::npos && !m.build_id.empty()) program_module = true;
   EXPECT_TRUE(program_module) << "module map lacks the program with its build-id";
+}
+
+// The spin lock's probe sits after its `lock decl; jne` (x86-64 uprobes refuse
+// a lock-prefixed first instruction), on the multi link as on its own one.
+TEST_F(RecordTest, MutexRwlockAndSpinLockAcquisitions) {
+  ASSERT_EQ(Record("contended_locks"), 0) << Stderr();
+  LoadAndCheck();
+  ASSERT_EQ(InfoThreads(), 2u) << info_.dump();
+  EXPECT_EQ(Kinds(0), Lifecycle({{"fork", 1}, {"join", 1}, {"acquire", 3}, {"release", 3}}));
+  EXPECT_EQ(Kinds(1), Lifecycle({{"acquire", 4}, {"release", 4}}));
+  EXPECT_EQ(Stderr().find("pthread_spin_lock"), std::string::npos) << Stderr();
 }
 
 TEST_F(RecordTest, ProducerConsumerWithConditionVariable) {
