@@ -99,9 +99,10 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
   sub->add_option("--watch", args->watch,
                   "Races caught in the act: a sampled access is covered by a watchpoint (the seer-cc hooks' own, "
                   "and a hardware one where the machine fires them) while its thread is held for a moment, and "
-                  "another thread touching the same bytes meanwhile is a race (no root; in this version only "
-                  "seer-cc/seer-c++ builds are sampled). PERCENT: the share of each thread's time it may be held "
-                  "(default 2)")
+                  "another thread touching the same bytes meanwhile, or a value changed under it, is a race (no "
+                  "root). A seer-cc/seer-c++ build is sampled by its hooks (with --sync=none), a dynamically linked "
+                  "program without them by a CPU-time timer in the preloaded runtime (with or without its "
+                  "synchronisation recorded). PERCENT: the share of each thread's time it may be held (default 2)")
       ->expected(0, 1);
   sub->add_option("--watch-hold-us", args->options.inproc.watch_delay_us,
                   "--watch: how long a sampled thread is held, in microseconds")
@@ -178,15 +179,26 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         o.mode = recorder::RecordMode::kEbpf;
       else
         o.mode = recorder::AutoRecordMode(o.command, o.pid, &why_not_inject);
-      if (o.inproc.watch_period != 0 && o.mode != recorder::RecordMode::kInproc) {
-        // The samples are the hooks' accesses (docs/recording.md, "Races caught in the act").
+      // The samples are the hooks' accesses in a seer-cc build, the preloaded
+      // runtime's timer in a dynamically linked program without them
+      // (docs/recording.md, "Races caught in the act").
+      if (o.inproc.watch_period != 0 && o.mode != recorder::RecordMode::kInproc &&
+          o.mode != recorder::RecordMode::kPreload) {
         fprintf(stderr,
-                "seer record: --watch samples the accesses of a program built with seer-cc/seer-c++; %s is not "
-                "(unmodified programs are not sampled yet)\n",
+                "seer record: --watch samples through seer's runtime, which needs a dynamically linked program or "
+                "a seer-cc/seer-c++ build; %s is neither (statically linked, or not ELF)\n",
                 o.command[0].c_str());
         return kExitError;
       }
-      if (o.inproc.watch_period != 0 && !o.inproc.sync_none) {
+      if (o.inproc.watch_period != 0 && o.mode == recorder::RecordMode::kPreload &&
+          recorder::AutoRecordMode(o.command, 0, nullptr) == recorder::RecordMode::kInproc) {
+        fprintf(stderr,
+                "seer record: %s is a seer-cc build, whose hooks take the samples: record it with --sync=none "
+                "--watch, not --sync=preload\n",
+                o.command[0].c_str());
+        return kExitError;
+      }
+      if (o.inproc.watch_period != 0 && o.mode == recorder::RecordMode::kInproc && !o.inproc.sync_none) {
         // The hooks check the watches only on the path an unrecorded access takes.
         fprintf(stderr,
                 "seer record: --watch on a seer-cc build goes with --sync=none: a full recording sees every access "

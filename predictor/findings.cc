@@ -24,8 +24,9 @@ const char* GuaranteeDescription(Guarantee g) {
     case Guarantee::kHeuristic: return "lockset discipline violations: may report false races and miss real ones";
     case Guarantee::kWitnessed: return "each finding comes with a schedule re-checked by an independent validator";
     case Guarantee::kCaught:
-      return "caught in the act (watchpoint): the other thread touched the bytes in the recorded run while the "
-             "first was held at its access; real by construction, and only what the samples happened to cover";
+      return "caught in the act: in the recorded run another thread touched the bytes (a watchpoint named it) or "
+             "changed their value (writer not seen) while the first was held at its access; real by construction, "
+             "and only what the samples happened to cover";
   }
   return "";
 }

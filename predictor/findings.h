@@ -14,6 +14,10 @@
 namespace seer {
 
 // One event of the trace, as a finding refers to it.
+// A caught race's other thread when no watchpoint named it, only the value
+// changed while the sampled access was held (the watch engine).
+inline constexpr uint32_t kThreadNotSeen = UINT32_MAX;
+
 struct EventRef {
   uint64_t index = 0;  // position in the total order
   uint32_t tid = 0;

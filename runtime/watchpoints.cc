@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include <cerrno>
 #include <cstddef>
 
+#include "runtime/access_sampler.h"
 #include "runtime/signal_chain.h"
 
 namespace seer::rt {
@@ -103,6 +105,15 @@ uint64_t ReadBytes(uint64_t addr, uint64_t len) {
   }
 }
 
+// The same through the kernel, for an address decoded from an instruction:
+// false instead of a fault where the bytes are not mapped.
+bool ReadBytesCarefully(uint64_t addr, uint64_t len, uint64_t* value) {
+  *value = 0;
+  iovec local = {value, len};
+  iovec remote = {reinterpret_cast<void*>(addr), len};
+  return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == static_cast<ssize_t>(len);
+}
+
 void Count(std::atomic<uint64_t>* counter) { counter->fetch_add(1, std::memory_order_relaxed); }
 
 uint32_t NextCountdown(uint32_t p) {
@@ -145,6 +156,7 @@ bool WithinBudget() {
 bool WatchTrap(int sig, siginfo_t* info, void* context) {
   if (sig != SIGTRAP || info == nullptr || info->si_code != kTrapPerf) return false;
   const uint64_t data = PerfData(info);
+  if (SamplerTrap(data, context)) return true;
   if (data < kSigMagic || data >= kSigMagic + g_watch.slots) return false;
   Slot& s = g_slots[data - kSigMagic];
   const int saved_errno = errno;
@@ -185,6 +197,7 @@ void WatchCheck(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
 
 void WatchForgetInChild() {
   __atomic_store_n(&g_watch.on, false, __ATOMIC_RELAXED);
+  SamplerForgetInChild();
   for (uint32_t i = 0; i < g_watch.slots; ++i) {
     if (g_slots[i].fd >= 0) close(g_slots[i].fd);
     g_slots[i].fd = -1;
@@ -263,6 +276,9 @@ bool WatchStart(ShmHeader* h) {
   h->watch_hardware.store(g_watch.hardware ? 1 : 0, std::memory_order_relaxed);
   h->watch_errno.store(hardware_err, std::memory_order_relaxed);
   __atomic_store_n(&g_watch.on, true, __ATOMIC_RELEASE);
+  // A program without hooks (the preloaded libseer_rt.so) is sampled by a
+  // timer instead; in a seer-cc build (the archives) this does nothing.
+  SamplerStart(h);
   return true;
 }
 
@@ -272,7 +288,10 @@ void WatchSample(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
   // the runtime attaches the thread, not where the thread cannot write.
   ThreadSlot slot = CurrentSlot();
   if (slot.state == nullptr || *slot.state == nullptr || slot.vars->signal_depth != 0 || slot.vars->attaching) return;
-  ThreadState* ts = *slot.state;
+  WatchHold(*slot.state, addr, size, write, pc, /*careful=*/false);
+}
+
+void WatchHold(ThreadState* ts, uint64_t addr, uint64_t size, bool write, uint64_t pc, bool careful) {
   if (size == 0 || addr == 0) return;
   uint64_t begin, len;
   WatchRange(addr, size, &begin, &len);
@@ -300,7 +319,13 @@ void WatchSample(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
   s->hits.store(0, std::memory_order_relaxed);
   s->hit_ring.store(-1, std::memory_order_relaxed);
   s->hit_ready.store(0, std::memory_order_relaxed);
-  const uint64_t before = ReadBytes(begin, len);
+  uint64_t before = 0;
+  if (careful && !ReadBytesCarefully(begin, len, &before)) {
+    s->owner.store(0, std::memory_order_relaxed);
+    s->busy.store(0, std::memory_order_release);
+    return;
+  }
+  if (!careful) before = ReadBytes(begin, len);
   // Software first (the hooks see the owner once it is set), then hardware.
   s->owner_state.store(ts, std::memory_order_release);
   g_watch.armed.fetch_add(1, std::memory_order_acq_rel);
@@ -318,7 +343,12 @@ void WatchSample(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
   if (hardware) ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
   g_watch.armed.fetch_sub(1, std::memory_order_acq_rel);
   s->owner_state.store(nullptr, std::memory_order_release);
-  const uint64_t after = ReadBytes(begin, len);
+  uint64_t after = before;
+  if (careful) {
+    if (!ReadBytesCarefully(begin, len, &after)) after = before;  // unmapped meanwhile: no value to compare
+  } else {
+    after = ReadBytes(begin, len);
+  }
   const uint32_t hits = s->hits.load(std::memory_order_acquire);
   // A hit counted just before the disarm may still be storing its fields.
   for (int spins = 0; hits != 0 && s->hit_ready.load(std::memory_order_acquire) == 0 && spins < 1000; ++spins)

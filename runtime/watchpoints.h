@@ -13,6 +13,10 @@
 //    nobody was seen making is still a write concurrent with the sampled access
 //    (the held thread did nothing in between), by a thread not named.
 //
+// Who takes the samples: the hooks' countdown in a seer-cc build; in a
+// program without hooks (the preloaded runtime), a CPU-time timer and the
+// instruction it interrupted (access_sampler.h).
+//
 // The process opens up to four PERF_TYPE_BREAKPOINT events on itself when the
 // runtime starts, before it makes a thread: `inherit` and `inherit_thread` give
 // every thread it creates later the same events, `sigtrap` makes a hit a
@@ -75,6 +79,14 @@ extern __thread uint64_t tls_watch_last_ns;
 // thread with a watchpoint on those bytes. Does nothing when no slot is free.
 SEER_RT_NOINLINE void WatchSample(uint64_t addr, uint64_t size, bool write, uint64_t pc);
 
+// The sample itself, once taken (by WatchSample, or by the CPU-time sampler of
+// a program without hooks: access_sampler.h): claims a free slot for the
+// bytes, holds the thread, compares, and writes the caught race to `ts`'s
+// ring. `careful`: the address was decoded from an instruction, not given by
+// a hook, so the bytes are read with process_vm_readv (a wrong decode costs
+// the sample, never the program).
+void WatchHold(ThreadState* ts, uint64_t addr, uint64_t size, bool write, uint64_t pc, bool careful);
+
 // A hook's access while a watch is armed: a hit when it overlaps a watch of
 // another thread and one of the two accesses writes.
 SEER_RT_NOINLINE void WatchCheck(uint64_t addr, uint64_t size, bool write, uint64_t pc);
@@ -88,7 +100,8 @@ SEER_RT_INLINE void WatchCount(uint64_t addr, uint64_t size, bool write, uint64_
 }
 
 // The SIGTRAP handler's first step: true when the trap was one of the slots'
-// (then it has been handled), false when it belongs to the program or a debugger.
+// or the access sampler's (then it has been handled), false when it belongs
+// to the program or a debugger.
 bool WatchTrap(int sig, siginfo_t* info, void* context);
 
 }  // namespace seer::rt

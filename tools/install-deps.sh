@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang llvm
   libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-  liblmdb-dev lmdb-utils libzstd-dev
+  liblmdb-dev lmdb-utils libzstd-dev libzydis-dev
   libcli11-dev nlohmann-json3-dev libfmt-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libclang-rt-14-dev llvm-14-dev
@@ -15,6 +15,8 @@ packages=(
   clang-format python3 procps
   help2man dpkg-dev lintian
 )
+# libzydis-dev: the x86-64 decoder of the runtime's access sampler
+# (runtime/access_sampler.h).
 # llvm-14-dev: the headers and CMake package seer-clang's pass plugin
 # (tools/clang_plugin) is built against, the LLVM of Debian's clang 14.
 # nodejs, chromium: the report-format tests run Microsoft's SARIF validator and

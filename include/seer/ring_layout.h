@@ -11,8 +11,8 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 7;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5:
-                                            // the pause word; 6: options; 7: ring reuse
+inline constexpr uint32_t kShmVersion = 8;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5:
+                                            // the pause word; 6: options; 7: ring reuse; 8: the access sampler
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
@@ -83,6 +83,14 @@ struct alignas(64) ShmHeader {
   std::atomic<uint64_t> watch_samples;
   std::atomic<uint64_t> watch_caught;
   std::atomic<uint64_t> watch_busy;
+  // runtime, a program without hooks (the preloaded runtime: runtime/access_sampler.h):
+  // the CPU-time sampler's period in microseconds (0: it does not run), why
+  // not (an errno of perf_event_open), its ticks, and the ticks that found no
+  // plain access of the program's own code to sample.
+  std::atomic<uint32_t> sampler_period_us;
+  std::atomic<int32_t> sampler_errno;
+  std::atomic<uint64_t> sampler_ticks;
+  std::atomic<uint64_t> sampler_misses;
 };
 
 // ShmHeader::options: each release of a lock the runtime recorded carries in

@@ -20,6 +20,7 @@ std::vector<Frame> StackFrames(ReportDetails& details, const std::vector<uint64_
 }
 
 std::vector<Frame> EventFrames(ReportDetails& details, const EventRef& e) {
+  if (e.tid == kThreadNotSeen) return {};  // a caught race's unseen writer: no pc, no stack
   const EventContext* c = details.context.At(e.index);
   return StackFrames(details, c != nullptr ? c->stack : std::vector<uint64_t>{e.pc});
 }
@@ -35,6 +36,7 @@ size_t OwnFrame(const std::vector<Frame>& frames) {
 }
 
 std::string EventSite(const ReportNames& names, ReportDetails* details, const EventRef& e) {
+  if (e.tid == kThreadNotSeen) return "an unseen access (the value changed)";
   if (details != nullptr) {
     const std::vector<Frame> frames = EventFrames(*details, e);
     // The innermost frame of the program's own code: a lock is taken "in

@@ -46,7 +46,8 @@ json EventJson(const ReportNames& names, const EventRef& e, ReportDetails* detai
   j["file"] = j["line"] = j["function"] = nullptr;
   j["stack"] = json::array();
   j["locks_held"] = nullptr;
-  if (details == nullptr) return j;
+  if (e.tid == kThreadNotSeen) j["thread"] = nullptr;  // a caught race's unseen writer (thread_name "not seen")
+  if (details == nullptr || e.tid == kThreadNotSeen) return j;
   const std::vector<Frame> frames = EventFrames(*details, e);
   if (!frames.empty()) {
     j["file"] = StringOrNull(frames[0].file);

@@ -22,6 +22,7 @@ ReportNames::ReportNames(const TraceReader& trace) : trace_(trace) {
 }
 
 std::string ReportNames::Thread(uint32_t tid) const {
+  if (tid == kThreadNotSeen) return "not seen";
   if (tid < threads_.size() && !threads_[tid].empty()) return threads_[tid];
   std::string name = trace_.Name(Namespace::kThread, tid);
   return name.empty() ? "T" + std::to_string(tid) : name;

@@ -61,8 +61,10 @@ std::vector<RaceGroup> GroupRaces(const Findings& findings) {
 std::string ProofText(const RaceGroup& g) {
   switch (g.proof) {
     case RaceProof::kCaught:
-      return fmt::format("proven: caught in the act (watchpoint){}",
-                         g.pair->occurrences > 1 ? fmt::format(", {} times", g.pair->occurrences) : "");
+      return fmt::format(
+          "proven: caught in the act ({}){}",
+          g.pair->second.tid == kThreadNotSeen ? "the value changed while the access was held" : "watchpoint",
+          g.pair->occurrences > 1 ? fmt::format(", {} times", g.pair->occurrences) : "");
     case RaceProof::kSoundEngine:
       return fmt::format("proven: reported by {}, which reports only races that can happen", g.proof_engine->engine);
     case RaceProof::kWitnessed:

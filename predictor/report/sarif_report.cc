@@ -132,10 +132,17 @@ class SarifWriter {
                                      names_.Thread(p.second.tid), EventSite(names_, details_, p.second),
                                      EventKindName(p.first.kind), names_.Thread(p.first.tid),
                                      EventSite(names_, details_, p.first), Capitalised(ProofText(g)), engines));
-    result["locations"] = json::array({Location(p.second, "this access"), Location(p.first, "the earlier access")});
-    result["stacks"] = json::array({Stack(p.second, "this access"), Stack(p.first, "the earlier access")});
-    result["relatedLocations"] =
-        json::array({Related(1, p.second, "this access"), Related(2, p.first, "the earlier access")});
+    if (p.second.tid == kThreadNotSeen) {
+      // Caught by the value alone: the writer has no location to show.
+      result["locations"] = json::array({Location(p.first, "the held access")});
+      result["stacks"] = json::array({Stack(p.first, "the held access")});
+      result["relatedLocations"] = json::array({Related(1, p.first, "the held access")});
+    } else {
+      result["locations"] = json::array({Location(p.second, "this access"), Location(p.first, "the earlier access")});
+      result["stacks"] = json::array({Stack(p.second, "this access"), Stack(p.first, "the earlier access")});
+      result["relatedLocations"] =
+          json::array({Related(1, p.second, "this access"), Related(2, p.first, "the earlier access")});
+    }
     std::vector<std::string> sites = {SiteKey(p.first), SiteKey(p.second)};
     std::sort(sites.begin(), sites.end());  // the pair is unordered
     result["partialFingerprints"] = {{"seerFinding/v1", Fingerprint("race|" + sites[0] + "|" + sites[1])}};

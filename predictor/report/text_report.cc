@@ -100,14 +100,24 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
   out += "  " + ProofText(g) + "\n";
   const VariableInfo v = DescribeVariable(details, p);
   // Like ThreadSanitizer: the later access first, then the earlier one.
-  out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind),
-                     ShownSize(p.second, v), p.second.object, names.Thread(p.second.tid), p.second.index);
-  out += FramesText(EventFrames(details, p.second), "    ");
+  if (p.second.tid == kThreadNotSeen) {
+    out += fmt::format(
+        "  Write of size {} at {:#x} by a thread not seen (event {}): the value changed while thread {} was held "
+        "at the access below\n",
+        ShownSize(p.second, v), p.second.object, p.second.index, names.Thread(p.first.tid));
+  } else {
+    out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind),
+                       ShownSize(p.second, v), p.second.object, names.Thread(p.second.tid), p.second.index);
+    out += FramesText(EventFrames(details, p.second), "    ");
+  }
   out += fmt::format("  Previous {} of size {} at {:#x} by thread {} (event {}):\n", Lower(AccessName(p.first.kind)),
                      ShownSize(p.first, v), p.first.object, names.Thread(p.first.tid), p.first.index);
   out += FramesText(EventFrames(details, p.first), "    ");
-  out += fmt::format("  Locks held: {}: {}; {}: {}\n", names.Thread(p.second.tid), LocksText(details, p.second),
-                     names.Thread(p.first.tid), LocksText(details, p.first));
+  if (p.second.tid == kThreadNotSeen)
+    out += fmt::format("  Locks held: {}: {}\n", names.Thread(p.first.tid), LocksText(details, p.first));
+  else
+    out += fmt::format("  Locks held: {}: {}; {}: {}\n", names.Thread(p.second.tid), LocksText(details, p.second),
+                       names.Thread(p.first.tid), LocksText(details, p.first));
   if (v.kind == "global") {
     out += fmt::format("  Location is global '{}' of size {} at {:#x} ({}+{:#x}){}\n", v.name, v.size, v.address,
                        std::filesystem::path(v.global.module).filename().string(), v.global.offset,

@@ -19,18 +19,41 @@ std::string NoHardware(int err) {
   return why;
 }
 
+// How the samples were taken in a program without hooks (the runtime's
+// access sampler), or "" for a seer-cc build (its hooks take them).
+std::string Sampler(const rt::ShmHeader& shm) {
+  const uint32_t period_us = shm.sampler_period_us.load(std::memory_order_relaxed);
+  const int err = shm.sampler_errno.load(std::memory_order_relaxed);
+  if (period_us == 0 && err == 0) return "";
+  if (period_us == 0) {
+    std::string why = err == ENOEXEC ? std::string("the executable's code was not found")
+                                     : fmt::format("perf_event_open refused a CPU-time timer ({})", std::strerror(err));
+    if (err == EACCES || err == EPERM) why += ": perf_event_paranoid above 2, or a seccomp filter or container";
+    return "no samples: " + why + "; ";
+  }
+  return fmt::format(
+      "sampled by a CPU-time timer every {:.2f} ms of a thread's time ({} ticks, {} found no plain "
+      "access of the program's own code); ",
+      period_us / 1000.0, shm.sampler_ticks.load(std::memory_order_relaxed),
+      shm.sampler_misses.load(std::memory_order_relaxed));
+}
+
 }  // namespace
 
 std::string WatchSummary(const rt::ShmHeader& shm, const InprocOptions& options) {
   if (shm.owner_pid.load(std::memory_order_relaxed) == 0) return "no watches: the runtime never started";
   const bool hardware = shm.watch_hardware.load(std::memory_order_relaxed) != 0;
-  std::string kinds = hardware ? "hardware and the hooks' software watchpoints"
-                               : "the hooks' software watchpoints only (no hardware: " +
+  const std::string sampler = Sampler(shm);
+  // A program without hooks (the sampler's) has no software watchpoints: only
+  // the value tells a write made during the hold.
+  const std::string others = sampler.empty() ? "the hooks' software watchpoints" : "the value compared";
+  std::string kinds = hardware ? "hardware watchpoints and " + others
+                               : others + " only (no hardware watchpoints: " +
                                      NoHardware(shm.watch_errno.load(std::memory_order_relaxed)) + ")";
   return fmt::format(
-      "{} watches at once, {}; samples held {} us within {:.1f}% of each thread's time: {} samples, {} races "
+      "{}{} watches at once, {}; samples held {} us within {:.1f}% of each thread's time: {} samples, {} races "
       "caught, {} skipped (every watch armed)",
-      shm.watch_slots.load(std::memory_order_relaxed), kinds, options.watch_delay_us,
+      sampler, shm.watch_slots.load(std::memory_order_relaxed), kinds, options.watch_delay_us,
       options.watch_budget_permille / 10.0, shm.watch_samples.load(std::memory_order_relaxed),
       shm.watch_caught.load(std::memory_order_relaxed), shm.watch_busy.load(std::memory_order_relaxed));
 }

@@ -71,11 +71,26 @@ TEST_F(WatchTest, BadWatchShareIsRefused) {
       << err_;
 }
 
-TEST_F(WatchTest, WatchNeedsASeerCcBuild) {
-  EXPECT_EQ(Run("record --sync=none --watch -o " + Path("t.seer") + " -- " + Program("threads_plain")), 2);
-  EXPECT_NE(err_.find("--watch samples the accesses of a program built with seer-cc/seer-c++; "), std::string::npos)
+// The samples come through seer's runtime: a statically linked program
+// cannot take it.
+TEST_F(WatchTest, WatchNeedsTheRuntime) {
+  EXPECT_EQ(Run("record --sync=none --watch -o " + Path("t.seer") + " -- " + std::string(SEER_TEST_PROGRAMS) +
+                "/lock_inversion_static"),
+            2);
+  EXPECT_NE(err_.find("--watch samples through seer's runtime, which needs a dynamically linked program or a "
+                      "seer-cc/seer-c++ build; "),
+            std::string::npos)
       << err_;
-  EXPECT_NE(err_.find("threads_plain is not (unmodified programs are not sampled yet)"), std::string::npos) << err_;
+  EXPECT_FALSE(fs::exists(Path("t.seer")));
+}
+
+// A seer-cc build's hooks take its samples: the timer of --sync=preload is refused.
+TEST_F(WatchTest, PreloadedSamplerIsRefusedForASeerCcBuild) {
+  EXPECT_EQ(Run("record --sync=preload --watch -o " + Path("t.seer") + " -- " + Program("watch_counter_gcc") + " 10"),
+            2);
+  EXPECT_NE(err_.find("is a seer-cc build, whose hooks take the samples: record it with --sync=none --watch"),
+            std::string::npos)
+      << err_;
 }
 
 TEST_F(WatchTest, WatchNeedsALaunchedProgram) {
@@ -109,9 +124,57 @@ TEST_F(WatchTest, RacyCounterIsCaughtInTheAct) {
   }
 }
 
+// The same counter in an unmodified build (gcc -O1 -g), sampled by the
+// preloaded runtime's CPU-time timer: no hook sees the other thread, so the
+// race is told by the value changing while the sampled access is held. Each
+// report names the sampled thread, its access at the counter's line, and the
+// global; the writer is "not seen".
+TEST_F(WatchTest, UnmodifiedRacyCounterIsCaughtByTheSampler) {
+  int caught_runs = 0;
+  const int kRuns = 3;
+  for (int run = 0; run < kRuns; ++run) {
+    RecordAndAnalyze("--sync=none --watch", "watch_counter_plain", "1000");
+    EXPECT_NE(record_err_.find("seer record: watch: sampled by a CPU-time timer every 1.56 ms of a thread's time"),
+              std::string::npos)
+        << record_err_;
+    EXPECT_NE(record_err_.find("the value compared only"), std::string::npos) << record_err_;
+    EXPECT_GT(NumberAfter(record_err_, "% of each thread's time: "), 10) << "too few samples:\n" << record_err_;
+    if (report_.find("WARNING: data race (caught by watch") == std::string::npos) continue;
+    ++caught_runs;
+    EXPECT_NE(report_.find("proven: caught in the act (the value changed while the access was held)"),
+              std::string::npos)
+        << report_;
+    EXPECT_NE(report_.find("by a thread not seen"), std::string::npos) << report_;
+    EXPECT_NE(report_.find("Location is global 'counter' of size 8"), std::string::npos) << report_;
+    EXPECT_NE(report_.find("watch_counter.c:40"), std::string::npos) << "the counter's line:\n" << report_;
+    EXPECT_EQ(report_.find("'guarded'"), std::string::npos) << "the locked variable reported:\n" << report_;
+    // The machine-readable formats: the writer has no thread, no stack, no location.
+    ASSERT_EQ(Run("analyze --analysis watch --format json " + Path("trace.seer")), 0) << err_;
+    EXPECT_NE(out_.find("\"thread\": null,\n            \"thread_name\": \"not seen\""), std::string::npos) << out_;
+    ASSERT_EQ(Run("analyze --analysis watch --format sarif " + Path("trace.seer")), 0) << err_;
+    EXPECT_NE(out_.find("by not seen at an unseen access (the value changed)"), std::string::npos) << out_;
+    EXPECT_EQ(Count(out_, "\"the held access: write"), 2) << "one location and one related location:\n" << out_;
+  }
+  std::printf("  watch_counter_plain: caught in %d of %d runs\n", caught_runs, kRuns);
+  EXPECT_GE(caught_runs, 2);
+}
+
+// With the synchronisation recorded too (the preloaded runtime's usual
+// recording), the caught race sits among the sync events and the predicted
+// analyses run beside it.
+TEST_F(WatchTest, UnmodifiedProgramWithSyncRecorded) {
+  RecordAndAnalyze("--sync=preload --watch", "watch_counter_plain", "1000");
+  EXPECT_NE(record_err_.find("sampled by a CPU-time timer"), std::string::npos) << record_err_;
+  ASSERT_EQ(Run("info " + Path("trace.seer")), 0) << err_;
+  EXPECT_NE(out_.find("sync mode:    preload"), std::string::npos) << out_;
+  EXPECT_GT(NumberAfter(out_, "  acquire "), 1000) << out_;
+  EXPECT_GT(NumberAfter(out_, "  watch_sample "), 0) << out_;
+}
+
 // The twins are sampled as much and never give a race.
 TEST_F(WatchTest, RaceFreeTwinsGiveNoRace) {
-  for (const char* program : {"watch_counter_locked", "watch_counter_atomic"}) {
+  for (const char* program :
+       {"watch_counter_locked", "watch_counter_atomic", "watch_counter_plain_locked", "watch_counter_plain_atomic"}) {
     for (int run = 0; run < 2; ++run) {
       RecordAndAnalyze("--sync=none --watch", program, "1000");
       EXPECT_GT(NumberAfter(record_err_, "% of each thread's time: "), 10) << "too few samples:\n" << record_err_;

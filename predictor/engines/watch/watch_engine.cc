@@ -30,7 +30,7 @@ class WatchEngine : public Engine {
     std::set<uint64_t> racy_pcs;
     for (const auto& [pcs, pair] : pairs_) {
       racy_pcs.insert(pcs.first);
-      racy_pcs.insert(pcs.second);
+      if (pair.second.tid != kThreadNotSeen) racy_pcs.insert(pcs.second);
       r.pairs.push_back(pair);
     }
     r.racy_locations = racy_pcs.size();
@@ -40,7 +40,7 @@ class WatchEngine : public Engine {
     findings->races.push_back(std::move(r));
     findings->stats.push_back({"watch",
                                {{"caught races", static_cast<double>(caught_)},
-                                {"value changed, no thread seen", static_cast<double>(unseen_)},
+                                {"value changed, writer not seen", static_cast<double>(unseen_)},
                                 {"hits without their sample", static_cast<double>(orphans_)}}});
     return Status::Ok();
   }
@@ -55,14 +55,19 @@ class WatchEngine : public Engine {
     const Event sample = it->second;
     samples_.erase(it);
     const auto how = static_cast<WatchHit>(hit.mode);
-    if (how == WatchHit::kUnseenWrite || hit.object > UINT32_MAX) {
-      ++unseen_;
-      return;
-    }
-    ++caught_;
     RacePair p;
     p.first = EventRef::Of(sample);
     p.first.kind = static_cast<WatchAccess>(sample.mode) == WatchAccess::kWrite ? EventKind::kWrite : EventKind::kRead;
+    if (how == WatchHit::kUnseenWrite || hit.object > UINT32_MAX) {
+      // Only the value tells: another thread wrote the bytes while the sampled
+      // access was held (the sampled thread did nothing meanwhile), no
+      // watchpoint saw which. Still a race that happened.
+      ++unseen_;
+      p.second = EventRef{hit.index, kThreadNotSeen, 0, EventKind::kWrite, sample.object, sample.aux};
+      Add(p);
+      return;
+    }
+    ++caught_;
     // The other thread's access, at the bytes the sample watched. Its pc is a
     // hook's return address (software watchpoint), as recorded accesses have,
     // or the instruction after the access (x86 reports a data watchpoint after
@@ -75,6 +80,11 @@ class WatchEngine : public Engine {
                                                  : EventKind::kWatchHit,
                         sample.object,
                         sample.aux};
+    Add(p);
+  }
+
+  // Pairs caught at the same two locations are one, with a count.
+  void Add(const RacePair& p) {
     racy_events_ += 2;
     auto [slot, fresh] = pairs_.emplace(std::make_pair(p.first.pc, p.second.pc), p);
     if (!fresh) ++slot->second.occurrences;

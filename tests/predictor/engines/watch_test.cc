@@ -78,7 +78,11 @@ TEST(WatchEngine, AReadOrWriteHitKeepsItsDoubt) {
   EXPECT_EQ(f.races[0].pairs[0].second.kind, EventKind::kWatchHit);
 }
 
-TEST(WatchEngine, UnseenWritesAndOrphanHitsAreCountedNotReported) {
+// A value that changed while the sample was held, no watchpoint naming the
+// writer (an unmodified program's samples): a caught race whose other side is
+// kThreadNotSeen, grouped by the sampled location. A hit whose sample is not
+// in the trace (a cut trace) is counted, not reported.
+TEST(WatchEngine, UnseenWritesAreReportedAndOrphanHitsCounted) {
   const Findings f = RunEngine(
       "watch", Indexed({
                    MakeEvent(0, EventKind::kWatchSample, 0x10, 1, 8, M(WatchAccess::kRead)),
@@ -87,10 +91,23 @@ TEST(WatchEngine, UnseenWritesAndOrphanHitsAreCountedNotReported) {
                    // Another thread's sample does not pair with thread 0's hit.
                    MakeEvent(1, EventKind::kWatchSample, 0x20, 3, 8, M(WatchAccess::kRead)),
                    MakeEvent(0, EventKind::kWatchHit, 1, 4, 1, M(WatchHit::kWrite)),
+                   // The same location sampled again, the value changed again.
+                   MakeEvent(0, EventKind::kWatchSample, 0x10, 1, 8, M(WatchAccess::kRead)),
+                   MakeEvent(0, EventKind::kWatchHit, ~uint64_t{0}, 0, 0, M(WatchHit::kUnseenWrite)),
                }));
   ASSERT_EQ(f.races.size(), 1u);
-  EXPECT_TRUE(f.races[0].pairs.empty());
-  EXPECT_EQ(Stat(f, "value changed, no thread seen"), 1);
+  ASSERT_EQ(f.races[0].pairs.size(), 1u);
+  const RacePair& p = f.races[0].pairs[0];
+  EXPECT_EQ(p.first.tid, 0u);
+  EXPECT_EQ(p.first.pc, 1u);
+  EXPECT_EQ(p.first.object, 0x10u);
+  EXPECT_EQ(p.first.kind, EventKind::kRead);
+  EXPECT_EQ(p.second.tid, kThreadNotSeen);
+  EXPECT_EQ(p.second.kind, EventKind::kWrite);
+  EXPECT_EQ(p.second.object, 0x10u);
+  EXPECT_EQ(p.occurrences, 2u);
+  EXPECT_EQ(f.races[0].racy_locations, 1u);  // the sampled pc; the writer has none
+  EXPECT_EQ(Stat(f, "value changed, writer not seen"), 2);
   EXPECT_EQ(Stat(f, "hits without their sample"), 2);
   EXPECT_EQ(Stat(f, "caught races"), 0);
 }

@@ -1,0 +1,312 @@
+// The CPU-time sampler of programs without hooks (access_sampler.h): the
+// timer, the executable's text, the decode of the interrupted code, the tick.
+#include "runtime/access_sampler.h"
+
+#include <Zydis/Zydis.h>
+#include <elf.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "runtime/rt_state.h"
+#include "runtime/watchpoints.h"
+
+namespace seer::rt {
+namespace {
+
+// sig_data of the timer's traps; the watch slots use 0x5ee2'0000'0000'0000 + slot.
+constexpr uint64_t kSamplerMagic = 0x5ee2'5a3d'0000'0000ull;
+// Ticks per budget gap (access_sampler.h), and the shortest period.
+constexpr uint64_t kTicksPerGap = 32;
+constexpr uint64_t kMinPeriodNs = 500000;
+// Instructions looked at from the interrupted one for a plain access, and how
+// far into its function an interrupted pc may be for the one before it to be
+// decoded (from the function's start: a few microseconds at most).
+constexpr int kMaxScan = 16;
+constexpr uint64_t kMaxBackBytes = 4096;
+// Accesses this close above the stack pointer (or in the red zone below it)
+// are taken for the thread's own stack.
+constexpr uint64_t kStackAbove = 256 * 1024;
+constexpr uint64_t kRedZone = 128;
+
+struct TextRange {
+  uint64_t begin;
+  uint64_t end;
+};
+constexpr int kMaxTextRanges = 8;
+TextRange g_text[kMaxTextRanges];
+int g_text_count = 0;
+
+ZydisDecoder g_decoder;
+int g_timer_fd = -1;
+ShmHeader* g_shm = nullptr;
+
+void NoteFunctionTable(uint64_t hdr);
+
+// The executable's executable segments, and its table of function starts:
+// dl_iterate_phdr lists it first.
+int NoteExecutableText(dl_phdr_info* info, size_t, void*) {
+  for (int i = 0; i < info->dlpi_phnum && g_text_count < kMaxTextRanges; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type == PT_GNU_EH_FRAME) NoteFunctionTable(info->dlpi_addr + ph.p_vaddr);
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const uint64_t begin = info->dlpi_addr + ph.p_vaddr;
+    g_text[g_text_count++] = {begin, begin + ph.p_memsz};
+  }
+  return 1;  // the executable only
+}
+
+const TextRange* TextAt(uint64_t pc) {
+  for (int i = 0; i < g_text_count; ++i)
+    if (pc >= g_text[i].begin && pc < g_text[i].end) return &g_text[i];
+  return nullptr;
+}
+
+// The 16 general registers' index (0-15) for any of their widths, -1 for
+// anything else (rip, segment and vector registers).
+int GeneralIndex(ZydisRegister reg) {
+  const ZydisRegister r = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, reg);
+  if (r >= ZYDIS_REGISTER_RAX && r <= ZYDIS_REGISTER_R15) return static_cast<int>(r - ZYDIS_REGISTER_RAX);
+  return -1;
+}
+
+// A general register's value in the signal's context (Zydis orders them rax,
+// rcx, rdx, rbx, rsp, rbp, rsi, rdi, r8..r15).
+uint64_t GeneralValue(int index, const mcontext_t& m) {
+  static constexpr int kGreg[16] = {REG_RAX, REG_RCX, REG_RDX, REG_RBX, REG_RSP, REG_RBP, REG_RSI, REG_RDI,
+                                    REG_R8,  REG_R9,  REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15};
+  return static_cast<uint64_t>(m.gregs[kGreg[index]]);
+}
+
+bool EndsStraightLine(const ZydisDecodedInstruction& ins) {
+  switch (ins.meta.category) {
+    case ZYDIS_CATEGORY_COND_BR:
+    case ZYDIS_CATEGORY_UNCOND_BR:
+    case ZYDIS_CATEGORY_CALL:
+    case ZYDIS_CATEGORY_RET:
+    case ZYDIS_CATEGORY_SYSCALL:
+    case ZYDIS_CATEGORY_SYSRET:
+    case ZYDIS_CATEGORY_INTERRUPT:
+    case ZYDIS_CATEGORY_SYSTEM:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// An instruction whose memory access is never a plain one: atomic (a lock
+// prefix; xchg with memory locks implicitly), or a string instruction.
+bool NeverSampled(const ZydisDecodedInstruction& ins) {
+  return (ins.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || ins.mnemonic == ZYDIS_MNEMONIC_XCHG ||
+         ins.meta.category == ZYDIS_CATEGORY_STRINGOP;
+}
+
+struct Access {
+  uint64_t addr;
+  uint64_t size;
+  uint64_t pc;  // the instruction after it, as a hook's return address and a trap's pc are
+  bool write;
+};
+
+// The executable's .eh_frame_hdr search table (mapped with the program, and
+// kept by strip): sorted (function start, FDE) pairs relative to the header,
+// which give the start of the function around any pc.
+const uint8_t* g_eh_hdr = nullptr;
+const int32_t* g_fde_table = nullptr;
+uint32_t g_fde_count = 0;
+
+void NoteFunctionTable(uint64_t hdr) {
+  const auto* h = reinterpret_cast<const uint8_t*>(hdr);
+  // version 1; eh_frame_ptr pcrel|sdata4; fde_count udata4; table datarel|sdata4:
+  // what GNU ld and lld write. Anything else: no previous-instruction samples.
+  if (h[0] != 1 || h[1] != 0x1b || h[2] != 0x03 || h[3] != 0x3b) return;
+  uint32_t count;
+  __builtin_memcpy(&count, h + 8, sizeof(count));
+  g_eh_hdr = h;
+  g_fde_table = reinterpret_cast<const int32_t*>(h + 12);
+  g_fde_count = count;
+}
+
+// The start of the function that holds `pc`, 0 when unknown.
+uint64_t FunctionStart(uint64_t pc) {
+  if (g_fde_count == 0) return 0;
+  const int64_t rel = static_cast<int64_t>(pc - reinterpret_cast<uint64_t>(g_eh_hdr));
+  uint32_t lo = 0, hi = g_fde_count;  // the last entry whose start is <= pc
+  while (hi - lo > 1) {
+    const uint32_t mid = lo + (hi - lo) / 2;
+    if (g_fde_table[2 * mid] <= rel) lo = mid; else hi = mid;
+  }
+  if (g_fde_table[2 * lo] > rel) return 0;
+  return reinterpret_cast<uint64_t>(g_eh_hdr) + static_cast<int64_t>(g_fde_table[2 * lo]);
+}
+
+bool Decode(uint64_t pc, ZydisDecodedInstruction* ins, ZydisDecodedOperand* ops) {
+  const TextRange* text = TextAt(pc);
+  if (text == nullptr) return false;
+  const uint64_t room = text->end - pc;
+  return ZYAN_SUCCESS(ZydisDecoderDecodeFull(&g_decoder, reinterpret_cast<const void*>(pc),
+                                             room < ZYDIS_MAX_INSTRUCTION_LENGTH ? room : ZYDIS_MAX_INSTRUCTION_LENGTH,
+                                             ins, ops));
+}
+
+// The general registers an instruction writes (a bit per GeneralIndex).
+uint32_t WrittenRegisters(const ZydisDecodedInstruction& ins, const ZydisDecodedOperand* ops) {
+  uint32_t written = 0;
+  for (uint8_t k = 0; k < ins.operand_count; ++k) {
+    if (ops[k].type != ZYDIS_OPERAND_TYPE_REGISTER || (ops[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0)
+      continue;
+    const int r = GeneralIndex(ops[k].reg.value);
+    if (r >= 0) written |= 1u << r;
+  }
+  return written;
+}
+
+enum class Found { kAccess, kNone, kUnknownAddress };
+
+// The plain access of instruction `ins` (which ends at `next`) whose address
+// the registers in `m` tell, none of `written` having changed since.
+Found PlainAccess(const ZydisDecodedInstruction& ins, const ZydisDecodedOperand* ops, uint64_t next,
+                  const mcontext_t& m, uint32_t written, Access* out) {
+  if (NeverSampled(ins) || ins.address_width != 64) return Found::kNone;
+  for (uint8_t k = 0; k < ins.operand_count_visible; ++k) {
+    const ZydisDecodedOperand& op = ops[k];
+    if (op.type != ZYDIS_OPERAND_TYPE_MEMORY || op.mem.type != ZYDIS_MEMOP_TYPE_MEM) continue;
+    if (op.mem.segment == ZYDIS_REGISTER_FS || op.mem.segment == ZYDIS_REGISTER_GS) return Found::kNone;  // TLS
+    const int base = GeneralIndex(op.mem.base), index = GeneralIndex(op.mem.index);
+    if ((base >= 0 && ((written >> base) & 1) != 0) || (index >= 0 && ((written >> index) & 1) != 0))
+      return Found::kUnknownAddress;  // computed from a register changed since
+    uint64_t addr = static_cast<uint64_t>(op.mem.disp.value);
+    if (op.mem.base == ZYDIS_REGISTER_RIP)
+      addr += next;
+    else if (base >= 0)
+      addr += GeneralValue(base, m);
+    else if (op.mem.base != ZYDIS_REGISTER_NONE)
+      return Found::kNone;
+    if (index >= 0) addr += GeneralValue(index, m) * op.mem.scale;
+    const uint64_t sp = static_cast<uint64_t>(m.gregs[REG_RSP]);
+    if (op.mem.base == ZYDIS_REGISTER_RSP || (addr + kRedZone >= sp && addr < sp + kStackAbove))
+      return Found::kNone;  // the thread's own stack
+    const uint64_t bytes = op.size / 8;
+    if (bytes == 0) return Found::kNone;
+    *out = {addr, bytes < 8 ? bytes : 8, next, (op.actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) != 0};
+    return Found::kAccess;
+  }
+  return Found::kNone;
+}
+
+// The instruction that ended at the interrupted pc: a timer interrupt is
+// taken once the instruction under way retires, so a slow access (a cache
+// miss, a line another core holds) is most often the one just before the pc.
+// Decoded from its function's start (x86 cannot be decoded backwards). Its
+// access sampled after it ran is still unordered with any write made during
+// the hold: the thread does nothing in between.
+bool PreviousAccess(const mcontext_t& m, Access* out) {
+  const uint64_t pc = static_cast<uint64_t>(m.gregs[REG_RIP]);
+  const uint64_t start = FunctionStart(pc);
+  if (start == 0 || start >= pc || pc - start > kMaxBackBytes) return false;
+  ZydisDecodedInstruction ins;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  uint64_t at = start;
+  while (true) {
+    if (!Decode(at, &ins, ops)) return false;
+    const uint64_t next = at + ins.length;
+    if (next == pc) break;
+    if (next > pc) return false;  // pc is not an instruction boundary of this decode
+    at = next;
+  }
+  return PlainAccess(ins, ops, pc, m, WrittenRegisters(ins, ops), out) == Found::kAccess;
+}
+
+// The first plain access in straight-line code from the interrupted
+// instruction whose address the registers still tell (no instruction before
+// it wrote its base or index register).
+bool NextAccess(const mcontext_t& m, Access* out) {
+  uint64_t pc = static_cast<uint64_t>(m.gregs[REG_RIP]);
+  uint32_t written = 0;  // general registers written by the instructions passed
+  for (int n = 0; n < kMaxScan; ++n) {
+    ZydisDecodedInstruction ins;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    if (!Decode(pc, &ins, ops)) return false;
+    const uint64_t next = pc + ins.length;
+    const Found found = PlainAccess(ins, ops, next, m, written, out);
+    if (found == Found::kAccess) return true;
+    if (found == Found::kUnknownAddress || EndsStraightLine(ins)) return false;
+    written |= WrittenRegisters(ins, ops);
+    pc = next;
+  }
+  return false;
+}
+
+uint64_t PeriodNs() {
+  const uint64_t p = g_watch.min_gap_ns / kTicksPerGap;
+  return p < kMinPeriodNs ? kMinPeriodNs : p;
+}
+
+}  // namespace
+
+void SamplerStart(ShmHeader* h) {
+  g_shm = h;
+  dl_iterate_phdr(NoteExecutableText, nullptr);
+  if (g_text_count == 0 ||
+      !ZYAN_SUCCESS(ZydisDecoderInit(&g_decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
+    h->sampler_errno.store(ENOEXEC, std::memory_order_relaxed);
+    return;
+  }
+  perf_event_attr attr = {};
+  attr.type = PERF_TYPE_SOFTWARE;
+  attr.size = sizeof(attr);
+  attr.config = PERF_COUNT_SW_TASK_CLOCK;
+  attr.sample_period = PeriodNs();
+  attr.inherit = 1;
+  attr.inherit_thread = 1;  // threads, not forked children (WatchForgetInChild)
+  attr.remove_on_exec = 1;
+  attr.sigtrap = 1;
+  attr.sig_data = kSamplerMagic;
+  attr.exclude_kernel = 1;
+  attr.exclude_hv = 1;
+  // The handler first: a tick may come as soon as the event exists.
+  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0) {
+    h->sampler_errno.store(errno, std::memory_order_relaxed);
+    return;
+  }
+  g_timer_fd = fd;
+  h->sampler_period_us.store(static_cast<uint32_t>(attr.sample_period / 1000), std::memory_order_relaxed);
+}
+
+bool SamplerTrap(uint64_t sig_data, void* context) {
+  if (sig_data != kSamplerMagic) return false;
+  ShmHeader* h = g_shm;
+  if (h == nullptr || !__atomic_load_n(&g_watch.on, __ATOMIC_RELAXED)) return true;
+  h->sampler_ticks.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t now = NowNs();
+  if (tls_watch_last_ns != 0 && now - tls_watch_last_ns < g_watch.min_gap_ns) return true;
+  // Not in the program's signal handlers, not while the runtime attaches the
+  // thread, not in a thread with no ring (access_sampler.h, rule 2).
+  ThreadSlot slot = CurrentSlot();
+  if (slot.state == nullptr || *slot.state == nullptr || slot.vars->signal_depth != 0 || slot.vars->attaching)
+    return true;
+  const mcontext_t& m = static_cast<const ucontext_t*>(context)->uc_mcontext;
+  Access a;
+  if (TextAt(static_cast<uint64_t>(m.gregs[REG_RIP])) == nullptr || (!PreviousAccess(m, &a) && !NextAccess(m, &a))) {
+    h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  tls_watch_last_ns = now;
+  const int saved_errno = errno;
+  WatchHold(*slot.state, a.addr, a.size, a.write, a.pc, /*careful=*/true);
+  errno = saved_errno;
+  return true;
+}
+
+void SamplerForgetInChild() {
+  if (g_timer_fd >= 0) close(g_timer_fd);
+  g_timer_fd = -1;
+}
+
+}  // namespace seer::rt

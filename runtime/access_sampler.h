@@ -1,0 +1,53 @@
+// Samples for the watchpoints (watchpoints.h) in a program without hooks: an
+// unmodified binary under the preloaded runtime (`seer record --watch` of a
+// program not built with seer-cc). Nothing sees such a program's accesses, so
+// the samples are taken by time, as a profiler takes them:
+//
+//  - a CPU-time timer per thread: one PERF_COUNT_SW_TASK_CLOCK event opened
+//    before the first thread, with `sigtrap`, `inherit` and `inherit_thread`
+//    (every thread created later gets its own copy and its own count) and
+//    `remove_on_exec`; each period of a thread's CPU time is a synchronous
+//    SIGTRAP in that thread;
+//  - the instruction it interrupted: decoded (Zydis), and the next few in
+//    straight-line code, up to the first plain access of the program's own
+//    code (the executable's text) whose address the registers still tell. Its
+//    address and size come from the decoded operand and the registers in the
+//    signal's context; the thread has not executed it yet. Not sampled:
+//    lock-prefixed instructions and `xchg` (atomic), string instructions,
+//    accesses through %fs/%gs (thread-local) and to the thread's stack;
+//  - then the same hold as a hook's sample (WatchHold), from the handler.
+//
+// The budget decides which ticks are samples: a thread is held at most once
+// per WatchGlobals::min_gap_ns, and the timer ticks 32 times in that much
+// CPU time, so that a tick that finds no access to sample costs only the
+// signal (a few microseconds).
+//
+// Rule 2 of rt_state.h (a handler never writes to the ring of the code it
+// interrupted) holds here although the handler writes to the interrupted
+// thread's ring: a tick is taken only when the thread was interrupted in the
+// executable's own code, which has no hooks (the runtime's appends are all in
+// libseer_rt.so, and never call into the program's code halfway), and not in a
+// signal handler of the program (signal_depth) or while attaching.
+//
+// Only in libseer_rt.so (seer-cc builds sample through their hooks:
+// access_sampler_none.cc has the archives' empty versions).
+#pragma once
+
+#include <cstdint>
+
+#include "seer/ring_layout.h"
+
+namespace seer::rt {
+
+// Starts the timer on the calling thread (before the program makes another),
+// as the watch settings in `h` ask; says what happened in h->sampler_*.
+void SamplerStart(ShmHeader* h);
+
+// From the SIGTRAP handler: true when the trap (its perf sig_data) was the
+// sampler's, which has then taken or skipped its sample.
+bool SamplerTrap(uint64_t sig_data, void* context);
+
+// A forked child: the timer was not inherited (inherit_thread); forget its descriptor.
+void SamplerForgetInChild();
+
+}  // namespace seer::rt

@@ -1,0 +1,11 @@
+// The access sampler in the archives seer-cc links (access_sampler.h): a
+// program built with seer-cc is sampled by its hooks, never by the timer.
+#include "runtime/access_sampler.h"
+
+namespace seer::rt {
+
+void SamplerStart(ShmHeader*) {}
+bool SamplerTrap(uint64_t, void*) { return false; }
+void SamplerForgetInChild() {}
+
+}  // namespace seer::rt
