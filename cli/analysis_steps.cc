@@ -1,6 +1,7 @@
 #include "cli/analysis_steps.h"
 
 #include "cli/progress.h"
+#include "predictor/report/watch_atomics.h"
 
 namespace seer::cli {
 
@@ -19,6 +20,9 @@ Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const Eng
   symbols.binary_dirs = options.binary_dirs;
   s = CollectReportDetails(input, run->reader->info(), run->findings, symbols, &out->details);
   if (!s.ok()) return s.WithContext("collecting stacks for the findings");
+  // Relaxed atomics an unmodified program's samples could not tell from plain
+  // accesses: the debug information can.
+  if (out->details.symbolizer != nullptr) SetAsideAtomicWatchHits(*out->details.symbolizer, &run->findings);
   out->symbolized = true;
   return Status::Ok();
 }

@@ -20,6 +20,7 @@
 #include "daemon/analysis_process.h"
 #include "daemon/config.h"
 #include "daemon/service.h"
+#include "recorder/runtime_modes/watch_options.h"
 
 namespace seer::cli {
 
@@ -41,6 +42,8 @@ struct DaemonArgs {
   std::string duty;
   std::string analyses;
   bool analyses_given = false;
+  std::string watch;  // --watch[=PERCENT]
+  bool watch_given = false;
   pid_t pid = 0;
   std::string name;
   std::vector<std::string> command;
@@ -60,6 +63,10 @@ Status BuildConfig(const DaemonArgs& a, daemon::ServiceConfig* c) {
   if (st.ok() && !a.duty.empty()) st = daemon::ParseDutyCycle(a.duty, &c->duty_on_s, &c->duty_period_s);
   if (!st.ok()) return st;
   if (a.analyses_given) c->analyses = a.analyses;
+  if (a.watch_given) {
+    st = recorder::ParseWatchShare(a.watch, &c->watch_percent).WithContext("--watch");
+    if (!st.ok()) return st;
+  }
   // Targets on the command line replace those of the file.
   std::vector<daemon::TargetConfig> targets;
   if (a.pid > 0) targets.push_back({a.pid, "", {}});
@@ -127,12 +134,19 @@ void RegisterDaemon(CLI::App& app, Runner& runner) {
                   "Duty cycle ON/PERIOD: record ON of every PERIOD (default 2s/60s), or continuous");
   sub->add_option("-a,--analysis", args->analyses, "Analyses run over each window (default: deadlock)")
       ->each([args](const std::string&) { args->analyses_given = true; });
+  sub->add_option("--watch", args->watch,
+                  "Races caught in the act in the programs the daemon launches unmodified (seer record --watch): "
+                  "PERCENT of each thread's time it may be held (default 2); the watch analysis runs on each window")
+      ->expected(0, 1);
   sub->add_option("-p,--pid", args->pid, "Record this running process (by injecting the runtime)");
   sub->add_option("--name", args->name,
                   "Record the running process with this executable name, and its successor when it restarts");
   sub->add_option("command", args->command, "A program to launch and record, with its arguments (after --)");
   sub->positionals_at_end();
-  sub->callback([args, &runner]() { runner.run = [args]() { return RunDaemon(*args); }; });
+  sub->callback([args, &runner, sub]() {
+    args->watch_given = sub->count("--watch") > 0;
+    runner.run = [args]() { return RunDaemon(*args); };
+  });
 
   // The daemon's analysis of one window, in a process of its own
   // (daemon/analysis_process.h). Hidden: it speaks JSON to the daemon.

@@ -11,6 +11,7 @@
 #include "cli/command.h"
 #include "cli/commands.h"
 #include "recorder/recorder.h"
+#include "recorder/runtime_modes/watch_options.h"
 
 namespace seer::cli {
 
@@ -142,18 +143,13 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         return kExitError;
       }
       if (watch_given()) {
-        double percent = 2.0;
-        if (!args->watch.empty()) {
-          char* end = nullptr;
-          percent = std::strtod(args->watch.c_str(), &end);
-          if (end == args->watch.c_str() || *end != '\0' || !(percent >= 0.1 && percent <= 50)) {
-            fprintf(stderr, "seer record: --watch=%s: give the share of each thread's time, 0.1 to 50 (percent)\n",
-                    args->watch.c_str());
-            return kExitError;
-          }
+        double percent = 0;
+        const Status st = recorder::ParseWatchShare(args->watch, &percent);
+        if (!st.ok()) {
+          fprintf(stderr, "seer record: --watch=%s\n", st.message().c_str());
+          return kExitError;
         }
-        o.inproc.watch_period = 1000;
-        o.inproc.watch_budget_permille = static_cast<uint32_t>(percent * 10 + 0.5);
+        recorder::EnableWatch(percent, &o.inproc);
       }
       if (args->sync == "none") {
         if (o.inproc.watch_period == 0) {

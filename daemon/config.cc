@@ -8,6 +8,8 @@
 
 #include <toml++/toml.h>
 
+#include "recorder/runtime_modes/watch_options.h"
+
 namespace seer::daemon {
 
 namespace {
@@ -240,6 +242,20 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
       st = SizeKey(v, key, &config->spool_bytes);
     } else if (key == "futex_tracepoints") {
       st = BoolKey(v, key, &config->futex_tracepoints);
+    } else if (key == "watch") {
+      // "2%", "2" or 2; false or 0 turn it off.
+      std::string text;
+      if (const auto* b = v.as_boolean()) {
+        text = b->get() ? "" : "0";
+      } else if (const auto* n = v.as_floating_point()) {
+        text = std::to_string(n->get());
+      } else if (const auto* i = v.as_integer()) {
+        text = std::to_string(i->get());
+      } else {
+        st = StringKey(v, key, &text);
+      }
+      config->watch_percent = 0;
+      if (st.ok() && text != "0") st = InKey(v, key, recorder::ParseWatchShare(text, &config->watch_percent));
     } else if (key == "retention") {
       const auto* t = v.as_table();
       st = t ? ReadRetention(*t, &config->retention)
@@ -263,7 +279,7 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
       }
     } else {
       st = UnknownKey(v, key,
-                      "listen, dir, window, duty, analyses, spool, futex_tracepoints, [retention], "
+                      "listen, dir, window, duty, analyses, spool, futex_tracepoints, watch, [retention], "
                       "[[target]]");
     }
     if (!st.ok()) return st;  // each message names the file and line already

@@ -50,6 +50,10 @@ struct ServiceConfig {
   // futex calls a target issues without libc's syscall(). Detached in the off
   // periods; while attached they slow every system call on the machine.
   bool futex_tracepoints = false;
+  // watch = "2%": races caught in the act in the targets the daemon launches
+  // (docs/recording.md, "Races caught in the act"), at that share of each
+  // thread's time; 0: off. Attached processes (pid, name) are not watched.
+  double watch_percent = 0;
   std::vector<TargetConfig> targets;
   // The program that analyses a window in a child process: the seer binary
   // (analysis_process.h). Not in the file: the running binary itself, which

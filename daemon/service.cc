@@ -45,13 +45,26 @@ WindowFile EarlierWindow(const std::filesystem::path& path) {
   return w;
 }
 
+// The engines each window is analysed with: `analyses`, and the watch engine
+// when the targets are watched (its races were caught, not predicted).
+Status WindowEngines(const ServiceConfig& config, std::vector<const EngineSpec*>* out) {
+  Status st = SelectEngines(config.analyses, out);
+  if (!st.ok() || config.watch_percent == 0) return st;
+  for (const EngineSpec* e : *out)
+    if (e->name == "watch") return st;
+  const EngineSpec* watch = FindEngine("watch");
+  if (watch == nullptr) return Status::NotFound("this build has no watch engine");
+  out->push_back(watch);
+  return st;
+}
+
 }  // namespace
 
 Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out) {
   Status st = ValidateConfig(config);
   if (!st.ok()) return st;
   std::vector<const EngineSpec*> engines;
-  st = SelectEngines(config.analyses, &engines);
+  st = WindowEngines(config, &engines);
   if (!st.ok()) return st.WithContext("analyses");
   st = PrepareWindowDir(config.dir);
   if (!st.ok()) return st;
@@ -96,6 +109,7 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
   context.schedule.min_free_bytes = config.retention.min_free_bytes;
   context.spool_bytes = config.spool_bytes;
   context.futex_tracepoints = config.futex_tracepoints;
+  context.watch_percent = config.watch_percent;
   context.on_window = [self](const WindowFile& w) { self->WindowClosed(w); };
   for (size_t i = 0; i < config.targets.size(); ++i)
     s->targets_.push_back(std::make_unique<TargetSupervisor>(config.targets[i], static_cast<int>(i), context));
@@ -176,7 +190,7 @@ Status Service::Reload(const ServiceConfig& config) {
   Status st = ValidateConfig(config);
   if (!st.ok()) return st;
   std::vector<const EngineSpec*> engines;
-  st = SelectEngines(config.analyses, &engines);
+  st = WindowEngines(config, &engines);
   if (!st.ok()) return st.WithContext("analyses");
   std::lock_guard<std::mutex> lock(mu_);
   const bool restart_needed = config.listen_host != config_.listen_host || config.listen_port != config_.listen_port ||

@@ -25,6 +25,7 @@ struct SupervisorContext {
   WindowSchedule schedule;
   uint64_t spool_bytes = 0;                          // RecordOptions::inproc.max_spool_bytes
   bool futex_tracepoints = false;                    // RecordOptions::inproc.futex_tracepoints
+  double watch_percent = 0;                          // ServiceConfig::watch_percent (command targets)
   std::function<void(const WindowFile&)> on_window;  // from the recording's threads
 };
 

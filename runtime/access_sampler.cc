@@ -14,6 +14,7 @@
 #include <cerrno>
 
 #include "runtime/rt_state.h"
+#include "runtime/signal_chain.h"
 #include "runtime/watchpoints.h"
 
 namespace seer::rt {
@@ -92,10 +93,8 @@ bool EndsStraightLine(const ZydisDecodedInstruction& ins) {
     case ZYDIS_CATEGORY_SYSCALL:
     case ZYDIS_CATEGORY_SYSRET:
     case ZYDIS_CATEGORY_INTERRUPT:
-    case ZYDIS_CATEGORY_SYSTEM:
-      return true;
-    default:
-      return false;
+    case ZYDIS_CATEGORY_SYSTEM: return true;
+    default: return false;
   }
 }
 
@@ -139,7 +138,10 @@ uint64_t FunctionStart(uint64_t pc) {
   uint32_t lo = 0, hi = g_fde_count;  // the last entry whose start is <= pc
   while (hi - lo > 1) {
     const uint32_t mid = lo + (hi - lo) / 2;
-    if (g_fde_table[2 * mid] <= rel) lo = mid; else hi = mid;
+    if (g_fde_table[2 * mid] <= rel)
+      lo = mid;
+    else
+      hi = mid;
   }
   if (g_fde_table[2 * lo] > rel) return 0;
   return reinterpret_cast<uint64_t>(g_eh_hdr) + static_cast<int64_t>(g_fde_table[2 * lo]);
@@ -158,8 +160,7 @@ bool Decode(uint64_t pc, ZydisDecodedInstruction* ins, ZydisDecodedOperand* ops)
 uint32_t WrittenRegisters(const ZydisDecodedInstruction& ins, const ZydisDecodedOperand* ops) {
   uint32_t written = 0;
   for (uint8_t k = 0; k < ins.operand_count; ++k) {
-    if (ops[k].type != ZYDIS_OPERAND_TYPE_REGISTER || (ops[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0)
-      continue;
+    if (ops[k].type != ZYDIS_OPERAND_TYPE_REGISTER || (ops[k].actions & ZYDIS_OPERAND_ACTION_MASK_WRITE) == 0) continue;
     const int r = GeneralIndex(ops[k].reg.value);
     if (r >= 0) written |= 1u << r;
   }
@@ -269,7 +270,12 @@ void SamplerStart(ShmHeader* h) {
   attr.sig_data = kSamplerMagic;
   attr.exclude_kernel = 1;
   attr.exclude_hv = 1;
-  // The handler first: a tick may come as soon as the event exists.
+  // The handler first: a tick may come as soon as the event exists (the
+  // hardware watchpoints' self-test may have installed it already, or not).
+  if (!InstallRuntimeSigtrap()) {
+    h->sampler_errno.store(errno, std::memory_order_relaxed);
+    return;
+  }
   const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
   if (fd < 0) {
     h->sampler_errno.store(errno, std::memory_order_relaxed);

@@ -153,6 +153,9 @@ void RuntimeSigtrap(int sig, siginfo_t* info, void* context) {
 }  // namespace
 
 bool InstallRuntimeSigtrap() {
+  // Once: the hardware watchpoints and the access sampler both ask, and a
+  // second install would keep the runtime's own handler as the program's.
+  if (runtime_sigtrap.load(std::memory_order_acquire)) return true;
   struct sigaction mine = {};
   mine.sa_sigaction = RuntimeSigtrap;
   mine.sa_flags = SA_SIGINFO | SA_RESTART;

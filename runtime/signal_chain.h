@@ -8,7 +8,7 @@ namespace seer::rt {
 
 // Installs the runtime's SIGTRAP handler: WatchTrap first, then the program's
 // handler (behind the trampoline, as for any signal), or the default action.
-// False (errno set) when sigaction() refused.
+// False (errno set) when sigaction() refused. Installs once, however often called.
 bool InstallRuntimeSigtrap();
 
 }  // namespace seer::rt

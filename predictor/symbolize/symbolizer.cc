@@ -17,7 +17,11 @@
 namespace seer {
 
 struct Symbolizer::Module {
-  std::string path;      // as recorded
+  std::string path;  // as recorded
+  // IsAtomicAt: the DIE offset of each global variable by its ELF address,
+  // read from the DWARF once, on first use.
+  bool variables_read = false;
+  std::map<uint64_t, Dwarf_Off> variables;
   std::string build_id;  // as recorded
   struct Mapping {
     uint64_t base, size, file_offset;
@@ -330,6 +334,116 @@ bool Symbolizer::FindGlobal(uint64_t address, DataSymbol* out) {
     return true;
   }
   return false;
+}
+
+namespace {
+
+// The variables of `die`'s children (a CU, a namespace) with a fixed address
+// (DW_OP_addr), by that address; into namespaces and classes (static members).
+void NoteVariables(Dwarf_Die* die, std::map<uint64_t, Dwarf_Off>* out) {
+  Dwarf_Die child;
+  if (dwarf_child(die, &child) != 0) return;
+  do {
+    const int tag = dwarf_tag(&child);
+    if (tag == DW_TAG_namespace || tag == DW_TAG_structure_type || tag == DW_TAG_class_type) {
+      NoteVariables(&child, out);
+      continue;
+    }
+    if (tag != DW_TAG_variable) continue;
+    Dwarf_Attribute loc;
+    Dwarf_Op* ops = nullptr;
+    size_t n = 0;
+    if (dwarf_attr(&child, DW_AT_location, &loc) == nullptr || dwarf_getlocation(&loc, &ops, &n) != 0 || n != 1 ||
+        ops[0].atom != DW_OP_addr)
+      continue;
+    out->emplace(ops[0].number, dwarf_dieoffset(&child));
+  } while (dwarf_siblingof(&child, &child) == 0);
+}
+
+// The type `die` names, through typedefs and qualifiers; false when none.
+bool StripType(Dwarf_Die* die, Dwarf_Die* out) {
+  Dwarf_Attribute attr;
+  Dwarf_Die t;
+  if (dwarf_attr_integrate(die, DW_AT_type, &attr) == nullptr || dwarf_formref_die(&attr, &t) == nullptr) return false;
+  for (int depth = 0; depth < 16; ++depth) {
+    const int tag = dwarf_tag(&t);
+    if (tag != DW_TAG_typedef && tag != DW_TAG_const_type && tag != DW_TAG_volatile_type) {
+      *out = t;
+      return true;
+    }
+    if (dwarf_attr_integrate(&t, DW_AT_type, &attr) == nullptr || dwarf_formref_die(&attr, &t) == nullptr) return false;
+  }
+  return false;
+}
+
+bool IsAtomicClassName(const char* name) {
+  if (name == nullptr) return false;
+  const std::string n = name;
+  return n.rfind("atomic<", 0) == 0 || n == "atomic_flag" || n.rfind("__atomic_base<", 0) == 0 ||
+         n.rfind("__atomic_float<", 0) == 0 || n.rfind("__atomic_ref<", 0) == 0;
+}
+
+// Whether byte `offset` of an object of type `type` (stripped) is atomic.
+bool AtomicAt(Dwarf_Die* type, uint64_t offset, int depth) {
+  if (depth > 16) return false;
+  switch (dwarf_tag(type)) {
+    case DW_TAG_atomic_type: return true;
+    case DW_TAG_structure_type:
+    case DW_TAG_class_type:
+    case DW_TAG_union_type: {
+      if (IsAtomicClassName(dwarf_diename(type))) return true;
+      Dwarf_Die member;
+      if (dwarf_child(type, &member) != 0) return false;
+      do {
+        if (dwarf_tag(&member) != DW_TAG_member && dwarf_tag(&member) != DW_TAG_inheritance) continue;
+        Dwarf_Attribute attr;
+        Dwarf_Word at = 0;
+        if (dwarf_attr(&member, DW_AT_data_member_location, &attr) != nullptr) dwarf_formudata(&attr, &at);
+        Dwarf_Die mt;
+        if (!StripType(&member, &mt)) continue;
+        Dwarf_Word size = 0;
+        if (dwarf_aggregate_size(&mt, &size) != 0) continue;
+        if (offset >= at && offset < at + size) return AtomicAt(&mt, offset - at, depth + 1);
+      } while (dwarf_siblingof(&member, &member) == 0);
+      return false;
+    }
+    case DW_TAG_array_type: {
+      Dwarf_Die element;
+      Dwarf_Word size = 0;
+      if (!StripType(type, &element) || dwarf_aggregate_size(&element, &size) != 0 || size == 0) return false;
+      return AtomicAt(&element, offset % size, depth + 1);
+    }
+    default: return false;
+  }
+}
+
+}  // namespace
+
+bool Symbolizer::IsAtomicAt(uint64_t address) {
+  DataSymbol global;
+  if (!FindGlobal(address, &global)) return false;
+  Module* m = nullptr;
+  for (auto& candidate : modules_)
+    if (candidate->path == global.module && candidate->dwfl_module != nullptr) m = candidate.get();
+  if (m == nullptr) return false;
+  Dwarf_Addr bias = 0;
+  Dwarf* dwarf = dwfl_module_getdwarf(m->dwfl_module, &bias);
+  if (dwarf == nullptr) return false;
+  if (!m->variables_read) {
+    m->variables_read = true;
+    Dwarf_Off off = 0, next = 0;
+    size_t header = 0;
+    while (dwarf_nextcu(dwarf, off, &next, &header, nullptr, nullptr, nullptr) == 0) {
+      Dwarf_Die cu;
+      if (dwarf_offdie(dwarf, off + header, &cu) != nullptr) NoteVariables(&cu, &m->variables);
+      off = next;
+    }
+  }
+  auto it = m->variables.find(global.address - bias);
+  Dwarf_Die var, type;
+  if (it == m->variables.end() || dwarf_offdie(dwarf, it->second, &var) == nullptr || !StripType(&var, &type))
+    return false;
+  return AtomicAt(&type, address - global.address, 0);
 }
 
 bool Symbolizer::FindTls(uint64_t image, uint64_t offset, DataSymbol* out) {

@@ -59,6 +59,14 @@ class Symbolizer {
   // The global or static variable containing `address`, if a module defines one.
   bool FindGlobal(uint64_t address, DataSymbol* out);
 
+  // True when the debug information of the module that defines the global at
+  // `address` gives the bytes there an atomic type: C11 `_Atomic`, or a C++
+  // `std::atomic`, `std::atomic_flag` or `std::__atomic_base` (as a whole, a
+  // member, or an array element). False when it does not, or says nothing (no
+  // DWARF, not a global). Relaxed atomic loads and stores are plain moves on
+  // x86: only the types tell them from plain accesses.
+  bool IsAtomicAt(uint64_t address);
+
   // The thread-local variable at byte `offset` of a TLS block of the module
   // whose TLS image is at run-time address `image` (the pc of a TLS kAlloc).
   // out->address and out->offset are the symbol's offset in the block (the

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# `seer daemon --watch` on a launched unmodified program with a race (the
+# plain gcc build of tests/runtime/programs/watch_counter.c, run for 8 s):
+# the windows carry the sampler's events, each window is analysed with the
+# watch engine beside the configured analyses, and the caught race reaches
+# the findings and /metrics:
+#   - seer_events_recorded_total{kind="watch_sample"} > 0;
+#   - seer_findings{kind="race",engine="watch"} >= 1, and /findings lists it
+#     on the counter;
+#   - a bad share is refused at start with the flag named.
+# Usage: daemon_watch_test.sh SEER WATCH_COUNTER_PLAIN SCRATCH
+set -euo pipefail
+seer=$1 target=$2 tmp=$3
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/daemon_lib.sh"
+rm -rf "$tmp" && mkdir -p "$tmp"
+kill_daemon_at_exit
+
+if "$seer" daemon --listen 127.0.0.1:0 --dir "$tmp/bad" --watch=90 -- "$target" 10 2>"$tmp/bad.log"; then
+  fail "--watch=90 was accepted"
+fi
+grep -q "'90': give the share of each thread's time, 0.1 to 50 (percent)" "$tmp/bad.log" ||
+  { cat "$tmp/bad.log" >&2; fail "no clear message for --watch=90"; }
+
+# hb: a quick configured analysis, which the watch engine joins.
+start_daemon "$tmp/daemon.log" --dir "$tmp/windows" --window 1s --duty continuous -a hb --watch -- "$target" 8000
+echo "daemon on port $port"
+wait_for 60 "the target to exit" grep -q 'exited (status 0)' "$tmp/daemon.log"
+wait_for 120 "a watch sample in the analysed windows" positive 'seer_events_recorded_total{kind="watch_sample"}'
+wait_for 120 "a race caught by watch among the findings" positive 'seer_findings{kind="race",engine="watch"}'
+curl -sf "http://127.0.0.1:$port/findings" >"$tmp/findings.json" || fail "GET /findings failed"
+python3 - "$tmp/findings.json" <<'PY' || fail "/findings has no watch race on the counter"
+import json, sys
+findings = json.load(open(sys.argv[1]))
+items = findings["findings"] if isinstance(findings, dict) else findings
+watch = [f for f in items if f.get("engine") == "watch" and f.get("kind") == "race"]
+print(len(watch), "watch findings:", [f.get("summary") for f in watch][:3])
+sys.exit(0 if any("counter" in f.get("summary", "") for f in watch) else 1)
+PY
+kill -TERM "$daemon_pid"
+wait "$daemon_pid" || fail "seer daemon exited $? after SIGTERM"
+daemon_pid=
+echo "daemon watch test: passed"
