@@ -298,15 +298,27 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
   if (slot.state == nullptr || *slot.state == nullptr || slot.vars->signal_depth != 0 || slot.vars->attaching)
     return true;
   const mcontext_t& m = static_cast<const ucontext_t*>(context)->uc_mcontext;
-  Access a;
-  if (TextAt(static_cast<uint64_t>(m.gregs[REG_RIP])) == nullptr || (!PreviousAccess(m, &a) && !NextAccess(m, &a))) {
+  if (TextAt(static_cast<uint64_t>(m.gregs[REG_RIP])) == nullptr) {
     h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  tls_watch_last_ns = now;
+  // Zydis calls memcpy and memset, which the runtime interposes and records:
+  // the thread's state is hidden meanwhile (as ThreadStack hides it), so the
+  // decoder's own copies are not taken for the program's.
+  ThreadState* const ts = *slot.state;
+  *slot.state = nullptr;
+  slot.vars->attaching = true;
   const int saved_errno = errno;
-  WatchHold(*slot.state, a.addr, a.size, a.write, a.pc, /*careful=*/true);
+  Access a;
+  if (PreviousAccess(m, &a) || NextAccess(m, &a)) {
+    tls_watch_last_ns = now;
+    WatchHold(ts, a.addr, a.size, a.write, a.pc, /*careful=*/true);
+  } else {
+    h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
+  }
   errno = saved_errno;
+  slot.vars->attaching = false;
+  *slot.state = ts;
   return true;
 }
 

@@ -8,11 +8,13 @@
 //    (every thread created later gets its own copy and its own count) and
 //    `remove_on_exec`; each period of a thread's CPU time is a synchronous
 //    SIGTRAP in that thread;
-//  - the instruction it interrupted: decoded (Zydis), and the next few in
-//    straight-line code, up to the first plain access of the program's own
-//    code (the executable's text) whose address the registers still tell. Its
-//    address and size come from the decoded operand and the registers in the
-//    signal's context; the thread has not executed it yet. Not sampled:
+//  - the code it interrupted, in the program's own code (the executable's
+//    text) only, decoded with Zydis: the instruction that ended at the
+//    interrupted pc (a timer interrupt is taken when the instruction under
+//    way retires, so a slow access is most often that one; decoded from its
+//    function's start, from .eh_frame_hdr), else the next few in
+//    straight-line code, up to the first plain access whose address the
+//    registers in the signal's context still tell. Not sampled:
 //    lock-prefixed instructions and `xchg` (atomic), string instructions,
 //    accesses through %fs/%gs (thread-local) and to the thread's stack;
 //  - then the same hold as a hook's sample (WatchHold), from the handler.

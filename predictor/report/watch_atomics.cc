@@ -27,7 +27,8 @@ size_t SetAsideAtomicWatchHits(Symbolizer& symbolizer, Findings* findings) {
     r.racy_locations = racy_pcs.size();
   }
   for (AnalysisStats& s : findings->stats)
-    if (s.analysis == "watch") s.counters.push_back({"on atomic variables (DWARF), not races", static_cast<double>(hits)});
+    if (s.analysis == "watch")
+      s.counters.push_back({"on atomic variables (DWARF), not races", static_cast<double>(hits)});
   return set_aside;
 }
 

@@ -138,7 +138,7 @@ TEST_F(WatchTest, UnmodifiedRacyCounterIsCaughtByTheSampler) {
               std::string::npos)
         << record_err_;
     EXPECT_NE(record_err_.find("the value compared only"), std::string::npos) << record_err_;
-    EXPECT_GT(NumberAfter(record_err_, "% of each thread's time: "), 10) << "too few samples:\n" << record_err_;
+    EXPECT_GT(NumberAfter(record_err_, "% of each thread's time: "), 3) << "too few samples:\n" << record_err_;
     if (report_.find("WARNING: data race (caught by watch") == std::string::npos) continue;
     ++caught_runs;
     EXPECT_NE(report_.find("proven: caught in the act (the value changed while the access was held)"),
@@ -177,12 +177,15 @@ TEST_F(WatchTest, UnmodifiedProgramWithSyncRecorded) {
 // set aside by their DWARF type (predictor/report/watch_atomics.h, whose own
 // test proves the look-up). The unmodified configuration reader is sampled
 // rarely, often not at all in a run (its loop is arithmetic: few timer ticks
-// land next to the load), so no number of samples is required of it (-1).
+// land next to the load), so no number of samples is required of it (-1);
+// the unmodified counter's, fewer than the hooks' (the lock calls take most
+// of its time, in libc), about 20 a second on a quiet machine, a third of
+// that beside the sanitizer build's recorder.
 TEST_F(WatchTest, RaceFreeTwinsGiveNoRace) {
   const std::pair<const char*, long> programs[] = {
-      {"watch_counter_locked", 10},       {"watch_counter_atomic", 10},      {"watch_counter_plain_locked", 10},
-      {"watch_counter_plain_atomic", 10}, {"watch_config_locked", 10},       {"watch_config_atomic", 10},
-      {"watch_config_plain_locked", -1},  {"watch_config_plain_atomic", -1},
+      {"watch_counter_locked", 10},      {"watch_counter_atomic", 10},      {"watch_counter_plain_locked", 3},
+      {"watch_counter_plain_atomic", 3}, {"watch_config_locked", 10},       {"watch_config_atomic", 10},
+      {"watch_config_plain_locked", -1}, {"watch_config_plain_atomic", -1},
   };
   for (const auto& [program, min_samples] : programs) {
     for (int run = 0; run < 2; ++run) {

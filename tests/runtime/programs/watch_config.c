@@ -26,16 +26,16 @@ static long ReadLocked(void) {
   return v;
 }
 #define READ_CONFIG() ReadLocked()
-#define WRITE_CONFIG(v)              \
-  do {                               \
-    pthread_mutex_lock(&config_lock); \
-    config = (v);                    \
+#define WRITE_CONFIG(v)                 \
+  do {                                  \
+    pthread_mutex_lock(&config_lock);   \
+    config = (v);                       \
     pthread_mutex_unlock(&config_lock); \
   } while (0)
 #else
 static long config;
 #define READ_CONFIG() (*(volatile long*)&config)
-#define WRITE_CONFIG(v) (*(volatile long*)&config = (v))
+#define WRITE_CONFIG(v) (*(volatile long*)& config = (v))
 #endif
 
 static long duration_ms = 1000;
