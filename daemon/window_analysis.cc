@@ -8,6 +8,7 @@
 #include "predictor/analyze.h"
 #include "predictor/report/details.h"
 #include "predictor/report/report.h"
+#include "predictor/report/watch_atomics.h"
 #include "predictor/symbolize/symbolizer.h"
 
 namespace seer::daemon {
@@ -106,6 +107,8 @@ Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec
     s = CollectReportDetails(path, info, run.findings, SymbolizerOptions(), &details);
     if (!s.ok()) return s.WithContext("collecting stacks for the findings");
     with = &details;
+    // As seer analyze does: relaxed atomics are no caught races.
+    if (details.symbolizer != nullptr) SetAsideAtomicWatchHits(*details.symbolizer, &run.findings);
   }
   CollectFindings(run, with, wants_html, &out->findings);
 

@@ -135,6 +135,29 @@ TEST_F(ServiceTest, MalformedConfigNamesFileAndLine) {
   EXPECT_FALSE(ValidateConfig(none).ok());
 }
 
+// watch: a share as text or a number, true for the default 2%, false or 0
+// for none; anything outside 0.1-50% named with its file and line.
+TEST_F(ServiceTest, WatchShareInTheConfig) {
+  const std::pair<const char*, double> good[] = {
+      {"watch = \"5%\"\n", 5}, {"watch = \"0.5\"\n", 0.5}, {"watch = 3\n", 3}, {"watch = 1.5\n", 1.5},
+      {"watch = true\n", 2},   {"watch = false\n", 0},     {"watch = 0\n", 0},
+  };
+  for (const auto& [text, percent] : good) {
+    ServiceConfig c;
+    const Status st = LoadConfigFile(WriteFile("watch.toml", text), &c);
+    ASSERT_TRUE(st.ok()) << text << st.ToString();
+    EXPECT_DOUBLE_EQ(c.watch_percent, percent) << text;
+  }
+  ServiceConfig c;
+  Status st = LoadConfigFile(WriteFile("watch.toml", "dir = \"/tmp\"\nwatch = \"90%\"\n"), &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("watch.toml:2: watch"), std::string::npos) << st.ToString();
+  EXPECT_NE(st.message().find("give the share of each thread's time, 0.1 to 50 (percent)"), std::string::npos)
+      << st.ToString();
+  st = LoadConfigFile(WriteFile("watch.toml", "watch = \"lots\"\n"), &c);
+  EXPECT_FALSE(st.ok());
+}
+
 TEST_F(ServiceTest, DurationsSizesDutyAndListen) {
   double s = 0;
   ASSERT_TRUE(ParseDuration("500ms", &s).ok());

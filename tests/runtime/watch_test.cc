@@ -162,8 +162,11 @@ TEST_F(WatchTest, UnmodifiedRacyCounterIsCaughtByTheSampler) {
 // With the synchronisation recorded too (the preloaded runtime's usual
 // recording), the caught race sits among the sync events and the predicted
 // analyses run beside it.
+// The threads spend most of their time in the runtime's lock wrappers here,
+// where no tick samples: a larger share and a longer run, so that a loaded
+// machine (the sanitizer pass's recorder) still gets samples.
 TEST_F(WatchTest, UnmodifiedProgramWithSyncRecorded) {
-  RecordAndAnalyze("--sync=preload --watch", "watch_counter_plain", "1000");
+  RecordAndAnalyze("--sync=preload --watch=10", "watch_counter_plain", "2000");
   EXPECT_NE(record_err_.find("sampled by a CPU-time timer"), std::string::npos) << record_err_;
   ASSERT_EQ(Run("info " + Path("trace.seer")), 0) << err_;
   EXPECT_NE(out_.find("sync mode:    preload"), std::string::npos) << out_;
