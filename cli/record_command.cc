@@ -187,7 +187,7 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         return kExitError;
       }
       if (o.inproc.watch_period != 0 && o.mode == recorder::RecordMode::kPreload &&
-          recorder::AutoRecordMode(o.command, 0, nullptr) == recorder::RecordMode::kInproc) {
+          recorder::CarriesRuntime(o.command[0])) {
         fprintf(stderr,
                 "seer record: %s is a seer-cc build, whose hooks take the samples: record it with --sync=none "
                 "--watch, not --sync=preload\n",

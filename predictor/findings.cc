@@ -1,5 +1,7 @@
 #include "predictor/findings.h"
 
+#include <set>
+
 namespace seer {
 
 const char* GuaranteeName(Guarantee g) {
@@ -12,6 +14,15 @@ const char* GuaranteeName(Guarantee g) {
     case Guarantee::kCaught: return "caught";
   }
   return "unknown";
+}
+
+uint64_t DistinctPcs(const std::vector<RacePair>& pairs) {
+  std::set<uint64_t> pcs;
+  for (const RacePair& p : pairs) {
+    pcs.insert(p.first.pc);
+    if (p.second.tid != kThreadNotSeen) pcs.insert(p.second.pc);
+  }
+  return pcs.size();
 }
 
 const char* GuaranteeDescription(Guarantee g) {

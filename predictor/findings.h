@@ -68,6 +68,10 @@ struct RaceResult {
   std::vector<RacePair> pairs;  // distinct unordered (pc1, pc2)
 };
 
+// The distinct pcs of `pairs`' accesses (a caught race's unseen writer has none):
+// RaceResult::racy_locations of an engine whose pairs are all its findings (watch).
+uint64_t DistinctPcs(const std::vector<RacePair>& pairs);
+
 // A predicted deadlock: a cycle of threads, each holding one lock and blocked
 // acquiring the next thread's.
 struct DeadlockThread {

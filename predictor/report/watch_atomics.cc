@@ -1,7 +1,5 @@
 #include "predictor/report/watch_atomics.h"
 
-#include <set>
-
 #include "predictor/symbolize/symbolizer.h"
 
 namespace seer {
@@ -11,7 +9,6 @@ size_t SetAsideAtomicWatchHits(Symbolizer& symbolizer, Findings* findings) {
   for (RaceResult& r : findings->races) {
     if (r.engine != "watch") continue;
     std::vector<RacePair> kept;
-    std::set<uint64_t> racy_pcs;
     for (RacePair& p : r.pairs) {
       if (symbolizer.IsAtomicAt(p.first.object)) {
         ++set_aside;
@@ -19,12 +16,10 @@ size_t SetAsideAtomicWatchHits(Symbolizer& symbolizer, Findings* findings) {
         r.racy_events -= 2 * p.occurrences;
         continue;
       }
-      racy_pcs.insert(p.first.pc);
-      if (p.second.tid != kThreadNotSeen) racy_pcs.insert(p.second.pc);
       kept.push_back(std::move(p));
     }
     r.pairs = std::move(kept);
-    r.racy_locations = racy_pcs.size();
+    r.racy_locations = DistinctPcs(r.pairs);
   }
   for (AnalysisStats& s : findings->stats)
     if (s.analysis == "watch")

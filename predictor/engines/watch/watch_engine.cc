@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <set>
 #include <unordered_map>
 #include <utility>
 
@@ -27,13 +26,8 @@ class WatchEngine : public Engine {
     r.engine = "watch";
     r.guarantee = Guarantee::kCaught;
     r.racy_events = racy_events_;
-    std::set<uint64_t> racy_pcs;
-    for (const auto& [pcs, pair] : pairs_) {
-      racy_pcs.insert(pcs.first);
-      if (pair.second.tid != kThreadNotSeen) racy_pcs.insert(pcs.second);
-      r.pairs.push_back(pair);
-    }
-    r.racy_locations = racy_pcs.size();
+    for (const auto& [pcs, pair] : pairs_) r.pairs.push_back(pair);
+    r.racy_locations = DistinctPcs(r.pairs);
     // In trace order of the later access, as every race engine lists its pairs.
     std::stable_sort(r.pairs.begin(), r.pairs.end(),
                      [](const RacePair& a, const RacePair& b) { return a.second.index < b.second.index; });

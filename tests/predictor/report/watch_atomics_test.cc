@@ -11,11 +11,13 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <string>
 
 #include "predictor/symbolize/symbolizer.h"
 #include "store/build_id.h"
+#include "tests/support/temp_dir.h"
 
 namespace seer {
 namespace {
@@ -25,11 +27,10 @@ const std::string kPrograms = SEER_REPORT_PROGRAMS;
 class WatchAtomicsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/seer_watch_atomics_XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    dir_ = tmpl;
+    dir_ = test::MakeTempDir("seer-watch-atomics");
+    ASSERT_FALSE(dir_.empty()) << "cannot make a temporary directory";
   }
-  void TearDown() override { std::system(("rm -rf " + dir_).c_str()); }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
 
   // Builds `source` with `compiler` -O0 -g -no-pie; its symbols' addresses in symbols_.
   void Build(const std::string& compiler, const std::string& source) {
