@@ -2,33 +2,39 @@
 #include "recorder/ebpf/call_site_filter.h"
 
 #include <map>
+#include <utility>
 
 #include "recorder/elf_file.h"
 
 namespace seer::recorder {
 
 void CallSiteFilter::Reset(const std::string& libc, const std::vector<Mapping>& maps) {
-  libc_text_.clear();
-  syscall_fn_.clear();
-  loader_text_.clear();
-  loader_data_.clear();
+  std::vector<Range> libc_text, syscall_fn, loader_text, loader_data;
   const Mapping* loader = FindMappedFile(maps, "ld-linux");
   std::map<std::string, FunctionLocation> where;
   if (!ResolveFunctions(libc, {"syscall"}, &where).ok()) where.clear();
   auto fn = where.find("syscall");
   for (const auto& m : maps) {
-    if (loader && m.executable && m.path == loader->path) loader_text_.push_back({m.start, m.end});
-    if (loader && !m.executable && m.path == loader->path) loader_data_.push_back({m.start, m.end});
+    if (loader && m.executable && m.path == loader->path) loader_text.push_back({m.start, m.end});
+    if (loader && !m.executable && m.path == loader->path) loader_data.push_back({m.start, m.end});
     if (!m.executable || m.path != libc) continue;
-    libc_text_.push_back({m.start, m.end});
+    libc_text.push_back({m.start, m.end});
     if (fn == where.end()) continue;
     uint64_t off = fn->second.file_offset;
     if (off >= m.offset && off < m.offset + (m.end - m.start)) {
       uint64_t addr = m.start + (off - m.offset);
-      syscall_fn_.push_back({addr, addr + fn->second.size});
+      syscall_fn.push_back({addr, addr + fn->second.size});
     }
   }
-  ready_ = !libc_text_.empty();
+  // Maps without libc are those of a process that has not mapped it yet or
+  // has exited (a zombie's maps are empty): what was known still holds for
+  // the records it left in the ring.
+  if (libc_text.empty()) return;
+  libc_text_ = std::move(libc_text);
+  syscall_fn_ = std::move(syscall_fn);
+  loader_text_ = std::move(loader_text);
+  loader_data_ = std::move(loader_data);
+  ready_ = true;
 }
 
 bool CallSiteFilter::IsLibcInternalFutex(uint64_t ip) const {

@@ -17,6 +17,8 @@ namespace seer::recorder {
 class CallSiteFilter {
  public:
   // `libc` is the file seer probes; `maps` the target's current mappings.
+  // Maps that do not show libc leave the filter as it was: the target's
+  // last records are filtered as before when it has exited meanwhile.
   void Reset(const std::string& libc, const std::vector<Mapping>& maps);
 
   // True when a futex call at user address `ip` is libc's own.
