@@ -240,8 +240,11 @@ SEER_RT_INLINE ThreadState* RecordingThread() {
 // when it precedes its first access. The wrappers then forward at once as a
 // tail call, so that the probed libc function sees the program's own call site
 // as its return address, as it would without the runtime.
+// Also true when only the watches record (`--sync=none --watch`): nothing
+// records synchronisation then, and a lock-heavy program should pay for its
+// samples alone, not for a wrapper that times each wait.
 SEER_RT_INLINE bool ProbesRecordSync() {
-  if (__builtin_expect(g_rt.sync_inproc, 1)) return false;
+  if (__builtin_expect(g_rt.sync_inproc, 1)) return __builtin_expect(g_rt.watch_only, 0);
   AtSyncCall();
   return true;
 }
