@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# --watch on a real service: memcached built from Debian's source package
+# (`apt-get source memcached`: the release and Debian's patches), once plain
+# (gcc -O2 -g, as a user builds it) and once with seer-cc (-O2 -g), 4 worker
+# threads, under memcaslap (2 threads, 16 connections). Two parts:
+#
+# 1. What it costs. Per round, runs interleaved: the plain build natively; the
+#    plain build under `seer record --sync=none --watch` (watchpoints alone),
+#    under `--sync=preload` (synchronisation recorded) and under
+#    `--sync=preload --watch`; the seer-cc build under `--sync=none --watch`.
+#    Prints each run's requests/s and samples, then every mode's median and mean
+#    as a share of the plain build's native throughput.
+# 2. What it catches. The plain build under `--sync=none --watch` for
+#    CATCH_SECONDS: the distinct race locations caught (first frames of both
+#    accesses), each real by construction (the other thread touched the bytes
+#    while the sampled access was held); then a full recording of the seer-cc
+#    build for FULL_SECONDS and its predicted races (hb): how many of its racy
+#    source lines the caught races name.
+#
+#   bench/watch/memcached.sh [BUILD_DIR]
+#     ROUNDS=3            rounds of part 1 (0: skip part 1)
+#     SECONDS_PER_RUN=30  each run of part 1
+#     CATCH_SECONDS=300   part 2's watched run (0: skip part 2)
+#     FULL_SECONDS=10     part 2's full recording (some 30M events a second)
+#     WATCH=              --watch's share of each thread's time in percent (default: seer's, 2)
+#     MEMCACHED_DIR=      where the source and the two builds are kept between
+#                         invocations (default BUILD_DIR/bench-memcached)
+#
+# Root: installs memcached's build dependencies and memcaslap with apt-get and
+# fetches the source from the Debian archive the machine's apt uses. Only
+# 127.0.0.1 is used.
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+seer=$build/cli/seer
+seer_cc=$build/tools/seer-cc
+rounds=${ROUNDS:-3}
+secs=${SECONDS_PER_RUN:-30}
+catch_secs=${CATCH_SECONDS:-300}
+full_secs=${FULL_SECONDS:-10}
+watch=--watch${WATCH:+=$WATCH}
+dir=${MEMCACHED_DIR:-$build/bench-memcached}
+port=${PORT:-22123}
+
+name=watch_memcached
+source "$(dirname "$0")/../memcached_lib.sh"
+[ -x "$seer" ] && [ -x "$seer_cc" ] || { echo "$name: $build/cli/seer or $build/tools/seer-cc not built" >&2; exit 2; }
+
+# The source package, unpacked once with Debian's patches applied, and the two builds.
+build_memcached() {
+  if [ -x "$dir/plain/memcached" ] && [ -x "$dir/seer-cc/memcached" ]; then return 0; fi
+  if [ "$(id -u)" != 0 ]; then
+    echo "$name: memcached's source and build dependencies are fetched with apt-get: run as root" >&2
+    exit 2
+  fi
+  echo "$name: fetching and building memcached in $dir (once)" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevent-dev dpkg-dev libmemcached-tools >/dev/null
+  mkdir -p "$dir/apt/lists/partial" "$dir/src"
+  # The archive and release the machine's apt already uses, for source packages.
+  local uri suite
+  uri=$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/* *$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+  uri=${uri:-http://deb.debian.org/debian}
+  suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+  echo "deb-src $uri $suite main" >"$dir/apt/sources.list"
+  local apt_opts=(-o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+                  -o "Dir::State::Lists=$dir/apt/lists")
+  apt-get -qq "${apt_opts[@]}" update
+  (cd "$dir/src" && apt-get -qq "${apt_opts[@]}" source memcached >/dev/null 2>&1)
+  local src
+  src=$(find "$dir/src" -maxdepth 1 -type d -name 'memcached-*' | head -1)
+  [ -n "$src" ] || { echo "$name: apt-get source memcached unpacked nothing in $dir/src" >&2; exit 1; }
+  local kind cc
+  for kind in plain seer-cc; do
+    cc=gcc
+    [ "$kind" = seer-cc ] && cc=$seer_cc
+    rm -rf "$dir/$kind.build" && cp -a "$src" "$dir/$kind.build"
+    (cd "$dir/$kind.build" && ./configure CC="$cc" CFLAGS="-O2 -g" --disable-dependency-tracking >build.log 2>&1 &&
+       make -j"$(nproc)" memcached >>build.log 2>&1) || { tail -30 "$dir/$kind.build/build.log" >&2; exit 1; }
+    mkdir -p "$dir/$kind" && cp "$dir/$kind.build/memcached" "$dir/$kind/memcached"
+  done
+  basename "$src" >"$dir/version"
+}
+
+ensure_memcached
+build_memcached
+require_free_port
+
+tmp=$(mktemp -d)
+chmod 755 "$tmp"
+server_pid=
+seer_pid=
+cleanup() {
+  [ -n "$seer_pid" ] && kill -TERM "$seer_pid" 2>/dev/null && wait "$seer_pid" 2>/dev/null
+  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+args=(-p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
+[ "$(id -u)" = 0 ] && args+=(-u nobody)
+
+# run BUILD [seer record options...]: the build (plain or seer-cc) under the load,
+# natively without options; prints "requests/s samples" (samples: - natively).
+run() {
+  local kind=$1; shift
+  local bin=$dir/$kind/memcached
+  if (($# == 0)); then
+    "$bin" "${args[@]}" & server_pid=$!
+    wait_port
+    echo "$(load) -"
+    kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
+    return
+  fi
+  "$seer" record "$@" -o "$tmp/mc.seer" -- "$bin" "${args[@]}" 2>"$tmp/seer.err" & seer_pid=$!
+  wait_port
+  local tps; tps=$(load)
+  kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
+  grep -qE '^seer record: [0-9]+ events' "$tmp/seer.err" || { cat "$tmp/seer.err" >&2; exit 1; }
+  local samples; samples=$(sed -n "s/.*'s time: \([0-9]*\) samples.*/\1/p" "$tmp/seer.err" | head -1)
+  echo "$tps ${samples:--}"
+}
+
+# Each mode: label|build|seer record options (none: native).
+modes=(
+  "native (plain build)|plain|"
+  "--sync=none $watch|plain|--sync=none $watch"
+  "--sync=preload|plain|--sync=preload"
+  "--sync=preload $watch|plain|--sync=preload $watch"
+  "seer-cc --sync=none $watch|seer-cc|--sync=none $watch"
+)
+echo "memcached $(cat "$dir/version") (Debian source; plain: gcc -O2 -g; seer-cc -O2 -g), 4 worker threads;" \
+  "memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+if [ "$rounds" -gt 0 ]; then
+echo
+echo "Part 1: what it costs (runs interleaved)"
+for i in "${!modes[@]}"; do : >"$tmp/mode$i"; done
+for r in $(seq "$rounds"); do
+  for i in "${!modes[@]}"; do
+    IFS='|' read -r label kind options <<<"${modes[$i]}"
+    # shellcheck disable=SC2086
+    read -r tps samples < <(run "$kind" $options)
+    echo "$tps" >>"$tmp/mode$i"
+    printf 'round %d  %-34s %8s req/s  samples %s\n' "$r" "$label" "$tps" "$samples"
+  done
+done
+native_median=$(median <"$tmp/mode0")
+native_mean=$(mean <"$tmp/mode0")
+for i in "${!modes[@]}"; do
+  IFS='|' read -r label _ _ <<<"${modes[$i]}"
+  awk -v l="$label" -v m="$(median <"$tmp/mode$i")" -v a="$(mean <"$tmp/mode$i")" -v nm="$native_median" -v na="$native_mean" \
+    'BEGIN { printf "%-34s median %8.0f req/s: %5.1f%% of native; mean %8.0f req/s: %5.1f%%\n", l, m, 100 * m / nm, a, 100 * a / na }'
+done
+fi
+
+[ "$catch_secs" -gt 0 ] || exit 0
+echo
+echo "Part 2: what it catches"
+# race_lines JSON: one line per caught or predicted pair: "first-frame-A <-> first-frame-B".
+race_lines() {
+  python3 -c '
+import json, sys
+r = json.load(open(sys.argv[1]))
+def where(e):
+    if e.get("thread") is None: return "(a thread not seen)"
+    f = e.get("function") or "?"
+    file = (e.get("file") or "?").rsplit("/", 1)[-1]
+    return "%s %s:%s" % (f, file, e.get("line") or "?")
+for engine, races in r.get("races", {}).items():
+    for p in races.get("pairs", []):
+        a, b = sorted([where(p["first"]), where(p["second"])])
+        print("%s <-> %s\t%d" % (a, b, p.get("occurrences", 1)))
+' "$1" | sort | awk -F'\t' '{ n[$1] += $2 } END { for (k in n) print k "\t" n[k] }' | sort
+}
+secs=$catch_secs
+read -r tps samples < <(run plain --sync=none "$watch")
+cp "$tmp/mc.seer" "$tmp/catch.seer"
+grep -E "watch|sampl" "$tmp/seer.err" | sed 's/^/  /'
+"$seer" analyze --analysis watch --format json "$tmp/catch.seer" >"$tmp/catch.json"
+race_lines "$tmp/catch.json" >"$tmp/caught"
+echo "plain build, --sync=none $watch, ${catch_secs} s: $tps req/s, $samples samples, $(wc -l <"$tmp/caught") distinct race locations caught:"
+awk -F'\t' '{ printf "  %s  (%d times)\n", $1, $2 }' "$tmp/caught"
+
+secs=$full_secs
+read -r tps _ < <(run seer-cc --sync=auto)
+echo "seer-cc build, full recording (--sync=auto: inproc), ${full_secs} s: $tps req/s; $(grep -E '^seer record: [0-9]+ events' "$tmp/seer.err")"
+/usr/bin/time -f "%e s, %M KiB" -o "$tmp/analyze.time" "$seer" analyze --analysis hb --format json "$tmp/mc.seer" >"$tmp/full.json"
+race_lines "$tmp/full.json" >"$tmp/predicted"
+echo "  hb predicts $(wc -l <"$tmp/predicted") distinct race locations (analysis: $(cat "$tmp/analyze.time")):"
+awk -F'\t' '{ printf "  %s\n", $1 }' "$tmp/predicted"
+# Source lines: a caught race names the held access's line, and the other's when its thread was seen.
+lines_of() { cut -f1 "$1" | sed 's/ <-> /\n/' | { grep -v 'not seen' || true; } | awk '{ print $NF }' | sort -u; }
+lines_of "$tmp/caught" >"$tmp/caught.lines"
+lines_of "$tmp/predicted" >"$tmp/predicted.lines"
+both=$(comm -12 "$tmp/caught.lines" "$tmp/predicted.lines" | wc -l)
+echo "caught racy source lines: $(wc -l <"$tmp/caught.lines"), of them among the full recording's: $both;" \
+  "the full recording's racy source lines: $(wc -l <"$tmp/predicted.lines"), caught: $both"
