@@ -5,8 +5,9 @@
 #include <Zydis/Zydis.h>
 #include <elf.h>
 #include <link.h>
-#include <linux/perf_event.h>
+#include <signal.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
 
@@ -44,7 +45,10 @@ TextRange g_text[kMaxTextRanges];
 int g_text_count = 0;
 
 ZydisDecoder g_decoder;
-int g_timer_fd = -1;
+uint64_t g_period_ns = 0;  // 0: the sampler is off
+// The calling thread's timer (SamplerThreadStarts).
+__thread timer_t tls_timer;
+__thread bool tls_timer_armed = false;
 ShmHeader* g_shm = nullptr;
 
 void NoteFunctionTable(uint64_t hdr);
@@ -258,31 +262,50 @@ void SamplerStart(ShmHeader* h) {
     h->sampler_errno.store(ENOEXEC, std::memory_order_relaxed);
     return;
   }
-  perf_event_attr attr = {};
-  attr.type = PERF_TYPE_SOFTWARE;
-  attr.size = sizeof(attr);
-  attr.config = PERF_COUNT_SW_TASK_CLOCK;
-  attr.sample_period = PeriodNs();
-  attr.inherit = 1;
-  attr.inherit_thread = 1;  // threads, not forked children (WatchForgetInChild)
-  attr.remove_on_exec = 1;
-  attr.sigtrap = 1;
-  attr.sig_data = kSamplerMagic;
-  attr.exclude_kernel = 1;
-  attr.exclude_hv = 1;
-  // The handler first: a tick may come as soon as the event exists (the
-  // hardware watchpoints' self-test may have installed it already, or not).
+  // The handler first: a tick may come as soon as the timer is armed.
   if (!InstallRuntimeSigtrap()) {
     h->sampler_errno.store(errno, std::memory_order_relaxed);
     return;
   }
-  const int fd = static_cast<int>(syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
-  if (fd < 0) {
-    h->sampler_errno.store(errno, std::memory_order_relaxed);
+  g_period_ns = PeriodNs();
+  const int err = SamplerThreadStarts();
+  if (err != 0) {
+    g_period_ns = 0;
+    h->sampler_errno.store(err, std::memory_order_relaxed);
     return;
   }
-  g_timer_fd = fd;
-  h->sampler_period_us.store(static_cast<uint32_t>(attr.sample_period / 1000), std::memory_order_relaxed);
+  h->sampler_period_us.store(static_cast<uint32_t>(g_period_ns / 1000), std::memory_order_relaxed);
+}
+
+int SamplerThreadStarts() {
+  if (g_period_ns == 0 || tls_timer_armed) return 0;
+  sigevent ev = {};
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = SIGTRAP;
+  ev.sigev_value.sival_ptr = reinterpret_cast<void*>(kSamplerMagic);
+  ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
+  // The kernel's own timer id (the system call, not glibc's wrapper, which
+  // keeps a table of its own for SIGEV_THREAD).
+  int id = -1;
+  if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) != 0) return errno;
+  itimerspec period = {};
+  period.it_interval.tv_sec = static_cast<time_t>(g_period_ns / 1000000000);
+  period.it_interval.tv_nsec = static_cast<long>(g_period_ns % 1000000000);
+  period.it_value = period.it_interval;
+  if (syscall(SYS_timer_settime, id, 0, &period, nullptr) != 0) {
+    const int err = errno;
+    syscall(SYS_timer_delete, id);
+    return err;
+  }
+  tls_timer = reinterpret_cast<timer_t>(static_cast<intptr_t>(id));
+  tls_timer_armed = true;
+  return 0;
+}
+
+void SamplerThreadEnds() {
+  if (!tls_timer_armed) return;
+  tls_timer_armed = false;
+  syscall(SYS_timer_delete, static_cast<int>(reinterpret_cast<intptr_t>(tls_timer)));
 }
 
 bool SamplerTrap(uint64_t sig_data, void* context) {
@@ -323,8 +346,10 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
 }
 
 void SamplerForgetInChild() {
-  if (g_timer_fd >= 0) close(g_timer_fd);
-  g_timer_fd = -1;
+  // A fork's child has no timers (POSIX timers are not inherited): it is not
+  // sampled, and its threads start none.
+  tls_timer_armed = false;
+  g_period_ns = 0;
 }
 
 }  // namespace seer::rt

@@ -3,11 +3,16 @@
 // program not built with seer-cc). Nothing sees such a program's accesses, so
 // the samples are taken by time, as a profiler takes them:
 //
-//  - a CPU-time timer per thread: one PERF_COUNT_SW_TASK_CLOCK event opened
-//    before the first thread, with `sigtrap`, `inherit` and `inherit_thread`
-//    (every thread created later gets its own copy and its own count) and
-//    `remove_on_exec`; each period of a thread's CPU time is a synchronous
-//    SIGTRAP in that thread;
+//  - a CPU-time timer per thread: a POSIX timer on the thread's own CPU clock
+//    (CLOCK_THREAD_CPUTIME_ID) that sends SIGTRAP to that thread
+//    (SIGEV_THREAD_ID), made by each thread as it starts (the main thread in
+//    SamplerStart, the others in StartThread) and deleted as it ends; exec
+//    and fork drop them. The kernel checks CPU timers at its scheduler tick,
+//    so a thread is interrupted at most once a tick (4 ms at HZ=250). Not a
+//    perf event (a PERF_COUNT_SW_TASK_CLOCK event with `sigtrap` and
+//    `inherit`, as the hardware watchpoints are): such an event is switched
+//    in and out with its thread, which costs a service whose threads sleep
+//    and wake for every request far more than the ticks do (docs/recording.md);
 //  - the code it interrupted, in the program's own code (the executable's
 //    text) only, decoded with Zydis: the instruction that ended at the
 //    interrupted pc (a timer interrupt is taken when the instruction under
@@ -41,15 +46,21 @@
 
 namespace seer::rt {
 
-// Starts the timer on the calling thread (before the program makes another),
-// as the watch settings in `h` ask; says what happened in h->sampler_*.
+// Starts sampling, and the timer of the calling thread (before the program
+// makes another), as the watch settings in `h` ask; says what happened in
+// h->sampler_*.
 void SamplerStart(ShmHeader* h);
 
-// From the SIGTRAP handler: true when the trap (its perf sig_data) was the
+// The calling thread's timer, when the sampler is on: made as a thread
+// starts (0, or the errno of a refusal), deleted as it ends.
+int SamplerThreadStarts();
+void SamplerThreadEnds();
+
+// From the SIGTRAP handler: true when the trap (its timer's value) was the
 // sampler's, which has then taken or skipped its sample.
 bool SamplerTrap(uint64_t sig_data, void* context);
 
-// A forked child: the timer was not inherited (inherit_thread); forget its descriptor.
+// A forked child: the timers were not inherited; it samples nothing.
 void SamplerForgetInChild();
 
 }  // namespace seer::rt

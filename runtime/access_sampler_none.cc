@@ -5,6 +5,8 @@
 namespace seer::rt {
 
 void SamplerStart(ShmHeader*) {}
+int SamplerThreadStarts() { return 0; }
+void SamplerThreadEnds() {}
 bool SamplerTrap(uint64_t, void*) { return false; }
 void SamplerForgetInChild() {}
 

@@ -360,7 +360,7 @@ int pthread_detach(pthread_t th) noexcept {
 
 int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_mutex_trylock.get(), m, EBUSY);
-  if (ProbesRecordSync()) return real_mutex_lock.get()(m);
+  if (ForwardSyncCall()) return real_mutex_lock.get()(m);
   uint64_t waited = 0;
   const int rc =
       LockMeasuringWait([m] { return real_mutex_trylock.get()(m); }, [m] { return real_mutex_lock.get()(m); }, &waited);
@@ -369,28 +369,28 @@ int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) FuzzYield();
-  if (ProbesRecordSync()) return real_mutex_trylock.get()(m);
+  if (ForwardSyncCall()) return real_mutex_trylock.get()(m);
   const int rc = real_mutex_trylock.get()(m);
   if (rc == 0) MutexAcquired(m, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_mutex_trylock.get(), m, EBUSY);
-  if (ProbesRecordSync()) return real_mutex_timedlock.get()(m, t);
+  if (ForwardSyncCall()) return real_mutex_timedlock.get()(m, t);
   const int rc = real_mutex_timedlock.get()(m, t);
   if (rc == 0) MutexAcquired(m, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_mutex_trylock.get(), m, EBUSY);
-  if (ProbesRecordSync()) return real_mutex_clocklock.get()(m, clock, t);
+  if (ForwardSyncCall()) return real_mutex_clocklock.get()(m, clock, t);
   const int rc = real_mutex_clocklock.get()(m, clock, t);
   if (rc == 0) MutexAcquired(m, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) return FuzzRelease(real_mutex_unlock.get(), m);
-  if (ProbesRecordSync()) return real_mutex_unlock.get()(m);
+  if (ForwardSyncCall()) return real_mutex_unlock.get()(m);
   if (!NestedRecursive(m, 1))
     PutMutexEvent(EventKind::kRelease, m, nullptr, SEER_RT_CALLER_PC(), /*after=*/false, TakeHeldNs(Addr(m)));
   return real_mutex_unlock.get()(m);
@@ -398,7 +398,7 @@ int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
 
 int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_tryrdlock.get(), l, EBUSY);
-  if (ProbesRecordSync()) return real_rdlock.get()(l);
+  if (ForwardSyncCall()) return real_rdlock.get()(l);
   uint64_t waited = 0;
   const int rc =
       LockMeasuringWait([l] { return real_tryrdlock.get()(l); }, [l] { return real_rdlock.get()(l); }, &waited);
@@ -407,28 +407,28 @@ int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
 }
 int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) FuzzYield();
-  if (ProbesRecordSync()) return real_tryrdlock.get()(l);
+  if (ForwardSyncCall()) return real_tryrdlock.get()(l);
   const int rc = real_tryrdlock.get()(l);
   if (rc == 0) Acquired(l, kShared, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_tryrdlock.get(), l, EBUSY);
-  if (ProbesRecordSync()) return real_timedrdlock.get()(l, t);
+  if (ForwardSyncCall()) return real_timedrdlock.get()(l, t);
   const int rc = real_timedrdlock.get()(l, t);
   if (rc == 0) Acquired(l, kShared, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_tryrdlock.get(), l, EBUSY);
-  if (ProbesRecordSync()) return real_clockrdlock.get()(l, clock, t);
+  if (ForwardSyncCall()) return real_clockrdlock.get()(l, clock, t);
   const int rc = real_clockrdlock.get()(l, clock, t);
   if (rc == 0) Acquired(l, kShared, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_trywrlock.get(), l, EBUSY);
-  if (ProbesRecordSync()) return real_wrlock.get()(l);
+  if (ForwardSyncCall()) return real_wrlock.get()(l);
   uint64_t waited = 0;
   const int rc =
       LockMeasuringWait([l] { return real_trywrlock.get()(l); }, [l] { return real_wrlock.get()(l); }, &waited);
@@ -437,28 +437,28 @@ int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
 }
 int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) FuzzYield();
-  if (ProbesRecordSync()) return real_trywrlock.get()(l);
+  if (ForwardSyncCall()) return real_trywrlock.get()(l);
   const int rc = real_trywrlock.get()(l);
   if (rc == 0) Acquired(l, kExclusive, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_trywrlock.get(), l, EBUSY);
-  if (ProbesRecordSync()) return real_timedwrlock.get()(l, t);
+  if (ForwardSyncCall()) return real_timedwrlock.get()(l, t);
   const int rc = real_timedwrlock.get()(l, t);
   if (rc == 0) Acquired(l, kExclusive, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_trywrlock.get(), l, EBUSY);
-  if (ProbesRecordSync()) return real_clockwrlock.get()(l, clock, t);
+  if (ForwardSyncCall()) return real_clockwrlock.get()(l, clock, t);
   const int rc = real_clockwrlock.get()(l, clock, t);
   if (rc == 0) Acquired(l, kExclusive, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzRelease(real_rwlock_unlock.get(), l);
-  if (ProbesRecordSync()) return real_rwlock_unlock.get()(l);
+  if (ForwardSyncCall()) return real_rwlock_unlock.get()(l);
   if (ThreadState* ts = SyncThread()) {
     // glibc records the writer's kernel tid in the lock: that tells which mode we hold.
     const uint8_t mode = l->__data.__cur_writer == ts->os_tid ? kExclusive : kShared;
@@ -469,7 +469,7 @@ int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
 
 int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_spin_trylock.get(), const_cast<int*>(l), EBUSY);
-  if (ProbesRecordSync()) return real_spin_lock.get()(const_cast<int*>(l));
+  if (ForwardSyncCall()) return real_spin_lock.get()(const_cast<int*>(l));
   uint64_t waited = 0;
   int* word = const_cast<int*>(l);
   const int rc = LockMeasuringWait([word] { return real_spin_trylock.get()(word); },
@@ -479,33 +479,33 @@ int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
 }
 int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {
   if (FuzzOn()) FuzzYield();
-  if (ProbesRecordSync()) return real_spin_trylock.get()(const_cast<int*>(l));
+  if (ForwardSyncCall()) return real_spin_trylock.get()(const_cast<int*>(l));
   const int rc = real_spin_trylock.get()(const_cast<int*>(l));
   if (rc == 0) Acquired(l, kExclusive, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
   if (FuzzOn()) return FuzzRelease(real_spin_unlock.get(), const_cast<int*>(l));
-  if (ProbesRecordSync()) return real_spin_unlock.get()(const_cast<int*>(l));
+  if (ForwardSyncCall()) return real_spin_unlock.get()(const_cast<int*>(l));
   Releasing(l, kExclusive, SEER_RT_CALLER_PC());
   return real_spin_unlock.get()(const_cast<int*>(l));
 }
 
 int pthread_cond_signal(pthread_cond_t* c) noexcept {
   if (FuzzOn()) return FuzzRelease(real_cond_signal.get(), c);
-  if (ProbesRecordSync()) return real_cond_signal.get()(c);
+  if (ForwardSyncCall()) return real_cond_signal.get()(c);
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, SEER_RT_CALLER_PC());
   return real_cond_signal.get()(c);
 }
 int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   if (FuzzOn()) return FuzzRelease(real_cond_broadcast.get(), c);
-  if (ProbesRecordSync()) return real_cond_broadcast.get()(c);
+  if (ForwardSyncCall()) return real_cond_broadcast.get()(c);
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, SEER_RT_CALLER_PC());
   return real_cond_broadcast.get()(c);
 }
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   if (FuzzOn()) return FuzzBlocking(real_cond_wait.get(), c, m);
-  if (ProbesRecordSync()) return real_cond_wait.get()(c, m);
+  if (ForwardSyncCall()) return real_cond_wait.get()(c, m);
   const uint64_t pc = SEER_RT_CALLER_PC();
   CondWaitBegins(c, m, pc);
   const int rc = real_cond_wait.get()(c, m);
@@ -514,7 +514,7 @@ int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
 }
 int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct timespec* t) {
   if (FuzzOn()) return FuzzBlocking(real_cond_timedwait.get(), c, m, t);
-  if (ProbesRecordSync()) return real_cond_timedwait.get()(c, m, t);
+  if (ForwardSyncCall()) return real_cond_timedwait.get()(c, m, t);
   const uint64_t pc = SEER_RT_CALLER_PC();
   CondWaitBegins(c, m, pc);
   const int rc = real_cond_timedwait.get()(c, m, t);
@@ -525,7 +525,7 @@ int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct t
 
 int pthread_barrier_wait(pthread_barrier_t* b) noexcept {
   if (FuzzOn()) return FuzzBlocking(real_barrier_wait.get(), b);
-  if (ProbesRecordSync()) return real_barrier_wait.get()(b);
+  if (ForwardSyncCall()) return real_barrier_wait.get()(b);
   const uint64_t pc = SEER_RT_CALLER_PC();
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kBarrierArrive, 0, Addr(b), 0, pc);
   const int rc = real_barrier_wait.get()(b);
@@ -549,13 +549,13 @@ int pthread_once(pthread_once_t* control, void (*init)()) {
 
 int sem_post(sem_t* s) noexcept {
   if (FuzzOn()) return FuzzRelease(real_sem_post.get(), s);
-  if (ProbesRecordSync()) return real_sem_post.get()(s);
+  if (ForwardSyncCall()) return real_sem_post.get()(s);
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(s), 0, SEER_RT_CALLER_PC());
   return real_sem_post.get()(s);
 }
 int sem_wait(sem_t* s) {
   if (FuzzOn()) return FuzzSemWait(real_sem_trywait.get(), s);
-  if (ProbesRecordSync()) return real_sem_wait.get()(s);
+  if (ForwardSyncCall()) return real_sem_wait.get()(s);
   const int rc = real_sem_wait.get()(s);
   if (rc == 0)
     if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
@@ -563,7 +563,7 @@ int sem_wait(sem_t* s) {
 }
 int sem_trywait(sem_t* s) noexcept {
   if (FuzzOn()) FuzzYield();
-  if (ProbesRecordSync()) return real_sem_trywait.get()(s);
+  if (ForwardSyncCall()) return real_sem_trywait.get()(s);
   const int rc = real_sem_trywait.get()(s);
   if (rc == 0)
     if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
@@ -571,7 +571,7 @@ int sem_trywait(sem_t* s) noexcept {
 }
 int sem_timedwait(sem_t* s, const struct timespec* t) {
   if (FuzzOn()) return FuzzSemWait(real_sem_trywait.get(), s);
-  if (ProbesRecordSync()) return real_sem_timedwait.get()(s, t);
+  if (ForwardSyncCall()) return real_sem_timedwait.get()(s, t);
   const int rc = real_sem_timedwait.get()(s, t);
   if (rc == 0)
     if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <new>
 
+#include "runtime/access_sampler.h"
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/mutex_order.h"
 #include "runtime/watchpoints.h"
@@ -176,6 +177,7 @@ void OnForkChild() {
 }
 
 void FinishThread(bool free_stack) {
+  SamplerThreadEnds();
   FinishSlot(CurrentSlot(), free_stack, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
 }
 
@@ -508,6 +510,7 @@ ThreadState* StartThread(uint32_t ring, int32_t parent) {
     PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kTls), block, size, static_tls[i].image);
   }
   pthread_setspecific(thread_end_key, reinterpret_cast<void*>(1));
+  SamplerThreadStarts();  // a program without hooks: its timer (access_sampler.h)
   return ts;
 }
 

@@ -234,16 +234,16 @@ SEER_RT_INLINE ThreadState* RecordingThread() {
   return ts;
 }
 
-// True in ebpf mode (the probes record synchronisation), after attaching the
-// thread: attaching registers its record counter, before the libc call the
-// probes see, so the event is placed exactly among the thread's records even
-// when it precedes its first access. The wrappers then forward at once as a
-// tail call, so that the probed libc function sees the program's own call site
-// as its return address, as it would without the runtime.
-// Also true when only the watches record (`--sync=none --watch`): nothing
-// records synchronisation then, and a lock-heavy program should pay for its
-// samples alone, not for a wrapper that times each wait.
-SEER_RT_INLINE bool ProbesRecordSync() {
+// True when a synchronisation wrapper forwards the call without recording it.
+// In ebpf mode the probes record it: the thread is attached first (attaching
+// registers its record counter, before the libc call the probes see, so the
+// event is placed exactly among the thread's records even when it precedes its
+// first access), then the wrapper forwards at once as a tail call, so that the
+// probed libc function sees the program's own call site as its return address,
+// as it would without the runtime. Under `--sync=none --watch` nothing records
+// synchronisation, and a lock-heavy program should pay for its samples alone,
+// not for a wrapper that times each wait.
+SEER_RT_INLINE bool ForwardSyncCall() {
   if (__builtin_expect(g_rt.sync_inproc, 1)) return __builtin_expect(g_rt.watch_only, 0);
   AtSyncCall();
   return true;
@@ -251,7 +251,7 @@ SEER_RT_INLINE bool ProbesRecordSync() {
 
 // The thread to record, or null when synchronisation is not recorded in-process.
 SEER_RT_INLINE ThreadState* SyncThread() {
-  if (ProbesRecordSync()) return nullptr;
+  if (ForwardSyncCall()) return nullptr;
   return RecordingThread();
 }
 

@@ -154,9 +154,11 @@ bool WithinBudget() {
 }  // namespace
 
 bool WatchTrap(int sig, siginfo_t* info, void* context) {
-  if (sig != SIGTRAP || info == nullptr || info->si_code != kTrapPerf) return false;
+  if (sig != SIGTRAP || info == nullptr) return false;
+  // The access sampler's timer (a POSIX timer: its value tells it apart).
+  if (info->si_code == SI_TIMER) return SamplerTrap(reinterpret_cast<uint64_t>(info->si_value.sival_ptr), context);
+  if (info->si_code != kTrapPerf) return false;
   const uint64_t data = PerfData(info);
-  if (SamplerTrap(data, context)) return true;
   if (data < kSigMagic || data >= kSigMagic + g_watch.slots) return false;
   Slot& s = g_slots[data - kSigMagic];
   const int saved_errno = errno;
