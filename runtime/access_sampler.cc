@@ -46,9 +46,8 @@ int g_text_count = 0;
 
 ZydisDecoder g_decoder;
 uint64_t g_period_ns = 0;  // 0: the sampler is off
-// The calling thread's timer (SamplerThreadStarts).
-__thread timer_t tls_timer;
-__thread bool tls_timer_armed = false;
+// The kernel's id of the calling thread's timer (SamplerThreadStarts), -1 for none.
+__thread int tls_timer_id = -1;
 ShmHeader* g_shm = nullptr;
 
 void NoteFunctionTable(uint64_t hdr);
@@ -278,7 +277,7 @@ void SamplerStart(ShmHeader* h) {
 }
 
 int SamplerThreadStarts() {
-  if (g_period_ns == 0 || tls_timer_armed) return 0;
+  if (g_period_ns == 0 || tls_timer_id >= 0) return 0;
   sigevent ev = {};
   ev.sigev_notify = SIGEV_THREAD_ID;
   ev.sigev_signo = SIGTRAP;
@@ -297,15 +296,14 @@ int SamplerThreadStarts() {
     syscall(SYS_timer_delete, id);
     return err;
   }
-  tls_timer = reinterpret_cast<timer_t>(static_cast<intptr_t>(id));
-  tls_timer_armed = true;
+  tls_timer_id = id;
   return 0;
 }
 
 void SamplerThreadEnds() {
-  if (!tls_timer_armed) return;
-  tls_timer_armed = false;
-  syscall(SYS_timer_delete, static_cast<int>(reinterpret_cast<intptr_t>(tls_timer)));
+  if (tls_timer_id < 0) return;
+  syscall(SYS_timer_delete, tls_timer_id);
+  tls_timer_id = -1;
 }
 
 bool SamplerTrap(uint64_t sig_data, void* context) {
@@ -348,7 +346,7 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
 void SamplerForgetInChild() {
   // A fork's child has no timers (POSIX timers are not inherited): it is not
   // sampled, and its threads start none.
-  tls_timer_armed = false;
+  tls_timer_id = -1;
   g_period_ns = 0;
 }
 
