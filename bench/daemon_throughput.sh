@@ -28,16 +28,7 @@ source "$(dirname "$0")/memcached_lib.sh"
 ensure_memcached
 [ -x "$seer" ] || { echo "daemon_throughput: $build/cli/seer not built" >&2; exit 2; }
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-server_pid=
-daemon_pid=
-cleanup() {
-  [ -n "$daemon_pid" ] && kill -TERM "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
-  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch_and_cleanup
 
 server=(memcached -p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 [ "$(id -u)" = 0 ] && server+=(-u nobody)

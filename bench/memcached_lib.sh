@@ -1,8 +1,9 @@
-# What the memcached benchmarks share (service_throughput.sh, daemon_throughput.sh):
-# installing memcached and its load generator, waiting for the server's port, the
-# load and its CPU time, CPU time per request, the median and mean of a column
-# of figures, a native run. Sourced; the caller sets $port, $name, $secs, $tmp
-# and the server's command line in the array `server`.
+# What the memcached benchmarks share (service_throughput.sh, daemon_throughput.sh,
+# watch/memcached.sh): installing memcached and its load generator, waiting for
+# the server's port, the load and its CPU time, CPU time per request, the median
+# and mean of a column of figures, a native run, the scratch folder and the
+# cleanup. Sourced; the caller sets $port, $name, $secs and the server's command
+# line in the array `server` (scratch_and_cleanup sets $tmp).
 
 # Installs memcached and memcaslap with apt-get when missing (root), else exits 2.
 ensure_memcached() {
@@ -13,6 +14,23 @@ ensure_memcached() {
   fi
   apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq memcached libmemcached-tools >/dev/null
+}
+
+# A scratch folder in $tmp (readable by the server's user), removed on exit
+# with whatever still runs: the recorder ($seer_pid) or the daemon
+# ($daemon_pid) first, then the server ($server_pid).
+scratch_and_cleanup() {
+  tmp=$(mktemp -d)
+  chmod 755 "$tmp"
+  server_pid= seer_pid= daemon_pid=
+  trap cleanup_runs EXIT
+}
+cleanup_runs() {
+  local pid
+  for pid in "$seer_pid" "$daemon_pid" "$server_pid"; do
+    if [ -n "$pid" ]; then kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null; fi
+  done
+  rm -rf "$tmp"
 }
 
 # Exits 2 when something listens on $port already.

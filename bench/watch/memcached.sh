@@ -84,16 +84,7 @@ ensure_memcached
 build_memcached
 require_free_port
 
-tmp=$(mktemp -d)
-chmod 755 "$tmp"
-server_pid=
-seer_pid=
-cleanup() {
-  [ -n "$seer_pid" ] && kill -TERM "$seer_pid" 2>/dev/null && wait "$seer_pid" 2>/dev/null
-  [ -n "$server_pid" ] && kill -TERM "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
+scratch_and_cleanup
 
 args=(-p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 [ "$(id -u)" = 0 ] && args+=(-u nobody)
