@@ -31,6 +31,11 @@ constexpr uint64_t kMinPeriodNs = 500000;
 // decoded (from the function's start: a few microseconds at most).
 constexpr int kMaxScan = 16;
 constexpr uint64_t kMaxBackBytes = 4096;
+// Single steps of a walk (access_sampler.h) before it gives up: a few hundred
+// instructions, a hash or a request's arithmetic between two loads.
+constexpr int kMaxSteps = 512;
+constexpr uint64_t kTrapFlag = 0x100;         // EFLAGS.TF
+constexpr uint64_t kLostWalkNs = 1000000000;  // far longer than kMaxSteps traps take
 // Accesses this close above the stack pointer (or in the red zone below it)
 // are taken for the thread's own stack.
 constexpr uint64_t kStackAbove = 256 * 1024;
@@ -48,6 +53,11 @@ ZydisDecoder g_decoder;
 uint64_t g_period_ns = 0;  // 0: the sampler is off
 // The kernel's id of the calling thread's timer (SamplerThreadStarts), -1 for none.
 __thread int tls_timer_id = -1;
+// The thread's walk: steps left (0: none under way), when it began, and the
+// earliest time the next may begin (the last one's charge to the budget).
+__thread int tls_steps_left = 0;
+__thread uint64_t tls_walk_began_ns = 0;
+__thread uint64_t tls_next_walk_ns = 0;
 ShmHeader* g_shm = nullptr;
 
 void NoteFunctionTable(uint64_t hdr);
@@ -101,11 +111,19 @@ bool EndsStraightLine(const ZydisDecodedInstruction& ins) {
   }
 }
 
-// An instruction whose memory access is never a plain one: atomic (a lock
-// prefix; xchg with memory locks implicitly), or a string instruction.
+// An instruction whose memory access is never sampled: atomic (a lock
+// prefix; xchg with memory locks implicitly), a string instruction, or a
+// branch through memory (the PLT's jump reads the GOT, a call a vtable: code
+// pointers the loader writes, not the program's data).
 bool NeverSampled(const ZydisDecodedInstruction& ins) {
-  return (ins.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || ins.mnemonic == ZYDIS_MNEMONIC_XCHG ||
-         ins.meta.category == ZYDIS_CATEGORY_STRINGOP;
+  switch (ins.meta.category) {
+    case ZYDIS_CATEGORY_STRINGOP:
+    case ZYDIS_CATEGORY_CALL:
+    case ZYDIS_CATEGORY_UNCOND_BR:
+    case ZYDIS_CATEGORY_COND_BR: return true;
+    default: break;
+  }
+  return (ins.attributes & ZYDIS_ATTRIB_HAS_LOCK) != 0 || ins.mnemonic == ZYDIS_MNEMONIC_XCHG;
 }
 
 struct Access {
@@ -246,6 +264,73 @@ bool NextAccess(const mcontext_t& m, Access* out) {
   return false;
 }
 
+// An instruction the walk must not step: a system call (the kernel would
+// see the trap flag: a clone()'s child would start with it, in a thread that
+// walks nothing), or one that moves the flags through memory (pushf would
+// store the trap flag, popf or iret could set it again behind the walk).
+bool EndsWalk(const ZydisDecodedInstruction& ins) {
+  switch (ins.meta.category) {
+    case ZYDIS_CATEGORY_SYSCALL:
+    case ZYDIS_CATEGORY_SYSRET:
+    case ZYDIS_CATEGORY_INTERRUPT:
+    case ZYDIS_CATEGORY_SYSTEM: return true;
+    default: break;
+  }
+  switch (ins.mnemonic) {
+    case ZYDIS_MNEMONIC_PUSHF:
+    case ZYDIS_MNEMONIC_PUSHFD:
+    case ZYDIS_MNEMONIC_PUSHFQ:
+    case ZYDIS_MNEMONIC_POPF:
+    case ZYDIS_MNEMONIC_POPFD:
+    case ZYDIS_MNEMONIC_POPFQ:
+    case ZYDIS_MNEMONIC_IRET:
+    case ZYDIS_MNEMONIC_IRETD:
+    case ZYDIS_MNEMONIC_IRETQ: return true;
+    default: return false;
+  }
+}
+
+// Ends the calling thread's walk: the trap flag off in the context it returns
+// to, and the walk's time charged to the budget (access_sampler.h).
+void EndWalk(mcontext_t& m, uint64_t now) {
+  m.gregs[REG_EFL] &= ~static_cast<greg_t>(kTrapFlag);
+  tls_steps_left = 0;
+  const uint64_t permille = g_watch.budget_permille != 0 ? g_watch.budget_permille : 20;
+  tls_next_walk_ns = now + (now - tls_walk_began_ns) * 1000 / permille;
+}
+
+// What the handler may do in the interrupted thread: it has a ring, is not in
+// one of the program's signal handlers, and the runtime is not attaching it
+// (access_sampler.h, rule 2).
+bool MaySample(const ThreadSlot& slot) {
+  return slot.state != nullptr && *slot.state != nullptr && slot.vars->signal_depth == 0 && !slot.vars->attaching;
+}
+
+// Zydis calls memcpy and memset, which the runtime interposes and records:
+// the thread's state is hidden while the handler decodes and holds (as
+// ThreadStack hides it), so the decoder's own copies are not taken for the
+// program's; errno is the program's again afterwards.
+class HiddenState {
+ public:
+  explicit HiddenState(const ThreadSlot& slot) : slot_(slot), ts_(*slot.state), errno_(errno) {
+    *slot_.state = nullptr;
+    slot_.vars->attaching = true;
+  }
+  ~HiddenState() {
+    errno = errno_;
+    slot_.vars->attaching = false;
+    *slot_.state = ts_;
+  }
+  HiddenState(const HiddenState&) = delete;
+  HiddenState& operator=(const HiddenState&) = delete;
+  ThreadState* state() const { return ts_; }
+
+ private:
+  const ThreadSlot& slot_;
+  ThreadState* const ts_;
+  const int errno_;
+};
+
 uint64_t PeriodNs() {
   const uint64_t p = g_watch.min_gap_ns / kTicksPerGap;
   return p < kMinPeriodNs ? kMinPeriodNs : p;
@@ -312,34 +397,68 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
   if (h == nullptr || !__atomic_load_n(&g_watch.on, __ATOMIC_RELAXED)) return true;
   h->sampler_ticks.fetch_add(1, std::memory_order_relaxed);
   const uint64_t now = NowNs();
+  // The walk under way is this gap's sample; one that stopped trapping (the
+  // program left a signal handler by siglongjmp, which does not restore the
+  // flags) is given up after a while.
+  if (tls_steps_left > 0 && now - tls_walk_began_ns < kLostWalkNs) return true;
+  tls_steps_left = 0;
   if (tls_watch_last_ns != 0 && now - tls_watch_last_ns < g_watch.min_gap_ns) return true;
-  // Not in the program's signal handlers, not while the runtime attaches the
-  // thread, not in a thread with no ring (access_sampler.h, rule 2).
   ThreadSlot slot = CurrentSlot();
-  if (slot.state == nullptr || *slot.state == nullptr || slot.vars->signal_depth != 0 || slot.vars->attaching)
-    return true;
-  const mcontext_t& m = static_cast<const ucontext_t*>(context)->uc_mcontext;
+  if (!MaySample(slot)) return true;
+  mcontext_t& m = static_cast<ucontext_t*>(context)->uc_mcontext;
   if (TextAt(static_cast<uint64_t>(m.gregs[REG_RIP])) == nullptr) {
     h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
-  // Zydis calls memcpy and memset, which the runtime interposes and records:
-  // the thread's state is hidden meanwhile (as ThreadStack hides it), so the
-  // decoder's own copies are not taken for the program's.
-  ThreadState* const ts = *slot.state;
-  *slot.state = nullptr;
-  slot.vars->attaching = true;
-  const int saved_errno = errno;
+  HiddenState hidden(slot);
   Access a;
   if (PreviousAccess(m, &a) || NextAccess(m, &a)) {
     tls_watch_last_ns = now;
-    WatchHold(ts, a.addr, a.size, a.write, a.pc, /*careful=*/true);
+    WatchHold(hidden.state(), a.addr, a.size, a.write, a.pc, /*careful=*/true);
+  } else if (now >= tls_next_walk_ns) {
+    // No access in reach of the decode: walk to the next (access_sampler.h).
+    h->sampler_walks.fetch_add(1, std::memory_order_relaxed);
+    tls_steps_left = kMaxSteps;
+    tls_walk_began_ns = now;
+    m.gregs[REG_EFL] |= static_cast<greg_t>(kTrapFlag);
   } else {
     h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
   }
-  errno = saved_errno;
-  slot.vars->attaching = false;
-  *slot.state = ts;
+  return true;
+}
+
+bool SamplerStep(void* context) {
+  if (tls_steps_left <= 0) return false;
+  ShmHeader* h = g_shm;
+  h->sampler_steps.fetch_add(1, std::memory_order_relaxed);
+  mcontext_t& m = static_cast<ucontext_t*>(context)->uc_mcontext;
+  const uint64_t pc = static_cast<uint64_t>(m.gregs[REG_RIP]);
+  ThreadSlot slot = CurrentSlot();
+  // Out of the executable's code, or where the handler may not sample: the
+  // walk ends without a sample.
+  if (!__atomic_load_n(&g_watch.on, __ATOMIC_RELAXED) || TextAt(pc) == nullptr || !MaySample(slot)) {
+    EndWalk(m, NowNs());
+    h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  HiddenState hidden(slot);
+  ZydisDecodedInstruction ins;
+  ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+  Access a;
+  // The instruction about to run, its address from the registers as they are.
+  const bool decoded = Decode(pc, &ins, ops);
+  if (decoded && PlainAccess(ins, ops, pc + ins.length, m, /*written=*/0, &a) == Found::kAccess) {
+    const uint64_t now = NowNs();
+    EndWalk(m, now);
+    h->sampler_walk_samples.fetch_add(1, std::memory_order_relaxed);
+    tls_watch_last_ns = now;
+    WatchHold(hidden.state(), a.addr, a.size, a.write, a.pc, /*careful=*/true);
+    return true;
+  }
+  if (!decoded || EndsWalk(ins) || --tls_steps_left <= 0) {
+    EndWalk(m, NowNs());
+    h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
+  }
   return true;
 }
 
@@ -347,6 +466,7 @@ void SamplerForgetInChild() {
   // A fork's child has no timers (POSIX timers are not inherited): it is not
   // sampled, and its threads start none.
   tls_timer_id = -1;
+  tls_steps_left = 0;
   g_period_ns = 0;
 }
 

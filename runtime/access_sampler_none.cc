@@ -8,6 +8,7 @@ void SamplerStart(ShmHeader*) {}
 int SamplerThreadStarts() { return 0; }
 void SamplerThreadEnds() {}
 bool SamplerTrap(uint64_t, void*) { return false; }
+bool SamplerStep(void*) { return false; }
 void SamplerForgetInChild() {}
 
 }  // namespace seer::rt

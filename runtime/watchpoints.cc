@@ -6,6 +6,7 @@
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -157,6 +158,8 @@ bool WatchTrap(int sig, siginfo_t* info, void* context) {
   if (sig != SIGTRAP || info == nullptr) return false;
   // The access sampler's timer (a POSIX timer: its value tells it apart).
   if (info->si_code == SI_TIMER) return SamplerTrap(reinterpret_cast<uint64_t>(info->si_value.sival_ptr), context);
+  // A single step of the sampler's walk to an access (not ours when no walk is under way).
+  if (info->si_code == TRAP_TRACE) return SamplerStep(context);
   if (info->si_code != kTrapPerf) return false;
   const uint64_t data = PerfData(info);
   if (data < kSigMagic || data >= kSigMagic + g_watch.slots) return false;
@@ -269,6 +272,7 @@ bool WatchStart(ShmHeader* h) {
   g_watch.period = h->watch_period;
   g_watch.delay_us = h->watch_delay_us;
   const uint64_t permille = h->watch_budget_permille != 0 ? h->watch_budget_permille : 20;
+  g_watch.budget_permille = static_cast<uint32_t>(permille);
   g_watch.min_gap_ns = uint64_t{g_watch.delay_us} * 1000 * 1000 / permille;
   const int hardware_err = OpenHardware();
   // The software watches need no kernel help: as many as the hardware could

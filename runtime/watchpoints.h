@@ -52,6 +52,7 @@ struct WatchGlobals {
   uint32_t period = 0;             // accesses between a thread's first samples (the hooks' countdown)
   uint32_t delay_us = 0;           // how long a sampled thread is held
   uint64_t min_gap_ns = 0;         // the budget: a thread is held at most once in this time
+  uint32_t budget_permille = 0;    // the share of a thread's time the samples may take, in thousandths
   uint32_t slots = 0;              // watches that can be armed at once (at most kMaxWatchSlots)
   ShmHeader* shm = nullptr;        // where the counts go
 };

@@ -11,8 +11,9 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 8;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5:
-                                            // the pause word; 6: options; 7: ring reuse; 8: the access sampler
+inline constexpr uint32_t kShmVersion = 9;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5:
+                                            // the pause word; 6: options; 7: ring reuse; 8: the access sampler;
+                                            // 9: its walks
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
@@ -85,12 +86,17 @@ struct alignas(64) ShmHeader {
   std::atomic<uint64_t> watch_busy;
   // runtime, a program without hooks (the preloaded runtime: runtime/access_sampler.h):
   // the CPU-time sampler's period in microseconds (0: it does not run), why
-  // not (an errno of perf_event_open), its ticks, and the ticks that found no
-  // plain access of the program's own code to sample.
+  // not (an errno of timer_create), its ticks, the ticks that found no plain
+  // access of the program's own code to sample (directly or by their walk),
+  // the walks to an access begun, the samples they found, and their single
+  // steps.
   std::atomic<uint32_t> sampler_period_us;
   std::atomic<int32_t> sampler_errno;
   std::atomic<uint64_t> sampler_ticks;
   std::atomic<uint64_t> sampler_misses;
+  std::atomic<uint64_t> sampler_walks;
+  std::atomic<uint64_t> sampler_walk_samples;
+  std::atomic<uint64_t> sampler_steps;
 };
 
 // ShmHeader::options: each release of a lock the runtime recorded carries in

@@ -27,15 +27,16 @@ std::string Sampler(const rt::ShmHeader& shm) {
   if (period_us == 0 && err == 0) return "";
   if (period_us == 0) {
     std::string why = err == ENOEXEC ? std::string("the executable's code was not found")
-                                     : fmt::format("perf_event_open refused a CPU-time timer ({})", std::strerror(err));
-    if (err == EACCES || err == EPERM) why += ": perf_event_paranoid above 2, or a seccomp filter or container";
+                                     : fmt::format("timer_create refused a CPU-time timer ({})", std::strerror(err));
+    if (err == EACCES || err == EPERM) why += ": a seccomp filter or container";
     return "no samples: " + why + "; ";
   }
   return fmt::format(
       "sampled by a CPU-time timer every {:.2f} ms of a thread's time ({} ticks, {} found no plain "
-      "access of the program's own code); ",
+      "access of the program's own code; {} walks to the next access found {} in {} single steps); ",
       period_us / 1000.0, shm.sampler_ticks.load(std::memory_order_relaxed),
-      shm.sampler_misses.load(std::memory_order_relaxed));
+      shm.sampler_misses.load(std::memory_order_relaxed), shm.sampler_walks.load(std::memory_order_relaxed),
+      shm.sampler_walk_samples.load(std::memory_order_relaxed), shm.sampler_steps.load(std::memory_order_relaxed));
 }
 
 }  // namespace
