@@ -9,7 +9,8 @@
 #    under `--sync=preload` (synchronisation recorded) and under
 #    `--sync=preload --watch`; the seer-cc build under `--sync=none --watch`.
 #    Prints each run's requests/s and samples, then every mode's median and mean
-#    as a share of the plain build's native throughput.
+#    as a share of the plain build's native throughput, and the goals' ratios
+#    paired by round (each against its comparison's run of the same round).
 # 2. What it catches. The plain build under `--sync=none --watch` for
 #    CATCH_SECONDS: the distinct race locations caught (first frames of both
 #    accesses), each real by construction (the other thread touched the bytes
@@ -140,6 +141,19 @@ for i in "${!modes[@]}"; do
   awk -v l="$label" -v m="$(median <"$tmp/mode$i")" -v a="$(mean <"$tmp/mode$i")" -v nm="$native_median" -v na="$native_mean" \
     'BEGIN { printf "%-34s median %8.0f req/s: %5.1f%% of native; mean %8.0f req/s: %5.1f%%\n", l, m, 100 * m / nm, a, 100 * a / na }'
 done
+# The same, paired by round: each run against the one it is compared with in
+# the same round (the machine's throughput drifts from round to round far more
+# than within one); the median of the per-round ratios.
+paired() {
+  paste "$tmp/mode$2" "$tmp/mode$3" | awk '{ print 100 * $2 / $1 }' >"$tmp/ratios"
+  printf '%-58s median of %d rounds: %5.1f%%  (rounds: %s)\n' "$1" "$rounds" "$(median <"$tmp/ratios")" \
+    "$(awk '{ printf "%s%.1f", NR > 1 ? " " : "", $1 }' "$tmp/ratios")"
+}
+echo "paired by round:"
+paired "--sync=none $watch, of native" 0 1
+paired "--sync=preload, of native" 0 2
+paired "--sync=preload $watch, of --sync=preload" 2 3
+paired "seer-cc --sync=none $watch, of the plain build native" 0 4
 fi
 
 [ "$catch_secs" -gt 0 ] || exit 0

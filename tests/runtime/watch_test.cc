@@ -260,6 +260,32 @@ TEST_F(WatchTest, ForkedChildRunsUnwatched) {
   EXPECT_GT(NumberAfter(record_err_, "% of each thread's time: "), 0) << record_err_;
 }
 
+// Workers that block every signal: the hooks of a seer-cc build sample and
+// catch as before (they need no signal); the unmodified build's timer ticks
+// stay pending in them, so they are not sampled, and the program runs as
+// without seer (the lock-guarded count is whole rounds of 256).
+TEST_F(WatchTest, WorkersThatBlockSignals) {
+  RecordAndAnalyze("--sync=none --watch", "watch_counter_gcc", "1000 blocked");
+  EXPECT_GT(NumberAfter(record_err_, "% of each thread's time: "), 0) << record_err_;
+  EXPECT_NE(report_.find("WARNING: data race (caught by watch"), std::string::npos) << report_;
+  RecordAndAnalyze("--sync=none --watch", "watch_counter_plain", "500 blocked");
+  // The main thread's timer ticks only while it runs, which is at its start.
+  EXPECT_LE(NumberAfter(record_err_, "% of each thread's time: "), 1) << record_err_;
+  EXPECT_GE(NumberAfter(record_err_, "% of each thread's time: "), 0) << record_err_;
+  const long guarded = NumberAfter(program_out_, "guarded=");
+  EXPECT_GT(guarded, 0) << program_out_;
+  EXPECT_EQ(guarded % 256, 0) << program_out_;
+}
+
+// Raw clone() threads (sharing the main thread's TLS block) have no timer of
+// their own: they are not sampled, and run and end as without seer, while the
+// main thread keeps its timer.
+TEST_F(WatchTest, RawCloneThreadsRunUnsampled) {
+  RecordAndAnalyze("--sync=none --watch", "clone_threads_plain", "");
+  EXPECT_NE(program_out_.find("threads=22 lock_pairs=50000"), std::string::npos) << program_out_ << record_err_;
+  EXPECT_NE(record_err_.find("sampled by a CPU-time timer"), std::string::npos) << record_err_;
+}
+
 // The program's own SIGTRAP handler runs when the trap is not a watchpoint's.
 TEST_F(WatchTest, ProgramsSigtrapHandlerStillRuns) {
   RecordAndAnalyze("--sync=none --watch", "watch_counter_gcc", "200 sigtrap");

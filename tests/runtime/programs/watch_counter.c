@@ -8,6 +8,8 @@
 //   fork     a forked child runs the same loop for a while first (its copy of
 //            the watch slots must not be used: inherit_thread)
 //   sigtrap  the program's own SIGTRAP handler must still run
+//   blocked  the workers block every signal first, as many services' workers
+//            do (the sampler's SIGTRAP stays pending: they are not sampled)
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@ static long guarded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long duration_ms = 1000;
 static volatile sig_atomic_t sigtrap_handled;
+static int block_signals;
 
 static double Now(void) {
   struct timespec t;
@@ -43,6 +46,11 @@ static void Bump(void) {
 
 static void* Worker(void* arg) {
   (void)arg;
+  if (block_signals) {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL);
+  }
   const double end = Now() + duration_ms / 1000.0;
   long local = 0;
   while (Now() < end) {
@@ -72,6 +80,7 @@ static void OnSigtrap(int sig) {
 int main(int argc, char** argv) {
   if (argc > 1) duration_ms = atol(argv[1]);
   const char* extra = argc > 2 ? argv[2] : "";
+  block_signals = strcmp(extra, "blocked") == 0;
   if (strcmp(extra, "sigtrap") == 0) {
     signal(SIGTRAP, OnSigtrap);
     raise(SIGTRAP);
