@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "recorder/recorder.h"
 #include "recorder/runtime_modes/watch_options.h"
+#include "seer/ring_layout.h"
 
 namespace seer::cli {
 
@@ -232,6 +233,16 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         return kExitError;
       }
       if (o.mode == recorder::RecordMode::kInproc) {
+        if (!result.runtime_seen && recorder::CarriesRuntime(o.command[0])) {
+          // Built by another seer-cc: its runtime checks the shared area's
+          // version and leaves it alone, and the trace would be silently empty.
+          fprintf(stderr,
+                  "seer record: the seer runtime in %s never claimed the recording area: the program was built "
+                  "with another version of seer-cc (this seer's runtime is version %u); rebuild it with this "
+                  "seer's seer-cc / seer-c++; nothing was recorded\n",
+                  o.command[0].c_str(), rt::kShmVersion);
+          return kExitError;
+        }
         if (!result.runtime_seen)
           fprintf(stderr,
                   "seer record: %s does not carry the seer runtime (build it with seer-cc / seer-c++); "

@@ -48,27 +48,35 @@ source "$(dirname "$0")/../memcached_lib.sh"
 
 # The source package, unpacked once with Debian's patches applied, and the two builds.
 build_memcached() {
-  if [ -x "$dir/plain/memcached" ] && [ -x "$dir/seer-cc/memcached" ]; then return 0; fi
+  # The seer-cc build carries seer's runtime: built again when that changed
+  # (a runtime of another version never claims the recorder's area).
+  if [ -x "$dir/plain/memcached" ] && [ -x "$dir/seer-cc/memcached" ] &&
+     [ "$dir/seer-cc/memcached" -nt "$build/runtime/libseer_rt.a" ]; then return 0; fi
   if [ "$(id -u)" != 0 ]; then
     echo "$name: memcached's source and build dependencies are fetched with apt-get: run as root" >&2
     exit 2
   fi
-  echo "$name: fetching and building memcached in $dir (once)" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevent-dev dpkg-dev libmemcached-tools >/dev/null
-  mkdir -p "$dir/apt/lists/partial" "$dir/src"
-  # The archive and release the machine's apt already uses, for source packages.
-  local uri suite
-  uri=$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/* *$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-  uri=${uri:-http://deb.debian.org/debian}
-  suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
-  echo "deb-src $uri $suite main" >"$dir/apt/sources.list"
-  local apt_opts=(-o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-                  -o "Dir::State::Lists=$dir/apt/lists")
-  apt-get -qq "${apt_opts[@]}" update
-  (cd "$dir/src" && apt-get -qq "${apt_opts[@]}" source memcached >/dev/null 2>&1)
   local src
-  src=$(find "$dir/src" -maxdepth 1 -type d -name 'memcached-*' | head -1)
-  [ -n "$src" ] || { echo "$name: apt-get source memcached unpacked nothing in $dir/src" >&2; exit 1; }
+  src=$(find "$dir/src" -maxdepth 1 -type d -name 'memcached-*' 2>/dev/null | head -1)
+  if [ -z "$src" ]; then
+    echo "$name: fetching and building memcached in $dir (once)" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevent-dev dpkg-dev libmemcached-tools >/dev/null
+    mkdir -p "$dir/apt/lists/partial" "$dir/src"
+    # The archive and release the machine's apt already uses, for source packages.
+    local uri suite
+    uri=$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/* *$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
+    uri=${uri:-http://deb.debian.org/debian}
+    suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
+    echo "deb-src $uri $suite main" >"$dir/apt/sources.list"
+    local apt_opts=(-o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
+                    -o "Dir::State::Lists=$dir/apt/lists")
+    apt-get -qq "${apt_opts[@]}" update
+    (cd "$dir/src" && apt-get -qq "${apt_opts[@]}" source memcached >/dev/null 2>&1)
+    src=$(find "$dir/src" -maxdepth 1 -type d -name 'memcached-*' | head -1)
+    [ -n "$src" ] || { echo "$name: apt-get source memcached unpacked nothing in $dir/src" >&2; exit 1; }
+  else
+    echo "$name: building memcached in $dir again (seer's runtime changed)" >&2
+  fi
   local kind cc
   for kind in plain seer-cc; do
     cc=gcc
@@ -147,7 +155,7 @@ done
 paired() {
   paste "$tmp/mode$2" "$tmp/mode$3" | awk '{ print 100 * $2 / $1 }' >"$tmp/ratios"
   printf '%-58s median of %d rounds: %5.1f%%  (rounds: %s)\n' "$1" "$rounds" "$(median <"$tmp/ratios")" \
-    "$(awk '{ printf "%s%.1f", NR > 1 ? " " : "", $1 }' "$tmp/ratios")"
+    "$(awk '{ printf "%s%.1f", (NR > 1 ? " " : ""), $1 }' "$tmp/ratios")"
 }
 echo "paired by round:"
 paired "--sync=none $watch, of native" 0 1

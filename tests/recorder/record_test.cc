@@ -495,6 +495,19 @@ TEST_F(RecordTest, ClearErrors) {
   EXPECT_NE(access(never.c_str(), F_OK), 0) << "a refused recording left " << never;
 }
 
+// A seer-cc build of another seer: its runtime never claims the recorder's
+// area (the layout's version differs), so nothing would be recorded. seer
+// says so and fails, instead of writing an empty trace with exit 0.
+TEST_F(RecordTest, RuntimeOfAnotherVersionIsAnError) {
+  trace_path_ = dir_ + "/foreign.seer";
+  EXPECT_EQ(
+      WaitExit(Spawn({kSeer, "record", "-o", trace_path_, "--", kPrograms + "/foreign_runtime"}, dir_ + "/stderr")), 2)
+      << Stderr();
+  EXPECT_NE(Stderr().find("never claimed the recording area: the program was built with another version of seer-cc"),
+            std::string::npos)
+      << Stderr();
+}
+
 // A start that fails after the trace was created (no such program or
 // process, the kernel refusing the BPF programs) leaves the trace that was at
 // the output path as it was, and no empty trace where there was none.

@@ -114,7 +114,7 @@ TEST_F(WatchTest, RacyCounterIsCaughtInTheAct) {
       ++caught_runs;
       EXPECT_NE(report_.find("proven: caught in the act (watchpoint)"), std::string::npos) << report_;
       EXPECT_NE(report_.find("Location is global 'counter' of size 8"), std::string::npos) << report_;
-      EXPECT_NE(report_.find("watch_counter.c:40"), std::string::npos) << "the counter's line:\n" << report_;
+      EXPECT_NE(report_.find("watch_counter.c:43"), std::string::npos) << "the counter's line:\n" << report_;
       // Two different threads: the sampled one and the one caught.
       EXPECT_NE(report_.find("by thread thread-1"), std::string::npos) << report_;
       EXPECT_NE(report_.find("by thread thread-2"), std::string::npos) << report_;
@@ -147,7 +147,7 @@ TEST_F(WatchTest, UnmodifiedRacyCounterIsCaughtByTheSampler) {
         << report_;
     EXPECT_NE(report_.find("by a thread not seen"), std::string::npos) << report_;
     EXPECT_NE(report_.find("Location is global 'counter' of size 8"), std::string::npos) << report_;
-    EXPECT_NE(report_.find("watch_counter.c:40"), std::string::npos) << "the counter's line:\n" << report_;
+    EXPECT_NE(report_.find("watch_counter.c:43"), std::string::npos) << "the counter's line:\n" << report_;
     EXPECT_EQ(report_.find("'guarded'"), std::string::npos) << "the locked variable reported:\n" << report_;
     // The machine-readable formats: the writer has no thread, no stack, no location.
     ASSERT_EQ(Run("analyze --analysis watch --format json " + Path("trace.seer")), 0) << err_;
