@@ -295,8 +295,7 @@ bool EndsWalk(const ZydisDecodedInstruction& ins) {
 void EndWalk(mcontext_t& m, uint64_t now) {
   m.gregs[REG_EFL] &= ~static_cast<greg_t>(kTrapFlag);
   tls_steps_left = 0;
-  const uint64_t permille = g_watch.budget_permille != 0 ? g_watch.budget_permille : 20;
-  tls_next_walk_ns = now + (now - tls_walk_began_ns) * 1000 / permille;
+  tls_next_walk_ns = now + (now - tls_walk_began_ns) * 1000 / g_watch.budget_permille;
 }
 
 // What the handler may do in the interrupted thread: it has a ring, is not in
