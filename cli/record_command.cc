@@ -103,8 +103,10 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
                   "and a hardware one where the machine fires them) while its thread is held for a moment, and "
                   "another thread touching the same bytes meanwhile, or a value changed under it, is a race (no "
                   "root). A seer-cc/seer-c++ build is sampled by its hooks (with --sync=none), a dynamically linked "
-                  "program without them by a CPU-time timer in the preloaded runtime (with or without its "
-                  "synchronisation recorded). PERCENT: the share of each thread's time it may be held (default 2)")
+                  "program without them by a CPU-time timer in the preloaded runtime, or in the runtime injected into "
+                  "a running process (-p; root or ptrace rights), with or without its synchronisation recorded; the "
+                  "detach leaves no timer or handler behind. PERCENT: the share of each thread's time it may be "
+                  "held (default 2)")
       ->expected(0, 1);
   sub->add_option("--watch-hold-us", args->options.inproc.watch_delay_us,
                   "--watch: how long a sampled thread is held, in microseconds")
@@ -159,10 +161,10 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         }
         o.inproc.sync_none = true;
       }
-      if (o.inproc.watch_period != 0 && (args->sync == "ebpf" || args->sync == "inject" || o.pid > 0)) {
+      if (o.inproc.watch_period != 0 && args->sync == "ebpf") {
         fprintf(stderr,
-                "seer record: --watch needs the runtime in a program seer record launches (--sync=inproc, "
-                "preload, none or auto with a command)\n");
+                "seer record: --watch samples through seer's runtime in the program (--sync=inproc, preload, "
+                "inject, none or auto); --sync=ebpf records without it\n");
         return kExitError;
       }
       std::string why_not_inject;
@@ -180,11 +182,15 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
       // runtime's timer in a dynamically linked program without them
       // (docs/recording.md, "Races caught in the act").
       if (o.inproc.watch_period != 0 && o.mode != recorder::RecordMode::kInproc &&
-          o.mode != recorder::RecordMode::kPreload) {
-        fprintf(stderr,
-                "seer record: --watch samples through seer's runtime, which needs a dynamically linked program or "
-                "a seer-cc/seer-c++ build; %s is neither (statically linked, or not ELF)\n",
-                o.command[0].c_str());
+          o.mode != recorder::RecordMode::kPreload && o.mode != recorder::RecordMode::kInject) {
+        if (o.pid > 0)
+          fprintf(stderr, "seer record: --watch samples through seer's runtime, which process %d cannot take: %s\n",
+                  o.pid, why_not_inject.c_str());
+        else
+          fprintf(stderr,
+                  "seer record: --watch samples through seer's runtime, which needs a dynamically linked program "
+                  "or a seer-cc/seer-c++ build; %s is neither (statically linked, or not ELF)\n",
+                  o.command[0].c_str());
         return kExitError;
       }
       if (o.inproc.watch_period != 0 && o.mode == recorder::RecordMode::kPreload &&

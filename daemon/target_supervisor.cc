@@ -117,16 +117,18 @@ bool TargetSupervisor::RecordOnce(pid_t pid) {
   options.inproc.max_spool_bytes = context_.spool_bytes;
   options.inproc.lock_hold_times = true;  // seer_lock_hold_seconds
   options.inproc.futex_tracepoints = context_.futex_tracepoints;
-  // Watched only where the daemon launches an unmodified program: the timer
-  // and the watch slots must exist before its first thread, and a seer-cc
-  // build recorded in full takes the hooks' fast path, which does not sample
-  // (docs/daemon.md, "Races caught in the act").
+  // Watched where seer's runtime samples an unmodified program: launched
+  // with it preloaded, or attached by injecting it. A seer-cc build recorded
+  // in full takes the hooks' fast path, which does not sample, and a process
+  // recorded with uprobes has no runtime (docs/daemon.md, "Races caught in the act").
   if (context_.watch_percent > 0) {
-    if (pid <= 0 && options.mode == recorder::RecordMode::kPreload)
+    if (options.mode == (pid > 0 ? recorder::RecordMode::kInject : recorder::RecordMode::kPreload))
       recorder::EnableWatch(context_.watch_percent, &options.inproc);
     else
-      fprintf(stderr, "seer daemon: %s: not watched (watch samples only programs the daemon launches unmodified)\n",
-              status_.target.c_str());
+      fprintf(stderr,
+              "seer daemon: %s: not watched (watch samples programs without seer-cc hooks that the daemon launches "
+              "or injects its runtime into; this one is recorded %s)\n",
+              status_.target.c_str(), pid > 0 ? "with uprobes" : "in full or with uprobes");
   }
   options.open_writer = [this](const TraceWriterOptions& writer_options, std::unique_ptr<TraceWriter>* out) {
     auto writer = std::make_unique<WindowedTraceWriter>(context_.dir, label_, context_.schedule, writer_options,

@@ -3,10 +3,14 @@
 #include "runtime/access_sampler.h"
 
 #include <Zydis/Zydis.h>
+#include <dirent.h>
 #include <elf.h>
+#include <fcntl.h>
 #include <link.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -21,8 +25,10 @@
 namespace seer::rt {
 namespace {
 
-// sig_data of the timer's traps; the watch slots use 0x5ee2'0000'0000'0000 + slot.
+// The timer's value in its traps: this, plus the kernel tid of the thread it
+// ticks for (the watch slots use 0x5ee2'0000'0000'0000 + slot).
 constexpr uint64_t kSamplerMagic = 0x5ee2'5a3d'0000'0000ull;
+constexpr uint64_t kSamplerTidMask = 0xffff'ffffull;
 // Ticks per budget gap (access_sampler.h), and the shortest period.
 constexpr uint64_t kTicksPerGap = 32;
 constexpr uint64_t kMinPeriodNs = 500000;
@@ -53,12 +59,43 @@ ZydisDecoder g_decoder;
 uint64_t g_period_ns = 0;  // 0: the sampler is off
 // The kernel's id of the calling thread's timer (SamplerThreadStarts), -1 for none.
 __thread int tls_timer_id = -1;
+// The thread whose first tick gave this TLS block its ring (AttachAtTick), 0
+// for none: a thread that shares the block (made by a raw clone() before an
+// attach) is never sampled into that ring.
+__thread int32_t tls_tick_tid = 0;
+// Walks under way in all threads (the trap flag set in one): a detach gives
+// SIGTRAP back only once none is (SamplerStop).
+std::atomic<int32_t> g_walks{0};
 // The thread's walk: steps left (0: none under way), when it began, and the
 // earliest time the next may begin (the last one's charge to the budget).
 __thread int tls_steps_left = 0;
 __thread uint64_t tls_walk_began_ns = 0;
 __thread uint64_t tls_next_walk_ns = 0;
 ShmHeader* g_shm = nullptr;
+
+// Every timer the sampler made, by thread: a thread deletes its own as it
+// ends, a detach deletes those left (the threads that ran at an attach never
+// end through the runtime). Under a spin lock that no signal handler takes
+// (the runtime's pthread_mutex_lock is an interposer that records): thread
+// starts and ends and the detach are all that touch it.
+struct ThreadTimer {
+  int32_t tid;  // 0: a free entry
+  int32_t id;   // the kernel's timer id
+};
+constexpr int kMaxTimers = 4096;
+ThreadTimer g_timers[kMaxTimers];
+int g_timers_used = 0;  // entries at and past this one are free
+std::atomic<bool> g_timers_locked{false};
+
+class TimersLock {
+ public:
+  TimersLock() {
+    while (g_timers_locked.exchange(true, std::memory_order_acquire)) sched_yield();
+  }
+  ~TimersLock() { g_timers_locked.store(false, std::memory_order_release); }
+  TimersLock(const TimersLock&) = delete;
+  TimersLock& operator=(const TimersLock&) = delete;
+};
 
 void NoteFunctionTable(uint64_t hdr);
 
@@ -295,6 +332,7 @@ bool EndsWalk(const ZydisDecodedInstruction& ins) {
 void EndWalk(mcontext_t& m, uint64_t now) {
   m.gregs[REG_EFL] &= ~static_cast<greg_t>(kTrapFlag);
   tls_steps_left = 0;
+  g_walks.fetch_sub(1);
   tls_next_walk_ns = now + (now - tls_walk_began_ns) * 1000 / g_watch.budget_permille;
 }
 
@@ -335,9 +373,177 @@ uint64_t PeriodNs() {
   return p < kMinPeriodNs ? kMinPeriodNs : p;
 }
 
+// The CPU clock of thread `tid` of this process (the kernel's
+// MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED), what pthread_getcpuclockid gives
+// for a pthread_t): a thread's timer on it need not be made by that thread.
+clockid_t ThreadCpuClock(int32_t tid) { return static_cast<clockid_t>((~static_cast<uint32_t>(tid) << 3) | 6u); }
+
+// A timer that ticks for thread `tid` every g_period_ns of its CPU time,
+// kept in the table: 0 and its id, EEXIST when the thread has one, or why
+// not (ENOSPC: the table is full; else timer_create's errno).
+int AddTimer(int32_t tid, int* out) {
+  TimersLock lock;
+  if (g_period_ns == 0) return ESRCH;  // stopped meanwhile
+  int free_entry = g_timers_used;
+  for (int i = 0; i < g_timers_used; ++i) {
+    if (g_timers[i].tid == tid) return EEXIST;
+    if (g_timers[i].tid == 0 && free_entry == g_timers_used) free_entry = i;
+  }
+  if (free_entry == kMaxTimers) {
+    g_shm->sampler_untimed.fetch_add(1, std::memory_order_relaxed);
+    return ENOSPC;
+  }
+  sigevent ev = {};
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = SIGTRAP;
+  ev.sigev_value.sival_ptr = reinterpret_cast<void*>(kSamplerMagic | static_cast<uint32_t>(tid));
+  ev._sigev_un._tid = tid;
+  // The kernel's own timer id (the system call, not glibc's wrapper, which
+  // keeps a table of its own for SIGEV_THREAD).
+  int id = -1;
+  if (syscall(SYS_timer_create, ThreadCpuClock(tid), &ev, &id) != 0) {
+    const int err = errno;
+    g_shm->sampler_untimed.fetch_add(1, std::memory_order_relaxed);
+    return err;
+  }
+  itimerspec period = {};
+  period.it_interval.tv_sec = static_cast<time_t>(g_period_ns / 1000000000);
+  period.it_interval.tv_nsec = static_cast<long>(g_period_ns % 1000000000);
+  period.it_value = period.it_interval;
+  if (syscall(SYS_timer_settime, id, 0, &period, nullptr) != 0) {
+    const int err = errno;
+    syscall(SYS_timer_delete, id);
+    g_shm->sampler_untimed.fetch_add(1, std::memory_order_relaxed);
+    return err;
+  }
+  g_timers[free_entry] = {tid, id};
+  if (free_entry == g_timers_used) ++g_timers_used;
+  *out = id;
+  return 0;
+}
+
+// Calls `fn(tid)` for every thread of the process, read from /proc/self/task
+// with getdents64 (no allocation). False when the directory cannot be read.
+template <typename Fn>
+bool ForEachThread(Fn fn) {
+  const int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return false;
+  alignas(8) char buf[4096];
+  for (;;) {
+    const long n = syscall(SYS_getdents64, dir, buf, sizeof(buf));
+    if (n <= 0) break;
+    for (long at = 0; at < n;) {
+      const auto* e = reinterpret_cast<const dirent64*>(buf + at);
+      at += e->d_reclen;
+      int32_t tid = 0;
+      const char* c = e->d_name;
+      for (; *c >= '0' && *c <= '9'; ++c) tid = tid * 10 + (*c - '0');
+      if (*c == '\0' && tid > 0) fn(tid);  // not "." and ".."
+    }
+  }
+  close(dir);
+  return true;
+}
+
+// Attached: a timer for every thread of the process. 0 when at least one was
+// made, else the first refusal's errno. A thread that ends meanwhile
+// (ESRCH, EINVAL) is not one.
+int TimeEveryThread() {
+  int made = 0, first_err = 0;
+  const bool listed = ForEachThread([&made, &first_err](int32_t tid) {
+    int id = -1;
+    const int err = AddTimer(tid, &id);
+    if (err == 0 || err == EEXIST)
+      ++made;
+    else if (first_err == 0 && err != ESRCH && err != EINVAL)
+      first_err = err;
+  });
+  if (!listed) return errno;
+  return made > 0 ? 0 : (first_err != 0 ? first_err : ESRCH);
+}
+
+// True when a tick of a deleted timer may still be delivered: a thread has
+// SIGTRAP pending (it blocks signals, or has not run since), and the kernel
+// is older than 6.13, whose posix-timer rework drops the queued signal of a
+// deleted timer when it would be delivered (checked here on 6.18: a thread
+// that unblocked it under SIG_DFL lived on). Such a tick would find the
+// default action, a core dump.
+bool StaleTicksMayCome() {
+  utsname u;
+  int major = 0, minor = 0;
+  if (uname(&u) == 0) {
+    const char* c = u.release;
+    for (; *c >= '0' && *c <= '9'; ++c) major = major * 10 + (*c - '0');
+    if (*c == '.')
+      for (++c; *c >= '0' && *c <= '9'; ++c) minor = minor * 10 + (*c - '0');
+  }
+  if (major > 6 || (major == 6 && minor >= 13)) return false;
+  bool pending = false;
+  const bool listed = ForEachThread([&pending](int32_t tid) {
+    // /proc/self/task/TID/status, built and read by hand: the runtime's
+    // string functions are interposers that record.
+    char path[64] = "/proc/self/task/";
+    int len = 16;
+    char digits[12];
+    int nd = 0;
+    for (int32_t t = tid; t > 0; t /= 10) digits[nd++] = static_cast<char>('0' + t % 10);
+    while (nd > 0) path[len++] = digits[--nd];
+    for (const char* c = "/status"; *c != '\0'; ++c) path[len++] = *c;
+    path[len] = '\0';
+    char text[2048];
+    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    const ssize_t n = read(fd, text, sizeof(text));
+    close(fd);
+    // "SigPnd:\t0000000000000010": the thread's pending signals, signal s at bit s-1.
+    constexpr char kKey[] = "\nSigPnd:\t";
+    constexpr int kKeyLen = sizeof(kKey) - 1;
+    for (ssize_t at = 0; at + kKeyLen < n; ++at) {
+      int k = 0;
+      while (k < kKeyLen && text[at + k] == kKey[k]) ++k;
+      if (k < kKeyLen) continue;
+      uint64_t mask = 0;
+      for (ssize_t i = at + kKeyLen; i < n; ++i) {
+        const char c = text[i];
+        const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0) break;
+        mask = mask << 4 | static_cast<uint64_t>(v);
+      }
+      if ((mask >> (SIGTRAP - 1) & 1) != 0) pending = true;
+      break;
+    }
+  });
+  return !listed || pending;
+}
+
+// A thread the runtime has not seen (it ran before an attach, and made no
+// call that would attach it): its ring now, when only the watches record,
+// for the samples this tick and the next may take. Nothing else writes to it
+// (the interposers forward under --sync=none), so a tick may open it: no
+// append of the thread's can be half-way. With the synchronisation recorded
+// the thread starts at its next pthread call instead (AttachThreadAtSyncCall:
+// a lock it holds was taken unseen), and is not sampled before.
+bool AttachAtTick(const ThreadSlot& slot, int32_t tid) {
+  ThreadVars* vars = slot.vars;
+  if (!g_rt.watch_only || !__atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) || vars->finished || vars->attaching ||
+      vars->signal_depth != 0)
+    return false;
+  vars->attaching = true;
+  const int errno_before = errno;
+  const int32_t ring = ClaimRing(-1, kReleaseCreated);
+  if (ring < 0)
+    vars->finished = true;  // counted in no_ring_threads; not retried at every tick
+  else
+    *slot.state = StartBareThread(static_cast<uint32_t>(ring), tid, /*register_counter=*/false, 0);
+  errno = errno_before;
+  vars->attaching = false;
+  if (ring >= 0) tls_tick_tid = tid;
+  return ring >= 0;
+}
+
 }  // namespace
 
-void SamplerStart(ShmHeader* h) {
+void SamplerStart(ShmHeader* h, bool attached) {
   g_shm = h;
   dl_iterate_phdr(NoteExecutableText, nullptr);
   if (g_text_count == 0 ||
@@ -351,7 +557,7 @@ void SamplerStart(ShmHeader* h) {
     return;
   }
   g_period_ns = PeriodNs();
-  const int err = SamplerThreadStarts();
+  const int err = attached ? TimeEveryThread() : SamplerThreadStarts();
   if (err != 0) {
     g_period_ns = 0;
     h->sampler_errno.store(err, std::memory_order_relaxed);
@@ -362,36 +568,54 @@ void SamplerStart(ShmHeader* h) {
 
 int SamplerThreadStarts() {
   if (g_period_ns == 0 || tls_timer_id >= 0) return 0;
-  sigevent ev = {};
-  ev.sigev_notify = SIGEV_THREAD_ID;
-  ev.sigev_signo = SIGTRAP;
-  ev.sigev_value.sival_ptr = reinterpret_cast<void*>(kSamplerMagic);
-  ev._sigev_un._tid = static_cast<pid_t>(syscall(SYS_gettid));
-  // The kernel's own timer id (the system call, not glibc's wrapper, which
-  // keeps a table of its own for SIGEV_THREAD).
   int id = -1;
-  if (syscall(SYS_timer_create, CLOCK_THREAD_CPUTIME_ID, &ev, &id) != 0) return errno;
-  itimerspec period = {};
-  period.it_interval.tv_sec = static_cast<time_t>(g_period_ns / 1000000000);
-  period.it_interval.tv_nsec = static_cast<long>(g_period_ns % 1000000000);
-  period.it_value = period.it_interval;
-  if (syscall(SYS_timer_settime, id, 0, &period, nullptr) != 0) {
-    const int err = errno;
-    syscall(SYS_timer_delete, id);
-    return err;
-  }
-  tls_timer_id = id;
-  return 0;
+  const int err = AddTimer(static_cast<int32_t>(syscall(SYS_gettid)), &id);
+  if (err == 0) tls_timer_id = id;
+  return err == EEXIST ? 0 : err;
 }
 
 void SamplerThreadEnds() {
   if (tls_timer_id < 0) return;
-  syscall(SYS_timer_delete, tls_timer_id);
+  const int32_t tid = static_cast<int32_t>(syscall(SYS_gettid));
+  {
+    TimersLock lock;
+    // Not there when a detach deleted it already.
+    for (int i = 0; i < g_timers_used; ++i) {
+      if (g_timers[i].tid != tid || g_timers[i].id != tls_timer_id) continue;
+      syscall(SYS_timer_delete, g_timers[i].id);
+      g_timers[i].tid = 0;
+      break;
+    }
+  }
   tls_timer_id = -1;
 }
 
+bool SamplerStop() {
+  {
+    TimersLock lock;
+    g_period_ns = 0;  // no thread starts a timer again (AddTimer looks under the lock)
+    for (int i = 0; i < g_timers_used; ++i) {
+      if (g_timers[i].tid == 0) continue;
+      syscall(SYS_timer_delete, g_timers[i].id);
+      g_timers[i].tid = 0;
+    }
+    g_timers_used = 0;
+  }
+  // g_watch.on is off already: a walking thread ends its walk at its next
+  // step, and no tick starts one (SamplerTrap counts a walk before it looks).
+  // A walk takes a few milliseconds; one that has not ended in two seconds
+  // belongs to a thread that is stopped, or left a handler by siglongjmp.
+  const uint64_t deadline = NowNs() + 2000000000ull;
+  while (g_walks.load() > 0 && NowNs() < deadline) {
+    const timespec pause = {0, 1000000};
+    nanosleep(&pause, nullptr);
+  }
+  return g_walks.load() <= 0 && !StaleTicksMayCome();
+}
+
 bool SamplerTrap(uint64_t sig_data, void* context) {
-  if (sig_data != kSamplerMagic) return false;
+  if ((sig_data & ~kSamplerTidMask) != kSamplerMagic) return false;
+  const auto tid = static_cast<int32_t>(sig_data & kSamplerTidMask);
   ShmHeader* h = g_shm;
   if (h == nullptr || !__atomic_load_n(&g_watch.on, __ATOMIC_RELAXED)) return true;
   h->sampler_ticks.fetch_add(1, std::memory_order_relaxed);
@@ -399,10 +623,15 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
   // The walk under way is this gap's sample; one that stopped trapping (the
   // program left a signal handler by siglongjmp, which does not restore the
   // flags) is given up after a while.
-  if (tls_steps_left > 0 && now - tls_walk_began_ns < kLostWalkNs) return true;
-  tls_steps_left = 0;
+  if (tls_steps_left > 0) {
+    if (now - tls_walk_began_ns < kLostWalkNs) return true;
+    tls_steps_left = 0;
+    g_walks.fetch_sub(1);
+  }
   if (tls_watch_last_ns != 0 && now - tls_watch_last_ns < g_watch.min_gap_ns) return true;
   ThreadSlot slot = CurrentSlot();
+  if (slot.state != nullptr && *slot.state == nullptr && !AttachAtTick(slot, tid)) return true;
+  if (tls_tick_tid != 0 && tls_tick_tid != tid) return true;  // another thread's ring (AttachAtTick)
   if (!MaySample(slot)) return true;
   mcontext_t& m = static_cast<ucontext_t*>(context)->uc_mcontext;
   if (TextAt(static_cast<uint64_t>(m.gregs[REG_RIP])) == nullptr) {
@@ -416,6 +645,13 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
     WatchHold(hidden.state(), a.addr, a.size, a.write, a.pc, /*careful=*/true);
   } else if (now >= tls_next_walk_ns) {
     // No access in reach of the decode: walk to the next (access_sampler.h).
+    // Counted before the switch is looked at again, so that a detach that
+    // turned it off meanwhile either sees the walk or is seen here.
+    g_walks.fetch_add(1);
+    if (!__atomic_load_n(&g_watch.on, __ATOMIC_SEQ_CST)) {
+      g_walks.fetch_sub(1);
+      return true;
+    }
     h->sampler_walks.fetch_add(1, std::memory_order_relaxed);
     tls_steps_left = kMaxSteps;
     tls_walk_began_ns = now;
@@ -463,10 +699,15 @@ bool SamplerStep(void* context) {
 
 void SamplerForgetInChild() {
   // A fork's child has no timers (POSIX timers are not inherited): it is not
-  // sampled, and its threads start none.
+  // sampled, and its threads start none. Its one thread walks nothing (fork
+  // is a system call, which ends a walk).
   tls_timer_id = -1;
   tls_steps_left = 0;
+  tls_tick_tid = 0;
   g_period_ns = 0;
+  g_timers_used = 0;
+  g_timers_locked.store(false, std::memory_order_relaxed);
+  g_walks.store(0, std::memory_order_relaxed);
 }
 
 }  // namespace seer::rt

@@ -4,10 +4,16 @@
 // the samples are taken by time, as a profiler takes them:
 //
 //  - a CPU-time timer per thread: a POSIX timer on the thread's own CPU clock
-//    (CLOCK_THREAD_CPUTIME_ID) that sends SIGTRAP to that thread
-//    (SIGEV_THREAD_ID), made by each thread as it starts (the main thread in
-//    SamplerStart, the others in StartThread) and deleted as it ends; exec
-//    and fork drop them. The kernel checks CPU timers at its scheduler tick,
+//    that sends SIGTRAP to that thread (SIGEV_THREAD_ID), made by each thread
+//    as it starts (the main thread in SamplerStart, the others in
+//    StartThread) and deleted as it ends; exec and fork drop them. Attached
+//    to a running process (seer record -p), SamplerStart makes one for every
+//    thread the process has, on that thread's clock (allowed within a thread
+//    group), and a thread the runtime has not seen gets its ring at its first
+//    tick when only the watches record (--sync=none). A table holds every
+//    timer, so that a detach deletes them all (SamplerStop) and then waits
+//    for the walks under way to end before the program's SIGTRAP disposition
+//    comes back. The kernel checks CPU timers at its scheduler tick,
 //    so a thread is interrupted at most once a tick (4 ms at HZ=250). Not a
 //    perf event (a PERF_COUNT_SW_TASK_CLOCK event with `sigtrap` and
 //    `inherit`, as the hardware watchpoints are): such an event is switched
@@ -63,10 +69,18 @@
 
 namespace seer::rt {
 
-// Starts sampling, and the timer of the calling thread (before the program
-// makes another), as the watch settings in `h` ask; says what happened in
-// h->sampler_*.
-void SamplerStart(ShmHeader* h);
+// Starts sampling as the watch settings in `h` ask; says what happened in
+// h->sampler_*. Launched: the calling thread's timer, before the program
+// makes another thread. `attached` (injected into a running process): a
+// timer for every thread it has now.
+void SamplerStart(ShmHeader* h, bool attached);
+
+// The detach of an attached process: no tick from now on (every timer
+// deleted), then waits a bounded time for the walks under way to take their
+// last step. False when one did not (a thread may still have the trap flag
+// set), or a deleted timer's tick may still come (a kernel before 6.13, a
+// thread with SIGTRAP pending): the runtime's SIGTRAP handler must stay.
+bool SamplerStop();
 
 // The calling thread's timer, when the sampler is on: made as a thread
 // starts (0, or the errno of a refusal), deleted as it ends.
@@ -82,7 +96,8 @@ bool SamplerTrap(uint64_t sig_data, void* context);
 // walk goes on, or ends with or without a sample.
 bool SamplerStep(void* context);
 
-// A forked child: the timers were not inherited; it samples nothing.
+// A forked child: the timers were not inherited; it samples nothing, and
+// the table of the parent's timers is forgotten.
 void SamplerForgetInChild();
 
 }  // namespace seer::rt

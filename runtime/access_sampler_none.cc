@@ -4,7 +4,8 @@
 
 namespace seer::rt {
 
-void SamplerStart(ShmHeader*) {}
+void SamplerStart(ShmHeader*, bool) {}
+bool SamplerStop() { return true; }
 int SamplerThreadStarts() { return 0; }
 void SamplerThreadEnds() {}
 bool SamplerTrap(uint64_t, void*) { return false; }

@@ -7,6 +7,9 @@
 // runtime's interposers (got_patch.cc), which record as in a preloaded launch.
 // A thread of the runtime's own waits for the detach and puts the calls back;
 // it does the same if the recorder dies, so the process never depends on it.
+// With --watch the runtime samples the process's threads too (watchpoints.h),
+// and the detach leaves none of it behind: no timer, no perf event, no
+// handler of the runtime's (WatchStop, RestoreSignalHandlers).
 #include <dlfcn.h>
 #include <linux/futex.h>
 #include <pthread.h>
@@ -20,6 +23,7 @@
 
 #include "runtime/got_patch.h"
 #include "runtime/rt_state.h"
+#include "runtime/watchpoints.h"
 
 // Returns, for the recorder: the slots redirected in the low 32 bits and the
 // modules holding them in the high ones; or a negative error:
@@ -54,9 +58,13 @@ void* WatchForDetach(void*) {
     const timespec pause = {0, 100 * 1000 * 1000};
     LibcSyscall()(SYS_futex, reinterpret_cast<uint32_t*>(&a->state), FUTEX_WAIT, state, &pause, nullptr, 0);
   }
+  // The watches first, while the program's sigaction() still reaches the
+  // runtime: it cannot take SIGTRAP back from under the sampler meanwhile.
+  WatchStop();
   RestoreRedirected();
   __atomic_store_n(&g_rt.sync_inproc, false, __ATOMIC_RELEASE);
   StopRecording();
+  RestoreSignalHandlers();
   a->restored.store(1, std::memory_order_release);
   WakeAll(&a->restored);
   return nullptr;
@@ -90,9 +98,15 @@ SEER_RT_EXPORT int64_t __seer_rt_inject(uint64_t flags) {
   using namespace seer::rt;
   if (!ActivateInjected((flags & kInjectFutexStamps) != 0)) return kInjectNoArea;
   const GotPatchResult r = RedirectToRuntime();
+  // --watch: after the redirect, so that every thread either exists now (and
+  // gets its timer here) or is made through the interposed pthread_create;
+  // before the detach thread, which is not the program's to sample.
+  if (r.error == 0) WatchStart(g_rt.shm, /*attached=*/true);
   if (r.error != 0 || !StartWatcher()) {
+    WatchStop();
     RestoreRedirected();
     StopRecording();
+    RestoreSignalHandlers();
     return r.error != 0 ? kInjectProtectBase - r.error : kInjectNoThread;
   }
   return static_cast<int64_t>(r.slots) | (static_cast<int64_t>(r.modules) << 32);

@@ -31,13 +31,15 @@ bool Contains(const char* s, const char* part) {
 }
 
 // What attach mode redirects: synchronisation (pthread, semaphores, C++
-// static-init guards, syscall() for raw futex calls) and allocation. Not the memory functions
+// static-init guards, syscall() for raw futex calls) and allocation; and
+// sigaction() and signal(), so that the program cannot take SIGTRAP from the
+// watches' sampler (interpose_signal.cc). Not the memory functions
 // (interpose_mem.cc): they record accesses, which only instrumented code needs.
 bool Redirected(const char* name) {
   static const char* const kPrefixes[] = {"pthread_", "sem_", "__cxa_guard_", "_Znw", "_Zna", "_Zdl", "_Zda"};
-  static const char* const kNames[] = {"malloc",       "calloc",         "realloc",       "free",
-                                       "reallocarray", "posix_memalign", "aligned_alloc", "memalign",
-                                       "valloc",       "pvalloc",        "syscall"};
+  static const char* const kNames[] = {"malloc",         "calloc",        "realloc",  "free",   "reallocarray",
+                                       "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
+                                       "syscall",        "sigaction",     "signal"};
   for (const char* p : kPrefixes)
     if (StartsWith(name, p)) return true;
   for (const char* n : kNames)

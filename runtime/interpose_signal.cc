@@ -15,12 +15,15 @@
 //
 // A nested handler (one interrupting a handler), a handler in a thread that is
 // not recording, and every handler in the eBPF modes (the probes map a thread
-// to one record counter) record nothing. Handlers installed before the
-// runtime was loaded (attach by injection) are not wrapped.
+// to one record counter) record nothing. Attached by injection, no handler is
+// wrapped: those installed before the attach cannot be, and one wrapped after
+// it would stay behind the trampoline once the recorder let the process go.
 //
 // SIGTRAP is the runtime's own while watchpoints are on (watchpoints.h): its
 // handler stays installed, and the program's is kept here and called for every
-// trap that is not a watchpoint's (signal_chain.h).
+// trap that is not a watchpoint's (signal_chain.h); attached, it is given back
+// at the detach.
+#include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
@@ -46,8 +49,35 @@ struct Handler {
 Handler handlers[NSIG];
 
 // Set once the runtime's SIGTRAP handler is installed: the program's sigaction()
-// for SIGTRAP only records its handler from then on.
+// for SIGTRAP only records its handler from then on, in `program_sigtrap` too
+// (the disposition a detach gives back). SigtrapLock orders the program's
+// sigaction(SIGTRAP) with the runtime's install and uninstall: none is lost
+// or left behind the other.
 std::atomic<bool> runtime_sigtrap{false};
+struct sigaction program_sigtrap = {};
+std::atomic<bool> sigtrap_locked{false};
+
+// Held with every signal blocked: sigaction() is async-signal-safe, and a
+// handler's call must not spin on a lock the thread it interrupted holds.
+class SigtrapLock {
+ public:
+  SigtrapLock() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved_);
+    while (sigtrap_locked.exchange(true, std::memory_order_acquire)) {
+    }
+  }
+  ~SigtrapLock() {
+    sigtrap_locked.store(false, std::memory_order_release);
+    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
+  SigtrapLock(const SigtrapLock&) = delete;
+  SigtrapLock& operator=(const SigtrapLock&) = delete;
+
+ private:
+  sigset_t saved_;
+};
 
 // The ring of the calling thread's handlers (`vars`, interrupting `outer`):
 // claimed and begun at its first handler. Null when it can have none.
@@ -153,6 +183,7 @@ void RuntimeSigtrap(int sig, siginfo_t* info, void* context) {
 }  // namespace
 
 bool InstallRuntimeSigtrap() {
+  SigtrapLock lock;
   // Once: the hardware watchpoints and the access sampler both ask, and a
   // second install would keep the runtime's own handler as the program's.
   if (runtime_sigtrap.load(std::memory_order_acquire)) return true;
@@ -162,6 +193,7 @@ bool InstallRuntimeSigtrap() {
   sigemptyset(&mine.sa_mask);
   struct sigaction old = {};
   if (real_sigaction.get()(SIGTRAP, &mine, &old) != 0) return false;
+  program_sigtrap = old;
   // A handler installed before the runtime (it is loaded first, so rarely).
   void* fn = (old.sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<void*>(old.sa_sigaction)
                                               : reinterpret_cast<void*>(old.sa_handler);
@@ -173,40 +205,22 @@ bool InstallRuntimeSigtrap() {
   return true;
 }
 
-}  // namespace seer::rt
+bool UninstallRuntimeSigtrap() {
+  SigtrapLock lock;
+  if (!runtime_sigtrap.load(std::memory_order_acquire)) return true;
+  if (real_sigaction.get()(SIGTRAP, &program_sigtrap, nullptr) != 0) return false;
+  runtime_sigtrap.store(false, std::memory_order_release);
+  return true;
+}
 
-using namespace seer::rt;
+namespace {
 
-#pragma GCC visibility push(default)
-extern "C" {
-
-int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexcept {
-  const SigactionFn real = real_sigaction.get();
-  if (sig <= 0 || sig >= NSIG) return real(sig, act, old);
+// The program's sigaction() of a launched process: its handler runs behind the trampoline.
+int ProgramAction(SigactionFn real, int sig, const struct sigaction* act, struct sigaction* old) {
   Handler& h = handlers[sig];
   void* const old_fn = h.fn.load(std::memory_order_relaxed);
   const bool old_siginfo = h.siginfo.load(std::memory_order_relaxed);
   int rc;
-  if (sig == SIGTRAP && runtime_sigtrap.load(std::memory_order_acquire)) {
-    // The runtime keeps its handler: the program's is what it runs for the
-    // traps that are not the watchpoints'.
-    if (act != nullptr) {
-      void* fn = (act->sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<void*>(act->sa_sigaction)
-                                                   : reinterpret_cast<void*>(act->sa_handler);
-      h.siginfo.store((act->sa_flags & SA_SIGINFO) != 0, std::memory_order_relaxed);
-      h.fn.store(fn, std::memory_order_release);
-    }
-    if (old != nullptr) {
-      *old = {};
-      if (old_siginfo) {
-        old->sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(old_fn);
-        old->sa_flags = SA_SIGINFO;
-      } else {
-        old->sa_handler = old_fn != nullptr ? reinterpret_cast<void (*)(int)>(old_fn) : SIG_DFL;
-      }
-    }
-    return 0;
-  }
   if (act == nullptr) {
     rc = real(sig, act, old);
   } else {
@@ -231,6 +245,55 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexc
   }
   if (rc == 0 && old != nullptr) ShowProgramHandler(old, old_fn, old_siginfo);
   return rc;
+}
+
+// The program's sigaction(SIGTRAP), under SigtrapLock.
+int SigtrapAction(SigactionFn real, const struct sigaction* act, struct sigaction* old) {
+  if (!runtime_sigtrap.load(std::memory_order_acquire))
+    return g_rt.injected ? real(SIGTRAP, act, old) : ProgramAction(real, SIGTRAP, act, old);
+  // The runtime keeps its handler: the program's is what it runs for the
+  // traps that are not the watchpoints', and what a detach gives back.
+  Handler& h = handlers[SIGTRAP];
+  void* const old_fn = h.fn.load(std::memory_order_relaxed);
+  const bool old_siginfo = h.siginfo.load(std::memory_order_relaxed);
+  if (act != nullptr) {
+    void* fn = (act->sa_flags & SA_SIGINFO) != 0 ? reinterpret_cast<void*>(act->sa_sigaction)
+                                                 : reinterpret_cast<void*>(act->sa_handler);
+    h.siginfo.store((act->sa_flags & SA_SIGINFO) != 0, std::memory_order_relaxed);
+    h.fn.store(fn, std::memory_order_release);
+    program_sigtrap = *act;
+  }
+  if (old != nullptr) {
+    *old = {};
+    if (old_siginfo) {
+      old->sa_sigaction = reinterpret_cast<void (*)(int, siginfo_t*, void*)>(old_fn);
+      old->sa_flags = SA_SIGINFO;
+    } else {
+      old->sa_handler = old_fn != nullptr ? reinterpret_cast<void (*)(int)>(old_fn) : SIG_DFL;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace seer::rt
+
+using namespace seer::rt;
+
+#pragma GCC visibility push(default)
+extern "C" {
+
+int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexcept {
+  const SigactionFn real = real_sigaction.get();
+  if (sig <= 0 || sig >= NSIG) return real(sig, act, old);
+  // SIGTRAP's calls one at a time with the runtime's install and uninstall.
+  if (sig == SIGTRAP) {
+    SigtrapLock lock;
+    return SigtrapAction(real, act, old);
+  }
+  // Attached by injection: nothing is wrapped (the note at the top).
+  if (g_rt.injected) return real(sig, act, old);
+  return ProgramAction(real, sig, act, old);
 }
 
 // glibc's signal() calls its own sigaction, not this one: BSD semantics

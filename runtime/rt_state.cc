@@ -132,6 +132,21 @@ void InstallSignalHandlers() {
   }
 }
 
+}  // namespace
+
+void RestoreSignalHandlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction now;
+    if (sigaction(sig, nullptr, &now) != 0 || (now.sa_flags & SA_SIGINFO) != 0 || now.sa_handler != OnFatalSignal)
+      continue;  // the program's own since
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, nullptr);
+  }
+}
+
+namespace {
+
 // One page in a close-on-exec memfd: all a program pays until someone records it.
 void CreateAttachPoint() {
   const int fd = memfd_create(kAttachName, MFD_CLOEXEC);
@@ -249,6 +264,7 @@ bool ActivateAttached() {
   }
   g_rt.shm = h;
   g_rt.hold_times = (h->options & kOptionHoldTimes) != 0;
+  g_rt.watch_only = (h->options & kOptionWatchOnly) != 0;
   // Injected: the interposers record; else the recorder's probes do.
   g_rt.sync_inproc = g_rt.injected;
   InstallSignalHandlers();
@@ -324,7 +340,7 @@ void Initialize() {
     InstallSignalHandlers();
     // Before the program makes a thread: the watchpoints reach every thread
     // created after them (watchpoints.h).
-    WatchStart(g_rt.shm);
+    WatchStart(g_rt.shm, /*attached=*/false);
     g_rt.active = true;
     AttachThread();
   }

@@ -150,6 +150,11 @@ extern AttachPoint* g_attach_point;
 // Idempotent; called from __tsan_init and the runtime's constructor.
 void Initialize();
 
+// The detach of an attached process: the fatal signals the runtime caught
+// (to note which one killed the process) have their default action again,
+// unless the program installed a handler of its own since.
+void RestoreSignalHandlers();
+
 // Attach by injection (attach_inject.cc): maps the area the recorder laid out
 // behind the attach page, recording synchronisation in-process from now on.
 // False when there is no requested area, or it is not ours.

@@ -11,4 +11,9 @@ namespace seer::rt {
 // False (errno set) when sigaction() refused. Installs once, however often called.
 bool InstallRuntimeSigtrap();
 
+// Gives SIGTRAP back to the program (the detach of an attached process): its
+// disposition as it last gave it, or as it was before the install. False
+// (errno set) when sigaction() refused; the runtime's handler stays then.
+bool UninstallRuntimeSigtrap();
+
 }  // namespace seer::rt

@@ -37,6 +37,9 @@ constexpr uint64_t kSigMagic = 0x5ee2'0000'0000'0000ull;
 // si_code of a perf event's SIGTRAP (asm-generic/siginfo.h; glibc 2.36 lacks it).
 constexpr int kTrapPerf = 6;
 
+// ShmHeader::watch_errno of an attached process: no hardware slots were opened.
+constexpr int kNoHardwareAttached = -2;
+
 struct alignas(64) Slot {
   int fd = -1;
   std::atomic<uint32_t> busy{0};   // claimed by a sampling thread
@@ -266,7 +269,7 @@ int OpenHardware() {
 
 }  // namespace
 
-bool WatchStart(ShmHeader* h) {
+bool WatchStart(ShmHeader* h, bool attached) {
   if (h->watch_period == 0) return true;
   g_watch.shm = h;
   g_watch.period = h->watch_period;
@@ -274,7 +277,7 @@ bool WatchStart(ShmHeader* h) {
   const uint64_t permille = h->watch_budget_permille != 0 ? h->watch_budget_permille : 20;
   g_watch.budget_permille = static_cast<uint32_t>(permille);
   g_watch.min_gap_ns = uint64_t{g_watch.delay_us} * 1000 * 1000 / permille;
-  const int hardware_err = OpenHardware();
+  const int hardware_err = attached ? kNoHardwareAttached : OpenHardware();
   // The software watches need no kernel help: as many as the hardware could
   // hold, so that both watch the same bytes.
   g_watch.slots = g_watch.hardware ? g_watch.slots : kMaxWatchSlots;
@@ -284,8 +287,27 @@ bool WatchStart(ShmHeader* h) {
   __atomic_store_n(&g_watch.on, true, __ATOMIC_RELEASE);
   // A program without hooks (the preloaded libseer_rt.so) is sampled by a
   // timer instead; in a seer-cc build (the archives) this does nothing.
-  SamplerStart(h);
+  SamplerStart(h, attached);
   return true;
+}
+
+void WatchStop() {
+  ShmHeader* h = g_watch.shm;
+  if (h == nullptr || !__atomic_load_n(&g_watch.on, __ATOMIC_ACQUIRE)) return;
+  __atomic_store_n(&g_watch.on, false, __ATOMIC_SEQ_CST);
+  const bool walks_ended = SamplerStop();
+  // A thread may be holding a sample (a few hundred microseconds): its slot's
+  // descriptor stays open until it has let go.
+  const uint64_t deadline = NowNs() + 1000000000ull;
+  for (uint32_t i = 0; i < g_watch.slots; ++i) {
+    while (g_slots[i].busy.load(std::memory_order_acquire) != 0 && NowNs() < deadline) sched_yield();
+    if (g_slots[i].fd >= 0 && g_slots[i].busy.load(std::memory_order_acquire) == 0) {
+      close(g_slots[i].fd);
+      g_slots[i].fd = -1;
+    }
+  }
+  const bool handler_back = walks_ended && UninstallRuntimeSigtrap();
+  h->watch_detach.store(handler_back ? kWatchDetachClean : kWatchDetachHandlerKept, std::memory_order_release);
 }
 
 void WatchSample(uint64_t addr, uint64_t size, bool write, uint64_t pc) {

@@ -64,7 +64,17 @@ inline constexpr uint32_t kMaxWatchSlots = 4;  // x86-64 has four debug address 
 // thread), as the shared area's watch_period asks: the software slots always,
 // the hardware ones (and the SIGTRAP handler) where the machine delivers them.
 // What it got, and the counts, go to the area (ShmHeader::watch_*).
-bool WatchStart(ShmHeader* h);
+// `attached` (injected into a running process, seer record -p): no hardware
+// slots, which would reach only the threads created after them (`inherit`),
+// and the sampler times every thread the process has (access_sampler.h).
+bool WatchStart(ShmHeader* h, bool attached);
+
+// The detach of an attached process (attach_inject.cc): leaves nothing of the
+// watches behind. No sample from now on, every timer deleted, the hardware
+// slots closed once no thread holds one, and SIGTRAP's disposition the
+// program's again once no walk is under way. What it managed goes to
+// ShmHeader::watch_detach.
+void WatchStop();
 
 // A forked child: its copies of the slots' descriptors name the parent's
 // watchpoints, which the child does not have (inherit_thread): no sampling.

@@ -11,9 +11,9 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 9;  // 3: long records of 3-5 words; 4: the writer state in the descriptor; 5:
-                                            // the pause word; 6: options; 7: ring reuse; 8: the access sampler;
-                                            // 9: its walks
+inline constexpr uint32_t kShmVersion = 10;  // 3: long records of 3-5 words; 4: the writer state in the descriptor;
+                                             // 5: the pause word; 6: options; 7: ring reuse; 8: the access sampler;
+                                             // 9: its walks; 10: watches of an attached process
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
@@ -75,7 +75,8 @@ struct alignas(64) ShmHeader {
   // runtime: 1 when the hardware watchpoints fire on this machine (else only
   // the hooks' software ones and the value comparison); the watches armed at
   // once; why there is no hardware: an errno of perf_event_open or sigaction,
-  // -1 when the debug registers were accepted but never fired.
+  // -1 when the debug registers were accepted but never fired, -2 when
+  // attached to a running process (the slots would reach only new threads).
   std::atomic<uint32_t> watch_hardware;
   std::atomic<uint32_t> watch_slots;
   std::atomic<int32_t> watch_errno;
@@ -97,7 +98,20 @@ struct alignas(64) ShmHeader {
   std::atomic<uint64_t> sampler_walks;
   std::atomic<uint64_t> sampler_walk_samples;
   std::atomic<uint64_t> sampler_steps;
+  // runtime: threads the sampler could give no timer (its table of timers
+  // full, or timer_create refused); and, attached (seer record -p), how the
+  // detach left the process (kWatchDetach*).
+  std::atomic<uint32_t> sampler_untimed;
+  std::atomic<uint32_t> watch_detach;
 };
+
+// ShmHeader::watch_detach, once an attached process was let go: every timer
+// deleted, every hardware watchpoint closed, and SIGTRAP's disposition the
+// program's again; or the same but the runtime's SIGTRAP handler left
+// installed, because a thread's walk (runtime/access_sampler.h) had not ended
+// (its next single step would otherwise kill the program).
+inline constexpr uint32_t kWatchDetachClean = 1;
+inline constexpr uint32_t kWatchDetachHandlerKept = 2;
 
 // ShmHeader::options: each release of a lock the runtime recorded carries in
 // its aux the nanoseconds the lock was held (two clock reads per lock pair;

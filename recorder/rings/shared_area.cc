@@ -52,9 +52,14 @@ Status SharedArea::CreateOn(int fd, uint64_t offset, const SharedAreaOptions& o)
   h->watch_delay_us = o.watch_delay_us;
   h->watch_budget_permille = o.watch_budget_permille;
   h->ring_offset = rt::RingOffset(o.max_rings);
+  // Watches only (--sync=none): every ring paused from the start, so that
+  // they carry thread starts and ends and the caught races alone, whether the
+  // target is launched or attached.
+  const uint32_t paused = (o.options & rt::kOptionWatchOnly) != 0 ? 1u : 0u;
   for (uint32_t i = 0; i < o.max_rings; ++i) {
     auto* d = new (&rt::RingDescs(h)[i]) rt::RingDesc();
     d->parent = -1;
+    d->paused = paused;
   }
   return Status::Ok();
 }

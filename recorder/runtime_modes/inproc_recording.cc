@@ -272,14 +272,8 @@ Status InprocRecording::Begin() {
     return Status::Permission(
         "--futex-tracepoints needs root or CAP_BPF and CAP_PERFMON (the runtime alone "
         "needs neither)");
-  if (opts_.watch_period != 0 && attached_)
-    return Status::InvalidArgument(
-        "--watch needs the program launched by seer record (its watchpoints are opened before its first "
-        "thread); a running process cannot be watched yet");
   Status s = attached_ ? Status::Ok() : area_.Create(AreaOptions());
   if (!s.ok()) return s;
-  // --sync=none: the rings carry thread starts and ends and the caught races only.
-  if (opts_.sync_none) area_.SetPaused(true);
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
 
@@ -532,7 +526,8 @@ bool InprocRecording::AttachedAlive() const {
 void InprocRecording::DetachInjected() {
   if (detached_) return;
   detached_ = true;
-  Status st = injected_.Detach(std::chrono::seconds(2));
+  // The runtime may wait up to 3 s for the watches to let go (runtime/watchpoints.h, WatchStop).
+  Status st = injected_.Detach(std::chrono::seconds(opts_.watch_period != 0 ? 5 : 2));
   if (!st.ok()) detach_note_ = st.ToString();
 }
 

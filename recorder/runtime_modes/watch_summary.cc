@@ -12,6 +12,7 @@ std::string NoHardware(int err) {
   if (err == -1)
     return "the machine accepted the debug registers but never fired them (a hypervisor without debug-register "
            "support)";
+  if (err == -2) return "a running process's would reach only the threads it makes after the attach";
   std::string why = fmt::format("perf_event_open refused a hardware breakpoint ({})", std::strerror(err));
   if (err == EACCES || err == EPERM) why += ": perf_event_paranoid above 2, or a seccomp filter or container";
   if (err == ENOSPC) why += ": a debugger or the program holds every debug register";
@@ -51,12 +52,24 @@ std::string WatchSummary(const rt::ShmHeader& shm, const InprocOptions& options)
   std::string kinds = hardware ? "hardware watchpoints and " + others
                                : others + " only (no hardware watchpoints: " +
                                      NoHardware(shm.watch_errno.load(std::memory_order_relaxed)) + ")";
-  return fmt::format(
+  std::string summary = fmt::format(
       "{}{} watches at once, {}; samples held {} us within {:.1f}% of each thread's time: {} samples, {} races "
       "caught, {} skipped (every watch armed)",
       sampler, shm.watch_slots.load(std::memory_order_relaxed), kinds, options.watch_delay_us,
       options.watch_budget_permille / 10.0, shm.watch_samples.load(std::memory_order_relaxed),
       shm.watch_caught.load(std::memory_order_relaxed), shm.watch_busy.load(std::memory_order_relaxed));
+  if (const uint32_t untimed = shm.sampler_untimed.load(std::memory_order_relaxed); untimed != 0)
+    summary += fmt::format("; {} threads got no timer (not sampled)", untimed);
+  switch (shm.watch_detach.load(std::memory_order_acquire)) {
+    case rt::kWatchDetachClean: summary += "; detached: every timer deleted, SIGTRAP the program's again"; break;
+    case rt::kWatchDetachHandlerKept:
+      summary +=
+          "; detached: every timer deleted, but seer's SIGTRAP handler stays installed (a thread was still "
+          "single-stepping to an access; the handler now passes every trap to the program's)";
+      break;
+    default: break;
+  }
+  return summary;
 }
 
 }  // namespace seer::recorder

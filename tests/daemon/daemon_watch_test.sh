@@ -7,7 +7,8 @@
 #   - seer_events_recorded_total{kind="watch_sample"} > 0;
 #   - seer_findings{kind="race",engine="watch"} >= 1, and /findings lists it
 #     on the counter;
-#   - a bad share is refused at start with the flag named.
+#   - a bad share is refused at start with the flag named;
+#   - the same program already running, attached by -p, is watched too.
 # Usage: daemon_watch_test.sh SEER WATCH_COUNTER_PLAIN SCRATCH
 set -euo pipefail
 seer=$1 target=$2 tmp=$3
@@ -40,4 +41,24 @@ PY
 kill -TERM "$daemon_pid"
 wait "$daemon_pid" || fail "seer daemon exited $? after SIGTERM"
 daemon_pid=
+
+# The same program already running, attached by -p (the runtime injected; root
+# or ptrace rights): its samples and its race reach the findings too, and it
+# ends normally once the daemon lets it go.
+if [ "$(id -u)" = 0 ]; then
+  "$target" 15000 >"$tmp/attached.out" &
+  target_pid=$!
+  sleep 0.3
+  start_daemon "$tmp/daemon.log" --dir "$tmp/attached" --window 1s --duty continuous -a hb --watch -p "$target_pid"
+  wait_for 60 "a watch sample of the attached program" positive 'seer_events_recorded_total{kind="watch_sample"}'
+  wait_for 60 "a race caught by watch in the attached program" positive 'seer_findings{kind="race",engine="watch"}'
+  kill -TERM "$daemon_pid"
+  wait "$daemon_pid" || fail "seer daemon exited $? after SIGTERM (attached)"
+  daemon_pid=
+  wait "$target_pid" || fail "the attached program exited $? after the daemon let it go"
+  grep -q 'guarded=' "$tmp/attached.out" || fail "the attached program printed no result"
+  echo "attached program $target_pid: sampled, its race among the findings, let go, ended normally"
+else
+  echo "SKIPPED LOUDLY: the attached part needs root (ptrace)"
+fi
 echo "daemon watch test: passed"

@@ -94,11 +94,6 @@ TEST_F(WatchTest, PreloadedSamplerIsRefusedForASeerCcBuild) {
       << err_;
 }
 
-TEST_F(WatchTest, WatchNeedsALaunchedProgram) {
-  EXPECT_EQ(Run("record --watch -p 1 -o " + Path("t.seer")), 2);
-  EXPECT_NE(err_.find("--watch needs the runtime in a program seer record launches"), std::string::npos) << err_;
-}
-
 // The racy counter, gcc and clang builds: caught in most runs (the default
 // budget holds each thread about 2% of its time), each report naming both
 // threads, both accesses at the counter's line, and the global.

@@ -8,8 +8,8 @@
 //   fork     a forked child runs the same loop for a while first (its copy of
 //            the watch slots must not be used: inherit_thread)
 //   sigtrap  the program's own SIGTRAP handler must still run
-//   blocked  the workers block every signal first, as many services' workers
-//            do (the sampler's SIGTRAP stays pending: they are not sampled)
+//   blocked  the workers block every signal, as many services' do (the sampler's SIGTRAP stays pending)
+//   unblock  the same, and they unblock them after their loop (seer record -p: after the detach)
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@ static long guarded;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static long duration_ms = 1000;
 static volatile sig_atomic_t sigtrap_handled;
-static int block_signals;
+static int block_signals;  // 1: blocked, 2: unblocked at the end
 
 static double Now(void) {
   struct timespec t;
@@ -62,6 +62,12 @@ static void* Worker(void* arg) {
       local += i;
     }
   }
+  if (block_signals == 2) {
+    // A tick of a deleted timer still pending here must not be delivered.
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_UNBLOCK, &all, NULL);
+  }
   return (void*)local;
 }
 
@@ -80,7 +86,7 @@ static void OnSigtrap(int sig) {
 int main(int argc, char** argv) {
   if (argc > 1) duration_ms = atol(argv[1]);
   const char* extra = argc > 2 ? argv[2] : "";
-  block_signals = strcmp(extra, "blocked") == 0;
+  block_signals = strcmp(extra, "blocked") == 0 ? 1 : strcmp(extra, "unblock") == 0 ? 2 : 0;
   if (strcmp(extra, "sigtrap") == 0) {
     signal(SIGTRAP, OnSigtrap);
     raise(SIGTRAP);
