@@ -7,7 +7,7 @@
 # ratios of the medians and of the means, and the events recorded and lost.
 #
 #   bench/service_throughput.sh [BUILD_DIR]
-#     ROUNDS=3         native/recorded pairs
+#     ROUNDS=3         native/recorded pairs (0: only the attached runs)
 #     SECONDS_PER_RUN=30  long enough that the recorder pays its way: in the first
 #                      seconds its merger leaves its work in the spool (docs/recording.md)
 #     MODES="auto"     seer record modes to measure in each round (--sync=...):
@@ -15,8 +15,9 @@
 #     ATTACH=1         also record a running memcached with -p PID
 #     ATTACH_MODES="inject"  how (--sync=...): inject (the runtime loaded into
 #                      the process, its calls redirected; what auto picks), ebpf
-#                      (uprobes); each on a fresh server: load before the
-#                      attach, while recorded, after the detach
+#                      (uprobes), watch (--sync=none --watch: the injected
+#                      runtime's sampler alone); each on a fresh server: load
+#                      before the attach, while recorded, after the detach
 #     ATTACH_WAIT=10   at most this many seconds between starting `seer record -p`
 #                      and the load (inject: until the runtime's detach thread is
 #                      there; ebpf: the whole wait, attaching some 60 uprobes takes
@@ -81,6 +82,7 @@ for r in $(seq "$rounds"); do
   done
 done
 # Means as well as medians: three rounds on a shared machine move by +-10 %.
+if [ "$rounds" -gt 0 ]; then
 native=$(median <"$tmp/native")
 native_mean=$(mean <"$tmp/native")
 native_cpu=$(mean <"$tmp/native.cpu")
@@ -93,6 +95,7 @@ for m in $modes; do
              printf "mean: native %.0f req/s, seer --sync=%s %.0f req/s: %.1f%% of native; CPU a request %.2f us against %.2f: %.1f%%\n",
                     nm, m, rm, 100 * rm / nm, rc, nc, 100 * nc / rc }'
 done
+fi
 
 if [ "$attach" = 1 ]; then
   if [ "$(id -u)" != 0 ]; then
@@ -112,16 +115,18 @@ if [ "$attach" = 1 ]; then
     "${server[@]}" & server_pid=$!
     wait_port
     before=$(load)
-    "$seer" record --sync="$am" -o "$tmp/attach.seer" -p "$server_pid" 2>"$tmp/attach.err" & seer_pid=$!
-    if [ "$am" = inject ]; then wait_injected "$server_pid" || echo "  (no injected runtime after ${attach_wait} s)"; else sleep "$attach_wait"; fi
+    opts=(--sync="$am")
+    [ "$am" = watch ] && opts=(--sync=none --watch)
+    "$seer" record "${opts[@]}" -o "$tmp/attach.seer" -p "$server_pid" 2>"$tmp/attach.err" & seer_pid=$!
+    if [ "$am" != ebpf ]; then wait_injected "$server_pid" || echo "  (no injected runtime after ${attach_wait} s)"; else sleep "$attach_wait"; fi
     during=$(load)
     kill -INT "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
     after=$(load)
     alive=yes; kill -0 "$server_pid" 2>/dev/null || alive=no
     kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
-    summary=$(grep -E '^seer record: [0-9]+ events' "$tmp/attach.err" || cat "$tmp/attach.err")
-    awk -v m="$am" -v b="$before" -v d="$during" -v a="$after" -v alive="$alive" \
-      'BEGIN { printf "attach -p PID --sync=%s: before %d req/s, recorded %d req/s, after detach %d req/s: %.1f%% of before, %.1f%% of the mean of before and after (server alive: %s)\n", m, b, d, a, 100 * d / b, 200 * d / (b + a), alive }'
+    summary=$(grep -E '^seer record: ([0-9]+ events|watch:)' "$tmp/attach.err" || cat "$tmp/attach.err")
+    awk -v m="${opts[*]}" -v b="$before" -v d="$during" -v a="$after" -v alive="$alive" \
+      'BEGIN { printf "attach -p PID %s: before %d req/s, recorded %d req/s, after detach %d req/s: %.1f%% of before, %.1f%% of the mean of before and after (server alive: %s)\n", m, b, d, a, 100 * d / b, 200 * d / (b + a), alive }'
     echo "  $summary"
   done
 fi

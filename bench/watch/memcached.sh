@@ -113,8 +113,19 @@ run() {
   "$seer" record "$@" -o "$tmp/mc.seer" -- "$bin" "${args[@]}" 2>"$tmp/seer.err" & seer_pid=$!
   wait_port
   local tps; tps=$(load)
-  kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
-  grep -qE '^seer record: [0-9]+ events' "$tmp/seer.err" || { cat "$tmp/seer.err" >&2; exit 1; }
+  local status=0
+  kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || status=$?; seer_pid=
+  # A run without requests or without seer's summary says why (one such run
+  # in 24 at 428375f printed nothing, and was not seen again in 8 more).
+  if [ -z "$tps" ] || [ "$tps" = 0 ] || ! grep -qE '^seer record: [0-9]+ events' "$tmp/seer.err"; then
+    {
+      echo "$name: seer record $* gave ${tps:-no} requests/s, exit status $status; memcaslap said:"
+      tail -5 "$tmp/load_out"
+      echo "seer record said:"
+      cat "$tmp/seer.err"
+    } >&2
+  fi
+  grep -qE '^seer record: [0-9]+ events' "$tmp/seer.err" || exit 1
   local samples; samples=$(sed -n "s/.*'s time: \([0-9]*\) samples.*/\1/p" "$tmp/seer.err" | head -1)
   echo "$tps ${samples:--}"
 }
