@@ -116,7 +116,7 @@ run() {
   local status=0
   kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || status=$?; seer_pid=
   # A run without requests or without seer's summary says why (one such run
-  # in 24 at 428375f printed nothing, and was not seen again in 8 more).
+  # in 24 at 37bb091 printed nothing, and was not seen again in 8 more).
   if [ -z "$tps" ] || [ "$tps" = 0 ] || ! grep -qE '^seer record: [0-9]+ events' "$tmp/seer.err"; then
     {
       echo "$name: seer record $* gave ${tps:-no} requests/s, exit status $status; memcaslap said:"

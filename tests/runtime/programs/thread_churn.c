@@ -16,6 +16,7 @@
                      rings, every one reuses the last one's ring, and
                      consecutive writers race on `racy`
    Exit code 0 when every thread ran. */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,6 +69,22 @@ static void* detached_worker(void* arg) {
 
 static pthread_attr_t detached;
 
+/* pthread_create, waiting a while when the system is out of threads or memory
+ * for them (EAGAIN): detached threads made faster than they end pile up on a
+ * loaded machine (the sanitizer pass runs two tests at once). Says why it
+ * failed at last, not only the exit status. */
+static int create(pthread_t* t, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+  int rc = 0;
+  for (int tries = 0; tries < 5000; ++tries) {
+    rc = pthread_create(t, attr, fn, arg);
+    if (rc != EAGAIN) break;
+    struct timespec pause = {0, 2000000};
+    nanosleep(&pause, NULL);
+  }
+  if (rc != 0) fprintf(stderr, "thread_churn: pthread_create: %s\n", strerror(rc));
+  return rc;
+}
+
 static void init_detached(void) {
   pthread_attr_init(&detached);
   pthread_attr_setdetachstate(&detached, PTHREAD_CREATE_DETACHED);
@@ -78,9 +95,9 @@ static int run_detached(long n) {
   for (long i = 0; i < n; ++i) {
     pthread_t t;
     if (i % 2 == 0) {
-      if (pthread_create(&t, &detached, detached_worker, NULL) != 0) return 1;
+      if (create(&t, &detached, detached_worker, NULL) != 0) return 1;
     } else {
-      if (pthread_create(&t, NULL, detached_worker, NULL) != 0) return 1;
+      if (create(&t, NULL, detached_worker, NULL) != 0) return 1;
       pthread_detach(t);
     }
   }
@@ -101,7 +118,7 @@ static int run_racy(long n) {
   init_detached();
   for (long i = 0; i < n; ++i) {
     pthread_t t;
-    if (pthread_create(&t, &detached, racy_worker, (void*)(i + 1)) != 0) return 1;
+    if (create(&t, &detached, racy_worker, (void*)(i + 1)) != 0) return 1;
   }
   /* Let the last writers end without synchronising with them (a join or a
      lock would order them before main's exit, not before each other: the
