@@ -378,21 +378,9 @@ uint64_t PeriodNs() {
 // for a pthread_t): a thread's timer on it need not be made by that thread.
 clockid_t ThreadCpuClock(int32_t tid) { return static_cast<clockid_t>((~static_cast<uint32_t>(tid) << 3) | 6u); }
 
-// A timer that ticks for thread `tid` every g_period_ns of its CPU time,
-// kept in the table: 0 and its id, EEXIST when the thread has one, or why
-// not (ENOSPC: the table is full; else timer_create's errno).
-int AddTimer(int32_t tid, int* out) {
-  TimersLock lock;
-  if (g_period_ns == 0) return ESRCH;  // stopped meanwhile
-  int free_entry = g_timers_used;
-  for (int i = 0; i < g_timers_used; ++i) {
-    if (g_timers[i].tid == tid) return EEXIST;
-    if (g_timers[i].tid == 0 && free_entry == g_timers_used) free_entry = i;
-  }
-  if (free_entry == kMaxTimers) {
-    g_shm->sampler_untimed.fetch_add(1, std::memory_order_relaxed);
-    return ENOSPC;
-  }
+// A POSIX timer on thread `tid`'s CPU clock that sends it SIGTRAP every
+// g_period_ns: 0 and its kernel id, or timer_create's or timer_settime's errno.
+int MakeTimer(int32_t tid, int* out) {
   sigevent ev = {};
   ev.sigev_notify = SIGEV_THREAD_ID;
   ev.sigev_signo = SIGTRAP;
@@ -401,11 +389,7 @@ int AddTimer(int32_t tid, int* out) {
   // The kernel's own timer id (the system call, not glibc's wrapper, which
   // keeps a table of its own for SIGEV_THREAD).
   int id = -1;
-  if (syscall(SYS_timer_create, ThreadCpuClock(tid), &ev, &id) != 0) {
-    const int err = errno;
-    g_shm->sampler_untimed.fetch_add(1, std::memory_order_relaxed);
-    return err;
-  }
+  if (syscall(SYS_timer_create, ThreadCpuClock(tid), &ev, &id) != 0) return errno;
   itimerspec period = {};
   period.it_interval.tv_sec = static_cast<time_t>(g_period_ns / 1000000000);
   period.it_interval.tv_nsec = static_cast<long>(g_period_ns % 1000000000);
@@ -413,12 +397,30 @@ int AddTimer(int32_t tid, int* out) {
   if (syscall(SYS_timer_settime, id, 0, &period, nullptr) != 0) {
     const int err = errno;
     syscall(SYS_timer_delete, id);
+    return err;
+  }
+  *out = id;
+  return 0;
+}
+
+// Thread `tid`'s timer, kept in the table: 0 and its id, EEXIST when the
+// thread has one, ESRCH when the sampler stopped, or why not (ENOSPC: the
+// table is full; else MakeTimer's errno), counted in sampler_untimed.
+int AddTimer(int32_t tid, int* out) {
+  TimersLock lock;
+  if (g_period_ns == 0) return ESRCH;
+  int free_entry = g_timers_used;
+  for (int i = 0; i < g_timers_used; ++i) {
+    if (g_timers[i].tid == tid) return EEXIST;
+    if (g_timers[i].tid == 0 && free_entry == g_timers_used) free_entry = i;
+  }
+  const int err = free_entry == kMaxTimers ? ENOSPC : MakeTimer(tid, out);
+  if (err != 0) {
     g_shm->sampler_untimed.fetch_add(1, std::memory_order_relaxed);
     return err;
   }
-  g_timers[free_entry] = {tid, id};
+  g_timers[free_entry] = {tid, *out};
   if (free_entry == g_timers_used) ++g_timers_used;
-  *out = id;
   return 0;
 }
 

@@ -37,9 +37,6 @@ constexpr uint64_t kSigMagic = 0x5ee2'0000'0000'0000ull;
 // si_code of a perf event's SIGTRAP (asm-generic/siginfo.h; glibc 2.36 lacks it).
 constexpr int kTrapPerf = 6;
 
-// ShmHeader::watch_errno of an attached process: no hardware slots were opened.
-constexpr int kNoHardwareAttached = -2;
-
 struct alignas(64) Slot {
   int fd = -1;
   std::atomic<uint32_t> busy{0};   // claimed by a sampling thread
@@ -221,7 +218,7 @@ namespace {
 // registers and never fire them (seen on a Firecracker guest: perf and gdb
 // alike count nothing); there the slots are closed and the hooks' software
 // watchpoints and the value comparison remain. Returns 0, or why not: an errno
-// of perf_event_open or sigaction, or -1 when the self-test counted nothing.
+// of perf_event_open or sigaction, or kWatchNeverFired when the self-test counted nothing.
 int OpenHardware() {
   uint32_t opened = 0;
   int err = 0;
@@ -258,7 +255,7 @@ int OpenHardware() {
       g_watch.hardware = true;
       return 0;
     }
-    err = -1;
+    err = kWatchNeverFired;
   }
   for (uint32_t i = 0; i < opened; ++i) {
     close(g_slots[i].fd);
@@ -277,7 +274,7 @@ bool WatchStart(ShmHeader* h, bool attached) {
   const uint64_t permille = h->watch_budget_permille != 0 ? h->watch_budget_permille : 20;
   g_watch.budget_permille = static_cast<uint32_t>(permille);
   g_watch.min_gap_ns = uint64_t{g_watch.delay_us} * 1000 * 1000 / permille;
-  const int hardware_err = attached ? kNoHardwareAttached : OpenHardware();
+  const int hardware_err = attached ? kWatchAttached : OpenHardware();
   // The software watches need no kernel help: as many as the hardware could
   // hold, so that both watch the same bytes.
   g_watch.slots = g_watch.hardware ? g_watch.slots : kMaxWatchSlots;

@@ -75,8 +75,7 @@ struct alignas(64) ShmHeader {
   // runtime: 1 when the hardware watchpoints fire on this machine (else only
   // the hooks' software ones and the value comparison); the watches armed at
   // once; why there is no hardware: an errno of perf_event_open or sigaction,
-  // -1 when the debug registers were accepted but never fired, -2 when
-  // attached to a running process (the slots would reach only new threads).
+  // or kWatchNeverFired, kWatchAttached (below).
   std::atomic<uint32_t> watch_hardware;
   std::atomic<uint32_t> watch_slots;
   std::atomic<int32_t> watch_errno;
@@ -104,6 +103,12 @@ struct alignas(64) ShmHeader {
   std::atomic<uint32_t> sampler_untimed;
   std::atomic<uint32_t> watch_detach;
 };
+
+// ShmHeader::watch_errno besides an errno: the debug registers were accepted
+// but never fired (the runtime's self-test); attached to a running process,
+// where a process-wide slot would reach only the threads made after it.
+inline constexpr int32_t kWatchNeverFired = -1;
+inline constexpr int32_t kWatchAttached = -2;
 
 // ShmHeader::watch_detach, once an attached process was let go: every timer
 // deleted, every hardware watchpoint closed, and SIGTRAP's disposition the

@@ -9,10 +9,10 @@ namespace {
 
 // Why the hardware watchpoints are not used (ShmHeader::watch_errno).
 std::string NoHardware(int err) {
-  if (err == -1)
+  if (err == rt::kWatchNeverFired)
     return "the machine accepted the debug registers but never fired them (a hypervisor without debug-register "
            "support)";
-  if (err == -2) return "a running process's would reach only the threads it makes after the attach";
+  if (err == rt::kWatchAttached) return "a running process's would reach only the threads it makes after the attach";
   std::string why = fmt::format("perf_event_open refused a hardware breakpoint ({})", std::strerror(err));
   if (err == EACCES || err == EPERM) why += ": perf_event_paranoid above 2, or a seccomp filter or container";
   if (err == ENOSPC) why += ": a debugger or the program holds every debug register";
