@@ -13,24 +13,17 @@
 #include <cstdlib>
 #include <string>
 
+#include "tests/runtime/watch_test_util.h"
 #include "tests/support/cli_test_util.h"
 
 namespace seer::test {
 namespace {
-
-std::string Program(const std::string& name) { return std::string(SEER_RT_TEST_PROGRAMS) + "/" + name; }
 
 // How many times `needle` occurs in `text`.
 int Count(const std::string& text, const std::string& needle) {
   int n = 0;
   for (size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) ++n;
   return n;
-}
-
-// The number after `prefix` in `text`, -1 when absent.
-long NumberAfter(const std::string& text, const std::string& prefix) {
-  const size_t at = text.find(prefix);
-  return at == std::string::npos ? -1 : std::strtol(text.c_str() + at + prefix.size(), nullptr, 10);
 }
 
 // A fresh directory and the seer binary (tests/support/cli_test_util.h).
@@ -49,7 +42,7 @@ class WatchTest : public TempDirTest {
   void RecordAndAnalyze(const std::string& options, const std::string& program, const std::string& args) {
     const std::string trace = Path("trace.seer");
     fs::remove(trace);
-    ASSERT_EQ(Run("record " + options + " -o " + trace + " -- " + Program(program) + " " + args), 0) << err_;
+    ASSERT_EQ(Run("record " + options + " -o " + trace + " -- " + WatchProgram(program) + " " + args), 0) << err_;
     record_err_ = err_;
     program_out_ = out_;
     ASSERT_EQ(Run("analyze --analysis watch " + trace), 0) << err_;
@@ -61,13 +54,13 @@ class WatchTest : public TempDirTest {
 };
 
 TEST_F(WatchTest, SyncNoneWithoutWatchIsRefused) {
-  EXPECT_EQ(Run("record --sync=none -o " + Path("t.seer") + " -- " + Program("watch_counter_gcc") + " 10"), 2);
+  EXPECT_EQ(Run("record --sync=none -o " + Path("t.seer") + " -- " + WatchProgram("watch_counter_gcc") + " 10"), 2);
   EXPECT_NE(err_.find("--sync=none records only the races --watch catches: add --watch"), std::string::npos) << err_;
   EXPECT_FALSE(fs::exists(Path("t.seer")));
 }
 
 TEST_F(WatchTest, BadWatchShareIsRefused) {
-  EXPECT_EQ(Run("record --watch=90 -o " + Path("t.seer") + " -- " + Program("watch_counter_gcc") + " 10"), 2);
+  EXPECT_EQ(Run("record --watch=90 -o " + Path("t.seer") + " -- " + WatchProgram("watch_counter_gcc") + " 10"), 2);
   EXPECT_NE(err_.find("--watch='90': give the share of each thread's time, 0.1 to 50 (percent)"), std::string::npos)
       << err_;
 }
@@ -87,8 +80,9 @@ TEST_F(WatchTest, WatchNeedsTheRuntime) {
 
 // A seer-cc build's hooks take its samples: the timer of --sync=preload is refused.
 TEST_F(WatchTest, PreloadedSamplerIsRefusedForASeerCcBuild) {
-  EXPECT_EQ(Run("record --sync=preload --watch -o " + Path("t.seer") + " -- " + Program("watch_counter_gcc") + " 10"),
-            2);
+  EXPECT_EQ(
+      Run("record --sync=preload --watch -o " + Path("t.seer") + " -- " + WatchProgram("watch_counter_gcc") + " 10"),
+      2);
   EXPECT_NE(err_.find("is a seer-cc build, whose hooks take the samples: record it with --sync=none --watch"),
             std::string::npos)
       << err_;
@@ -290,7 +284,7 @@ TEST_F(WatchTest, ProgramsSigtrapHandlerStillRuns) {
 // A full recording already sees every access (seer analyze predicts the
 // race); the hooks check the watches only where an unrecorded access goes.
 TEST_F(WatchTest, WatchWithAFullRecordingIsRefused) {
-  EXPECT_EQ(Run("record --watch -o " + Path("t.seer") + " -- " + Program("watch_counter_gcc") + " 10"), 2);
+  EXPECT_EQ(Run("record --watch -o " + Path("t.seer") + " -- " + WatchProgram("watch_counter_gcc") + " 10"), 2);
   EXPECT_NE(err_.find("--watch on a seer-cc build goes with --sync=none"), std::string::npos) << err_;
 }
 
