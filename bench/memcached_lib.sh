@@ -57,9 +57,11 @@ hz=$(getconf CLK_TCK)
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # user + system time of a process, all its threads
 
 # Runs the load; prints its requests/s, and leaves its own CPU seconds in $tmp/load_cpu.
+# The caller may set the array load_pin (e.g. taskset -c 1) to place it.
+load_pin=()
 load() {
   local TIMEFORMAT='%U %S'
-  { time memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" >"$tmp/load_out" 2>&1; } 2>"$tmp/load_time"
+  { time "${load_pin[@]}" memcaslap -s "127.0.0.1:$port" -T 2 -c 16 -t "${secs}s" >"$tmp/load_out" 2>&1; } 2>"$tmp/load_time"
   awk '{print $1 + $2}' "$tmp/load_time" >"$tmp/load_cpu"
   sed -n 's/^Run time: .* TPS: \([0-9]*\).*/\1/p' "$tmp/load_out" | tail -1
 }

@@ -20,10 +20,17 @@
 #
 #   bench/watch/memcached.sh [BUILD_DIR]
 #     ROUNDS=3            rounds of part 1 (0: skip part 1)
+#     MODES="native none preload preload-watch cc-none"  part 1's runs in each
+#                         round: native; --sync=none --watch; --sync=preload;
+#                         --sync=preload --watch; the seer-cc build under
+#                         --sync=none --watch (the paired ratios need their pairs)
 #     SECONDS_PER_RUN=30  each run of part 1
 #     CATCH_SECONDS=300   part 2's watched run (0: skip part 2)
 #     FULL_SECONDS=10     part 2's full recording (some 30M events a second)
 #     WATCH=              --watch's share of each thread's time in percent (default: seer's, 2)
+#     PIN=0               1: the server (and seer) on CPU 0, the load generator on
+#                         CPU 1 (taskset), so that neither takes the other's CPU:
+#                         on this 2-vCPU VM the runs' spread falls (docs/recording.md)
 #     MEMCACHED_DIR=      where the source and the two builds are kept between
 #                         invocations (default BUILD_DIR/bench-memcached)
 #
@@ -35,12 +42,14 @@ build=$(cd "${1:-build}" && pwd)
 seer=$build/cli/seer
 seer_cc=$build/tools/seer-cc
 rounds=${ROUNDS:-3}
+only=${MODES:-native none preload preload-watch cc-none}
 secs=${SECONDS_PER_RUN:-30}
 catch_secs=${CATCH_SECONDS:-300}
 full_secs=${FULL_SECONDS:-10}
 watch=--watch${WATCH:+=$WATCH}
 dir=${MEMCACHED_DIR:-$build/bench-memcached}
 port=${PORT:-22123}
+pin=${PIN:-0}
 
 name=watch_memcached
 source "$(dirname "$0")/../memcached_lib.sh"
@@ -95,24 +104,48 @@ require_free_port
 
 scratch_and_cleanup
 
+server_pin=()
+if [ "$pin" = 1 ]; then
+  server_pin=(taskset -c 0)
+  load_pin=(taskset -c 1)
+fi
 args=(-p "$port" -U 0 -t 4 -l 127.0.0.1 -m 256)
 [ "$(id -u)" = 0 ] && args+=(-u nobody)
 
 # run BUILD [seer record options...]: the build (plain or seer-cc) under the load,
-# natively without options; prints "requests/s samples" (samples: - natively).
+# natively without options; prints "requests/s samples cpu_us_per_request"
+# (samples: - natively; the CPU of the server, seer and the load generator).
 run() {
   local kind=$1; shift
   local bin=$dir/$kind/memcached
   if (($# == 0)); then
-    "$bin" "${args[@]}" & server_pid=$!
+    "${server_pin[@]}" "$bin" "${args[@]}" & server_pid=$!
     wait_port
-    echo "$(load) -"
+    local before; before=$(ticks "$server_pid")
+    local tps; tps=$(load)
+    local used=$(($(ticks "$server_pid") - before))
+    # Gone before the line is printed: the caller starts the next run on the same port once it reads it.
     kill -TERM "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=
+    echo "$tps - $(cpu_per_request "$tps" "$used" 0)"
     return
   fi
-  "$seer" record "$@" -o "$tmp/mc.seer" -- "$bin" "${args[@]}" 2>"$tmp/seer.err" & seer_pid=$!
-  wait_port
+  "${server_pin[@]}" "$seer" record "$@" -o "$tmp/mc.seer" -- "$bin" "${args[@]}" 2>"$tmp/seer.err" >/dev/null & seer_pid=$!
+  # The server's CPU and the recorder's (its drain and merger) over the load.
+  local mc_pid=
+  if wait_port; then mc_pid=$(pgrep -P "$seer_pid" memcached | head -1 || true); fi
+  if [ -z "$mc_pid" ]; then
+    # Said, and the run left out, rather than the round stopped (the recorder
+    # keeps this subshell's output open while it lives).
+    echo "$name: seer record $* has no memcached listening on port $port; seer record said:" >&2
+    cat "$tmp/seer.err" >&2
+    kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || true; seer_pid=
+    echo "0 - 0"
+    return
+  fi
+  local mc_before seer_before
+  mc_before=$(ticks "$mc_pid"); seer_before=$(ticks "$seer_pid")
   local tps; tps=$(load)
+  local used=$(($(ticks "$mc_pid") - mc_before + $(ticks "$seer_pid") - seer_before))
   local status=0
   kill -TERM "$seer_pid" 2>/dev/null || true; wait "$seer_pid" 2>/dev/null || status=$?; seer_pid=
   # A run without requests or without seer's summary says why (one such run
@@ -127,52 +160,67 @@ run() {
   fi
   grep -qE '^seer record: [0-9]+ events' "$tmp/seer.err" || exit 1
   local samples; samples=$(sed -n "s/.*'s time: \([0-9]*\) samples.*/\1/p" "$tmp/seer.err" | head -1)
-  echo "$tps ${samples:--}"
+  echo "$tps ${samples:--} $(cpu_per_request "$tps" "$used" 0)"
 }
 
-# Each mode: label|build|seer record options (none: native).
-modes=(
-  "native (plain build)|plain|"
-  "--sync=none $watch|plain|--sync=none $watch"
-  "--sync=preload|plain|--sync=preload"
-  "--sync=preload $watch|plain|--sync=preload $watch"
-  "seer-cc --sync=none $watch|seer-cc|--sync=none $watch"
+# Each mode: key|label|build|seer record options (none: native).
+all_modes=(
+  "native|native (plain build)|plain|"
+  "none|--sync=none $watch|plain|--sync=none $watch"
+  "preload|--sync=preload|plain|--sync=preload"
+  "preload-watch|--sync=preload $watch|plain|--sync=preload $watch"
+  "cc-none|seer-cc --sync=none $watch|seer-cc|--sync=none $watch"
 )
+# mode_of KEY: its "label|build|options".
+mode_of() {
+  local m
+  for m in "${all_modes[@]}"; do
+    if [ "${m%%|*}" = "$1" ]; then echo "${m#*|}"; return 0; fi
+  done
+  return 1
+}
+for key in $only; do
+  mode_of "$key" >/dev/null || { echo "$name: MODES: no mode '$key' (native none preload preload-watch cc-none)" >&2; exit 2; }
+done
 echo "memcached $(cat "$dir/version") (Debian source; plain: gcc -O2 -g; seer-cc -O2 -g), 4 worker threads;" \
-  "memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+  "memcaslap 2 threads, 16 connections, ${secs} s per run; $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)" \
+  "$([ "$pin" = 1 ] && echo "; pinned: server and seer on CPU 0, load on CPU 1")"
 if [ "$rounds" -gt 0 ]; then
 echo
 echo "Part 1: what it costs (runs interleaved)"
-for i in "${!modes[@]}"; do : >"$tmp/mode$i"; done
+for key in $only; do : >"$tmp/tps.$key"; : >"$tmp/cpu.$key"; done
 for r in $(seq "$rounds"); do
-  for i in "${!modes[@]}"; do
-    IFS='|' read -r label kind options <<<"${modes[$i]}"
+  for key in $only; do
+    IFS='|' read -r label kind options <<<"$(mode_of "$key")"
     # shellcheck disable=SC2086
-    read -r tps samples < <(run "$kind" $options)
-    echo "$tps" >>"$tmp/mode$i"
-    printf 'round %d  %-34s %8s req/s  samples %s\n' "$r" "$label" "$tps" "$samples"
+    read -r tps samples cpu < <(run "$kind" $options)
+    echo "$tps" >>"$tmp/tps.$key"
+    echo "$cpu" >>"$tmp/cpu.$key"
+    printf 'round %d  %-34s %8s req/s  %7s CPU us a request  samples %s\n' "$r" "$label" "$tps" "$cpu" "$samples"
   done
 done
-native_median=$(median <"$tmp/mode0")
-native_mean=$(mean <"$tmp/mode0")
-for i in "${!modes[@]}"; do
-  IFS='|' read -r label _ _ <<<"${modes[$i]}"
-  awk -v l="$label" -v m="$(median <"$tmp/mode$i")" -v a="$(mean <"$tmp/mode$i")" -v nm="$native_median" -v na="$native_mean" \
-    'BEGIN { printf "%-34s median %8.0f req/s: %5.1f%% of native; mean %8.0f req/s: %5.1f%%\n", l, m, 100 * m / nm, a, 100 * a / na }'
+for key in $only; do
+  printf '%-34s median %8.0f req/s, %6.2f CPU us a request; mean %8.0f req/s\n' "$(mode_of "$key" | cut -d'|' -f1)" \
+    "$(median <"$tmp/tps.$key")" "$(median <"$tmp/cpu.$key")" "$(mean <"$tmp/tps.$key")"
 done
-# The same, paired by round: each run against the one it is compared with in
-# the same round (the machine's throughput drifts from round to round far more
-# than within one); the median of the per-round ratios.
+# The goals' ratios, paired by round: each run against the one it is compared
+# with in the same round (the machine's throughput drifts from round to round
+# far more than within one); the median of the per-round ratios. Beside it the
+# ratio of the medians of CPU time a request (the comparison's over the
+# mode's): what the throughput ratio would be on a machine with nothing else
+# to run, and far steadier on this one.
 paired() {
-  paste "$tmp/mode$2" "$tmp/mode$3" | awk '{ print 100 * $2 / $1 }' >"$tmp/ratios"
-  printf '%-58s median of %d rounds: %5.1f%%  (rounds: %s)\n' "$1" "$rounds" "$(median <"$tmp/ratios")" \
-    "$(awk '{ printf "%s%.1f", (NR > 1 ? " " : ""), $1 }' "$tmp/ratios")"
+  [ -s "$tmp/tps.$2" ] && [ -s "$tmp/tps.$3" ] || return 0
+  paste "$tmp/tps.$2" "$tmp/tps.$3" | awk '{ print 100 * $2 / $1 }' >"$tmp/ratios"
+  printf '%-58s median of %d rounds: %5.1f%%  (rounds: %s); by CPU a request: %5.1f%%\n' "$1" "$rounds" \
+    "$(median <"$tmp/ratios")" "$(awk '{ printf "%s%.1f", (NR > 1 ? " " : ""), $1 }' "$tmp/ratios")" \
+    "$(awk -v a="$(median <"$tmp/cpu.$2")" -v b="$(median <"$tmp/cpu.$3")" 'BEGIN { print 100 * a / b }')"
 }
 echo "paired by round:"
-paired "--sync=none $watch, of native" 0 1
-paired "--sync=preload, of native" 0 2
-paired "--sync=preload $watch, of --sync=preload" 2 3
-paired "seer-cc --sync=none $watch, of the plain build native" 0 4
+paired "--sync=none $watch, of native" native none
+paired "--sync=preload, of native" native preload
+paired "--sync=preload $watch, of --sync=preload" preload preload-watch
+paired "seer-cc --sync=none $watch, of the plain build native" native cc-none
 fi
 
 [ "$catch_secs" -gt 0 ] || exit 0
@@ -195,7 +243,7 @@ for engine, races in r.get("races", {}).items():
 ' "$1" | sort | awk -F'\t' '{ n[$1] += $2 } END { for (k in n) print k "\t" n[k] }' | sort
 }
 secs=$catch_secs
-read -r tps samples < <(run plain --sync=none "$watch")
+read -r tps samples _ < <(run plain --sync=none "$watch")
 cp "$tmp/mc.seer" "$tmp/catch.seer"
 grep -E "watch|sampl" "$tmp/seer.err" | sed 's/^/  /'
 "$seer" analyze --analysis watch --format json "$tmp/catch.seer" >"$tmp/catch.json"
