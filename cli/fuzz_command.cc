@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <sstream>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -271,7 +272,32 @@ class StackSymbols {
   uint64_t bias_ = 0;
 };
 
-json OutcomeJson(const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols) {
+// `word` as one word of a POSIX shell's command line.
+std::string ShellWord(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           std::string_view("_-./=:,+@%").find(c) != std::string_view::npos;
+  });
+  if (plain) return word;
+  std::string quoted = "'";
+  for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+// The command that runs pair `pair` with `seed` again, pasted as it is into a
+// shell: the pairs' file as it was given (report or trace, by the same
+// option), the timeout when not the default, and the program's whole command line.
+std::string ReplayLine(const FuzzCommandOptions& o, uint64_t pair, uint64_t seed) {
+  std::string line = "seer fuzz ";
+  line += o.pairs.empty() ? ShellWord(o.input) : "--pairs " + ShellWord(o.pairs);
+  line += fmt::format(" --pair {} --seed {}", pair, seed);
+  if (o.timeout_s != FuzzCommandOptions().timeout_s) line += fmt::format(" --timeout {}", o.timeout_s);
+  line += " --";
+  for (const std::string& word : o.command) line += " " + ShellWord(word);
+  return line;
+}
+
+json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols) {
   json j = {
       {"pair", p.id},
       {"statements", {{{"site", p.a.site}, {"offset", p.a.offset}}, {{"site", p.b.site}, {"offset", p.b.offset}}}},
@@ -290,6 +316,7 @@ json OutcomeJson(const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols)
     }
     j["race"] = race;
     j["run_end"] = r.end;
+    j["replay"] = ReplayLine(o, p.id, r.seed);
   }
   return j;
 }
@@ -315,9 +342,7 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
   text += fmt::format("    arriving:  thread {} {} {} bytes at {} (offsets {})\n", field("b_tid"),
                       field("b_write") == "1" ? "writes" : "reads", field("b_size"), symbols->Text(field("b_stack")),
                       field("b_stack"));
-  text +=
-      fmt::format("  replay: seer fuzz --pairs REPORT.json --pair {} --seed {} -- {}\n", p.id, r.seed, o.command[0]);
-  return text;
+  return text + "  replay: " + ReplayLine(o, p.id, r.seed) + "\n";
 }
 
 int RunFuzz(const FuzzCommandOptions& o) {
@@ -356,7 +381,7 @@ int RunFuzz(const FuzzCommandOptions& o) {
     confirmed += r.confirmed;
     harmful += r.harmful;
     text += OutcomeText(o, p, r, &symbols);
-    json j = OutcomeJson(p, r, &symbols);
+    json j = OutcomeJson(o, p, r, &symbols);
     for (json* entry : p.entries) (*entry)["fuzz"] = j;
     outcomes.push_back(j);
   }

@@ -87,15 +87,34 @@ echo "$text" | grep -Eq "arriving: .* at thread[12] fig1\.c:($s5|$s7) \(offsets"
 predict crash_after_race hb
 "$seer" fuzz --pairs "$work/crash_after_race.json" --runs 100 --find-harmful --format json \
   -o "$work/crash.fuzz.json" -- "$programs/crash_after_race"
-read -r harmful seed harm < <(python3 -c 'import json, sys
+read -r harmful seed replay_ok harm < <(python3 -c 'import json, sys
 p = json.load(open(sys.argv[1]))["fuzz"]["pairs"][0]
-print(p["harmful"], p["seed"], p["harm"])' "$work/crash.fuzz.json")
+want = "seer fuzz --pairs %s --pair 1 --seed %d -- %s" % (sys.argv[2], p["seed"], sys.argv[3])
+print(p["harmful"], p["seed"], p.get("replay") == want, p["harm"])' "$work/crash.fuzz.json" \
+  "$work/crash_after_race.json" "$programs/crash_after_race")
+[ "$replay_ok" = True ] || fail "crash_after_race: the JSON outcome's replay line is not the command that replays it"
 [ "$harmful" = True ] || fail "crash_after_race: no harmful run in 100"
 case "$harm" in *crashed*) ;; *) fail "crash_after_race: harm is '$harm', not a crash" ;; esac
 replayed=$("$seer" fuzz --pairs "$work/crash_after_race.json" --pair 1 --seed "$seed" -- "$programs/crash_after_race")
 echo "$replayed"
 grep -q "HARMFUL: it crashed" <<<"$replayed" || fail "crash_after_race: seed $seed replayed without the crash"
 echo "crash_after_race: harmful with seed $seed, replayed"
+
+# The replay line as printed, pasted into a shell: it names the report as given
+# and the program's whole command line (an argument with a space and a quote,
+# which the program ignores, is quoted), and it replays the crash.
+arg="two words, it's"
+text=$("$seer" fuzz --pairs "$work/crash_after_race.json" --runs 100 --find-harmful --timeout 20 \
+  -- "$programs/crash_after_race" "$arg")
+line=$(sed -n 's/^  replay: //p' <<<"$text" | head -1)
+[ -n "$line" ] || fail "crash_after_race: no replay line in: $text"
+case "$line" in
+  "seer fuzz --pairs $work/crash_after_race.json --pair 1 --seed "*" --timeout 20 -- $programs/crash_after_race 'two words, it'\\''s'") ;;
+  *) fail "crash_after_race: the replay line is '$line'" ;;
+esac
+replayed=$(cd "$work" && eval "\"\$seer\"${line#seer}")
+grep -q "HARMFUL: it crashed" <<<"$replayed" || fail "crash_after_race: the printed replay line ran without the crash: $replayed"
+echo "crash_after_race: the printed replay line replays the crash: $line"
 
 # --- 4. Bad input ----------------------------------------------------------------
 if "$seer" fuzz --pairs "$work/fig1.json" -- /bin/true 2>"$work/err"; then fail "an uninstrumented program accepted"; fi
