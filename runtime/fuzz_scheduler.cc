@@ -520,4 +520,17 @@ int FuzzJoin(int (*real_join)(pthread_t, void**), pthread_t th, void** ret) {
   return real_join(th, ret);
 }
 
+int FuzzTryJoin(int (*real_tryjoin)(pthread_t, void**), pthread_t th, void** ret) {
+  FuzzYield();
+  const int rc = real_tryjoin(th, ret);
+  if (rc != 0 || Me() < 0) return rc;
+  Guard g;
+  for (int i = g_slot_count; i-- > 0;)
+    if (g_slots[i].handle == th && g_slots[i].state == State::kDone) {
+      g_slots[i].handle = 0;  // pthread_t values are reused
+      break;
+    }
+  return rc;
+}
+
 }  // namespace seer::rt

@@ -98,5 +98,10 @@ SEER_FUZZ_INLINE int FuzzRelease(int (*fn)(void*), void* object) {
 using CreateFn = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*);
 int FuzzCreate(CreateFn real_create, pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg);
 int FuzzJoin(int (*real_join)(pthread_t, void**), pthread_t th, void** ret);
+// pthread_tryjoin_np: a point where another thread may run (a thread polling
+// a try would otherwise keep the token), then the try; a try that joined
+// forgets the child as FuzzJoin does. (The timed joins are FuzzJoin: under
+// the scheduler the child runs whenever the joiner waits.)
+int FuzzTryJoin(int (*real_tryjoin)(pthread_t, void**), pthread_t th, void** ret);
 
 }  // namespace seer::rt

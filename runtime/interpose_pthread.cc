@@ -27,6 +27,9 @@ using ClockFn = int (*)(void*, clockid_t, const struct timespec*);
 
 RealFunction<int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*), void*)> real_create("pthread_create");
 RealFunction<int (*)(pthread_t, void**)> real_join("pthread_join");
+RealFunction<int (*)(pthread_t, void**)> real_tryjoin("pthread_tryjoin_np");
+RealFunction<int (*)(pthread_t, void**, const struct timespec*)> real_timedjoin("pthread_timedjoin_np");
+RealFunction<int (*)(pthread_t, void**, clockid_t, const struct timespec*)> real_clockjoin("pthread_clockjoin_np");
 RealFunction<int (*)(pthread_t)> real_detach("pthread_detach");
 RealFunction<LockFn> real_mutex_lock("pthread_mutex_lock");
 RealFunction<LockFn> real_mutex_trylock("pthread_mutex_trylock");
@@ -171,6 +174,11 @@ SEER_RT_INLINE void CondWaitEnded(const void* c, pthread_mutex_t* m, uint64_t pc
   if (PutMutexEvent(EventKind::kCondWaitEnd, m, c, pc, /*after=*/true)) NoteAcquired(Addr(m));
 }
 
+// Whether a mutex lock call that returned `rc` holds the mutex: on success, and
+// on EOWNERDEAD, a robust mutex whose owner died holding it (the caller owns it
+// now, and makes it consistent or not; it unlocks it either way).
+SEER_RT_INLINE bool Owns(int rc) { return rc == 0 || rc == EOWNERDEAD; }
+
 // A successful mutex lock call of the given AcquireHow.
 SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc) {
   if (!NestedRecursive(m, 1) && PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how))
@@ -293,6 +301,22 @@ void OnceTrampoline() {
     PutOrdered(ts, EventKind::kSignal, 0, Addr(control), 0, reinterpret_cast<uint64_t>(fn));
 }
 
+// A join call, `join()`, on thread `th`: when it succeeds, the join event of
+// the thread's ring. The ring is looked up before the call: after it, `th` may
+// already name a new thread.
+template <typename JoinFn>
+SEER_RT_INLINE int Join(pthread_t th, JoinFn join, uint64_t pc) {
+  const int32_t ring = g_rt.active ? RingOfThread(th) : -1;
+  const int rc = join();
+  if (rc != 0 || ring < 0 || !g_rt.active) return rc;
+  // The event first, the release bit after: the ring's next thread takes its
+  // fork's number after the recorder saw the bit, so this join is merged
+  // before that fork and names the thread that ended (docs/runtime.md, "Ring reuse").
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kJoin, 0, static_cast<uint64_t>(ring), 0, pc);
+  ReleaseJoined(ring);
+  return rc;
+}
+
 }  // namespace
 }  // namespace seer::rt
 
@@ -338,17 +362,25 @@ int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*)
 
 int pthread_join(pthread_t th, void** ret) {
   if (FuzzOn()) return FuzzJoin(real_join.get(), th, ret);
-  // Looked up before the join: after it, `th` may already name a new thread.
-  const int32_t ring = g_rt.active ? RingOfThread(th) : -1;
-  const int rc = real_join.get()(th, ret);
-  if (rc != 0 || ring < 0 || !g_rt.active) return rc;
-  // The event first, the release bit after: the ring's next thread takes its
-  // fork's number after the recorder saw the bit, so this join is merged
-  // before that fork and names the thread that ended (docs/runtime.md, "Ring reuse").
-  if (ThreadState* ts = SyncThread())
-    PutOrdered(ts, EventKind::kJoin, 0, static_cast<uint64_t>(ring), 0, SEER_RT_CALLER_PC());
-  ReleaseJoined(ring);
-  return rc;
+  return Join(
+      th, [th, ret] { return real_join.get()(th, ret); }, SEER_RT_CALLER_PC());
+}
+// The joins that may fail and leave the thread running (EBUSY, ETIMEDOUT): a
+// join when they succeed, nothing when not. Under seer fuzz: fuzz_scheduler.h.
+int pthread_tryjoin_np(pthread_t th, void** ret) noexcept {
+  if (FuzzOn()) return FuzzTryJoin(real_tryjoin.get(), th, ret);
+  return Join(
+      th, [th, ret] { return real_tryjoin.get()(th, ret); }, SEER_RT_CALLER_PC());
+}
+int pthread_timedjoin_np(pthread_t th, void** ret, const struct timespec* t) {
+  if (FuzzOn()) return FuzzJoin(real_join.get(), th, ret);
+  return Join(
+      th, [th, ret, t] { return real_timedjoin.get()(th, ret, t); }, SEER_RT_CALLER_PC());
+}
+int pthread_clockjoin_np(pthread_t th, void** ret, clockid_t clock, const struct timespec* t) {
+  if (FuzzOn()) return FuzzJoin(real_join.get(), th, ret);
+  return Join(
+      th, [th, ret, clock, t] { return real_clockjoin.get()(th, ret, clock, t); }, SEER_RT_CALLER_PC());
 }
 
 int pthread_detach(pthread_t th) noexcept {
@@ -364,28 +396,28 @@ int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   uint64_t waited = 0;
   const int rc =
       LockMeasuringWait([m] { return real_mutex_trylock.get()(m); }, [m] { return real_mutex_lock.get()(m); }, &waited);
-  if (rc == 0) MutexAcquiredAfterWait(m, waited, SEER_RT_CALLER_PC());
+  if (Owns(rc)) MutexAcquiredAfterWait(m, waited, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) FuzzYield();
   if (ForwardSyncCall()) return real_mutex_trylock.get()(m);
   const int rc = real_mutex_trylock.get()(m);
-  if (rc == 0) MutexAcquired(m, kTry, SEER_RT_CALLER_PC());
+  if (Owns(rc)) MutexAcquired(m, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_mutex_trylock.get(), m, EBUSY);
   if (ForwardSyncCall()) return real_mutex_timedlock.get()(m, t);
   const int rc = real_mutex_timedlock.get()(m, t);
-  if (rc == 0) MutexAcquired(m, kTimed, SEER_RT_CALLER_PC());
+  if (Owns(rc)) MutexAcquired(m, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_mutex_trylock.get(), m, EBUSY);
   if (ForwardSyncCall()) return real_mutex_clocklock.get()(m, clock, t);
   const int rc = real_mutex_clocklock.get()(m, clock, t);
-  if (rc == 0) MutexAcquired(m, kTimed, SEER_RT_CALLER_PC());
+  if (Owns(rc)) MutexAcquired(m, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {

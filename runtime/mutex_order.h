@@ -56,8 +56,17 @@ SEER_RT_INLINE uint64_t TakeMutexNumber(pthread_mutex_t* m) {
 // True when the calling thread holds `m` as glibc records it (__owner is the
 // holder's kernel thread id for every kind): an unlock or a cond wait by a
 // thread that does not hold the mutex fails (or is undefined) and is no event.
+// One exception: a robust mutex whose owner died is held by the thread that
+// got EOWNERDEAD with __owner PTHREAD_MUTEX_INCONSISTENT (INT_MAX) until it
+// calls pthread_mutex_consistent (or unlocks it for good); its futex word
+// carries the holder's id, which is what glibc's unlock checks too.
 SEER_RT_INLINE bool HoldsMutex(const ThreadState* ts, const pthread_mutex_t* m) {
-  return m->__data.__owner == ts->os_tid;
+  if (__builtin_expect(m->__data.__owner == ts->os_tid, 1)) return true;
+  constexpr int kRobust = 16;                     // glibc's PTHREAD_MUTEX_ROBUST_NORMAL_NP bit of __kind
+  constexpr int kInconsistent = 0x7fffffff;       // glibc's PTHREAD_MUTEX_INCONSISTENT
+  constexpr unsigned kFutexTidMask = 0x3fffffff;  // linux/futex.h FUTEX_TID_MASK
+  return (m->__data.__kind & kRobust) != 0 && m->__data.__owner == kInconsistent &&
+         static_cast<int>(m->__data.__lock & kFutexTidMask) == ts->os_tid;
 }
 
 }  // namespace seer::rt
