@@ -29,8 +29,9 @@
 #     FULL_SECONDS=10     part 2's full recording (some 30M events a second)
 #     WATCH=              --watch's share of each thread's time in percent (default: seer's, 2)
 #     PIN=0               1: the server (and seer) on CPU 0, the load generator on
-#                         CPU 1 (taskset), so that neither takes the other's CPU:
-#                         on this 2-vCPU VM the runs' spread falls (docs/recording.md)
+#                         CPU 1 (taskset), so that neither takes the other's CPU
+#                         (on the 2-vCPU VM of docs/recording.md it hardly narrowed
+#                         the runs' spread, and lowered the throughput)
 #     MEMCACHED_DIR=      where the source and the two builds are kept between
 #                         invocations (default BUILD_DIR/bench-memcached)
 #
