@@ -3,7 +3,7 @@
    consistent and updates the counter under it, as the other thread does
    (ThreadSanitizer's robust-mutex tests). */
 // seer-expect: none
-// seer-std: lossy STD has no robust mutexes: the lock is acquired while the thread that died holding it never released it, which RAPID's format refuses
+// seer-std: lossy STD has no robust mutexes: RAPID's format refuses a lock the dead owner never released
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
