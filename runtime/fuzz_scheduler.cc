@@ -484,16 +484,24 @@ int FuzzCreate(CreateFn real_create, pthread_t* th, const pthread_attr_t* attr, 
   return 0;
 }
 
+namespace {
+
+// The slot of the thread whose pthread_t is `th` (the latest, as pthread_t
+// values are reused), or -1 when the scheduler did not start it.
+int SlotOfLocked(pthread_t th) {
+  for (int i = g_slot_count; i-- > 0;)
+    if (g_slots[i].handle == th && g_slots[i].state != State::kFree) return i;
+  return -1;
+}
+
+}  // namespace
+
 int FuzzJoin(int (*real_join)(pthread_t, void**), pthread_t th, void** ret) {
   const int me = Me();
   int target = -1;
   if (me >= 0) {
     Guard g;
-    for (int i = g_slot_count; i-- > 0;)
-      if (g_slots[i].handle == th && g_slots[i].state != State::kFree) {
-        target = i;
-        break;
-      }
+    target = SlotOfLocked(th);
   }
   if (target < 0) {
     // A thread the scheduler did not start: wait for it in the kernel, without the token.
@@ -525,11 +533,8 @@ int FuzzTryJoin(int (*real_tryjoin)(pthread_t, void**), pthread_t th, void** ret
   const int rc = real_tryjoin(th, ret);
   if (rc != 0 || Me() < 0) return rc;
   Guard g;
-  for (int i = g_slot_count; i-- > 0;)
-    if (g_slots[i].handle == th && g_slots[i].state == State::kDone) {
-      g_slots[i].handle = 0;  // pthread_t values are reused
-      break;
-    }
+  // Joined, so its start routine returned (kDone): forgotten as FuzzJoin does.
+  if (const int target = SlotOfLocked(th); target >= 0) g_slots[target].handle = 0;
   return rc;
 }
 
