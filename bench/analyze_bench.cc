@@ -27,7 +27,7 @@
 #include "predictor/analyze.h"
 #include "predictor/engines/wcp/wcp_engine.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 // The wcp row wraps the registered engine to read its queue statistic afterwards.
@@ -39,7 +39,7 @@ std::unique_ptr<Engine> NewObservedWcp(const AnalysisOptions& options) {
 }
 
 Status WriteTrace(uint64_t events, const std::string& path) {
-  GenOptions o;
+  gen::GenOptions o;
   o.events = events;
   o.threads = 4;
   o.locks = 3;
@@ -50,7 +50,7 @@ Status WriteTrace(uint64_t events, const std::string& path) {
   TraceWriterOptions wo;
   wo.sync_on_close = false;
   Status s = TraceWriter::Create(path, wo, &w);
-  if (s.ok()) s = seer::Generate(o, w.get());
+  if (s.ok()) s = seer::gen::Generate(o, w.get());
   if (s.ok()) s = w->Close();
   return s;
 }
@@ -110,7 +110,7 @@ void Measure(const std::string& path, uint64_t events, const std::string& label,
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor
 
 int main(int argc, char** argv) {
   std::vector<uint64_t> sizes;
@@ -131,13 +131,14 @@ int main(int argc, char** argv) {
               "peakRSS", "anonRSS", "wcp_max_queue");
   for (uint64_t events : sizes) {
     const std::string path = "/tmp/seer_analyze_bench_" + std::to_string(getpid()) + ".seer";
-    seer::Status s = seer::WriteTrace(events, path);
+    seer::Status s = seer::predictor::WriteTrace(events, path);
     if (!s.ok()) {
       std::fprintf(stderr, "generating %llu events: %s\n", static_cast<unsigned long long>(events),
                    s.ToString().c_str());
       return 2;
     }
-    for (const auto& [label, list] : rows) seer::Measure(path, events, label, list == "-" ? std::string() : list);
+    for (const auto& [label, list] : rows)
+      seer::predictor::Measure(path, events, label, list == "-" ? std::string() : list);
     std::remove(path.c_str());
   }
   return 0;

@@ -24,7 +24,7 @@ const std::string& Trace(uint64_t n) {
   auto it = paths.find(n);
   if (it != paths.end()) return it->second;
   std::string path = TracePath(n);
-  seer::GenOptions options;
+  seer::gen::GenOptions options;
   options.events = n;
   options.threads = 4;
   options.locks = 3;
@@ -32,7 +32,7 @@ const std::string& Trace(uint64_t n) {
   options.locations = 1000;
   options.seed = 1;
   std::unique_ptr<seer::TraceWriter> w;
-  if (!seer::TraceWriter::Create(path, {}, &w).ok() || !seer::Generate(options, w.get()).ok() || !w->Close().ok())
+  if (!seer::TraceWriter::Create(path, {}, &w).ok() || !seer::gen::Generate(options, w.get()).ok() || !w->Close().ok())
     path.clear();
   return paths[n] = path;
 }

@@ -24,7 +24,7 @@
 #include "seer/trace.h"
 #include "tests/support/workload_trace.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 constexpr uint64_t kBlock = 1'000'000;
@@ -161,10 +161,10 @@ void Register() {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor
 
 int main(int argc, char** argv) {
-  seer::Register();
+  seer::predictor::Register();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

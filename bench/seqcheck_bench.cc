@@ -15,7 +15,7 @@
 #include "predictor/seqcheck/deadlocks.h"
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 template <typename Plan>
@@ -247,6 +247,6 @@ BENCHMARK(BM_AtomicityHandOff)
     ->Iterations(1);
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck
 
 BENCHMARK_MAIN();

@@ -31,15 +31,15 @@ const std::string& StdFile() {
     std::string cmd = "mkdir -p " + dir;
     if (std::system(cmd.c_str()) != 0) std::abort();
     std::string p = dir + "/in.std";
-    GenOptions o;
+    gen::GenOptions o;
     o.events = Lines();
     o.threads = 8;
     o.locks = 16;
     o.variables = 1000;
     o.locations = 4000;
     std::FILE* f = std::fopen(p.c_str(), "w");
-    StdTextWriter w(f);
-    if (!Generate(o, &w).ok() || !w.Close().ok()) std::abort();
+    interop::StdTextWriter w(f);
+    if (!gen::Generate(o, &w).ok() || !w.Close().ok()) std::abort();
     std::fclose(f);
     return p;
   }();
@@ -77,14 +77,14 @@ void BM_ImportToTraceFile(benchmark::State& state) {
     TraceWriterOptions options;
     options.sync_on_close = false;  // the figure is about parsing and encoding, not the disk
     if (!TraceWriter::Create(out, options, &w).ok()) state.SkipWithError("cannot create trace");
-    ImportStats stats;
+    interop::ImportStats stats;
     Status s;
     if (async) {
-      AsyncTraceWriter a(w.get());
-      s = ImportStd(in, &a, &stats);
+      store::AsyncTraceWriter a(w.get());
+      s = interop::ImportStd(in, &a, &stats);
       if (s.ok()) s = a.Close();
     } else {
-      s = ImportStd(in, w.get(), &stats);
+      s = interop::ImportStd(in, w.get(), &stats);
       if (s.ok()) s = w->Close();
     }
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
@@ -101,8 +101,8 @@ void BM_ParseOnly(benchmark::State& state) {
   uint64_t lines = 0;
   for (auto _ : state) {
     DiscardWriter w;
-    ImportStats stats;
-    Status s = ImportStd(in, &w, &stats);
+    interop::ImportStats stats;
+    Status s = interop::ImportStd(in, &w, &stats);
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
     lines += stats.lines;
   }

@@ -8,7 +8,7 @@
 #include "seer/event.h"
 #include "tests/support/workload_trace.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 void RunEngine(benchmark::State& state, const char* name) {
@@ -48,6 +48,6 @@ BENCHMARK(BM_W3Linear)->Arg(1'000'000)->Arg(5'000'000)->Unit(benchmark::kMillise
 BENCHMARK(BM_W3Exact)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor
 
 BENCHMARK_MAIN();

@@ -5,24 +5,24 @@
 
 namespace seer::cli {
 
-Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const EngineSpec*>& specs,
+Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const predictor::EngineSpec*>& specs,
                            const AnalysisStepsOptions& options, AnalyzedTrace* out) {
-  AnalysisRun* run = &out->run;
+  predictor::AnalysisRun* run = &out->run;
   out->symbolized = false;
   Status s;
   {
     Progress progress("events");
-    s = RunAnalyses(input, specs, options.engine, run, progress.Callback());
+    s = predictor::RunAnalyses(input, specs, options.engine, run, progress.Callback());
   }
   if (!s.ok()) return s;
   if (!options.symbolize || run->reader->info().modules.empty()) return Status::Ok();
-  SymbolizerOptions symbols;
+  predictor::SymbolizerOptions symbols;
   symbols.binary_dirs = options.binary_dirs;
-  s = CollectReportDetails(input, run->reader->info(), run->findings, symbols, &out->details);
+  s = predictor::CollectReportDetails(input, run->reader->info(), run->findings, symbols, &out->details);
   if (!s.ok()) return s.WithContext("collecting stacks for the findings");
   // Relaxed atomics an unmodified program's samples could not tell from plain
   // accesses: the debug information can.
-  if (out->details.symbolizer != nullptr) SetAsideAtomicWatchHits(*out->details.symbolizer, &run->findings);
+  if (out->details.symbolizer != nullptr) predictor::SetAsideAtomicWatchHits(*out->details.symbolizer, &run->findings);
   out->symbolized = true;
   return Status::Ok();
 }

@@ -13,21 +13,21 @@
 namespace seer::cli {
 
 struct AnalysisStepsOptions {
-  AnalysisOptions engine;
+  predictor::AnalysisOptions engine;
   bool symbolize = true;                 // false: --no-symbolize
   std::vector<std::string> binary_dirs;  // where to look for binaries the trace names
 };
 
 struct AnalyzedTrace {
-  AnalysisRun run;
-  ReportDetails details;
+  predictor::AnalysisRun run;
+  predictor::ReportDetails details;
   bool symbolized = false;  // false for a trace without a module table (an imported one)
   // What the reports take: the details, or null when nothing was symbolised.
-  ReportDetails* details_or_null() { return symbolized ? &details : nullptr; }
+  predictor::ReportDetails* details_or_null() { return symbolized ? &details : nullptr; }
 };
 
 // Runs `specs` over the trace at `input` and symbolises the findings' stacks.
-Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const EngineSpec*>& specs,
+Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const predictor::EngineSpec*>& specs,
                            const AnalysisStepsOptions& options, AnalyzedTrace* out);
 
 }  // namespace seer::cli

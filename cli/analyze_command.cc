@@ -21,51 +21,51 @@ struct AnalyzeCommandOptions {
   bool fail_on_findings = false;
   std::vector<std::string> binary_dirs;
   bool no_symbolize = false;
-  AnalysisOptions engine;
+  predictor::AnalysisOptions engine;
 };
 
 int RunAnalyze(const AnalyzeCommandOptions& o) {
-  std::vector<const EngineSpec*> specs;
+  std::vector<const predictor::EngineSpec*> specs;
   Status s;
   {
     // The trace's own metadata decides the engines some traces add (watch).
     std::unique_ptr<TraceReader> reader;
     s = TraceReader::Open(o.input, &reader);
     if (!s.ok()) return Fail(s);
-    s = SelectEnginesFor(o.analyses, reader->info(), &specs);
+    s = predictor::SelectEnginesFor(o.analyses, reader->info(), &specs);
   }
   if (!s.ok()) return Fail(s);
   std::vector<std::string> names;
-  for (const EngineSpec* spec : specs) names.push_back(spec->name);
+  for (const predictor::EngineSpec* spec : specs) names.push_back(spec->name);
 
   AnalyzedTrace analyzed;
   s = AnalyzeAndSymbolize(o.input, specs, {o.engine, !o.no_symbolize, o.binary_dirs}, &analyzed);
   if (!s.ok()) return Fail(s);
-  const AnalysisRun& run = analyzed.run;
-  ReportDetails* with = analyzed.details_or_null();
+  const predictor::AnalysisRun& run = analyzed.run;
+  predictor::ReportDetails* with = analyzed.details_or_null();
   std::string report;
-  ReportOptions report_options;
+  predictor::ReportOptions report_options;
   report_options.source_root = o.source_root;
   if (o.format == "json") {
-    report = JsonReport(*run.reader, run.findings, names, with);
+    report = predictor::JsonReport(*run.reader, run.findings, names, with);
   } else if (o.format == "sarif") {
-    s = SarifReport(*run.reader, run.findings, names, with, report_options, &report);
+    s = predictor::SarifReport(*run.reader, run.findings, names, with, report_options, &report);
   } else if (o.format == "html") {
-    s = HtmlReport(*run.reader, run.findings, names, with, report_options, &report);
+    s = predictor::HtmlReport(*run.reader, run.findings, names, with, report_options, &report);
   } else {
-    report = TextReport(*run.reader, run.findings, names, with);
+    report = predictor::TextReport(*run.reader, run.findings, names, with);
   }
   if (!s.ok()) return Fail(s.WithContext("writing the report"));
   s = WriteOutput(o.output, report);
   if (!s.ok()) return Fail(s);
   if (specs.empty()) Warn("no analysis selected: this build has no engine in its default set");
-  if (o.fail_on_findings && CountFindings(run.findings) > 0) return kExitFindings;
+  if (o.fail_on_findings && predictor::CountFindings(run.findings) > 0) return kExitFindings;
   return kExitOk;
 }
 
 std::string EngineList() {
   std::string list;
-  for (const EngineSpec& spec : Engines())
+  for (const predictor::EngineSpec& spec : predictor::Engines())
     list += "\n  " + spec.name + (spec.in_default_set ? " (default)" : "") + ": " + spec.summary;
   return list.empty() ? "\n  (none in this build)" : list;
 }

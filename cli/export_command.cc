@@ -24,7 +24,7 @@ struct ExportOptions {
   std::string output;
   // perfetto only
   std::string window;
-  uint64_t max_events = TimelineOptions().max_events;
+  uint64_t max_events = predictor::TimelineOptions().max_events;
   std::string analyses;
   bool no_findings = false;
   std::vector<std::string> binary_dirs;
@@ -58,7 +58,7 @@ bool ParseTimeNs(const std::string& text, bool* is_time, double* ns) {
 
 // "FROM:TO", "FROM:" or ":TO", TO exclusive: trace positions, or times after the
 // recording started with a unit (s, ms, us, ns), e.g. 1.5s:2s.
-Status ParseWindow(const std::string& text, TimelineOptions* options) {
+Status ParseWindow(const std::string& text, predictor::TimelineOptions* options) {
   const size_t colon = text.find(':');
   const std::string from = text.substr(0, colon);
   const std::string to = colon == std::string::npos ? std::string() : text.substr(colon + 1);
@@ -91,10 +91,10 @@ int RunStd(const ExportOptions& o) {
   Output out;
   s = out.Open(o.output);
   if (!s.ok()) return Fail(s);
-  ExportStats stats;
+  interop::ExportStats stats;
   {
     Progress progress("events", reader->info().counters.events);
-    s = ExportStd(reader.get(), out.file(), &stats, progress.Callback());
+    s = interop::ExportStd(reader.get(), out.file(), &stats, progress.Callback());
   }
   if (s.ok()) s = out.Close();
   if (!s.ok()) return Fail(s);
@@ -119,25 +119,25 @@ int RunStd(const ExportOptions& o) {
 }
 
 int RunPerfetto(const ExportOptions& o) {
-  TimelineOptions timeline;
+  predictor::TimelineOptions timeline;
   timeline.max_events = o.max_events;
   Status s;
   if (!o.window.empty()) {
     s = ParseWindow(o.window, &timeline);
     if (!s.ok()) return Fail(s);
   }
-  std::vector<const EngineSpec*> specs;
+  std::vector<const predictor::EngineSpec*> specs;
   if (!o.no_findings) {
-    s = SelectEngines(o.analyses, &specs);
+    s = predictor::SelectEngines(o.analyses, &specs);
     if (!s.ok()) return Fail(s);
   }
   // The analyses run over the whole trace: a finding inside the window may
   // need events before it.
   AnalyzedTrace analyzed;
-  s = AnalyzeAndSymbolize(o.input, specs, {AnalysisOptions(), !o.no_symbolize, o.binary_dirs}, &analyzed);
+  s = AnalyzeAndSymbolize(o.input, specs, {predictor::AnalysisOptions(), !o.no_symbolize, o.binary_dirs}, &analyzed);
   if (!s.ok()) return Fail(s);
   std::string json;
-  s = PerfettoTimeline(o.input, analyzed.run.findings, analyzed.details_or_null(), timeline, &json);
+  s = predictor::PerfettoTimeline(o.input, analyzed.run.findings, analyzed.details_or_null(), timeline, &json);
   if (!s.ok()) return Fail(s);
   s = WriteOutput(o.output, json);
   if (!s.ok()) return Fail(s);

@@ -156,15 +156,16 @@ Status LoadReport(const FuzzCommandOptions& o, json* report) {
     return Status::Ok();
   }
   // A trace: the default analyses, as `seer analyze --format json` reports them.
-  std::vector<const EngineSpec*> specs;
-  Status s = SelectEngines("", &specs);
+  std::vector<const predictor::EngineSpec*> specs;
+  Status s = predictor::SelectEngines("", &specs);
   if (!s.ok()) return s;
   std::vector<std::string> names;
-  for (const EngineSpec* spec : specs) names.push_back(spec->name);
+  for (const predictor::EngineSpec* spec : specs) names.push_back(spec->name);
   AnalyzedTrace analyzed;
-  s = AnalyzeAndSymbolize(path, specs, {AnalysisOptions(), true, {}}, &analyzed);
+  s = AnalyzeAndSymbolize(path, specs, {predictor::AnalysisOptions(), true, {}}, &analyzed);
   if (!s.ok()) return s;
-  *report = json::parse(JsonReport(*analyzed.run.reader, analyzed.run.findings, names, analyzed.details_or_null()));
+  *report = json::parse(
+      predictor::JsonReport(*analyzed.run.reader, analyzed.run.findings, names, analyzed.details_or_null()));
   return Status::Ok();
 }
 
@@ -236,10 +237,10 @@ class StackSymbols {
     // back as the base's pc minus its offset.
     ModuleInfo m;
     m.path = exe;
-    m.build_id = ReadBuildId(exe);
+    m.build_id = store::ReadBuildId(exe);
     m.base = kBase;
     m.size = kSize;
-    symbolizer_ = std::make_unique<Symbolizer>(std::vector<ModuleInfo>{m}, SymbolizerOptions());
+    symbolizer_ = std::make_unique<predictor::Symbolizer>(std::vector<ModuleInfo>{m}, predictor::SymbolizerOptions());
     bias_ = kBase - symbolizer_->Symbolize(kBase).front().offset;
   }
 
@@ -253,7 +254,7 @@ class StackSymbols {
       char* end = nullptr;
       const uint64_t offset = std::strtoull(word.c_str(), &end, 16);
       if (word.empty() || *end != '\0') return offsets;
-      const Frame& f = symbolizer_->Symbolize(bias_ + offset).front();
+      const predictor::Frame& f = symbolizer_->Symbolize(bias_ + offset).front();
       if (f.function.rfind("seer::rt::", 0) == 0) continue;  // the runtime's own (a thread's start)
       std::string frame = f.function.empty() ? word : f.function;
       if (!f.file.empty() && f.line != 0) {
@@ -268,7 +269,7 @@ class StackSymbols {
  private:
   static constexpr uint64_t kBase = 1ull << 44;
   static constexpr uint64_t kSize = 1ull << 40;
-  std::unique_ptr<Symbolizer> symbolizer_;
+  std::unique_ptr<predictor::Symbolizer> symbolizer_;
   uint64_t bias_ = 0;
 };
 

@@ -15,23 +15,23 @@ namespace seer::cli {
 namespace {
 
 struct GenCommandOptions {
-  GenOptions gen;
+  gen::GenOptions gen;
   std::string output;
   std::string format = "seer";
 };
 
 int RunGen(const GenCommandOptions& o) {
-  Status s = ValidateGenOptions(o.gen);
+  Status s = gen::ValidateGenOptions(o.gen);
   if (!s.ok()) return Fail(s);
   if (o.format == "std") {
     Output out;
     s = out.Open(o.output);
     if (!s.ok()) return Fail(s);
-    StdTextWriter w(out.file());
+    interop::StdTextWriter w(out.file());
     {
-      AsyncTraceWriter async(&w);  // formatting on a second thread
+      store::AsyncTraceWriter async(&w);  // formatting on a second thread
       Progress progress("events", o.gen.events);
-      s = Generate(o.gen, &async, progress.Callback());
+      s = gen::Generate(o.gen, &async, progress.Callback());
       if (s.ok()) s = async.Close();
     }
     if (s.ok()) s = out.Close();
@@ -45,9 +45,9 @@ int RunGen(const GenCommandOptions& o) {
   s = TraceWriter::Create(o.output, TraceWriterOptions(), &w);
   if (!s.ok()) return Fail(s);
   {
-    AsyncTraceWriter async(w.get());  // encoding and compressing on a second thread
+    store::AsyncTraceWriter async(w.get());  // encoding and compressing on a second thread
     Progress progress("events", o.gen.events);
-    s = Generate(o.gen, &async, progress.Callback());
+    s = gen::Generate(o.gen, &async, progress.Callback());
     if (s.ok()) s = async.Close();
   }
   w.reset();
@@ -62,7 +62,7 @@ int RunGen(const GenCommandOptions& o) {
 
 void RegisterGen(CLI::App& app, Runner& runner) {
   auto o = std::make_shared<GenCommandOptions>();
-  GenOptions& g = o->gen;
+  gen::GenOptions& g = o->gen;
   CLI::App* cmd = app.add_subcommand("gen", "Generate a synthetic, well-formed trace (for tests and benchmarks)");
   cmd->add_option("--events", g.events, "number of events")->capture_default_str();
   cmd->add_option("--threads", g.threads, "threads; thread 0 forks the others first and joins them last")

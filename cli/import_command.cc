@@ -23,12 +23,12 @@ int RunImport(const ImportOptions& o) {
   std::unique_ptr<TraceWriter> w;
   Status s = TraceWriter::Create(o.output, TraceWriterOptions(), &w);
   if (!s.ok()) return Fail(s);
-  ImportStats stats;
+  interop::ImportStats stats;
   {
     // Parsing on this thread, encoding and compressing on another.
-    AsyncTraceWriter async(w.get());
+    store::AsyncTraceWriter async(w.get());
     Progress progress("lines");
-    s = ImportStd(o.input, &async, &stats, progress.Callback());
+    s = interop::ImportStd(o.input, &async, &stats, progress.Callback());
     if (s.ok()) s = async.Close();
   }
   w.reset();

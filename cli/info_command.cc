@@ -36,12 +36,12 @@ struct Decoded {
   std::vector<std::array<uint64_t, kNumEventKinds>> per_thread_kind;  // by tid, then kind
   // The distinct variables, locations and locks, when the writer left them
   // uncounted (the recorder: meta::kDistinctNotCounted).
-  std::unique_ptr<DistinctCounter> distinct;
+  std::unique_ptr<store::DistinctCounter> distinct;
 };
 
 Status DecodeAll(TraceReader* reader, Decoded* d) {
   Progress progress("events", reader->info().counters.events);
-  if (!reader->info().Meta(meta::kDistinctNotCounted).empty()) d->distinct = std::make_unique<DistinctCounter>();
+  if (!reader->info().Meta(meta::kDistinctNotCounted).empty()) d->distinct = std::make_unique<store::DistinctCounter>();
   std::vector<Event> batch;
   uint64_t done = 0;
   while (true) {
@@ -87,7 +87,7 @@ struct ThreadRow {
 };
 
 // Threads of the table and threads that have events, by tid.
-std::vector<ThreadRow> Threads(const TraceInfo& info, const ReportNames& names, const Decoded& d) {
+std::vector<ThreadRow> Threads(const TraceInfo& info, const predictor::ReportNames& names, const Decoded& d) {
   std::vector<ThreadRow> rows;
   size_t n = d.per_thread.size();
   for (const ThreadInfo& t : info.threads) n = std::max<size_t>(n, t.tid + 1);
@@ -158,7 +158,7 @@ std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
   row("locks:", std::to_string(c.distinct_locks));
   row("variables:", std::to_string(c.distinct_variables));
   row("locations:", std::to_string(c.distinct_locations));
-  row("lost events:", LostSummary(c));
+  row("lost events:", predictor::LostSummary(c));
   row("chunks:", std::to_string(info.chunks));
   row("file size:", fmt::format("{} bytes ({:.2f} bytes/event)", file_size,
                                 c.events ? static_cast<double>(file_size) / static_cast<double>(c.events) : 0.0));
@@ -174,7 +174,7 @@ std::string Json(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
                            {"os_tid", t.os_tid},
                            {"parent", t.parent},
                            {"events", t.events},
-                           {"by_kind", KindCountsJson(t.by_kind, false)}});
+                           {"by_kind", predictor::KindCountsJson(t.by_kind, false)}});
   json j = {{"path", info.path},
             {"format_version", info.format_version},
             {"source", info.Meta(meta::kSource)},
@@ -186,14 +186,14 @@ std::string Json(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
             {"clock_samples", info.clock.size()},
             {"clock_span_ns", info.clock.empty() ? 0 : info.clock.back().ns},
             {"events", c.events},
-            {"by_kind", KindCountsJson(c.by_kind, true)},
+            {"by_kind", predictor::KindCountsJson(c.by_kind, true)},
             {"threads", threads.size()},
             {"thread_list", thread_list},
             {"locks", c.distinct_locks},
             {"variables", c.distinct_variables},
             {"locations", c.distinct_locations},
             {"lost_events", c.TotalLost()},
-            {"lost", LostJson(c)},
+            {"lost", predictor::LostJson(c)},
             {"chunks", info.chunks},
             {"file_size", file_size},
             {"bytes_per_event", c.events ? static_cast<double>(file_size) / static_cast<double>(c.events) : 0.0},
@@ -217,7 +217,7 @@ int RunInfo(const InfoOptions& o) {
     info.counters.distinct_locations = decoded.distinct->locations();
     info.counters.distinct_locks = decoded.distinct->locks();
   }
-  const ReportNames names(*reader);
+  const predictor::ReportNames names(*reader);
   const std::vector<ThreadRow> threads = Threads(info, names, decoded);
   s = WriteOutput("", o.json ? Json(info, threads, file_size) : Text(info, threads, file_size));
   if (!s.ok()) return Fail(s);

@@ -220,10 +220,10 @@ int AnalysisProcessMain() {
   if (const char* slow = getenv(kTestSlowAnalysisEnv))
     std::this_thread::sleep_for(std::chrono::milliseconds(atol(slow)));
 
-  std::vector<const EngineSpec*> engines;
+  std::vector<const predictor::EngineSpec*> engines;
   Status st;
   for (const json& name : req["engines"]) {
-    const EngineSpec* spec = name.is_string() ? FindEngine(name.get<std::string>()) : nullptr;
+    const predictor::EngineSpec* spec = name.is_string() ? predictor::FindEngine(name.get<std::string>()) : nullptr;
     if (spec == nullptr) st = Status::InvalidArgument("unknown analysis " + DumpJson(name));
     engines.push_back(spec);
   }

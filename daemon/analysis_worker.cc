@@ -11,7 +11,7 @@ AnalysisWorker::AnalysisWorker(Analyse analyse, Done done)
 
 AnalysisWorker::~AnalysisWorker() { Stop(); }
 
-void AnalysisWorker::SetEngines(std::vector<const EngineSpec*> engines) {
+void AnalysisWorker::SetEngines(std::vector<const predictor::EngineSpec*> engines) {
   std::lock_guard<std::mutex> lock(mu_);
   engines_ = std::move(engines);
 }
@@ -47,7 +47,7 @@ void AnalysisWorker::Run() {
     // The window stays at the front while it is analysed: cancelled, it is
     // still one of those left.
     const WindowFile window = queue_.front();
-    const std::vector<const EngineSpec*> engines = engines_;
+    const std::vector<const predictor::EngineSpec*> engines = engines_;
     lock.unlock();
     struct stat st;
     WindowAnalysis analysis;

@@ -25,7 +25,7 @@ class AnalysisWorker {
   // Analyses one window with `engines`; returns early, with *cancelled set,
   // once `cancel` becomes true. *cpu_seconds: the CPU time it took.
   using Analyse =
-      std::function<Status(const WindowFile& window, const std::vector<const EngineSpec*>& engines,
+      std::function<Status(const WindowFile& window, const std::vector<const predictor::EngineSpec*>& engines,
                            const std::atomic<bool>& cancel, WindowAnalysis* out, double* cpu_seconds, bool* cancelled)>;
 
   enum class Outcome {
@@ -40,7 +40,7 @@ class AnalysisWorker {
   AnalysisWorker(Analyse analyse, Done done);
   ~AnalysisWorker();  // Stop
 
-  void SetEngines(std::vector<const EngineSpec*> engines);
+  void SetEngines(std::vector<const predictor::EngineSpec*> engines);
   // After Stop the window is only counted in queued().
   void Enqueue(const WindowFile& window);
   // Cancels the analysis in progress, analyses nothing more, joins the thread:
@@ -59,7 +59,7 @@ class AnalysisWorker {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<WindowFile> queue_;  // the front is the one being analysed
-  std::vector<const EngineSpec*> engines_;
+  std::vector<const predictor::EngineSpec*> engines_;
   bool stopping_ = false;
   std::atomic<bool> cancel_{false};
   std::thread thread_;

@@ -47,12 +47,12 @@ WindowFile EarlierWindow(const std::filesystem::path& path) {
 
 // The engines each window is analysed with: `analyses`, and the watch engine
 // when the targets are watched (its races were caught, not predicted).
-Status WindowEngines(const ServiceConfig& config, std::vector<const EngineSpec*>* out) {
-  Status st = SelectEngines(config.analyses, out);
+Status WindowEngines(const ServiceConfig& config, std::vector<const predictor::EngineSpec*>* out) {
+  Status st = predictor::SelectEngines(config.analyses, out);
   if (!st.ok() || config.watch_percent == 0) return st;
-  for (const EngineSpec* e : *out)
+  for (const predictor::EngineSpec* e : *out)
     if (e->name == "watch") return st;
-  const EngineSpec* watch = FindEngine("watch");
+  const predictor::EngineSpec* watch = predictor::FindEngine("watch");
   if (watch == nullptr) return Status::NotFound("this build has no watch engine");
   out->push_back(watch);
   return st;
@@ -63,7 +63,7 @@ Status WindowEngines(const ServiceConfig& config, std::vector<const EngineSpec*>
 Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out) {
   Status st = ValidateConfig(config);
   if (!st.ok()) return st;
-  std::vector<const EngineSpec*> engines;
+  std::vector<const predictor::EngineSpec*> engines;
   st = WindowEngines(config, &engines);
   if (!st.ok()) return st.WithContext("analyses");
   st = PrepareWindowDir(config.dir);
@@ -75,11 +75,11 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
     fprintf(stderr, "seer daemon: test hook %s=%s: every analysis waits that many ms first\n", kTestSlowAnalysisEnv,
             slow);
   s->worker_ = std::make_unique<AnalysisWorker>(
-      [self](const WindowFile& w, const std::vector<const EngineSpec*>& engines, const std::atomic<bool>& cancel,
-             WindowAnalysis* out, double* cpu, bool* cancelled) {
+      [self](const WindowFile& w, const std::vector<const predictor::EngineSpec*>& engines,
+             const std::atomic<bool>& cancel, WindowAnalysis* out, double* cpu, bool* cancelled) {
         AnalysisRequest request;
         request.window_path = w.path;
-        for (const EngineSpec* e : engines) request.engines.push_back(e->name);
+        for (const predictor::EngineSpec* e : engines) request.engines.push_back(e->name);
         // Making a page reads the window again: only for findings that have none.
         request.have_html = self->findings_.SignaturesWithHtml();
         return AnalyzeInChildProcess(self->config_.analysis_program, request, cancel, out, cpu, cancelled);
@@ -100,7 +100,7 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
   // spool may hold: a block kept long (a thread that records rarely) would
   // otherwise make the arena walk on through fresh pages that stay resident
   // (3-4 GB within a minute under load, docs/daemon.md "Memory").
-  SpoolArena::Get().SetExtent(config.spool_bytes * config.targets.size());
+  recorder::SpoolArena::Get().SetExtent(config.spool_bytes * config.targets.size());
   SupervisorContext context;
   context.dir = config.dir;
   context.schedule.window_s = config.window_s;
@@ -189,7 +189,7 @@ void Service::Stop() {
 Status Service::Reload(const ServiceConfig& config) {
   Status st = ValidateConfig(config);
   if (!st.ok()) return st;
-  std::vector<const EngineSpec*> engines;
+  std::vector<const predictor::EngineSpec*> engines;
   st = WindowEngines(config, &engines);
   if (!st.ok()) return st.WithContext("analyses");
   std::lock_guard<std::mutex> lock(mu_);

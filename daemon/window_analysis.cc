@@ -24,50 +24,50 @@ std::string Signature(const std::string& kind, const std::string& engine, std::v
   return s;
 }
 
-std::string LockName(const ReportNames& names, ReportDetails* details, uint64_t lock) {
+std::string LockName(const predictor::ReportNames& names, predictor::ReportDetails* details, uint64_t lock) {
   std::string name = names.ObjectName(EventKind::kAcquire, lock);
   if (name.empty() && details != nullptr) name = GlobalName(*details, lock);
   return name.empty() ? names.Object(EventKind::kAcquire, lock) : name;
 }
 
-void CollectFindings(const AnalysisRun& run, ReportDetails* details, const WantsHtml& wants_html,
+void CollectFindings(const predictor::AnalysisRun& run, predictor::ReportDetails* details, const WantsHtml& wants_html,
                      std::vector<FindingRecord>* out) {
   const TraceReader& trace = *run.reader;
-  const ReportNames names(trace);
-  auto site = [&](const EventRef& e) { return EventSite(names, details, e); };
+  const predictor::ReportNames names(trace);
+  auto site = [&](const predictor::EventRef& e) { return EventSite(names, details, e); };
   auto add = [&](std::string kind, const std::string& engine, std::vector<std::string> sites, std::string summary,
-                 const Findings& alone) {
+                 const predictor::Findings& alone) {
     FindingRecord r;
     r.signature = Signature(kind, engine, std::move(sites));
     r.kind = std::move(kind);
     r.engine = engine;
     r.summary = std::move(summary);
-    r.report = TextReport(trace, alone, {engine}, details);
+    r.report = predictor::TextReport(trace, alone, {engine}, details);
     if (wants_html && wants_html(r.signature)) {
       // Without a page the finding keeps its text report; the next window that has it tries again.
-      Status st = HtmlReport(trace, alone, {engine}, details, ReportOptions(), &r.html);
+      Status st = predictor::HtmlReport(trace, alone, {engine}, details, predictor::ReportOptions(), &r.html);
       if (!st.ok()) r.html.clear();
     }
     out->push_back(std::move(r));
   };
-  for (const Deadlock& d : run.findings.deadlocks) {
+  for (const predictor::Deadlock& d : run.findings.deadlocks) {
     std::vector<std::string> sites;
     std::string summary = "deadlock:";
-    for (const DeadlockThread& t : d.cycle) {
+    for (const predictor::DeadlockThread& t : d.cycle) {
       sites.push_back(site(t.held_acquire) + " > " + site(t.blocked_acquire));
       summary += fmt::format(" {} held at {}, {} wanted at {};", LockName(names, details, t.held_lock),
                              site(t.held_acquire), LockName(names, details, t.wanted_lock), site(t.blocked_acquire));
     }
     summary.pop_back();
-    Findings alone;
+    predictor::Findings alone;
     alone.deadlocks.push_back(d);
     add("deadlock", d.engine, std::move(sites), std::move(summary), alone);
   }
-  for (const RaceResult& r : run.findings.races) {
-    for (const RacePair& p : r.pairs) {
+  for (const predictor::RaceResult& r : run.findings.races) {
+    for (const predictor::RacePair& p : r.pairs) {
       const std::string a = site(p.first), b = site(p.second);
-      Findings alone;
-      RaceResult one = r;
+      predictor::Findings alone;
+      predictor::RaceResult one = r;
       one.pairs = {p};
       one.racy_events = 2;
       one.racy_locations = a == b ? 1 : 2;
@@ -76,9 +76,9 @@ void CollectFindings(const AnalysisRun& run, ReportDetails* details, const Wants
           fmt::format("race on {}: {} and {}", names.Object(p.first.kind, p.first.object), a, b), alone);
     }
   }
-  for (const AtomicityViolation& v : run.findings.atomicity) {
+  for (const predictor::AtomicityViolation& v : run.findings.atomicity) {
     const std::string l1 = site(v.local_first), rm = site(v.remote), l2 = site(v.local_second);
-    Findings alone;
+    predictor::Findings alone;
     alone.atomicity.push_back(v);
     // The order of the three accesses is part of the bug: one site, not sorted.
     add("atomicity", v.engine, {v.pattern + " " + l1 + " / " + rm + " / " + l2},
@@ -88,34 +88,35 @@ void CollectFindings(const AnalysisRun& run, ReportDetails* details, const Wants
 
 }  // namespace
 
-Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out,
-                     const WantsHtml& wants_html) {
-  AnalysisRun run;
+Status AnalyzeWindow(const std::string& path, const std::vector<const predictor::EngineSpec*>& engines,
+                     WindowAnalysis* out, const WantsHtml& wants_html) {
+  predictor::AnalysisRun run;
   ContentionCounter counter;  // counted in the engines' pass
-  Status s = RunAnalyses(path, engines, AnalysisOptions(), &run, {}, [&](const std::vector<Event>& batch) {
-    for (const Event& e : batch) counter.Add(e);
-  });
+  Status s = predictor::RunAnalyses(path, engines, predictor::AnalysisOptions(), &run, {},
+                                    [&](const std::vector<Event>& batch) {
+                                      for (const Event& e : batch) counter.Add(e);
+                                    });
   if (!s.ok()) return s;
   const TraceInfo& info = run.reader->info();
   out->events = info.counters.events;
   out->by_kind = info.counters.by_kind;
   out->lost = info.counters.TotalLost();
 
-  ReportDetails details;
-  ReportDetails* with = nullptr;
+  predictor::ReportDetails details;
+  predictor::ReportDetails* with = nullptr;
   if (!info.modules.empty()) {
-    s = CollectReportDetails(path, info, run.findings, SymbolizerOptions(), &details);
+    s = predictor::CollectReportDetails(path, info, run.findings, predictor::SymbolizerOptions(), &details);
     if (!s.ok()) return s.WithContext("collecting stacks for the findings");
     with = &details;
     // As seer analyze does: relaxed atomics are no caught races.
-    if (details.symbolizer != nullptr) SetAsideAtomicWatchHits(*details.symbolizer, &run.findings);
+    if (details.symbolizer != nullptr) predictor::SetAsideAtomicWatchHits(*details.symbolizer, &run.findings);
   }
   CollectFindings(run, with, wants_html, &out->findings);
 
-  const ReportNames names(*run.reader);
+  const predictor::ReportNames names(*run.reader);
   std::map<std::pair<std::string, std::string>, ContentionStats> labelled;
   for (const auto& [key, stats] : counter.Folded(kContentionPairsPerWindow)) {
-    EventRef acquire;
+    predictor::EventRef acquire;
     acquire.kind = EventKind::kAcquire;
     acquire.pc = key.second;
     acquire.object = key.first;

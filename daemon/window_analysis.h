@@ -47,7 +47,7 @@ using WantsHtml = std::function<bool(const std::string& signature)>;
 
 // Analyses the window trace at `path` with `engines`, counting the contention
 // in the same pass. Errors: the trace cannot be read (named in the status).
-Status AnalyzeWindow(const std::string& path, const std::vector<const EngineSpec*>& engines, WindowAnalysis* out,
-                     const WantsHtml& wants_html = nullptr);
+Status AnalyzeWindow(const std::string& path, const std::vector<const predictor::EngineSpec*>& engines,
+                     WindowAnalysis* out, const WantsHtml& wants_html = nullptr);
 
 }  // namespace seer::daemon

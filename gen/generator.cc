@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-namespace seer {
+namespace seer::gen {
 namespace {
 
 // xoshiro256**: fast, and its output is fixed by its definition (unlike the
@@ -280,4 +280,4 @@ Status Generate(const GenOptions& options, TraceWriter* w, const std::function<v
   return g.Run(progress);
 }
 
-}  // namespace seer
+}  // namespace seer::gen

@@ -10,7 +10,7 @@
 #include "seer/status.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::gen {
 
 struct GenOptions {
   uint64_t events = 1000000;  // exactly this many events
@@ -35,4 +35,4 @@ Status ValidateGenOptions(const GenOptions& options);
 // join have pc locations + 2·locks and locations + 2·locks + 1.
 Status Generate(const GenOptions& options, TraceWriter* w, const std::function<void(uint64_t events)>& progress = {});
 
-}  // namespace seer
+}  // namespace seer::gen

@@ -6,7 +6,7 @@
 #include "interop/std_writer.h"
 #include "store/flat_set.h"
 
-namespace seer {
+namespace seer::interop {
 
 Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
                  const std::function<void(uint64_t)>& progress) {
@@ -19,8 +19,8 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
   w.SetAddressed(info.Meta(meta::kPcKind) != "location" || info.Meta(meta::kSource) == "std-import");
   // The names a trace keeps are looked up once, at the first event that uses
   // each object; the writer needs them before that event.
-  FlatSet64 seen_threads, seen_locks, seen_variables;
-  auto name = [&](Namespace ns, uint64_t id, FlatSet64& seen) {
+  store::FlatSet64 seen_threads, seen_locks, seen_variables;
+  auto name = [&](Namespace ns, uint64_t id, store::FlatSet64& seen) {
     if (!seen.Insert(id)) return;
     std::string n = reader->Name(ns, id);
     if (!n.empty()) w.SetName(ns, id, n);
@@ -64,4 +64,4 @@ Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
   return Status::Ok();
 }
 
-}  // namespace seer
+}  // namespace seer::interop

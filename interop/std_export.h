@@ -12,7 +12,7 @@
 #include "seer/status.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::interop {
 
 struct ExportStats {
   uint64_t events = 0;
@@ -28,4 +28,4 @@ struct ExportStats {
 Status ExportStd(TraceReader* reader, std::FILE* out, ExportStats* stats,
                  const std::function<void(uint64_t events)>& progress = {});
 
-}  // namespace seer
+}  // namespace seer::interop

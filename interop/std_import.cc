@@ -21,7 +21,7 @@
 #include "interop/std_ops.h"
 #include "store/chunk_codec.h"
 
-namespace seer {
+namespace seer::interop {
 namespace {
 
 using std_format::Decor;
@@ -434,7 +434,8 @@ class StdImporter {
     uint32_t id = thread_ids_.Find(name, &fresh);
     if (fresh) {
       if (!std_format::IsValidName(name)) return BadName(name);
-      if (id >= kMaxThreads) return Status::InvalidArgument("more than " + std::to_string(kMaxThreads) + " threads");
+      if (id >= store::kMaxThreads)
+        return Status::InvalidArgument("more than " + std::to_string(store::kMaxThreads) + " threads");
       ThreadInfo t;
       t.tid = id;
       t.parent = forker;
@@ -518,4 +519,4 @@ Status ImportStd(const std::string& in_path, TraceWriter* w, ImportStats* stats,
   return importer.Run(progress, stats);
 }
 
-}  // namespace seer
+}  // namespace seer::interop

@@ -10,7 +10,7 @@
 #include "seer/status.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::interop {
 
 struct ImportStats {
   uint64_t lines = 0;  // lines read, blank ones included
@@ -27,4 +27,4 @@ struct ImportStats {
 Status ImportStd(const std::string& in_path, TraceWriter* w, ImportStats* stats,
                  const std::function<void(uint64_t lines)>& progress = {});
 
-}  // namespace seer
+}  // namespace seer::interop

@@ -2,7 +2,7 @@
 
 #include <iterator>
 
-namespace seer::std_format {
+namespace seer::interop::std_format {
 
 bool IsRapidKind(EventKind kind) {
   switch (kind) {
@@ -115,4 +115,4 @@ bool IsValidName(std::string_view name) {
   return true;
 }
 
-}  // namespace seer::std_format
+}  // namespace seer::interop::std_format

@@ -9,7 +9,7 @@
 
 #include "seer/event.h"
 
-namespace seer::std_format {
+namespace seer::interop::std_format {
 
 // What the decoration between the parentheses names.
 enum class Decor {
@@ -45,4 +45,4 @@ std::optional<uint8_t> AllocRegionFromName(std::string_view name);
 // `)` and whitespace, or the line cannot be split back.
 bool IsValidName(std::string_view name);
 
-}  // namespace seer::std_format
+}  // namespace seer::interop::std_format

@@ -6,7 +6,7 @@
 
 #include "interop/std_ops.h"
 
-namespace seer {
+namespace seer::interop {
 namespace {
 
 constexpr size_t kFlushBytes = 1 << 20;
@@ -162,4 +162,4 @@ Status StdTextWriter::Flush() {
   return Status::Ok();
 }
 
-}  // namespace seer
+}  // namespace seer::interop

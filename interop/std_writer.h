@@ -11,7 +11,7 @@
 
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::interop {
 
 class StdTextWriter final : public TraceWriter {
  public:
@@ -87,4 +87,4 @@ class StdTextWriter final : public TraceWriter {
   uint64_t lost_ = 0;
 };
 
-}  // namespace seer
+}  // namespace seer::interop

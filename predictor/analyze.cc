@@ -5,7 +5,7 @@
 #include "predictor/seqcheck/races.h"
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer {
+namespace seer::predictor {
 
 namespace {
 // `events`: how many the trace has, or 0 when only "more than the limit" is known.
@@ -99,4 +99,4 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
   return Status::Ok();
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -14,7 +14,7 @@
 #include "seer/status.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // The specs for a comma-separated list of analysis names ("hb,wcp"); an empty
 // list selects every engine in the default set. An unknown name is an
@@ -41,4 +41,4 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
                    const std::function<void(uint64_t events)>& progress = {},
                    const std::function<void(const std::vector<Event>& batch)>& observe = {});
 
-}  // namespace seer
+}  // namespace seer::predictor

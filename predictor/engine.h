@@ -14,7 +14,7 @@
 #include "seer/status.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // Options the user can set for analyses; engines read the ones they know.
 struct AnalysisOptions {
@@ -68,4 +68,4 @@ struct EngineSpec {
 const std::vector<EngineSpec>& Engines();
 const EngineSpec* FindEngine(const std::string& name);
 
-}  // namespace seer
+}  // namespace seer::predictor

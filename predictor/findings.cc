@@ -2,7 +2,7 @@
 
 #include <set>
 
-namespace seer {
+namespace seer::predictor {
 
 const char* GuaranteeName(Guarantee g) {
   switch (g) {
@@ -42,4 +42,4 @@ const char* GuaranteeDescription(Guarantee g) {
   return "";
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -11,7 +11,7 @@
 
 #include "seer/event.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // One event of the trace, as a finding refers to it.
 // A caught race's other thread when no watchpoint named it, only the value
@@ -114,4 +114,4 @@ struct Findings {
   std::vector<AnalysisStats> stats;
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -11,7 +11,7 @@
 #include "predictor/engines/wcp/wcp_engine.h"
 #include "predictor/seqcheck/engines.h"
 
-namespace seer {
+namespace seer::predictor {
 
 const std::vector<EngineSpec>& Engines() {
   static const std::vector<EngineSpec> engines = {
@@ -51,4 +51,4 @@ const EngineSpec* FindEngine(const std::string& name) {
   return nullptr;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -48,7 +48,7 @@ std::vector<ModuleInfo> ModulesFromMaps(const std::vector<Mapping>& maps) {
     info.size = m.end - m.start;
     info.file_offset = m.offset;
     // A module without a readable build-id is still worth its path and addresses.
-    info.build_id = ReadBuildId(m.path);
+    info.build_id = store::ReadBuildId(m.path);
     modules.push_back(std::move(info));
   }
   return modules;

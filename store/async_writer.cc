@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer {
+namespace seer::store {
 
 AsyncTraceWriter::AsyncTraceWriter(TraceWriter* target)
     : target_(target), run_target_(dynamic_cast<RunAppender*>(target)) {
@@ -149,4 +149,4 @@ void AsyncTraceWriter::Work() {
   }
 }
 
-}  // namespace seer
+}  // namespace seer::store

@@ -15,7 +15,7 @@
 #include "seer/trace.h"
 #include "store/run_appender.h"
 
-namespace seer {
+namespace seer::store {
 
 class AsyncTraceWriter final : public TraceWriter, public RunAppender {
  public:
@@ -70,4 +70,4 @@ class AsyncTraceWriter final : public TraceWriter, public RunAppender {
   std::thread worker_;
 };
 
-}  // namespace seer
+}  // namespace seer::store

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <fstream>
 
-namespace seer {
+namespace seer::store {
 
 std::string ReadBuildId(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
@@ -48,4 +48,4 @@ std::string ReadBuildId(const std::string& path) {
   return "";
 }
 
-}  // namespace seer
+}  // namespace seer::store

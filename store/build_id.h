@@ -5,10 +5,10 @@
 
 #include <string>
 
-namespace seer {
+namespace seer::store {
 
 // The build-id note as lower-case hex; empty when the file cannot be read, is
 // not a 64-bit ELF file or carries no build-id.
 std::string ReadBuildId(const std::string& path);
 
-}  // namespace seer
+}  // namespace seer::store

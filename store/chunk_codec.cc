@@ -14,7 +14,7 @@
 
 #include "store/coding.h"
 
-namespace seer {
+namespace seer::store {
 namespace {
 
 // Flags in the event's first byte; bits 0-4 hold the kind.
@@ -541,4 +541,4 @@ Status ChunkDecoder::Decode(uint32_t max, std::vector<Event>* out) {
   return s;
 }
 
-}  // namespace seer
+}  // namespace seer::store

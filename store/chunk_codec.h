@@ -14,7 +14,7 @@
 #include "seer/status.h"
 #include "store/repeated_run.h"
 
-namespace seer {
+namespace seer::store {
 
 class SiteTable;
 
@@ -133,4 +133,4 @@ class ChunkDecoder {
   void* dctx_;  // ZSTD_DCtx
 };
 
-}  // namespace seer
+}  // namespace seer::store

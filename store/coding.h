@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-namespace seer::coding {
+namespace seer::store::coding {
 
 // Writes `v` at `p`, which has room for 10 bytes; returns the byte after it.
 // For encoders that write into a raw buffer; PutVarint64 appends the same bytes.
@@ -75,4 +75,4 @@ inline uint64_t DecodeBigEndian(const uint8_t* p, int bytes) {
   return v;
 }
 
-}  // namespace seer::coding
+}  // namespace seer::store::coding

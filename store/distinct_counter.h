@@ -12,7 +12,7 @@
 #include "seer/event.h"
 #include "store/flat_set.h"
 
-namespace seer {
+namespace seer::store {
 
 class DistinctCounter {
  public:
@@ -62,4 +62,4 @@ class DistinctCounter {
   std::array<RecentKey, kRecentLocks> recent_locks_{};
 };
 
-}  // namespace seer
+}  // namespace seer::store

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace seer {
+namespace seer::store {
 
 class FlatSet64 {
  public:
@@ -72,4 +72,4 @@ class FlatSet64 {
   bool addresses_;
 };
 
-}  // namespace seer
+}  // namespace seer::store

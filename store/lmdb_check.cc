@@ -14,7 +14,7 @@
 
 #include "store/tables.h"
 
-namespace seer {
+namespace seer::store {
 namespace {
 
 constexpr uint32_t kMagic = 0xBEEFC0DE;
@@ -357,4 +357,4 @@ Status CheckLmdbFile(int fd, uint64_t file_size, LmdbFileLayout* layout) {
   return Status::Ok();
 }
 
-}  // namespace seer
+}  // namespace seer::store

@@ -11,7 +11,7 @@
 
 #include "seer/status.h"
 
-namespace seer {
+namespace seer::store {
 
 struct LmdbFileLayout {
   uint32_t page_size = 0;
@@ -30,4 +30,4 @@ struct LmdbFileLayout {
 // without the file name (the caller adds it).
 Status CheckLmdbFile(int fd, uint64_t file_size, LmdbFileLayout* layout);
 
-}  // namespace seer
+}  // namespace seer::store

@@ -8,7 +8,7 @@
 
 #include "seer/status.h"
 
-namespace seer::lmdb {
+namespace seer::store::lmdb {
 
 // An LMDB return code as a Status; `what` says which operation failed.
 inline Status Check(int rc, const std::string& what) {
@@ -47,4 +47,4 @@ class TxnGuard {
   MDB_txn* txn_;
 };
 
-}  // namespace seer::lmdb
+}  // namespace seer::store::lmdb

@@ -11,11 +11,11 @@
 
 #include "seer/event.h"
 
-namespace seer {
+namespace seer::store {
 
 struct RepeatedRun {
   std::vector<Event> events;
   std::array<uint32_t, kNumEventKinds> by_kind{};  // how many events of each kind
 };
 
-}  // namespace seer
+}  // namespace seer::store

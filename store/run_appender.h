@@ -12,7 +12,7 @@
 #include "seer/status.h"
 #include "store/repeated_run.h"
 
-namespace seer {
+namespace seer::store {
 
 class RunAppender {
  public:
@@ -33,4 +33,4 @@ class RunAppender {
   }
 };
 
-}  // namespace seer
+}  // namespace seer::store

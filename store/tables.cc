@@ -4,7 +4,7 @@
 
 #include "store/coding.h"
 
-namespace seer {
+namespace seer::store {
 
 using nlohmann::json;
 
@@ -42,13 +42,6 @@ bool GetString(const json& j, const char* key, std::string* out) {
 }
 
 }  // namespace
-
-uint64_t TraceCounters::TotalLost() const {
-  uint64_t total = 0;
-  for (const auto& [where, counts] : lost)
-    for (uint64_t n : counts) total += n;
-  return total;
-}
 
 std::string EncodeThread(const ThreadInfo& t) {
   return json{{"tid", t.tid}, {"os_tid", t.os_tid}, {"parent", t.parent}, {"name", t.name}}.dump();
@@ -178,6 +171,18 @@ std::string Printable(std::string_view s) {
 
 std::string NameKey(Namespace ns, uint64_t id) {
   return std::string(1, static_cast<char>(ns)) + coding::BigEndianKey(id);
+}
+
+}  // namespace seer::store
+
+// Declared with TraceCounters in seer/trace.h.
+namespace seer {
+
+uint64_t TraceCounters::TotalLost() const {
+  uint64_t total = 0;
+  for (const auto& [where, counts] : lost)
+    for (uint64_t n : counts) total += n;
+  return total;
 }
 
 }  // namespace seer

@@ -9,7 +9,7 @@
 #include "seer/status.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::store {
 
 // Names of the LMDB databases inside a trace file.
 namespace db {
@@ -43,4 +43,4 @@ uint64_t TableRecordHash(std::string_view table, std::string_view key, std::stri
 std::string FormatTablesChecksum(uint64_t sum);  // 16 hex digits
 bool ParseTablesChecksum(const std::string& text, uint64_t* sum);
 
-}  // namespace seer
+}  // namespace seer::store

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer {
+namespace seer::store {
 
 TraceClock::TraceClock(const std::vector<ClockSample>& samples) {
   if (samples.empty()) return;
@@ -39,4 +39,4 @@ uint64_t TraceClock::FirstEventAt(double ns) const {
   return index;
 }
 
-}  // namespace seer
+}  // namespace seer::store

@@ -10,7 +10,7 @@
 
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::store {
 
 class TraceClock {
  public:
@@ -30,4 +30,4 @@ class TraceClock {
   std::vector<ClockSample> samples_;  // with (0, 0) in front when there are any
 };
 
-}  // namespace seer
+}  // namespace seer::store

@@ -18,7 +18,7 @@
 #include "store/lmdb_util.h"
 #include "store/tables.h"
 
-namespace seer {
+namespace seer::store {
 namespace {
 
 constexpr uint32_t kBatchEvents = 4096;
@@ -295,10 +295,14 @@ class LmdbTraceReader final : public TraceReader {
 };
 
 }  // namespace
+}  // namespace seer::store
+
+// The contract of seer/trace.h, implemented by the store.
+namespace seer {
 
 Status TraceReader::Open(const std::string& path, std::unique_ptr<TraceReader>* out) {
   for (int attempt = 0;; ++attempt) {
-    auto reader = std::make_unique<LmdbTraceReader>(path);
+    auto reader = std::make_unique<store::LmdbTraceReader>(path);
     Status s = reader->Open();
     if (!s.ok() && reader->changed() && attempt < 10) continue;
     if (!s.ok()) return s;

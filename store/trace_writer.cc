@@ -26,7 +26,7 @@
 #include "store/run_appender.h"
 #include "store/tables.h"
 
-namespace seer {
+namespace seer::store {
 namespace {
 
 // What a commit writes besides its chunk: the tables changed since the last
@@ -517,6 +517,10 @@ class LmdbTraceWriter final : public TraceWriter, public RunAppender {
 };
 
 }  // namespace
+}  // namespace seer::store
+
+// The contract of seer/trace.h, implemented by the store.
+namespace seer {
 
 Status TraceWriter::Create(const std::string& path, const TraceWriterOptions& options,
                            std::unique_ptr<TraceWriter>* out) {
@@ -535,7 +539,7 @@ Status TraceWriter::Create(const std::string& path, const TraceWriterOptions& op
     return Status::IOError(path + ": " + std::strerror(err));
   }
   close(fd);
-  auto writer = std::make_unique<LmdbTraceWriter>(path, options);
+  auto writer = std::make_unique<store::LmdbTraceWriter>(path, options);
   Status s = writer->Open();
   if (!s.ok()) return s.WithContext(path);
   *out = std::move(writer);

@@ -13,7 +13,7 @@
 #include "predictor/common/vector_clock.h"
 #include "predictor/findings.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // One access, compactly (40 bytes): its epoch and what a race report names.
 struct AccessRecord {
@@ -132,4 +132,4 @@ template <typename Known, typename OnRace>
   return w.race;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -12,7 +12,7 @@
 
 #include "predictor/common/vector_clock.h"
 
-namespace seer {
+namespace seer::predictor {
 
 class ClockSnapshotRef;
 
@@ -69,4 +69,4 @@ inline ClockSnapshotRef ClockSnapshotPool::Take(const VectorClock& clock) {
   return ClockSnapshotRef(s);
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <utility>
 
-namespace seer {
+namespace seer::predictor {
 
 template <typename Ordered>
 auto CoveredKeys(Ordered& keys, uint64_t address, uint64_t size) {
@@ -16,4 +16,4 @@ auto CoveredKeys(Ordered& keys, uint64_t address, uint64_t size) {
   return std::make_pair(keys.lower_bound(address), end < address ? keys.end() : keys.lower_bound(end));
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

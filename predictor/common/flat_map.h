@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace seer {
+namespace seer::predictor {
 
 template <typename Value>
 class FlatMap64 {
@@ -110,4 +110,4 @@ class FlatMap64 {
   uint32_t empty_key_slot_ = 0;
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace seer {
+namespace seer::predictor {
 
 struct HeldLock {
   uint64_t lock = 0;
@@ -52,4 +52,4 @@ class HeldLocks {
   std::vector<std::vector<HeldLock>> threads_;
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer {
+namespace seer::predictor {
 
 namespace {
 size_t Hash(uint64_t lo, uint64_t hi) { return (lo * 0x9E3779B97F4A7C15ull) ^ (hi * 0xC2B2AE3D27D4EB4Full); }
@@ -64,4 +64,4 @@ void RaceCollector::Fill(const std::string& engine, Guarantee guarantee, RaceRes
   });
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

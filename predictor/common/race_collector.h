@@ -11,7 +11,7 @@
 #include "predictor/common/flat_map.h"
 #include "predictor/findings.h"
 
-namespace seer {
+namespace seer::predictor {
 
 class RaceCollector {
  public:
@@ -45,4 +45,4 @@ class RaceCollector {
   std::vector<RacePair> pairs_;
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -12,7 +12,7 @@
 #include "predictor/common/clock_snapshot.h"
 #include "predictor/common/vector_clock.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // The join of one thread's releases is the HB time of its latest release, and
 // every clock joined into a predecessor clock is closed under HB (knowing an
@@ -81,4 +81,4 @@ struct ReleaseTimes {
   }
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -12,7 +12,7 @@
 
 #include "predictor/common/flat_map.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // Blocks up to this size are written whole by a free; larger ones (a thread's
 // stack is megabytes) only in the bytes some access touched, which keeps a free
@@ -195,4 +195,4 @@ class ShadowMemory {
   FlatMap64<Word> words_;
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -22,7 +22,7 @@
 
 #include "seer/event.h"
 
-namespace seer {
+namespace seer::predictor {
 
 enum class SyncOp : uint8_t {
   kRead,
@@ -234,4 +234,4 @@ class EventLowering {
   std::unordered_map<uint64_t, uint64_t> block_sizes_;  // live block address -> allocated bytes
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -11,7 +11,7 @@
 #include "seer/event.h"
 #include "seer/status.h"
 
-namespace seer {
+namespace seer::predictor {
 
 inline constexpr uint32_t kMaxThreads = 1u << 16;
 
@@ -37,4 +37,4 @@ class ThreadIdCheck {
   Status first_bad_;
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -22,7 +22,7 @@
 #include "predictor/common/vector_clock.h"
 #include "predictor/engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // What a thread knows. `OpenSection` is the engine's record of a critical
 // section the thread is inside.
@@ -210,4 +210,4 @@ uint64_t TwoClockEngine<Derived, Open>::VarOf(Cell& c) {
   return c.var;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

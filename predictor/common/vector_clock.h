@@ -7,7 +7,7 @@
 #include <cstring>
 #include <vector>
 
-namespace seer {
+namespace seer::predictor {
 
 using ClockValue = uint32_t;
 
@@ -109,4 +109,4 @@ struct Epoch {
   bool LessOrEqual(const VectorClock& vc) const { return clock <= vc.Get(tid); }
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

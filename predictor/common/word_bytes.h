@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-namespace seer {
+namespace seer::predictor {
 
 inline constexpr unsigned kWordShift = 3;  // 8-byte words
 
@@ -16,4 +16,4 @@ inline uint8_t WordByteMask(uint64_t w, uint64_t address, uint64_t last) {
   return static_cast<uint8_t>(((1u << (hi - lo)) - 1) << lo);
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

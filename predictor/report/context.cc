@@ -7,7 +7,7 @@
 #include "predictor/common/covered_keys.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 std::vector<uint64_t> StackOf(const Event& e, const std::vector<uint64_t>& call_sites) {
@@ -147,4 +147,4 @@ const MemoryBlock* ReportContext::Block(uint64_t address, uint64_t index) const 
   return nullptr;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -13,7 +13,7 @@
 #include "seer/event.h"
 #include "seer/status.h"
 
-namespace seer {
+namespace seer::predictor {
 
 struct HeldLock {
   uint64_t lock = 0;
@@ -68,4 +68,4 @@ class ReportContext {
 // Every event a finding names, for passes that need them.
 std::vector<EventRef> NamedEvents(const Findings& findings);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-namespace seer {
+namespace seer::predictor {
 
 Status CollectReportDetails(const std::string& path, const TraceInfo& info, const Findings& findings,
                             const SymbolizerOptions& options, ReportDetails* out) {
@@ -91,4 +91,4 @@ uint64_t ShownSize(const EventRef& e, const VariableInfo& v) {
   return e.size;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -13,7 +13,7 @@
 #include "predictor/symbolize/symbolizer.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::predictor {
 
 struct ReportDetails {
   std::unique_ptr<Symbolizer> symbolizer;
@@ -63,4 +63,4 @@ VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair);
 // requested size as freed (EventLowering), and the block's own line shows that.
 uint64_t ShownSize(const EventRef& e, const VariableInfo& v);
 
-}  // namespace seer
+}  // namespace seer::predictor

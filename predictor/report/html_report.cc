@@ -15,7 +15,7 @@
 #include "predictor/report/report.h"
 #include "predictor/report/schedule_events.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using nlohmann::json;
@@ -409,4 +409,4 @@ Status HtmlReport(const TraceReader& trace, const Findings& findings, const std:
   return Status::Ok();
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

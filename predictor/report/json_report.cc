@@ -10,7 +10,7 @@
 #include "predictor/report/report.h"
 #include "predictor/report/schedule_events.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using nlohmann::json;
@@ -209,4 +209,4 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
   return out.dump(2) + "\n";
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

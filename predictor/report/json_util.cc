@@ -2,7 +2,7 @@
 
 #include <string>
 
-namespace seer {
+namespace seer::predictor {
 
 nlohmann::json KindCountsJson(const std::array<uint64_t, kNumEventKinds>& counts, bool with_zeros) {
   nlohmann::json out = nlohmann::json::object();
@@ -17,4 +17,4 @@ nlohmann::json LostJson(const TraceCounters& counters) {
   return lost;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -9,11 +9,11 @@
 
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // {"read": n, ...}: every kind when `with_zeros`, else only those with a count.
 nlohmann::json KindCountsJson(const std::array<uint64_t, kNumEventKinds>& counts, bool with_zeros);
 // {"<place>": {"<kind>": n, ...}, ...}
 nlohmann::json LostJson(const TraceCounters& counters);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -5,7 +5,7 @@
 
 #include "predictor/report/report.h"
 
-namespace seer {
+namespace seer::predictor {
 
 ReportNames::ReportNames(const TraceReader& trace) : trace_(trace) {
   std::unordered_map<std::string, int> uses;
@@ -78,4 +78,4 @@ uint64_t CountFindings(const Findings& findings) {
   return n;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -17,7 +17,7 @@
 #include "seer/trace.h"
 #include "store/trace_clock.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using nlohmann::json;
@@ -320,7 +320,7 @@ class TimelineBuilder {
 
   const ReportNames names_;
   ReportDetails* details_;
-  const TraceClock clock_;
+  const store::TraceClock clock_;
   std::map<uint32_t, ThreadTrack> tracks_;
   std::map<uint32_t, uint64_t> pending_forks_;  // child tid -> flow id
   uint64_t next_flow_ = 1;
@@ -339,7 +339,7 @@ Status PerfettoTimeline(const std::string& path, const Findings& findings, Repor
   uint64_t from = options.from;
   uint64_t to = std::min(options.to, total);
   if (options.from_ns >= 0 || options.to_ns >= 0) {
-    const TraceClock clock(reader->info().clock);
+    const store::TraceClock clock(reader->info().clock);
     if (!clock.has_times())
       return Status::InvalidArgument(path +
                                      ": the trace has no clock samples (imported, generated, or recorded "
@@ -378,4 +378,4 @@ Status PerfettoTimeline(const std::string& path, const Findings& findings, Repor
   return Status::Ok();
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -15,7 +15,7 @@
 #include "predictor/findings.h"
 #include "seer/status.h"
 
-namespace seer {
+namespace seer::predictor {
 
 struct ReportDetails;  // predictor/report/details.h
 
@@ -38,4 +38,4 @@ struct TimelineOptions {
 Status PerfettoTimeline(const std::string& path, const Findings& findings, ReportDetails* details,
                         const TimelineOptions& options, std::string* out);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 std::pair<uint64_t, uint64_t> PcKey(const RacePair& p) {
@@ -107,4 +107,4 @@ std::vector<std::string> RaceIndex::Engines(const RacePair& pair) const {
   return names;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

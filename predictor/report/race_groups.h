@@ -10,7 +10,7 @@
 
 #include "predictor/findings.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // Strongest first: reports order race pairs by it.
 enum class RaceProof {
@@ -56,4 +56,4 @@ class RaceIndex {
   std::map<std::pair<uint64_t, uint64_t>, size_t> by_key_;
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

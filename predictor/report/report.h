@@ -11,7 +11,7 @@
 #include "seer/status.h"
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::predictor {
 
 struct ReportDetails;  // predictor/report/details.h
 
@@ -65,4 +65,4 @@ class ReportNames {
 // "0" or "12 (bpf-ringbuf: 10 read, 2 acquire)".
 std::string LostSummary(const TraceCounters& counters);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -17,7 +17,7 @@
 #include "predictor/report/report.h"
 #include "predictor/report/schedule_events.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using nlohmann::json;
@@ -427,4 +427,4 @@ Status SarifReport(const TraceReader& trace, const Findings& findings, const std
   return Status::Ok();
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

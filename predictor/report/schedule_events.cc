@@ -5,7 +5,7 @@
 
 #include "seer/trace.h"
 
-namespace seer {
+namespace seer::predictor {
 
 std::vector<uint64_t> ScheduleTail(const Witness& witness) {
   const size_t from = witness.schedule.size() > kScheduleTail ? witness.schedule.size() - kScheduleTail : 0;
@@ -47,4 +47,4 @@ Status ReadScheduleEvents(const std::string& path, const Findings& findings, std
   return Status::Ok();
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

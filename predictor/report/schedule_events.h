@@ -12,7 +12,7 @@
 #include "seer/event.h"
 #include "seer/status.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // Schedules can be millions of positions long: the reports keep the end, where
 // the bug happens.
@@ -26,4 +26,4 @@ std::vector<uint64_t> ScheduleTail(const Witness& witness);
 // race pairs), keyed by position.
 Status ReadScheduleEvents(const std::string& path, const Findings& findings, std::map<uint64_t, Event>* out);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -12,7 +12,7 @@
 #include "predictor/report/race_groups.h"
 #include "predictor/report/report.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 std::string Describe(const ReportNames& names, ReportDetails* details, const EventRef& e) {
@@ -250,4 +250,4 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   return out + body;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

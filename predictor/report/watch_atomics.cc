@@ -2,7 +2,7 @@
 
 #include "predictor/symbolize/symbolizer.h"
 
-namespace seer {
+namespace seer::predictor {
 
 size_t SetAsideAtomicWatchHits(Symbolizer& symbolizer, Findings* findings) {
   size_t set_aside = 0, hits = 0;
@@ -27,4 +27,4 @@ size_t SetAsideAtomicWatchHits(Symbolizer& symbolizer, Findings* findings) {
   return set_aside;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

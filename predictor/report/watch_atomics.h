@@ -13,11 +13,11 @@
 
 #include "predictor/findings.h"
 
-namespace seer {
+namespace seer::predictor {
 
 class Symbolizer;
 
 // Returns how many pairs were set aside.
 size_t SetAsideAtomicWatchHits(Symbolizer& symbolizer, Findings* findings);
 
-}  // namespace seer
+}  // namespace seer::predictor

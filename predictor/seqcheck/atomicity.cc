@@ -11,7 +11,7 @@
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 bool IsWrite(const Node& n) { return (n.flags & kWrites) != 0; }
@@ -256,4 +256,4 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   return found;
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -17,7 +17,7 @@
 #include "predictor/seqcheck/stats.h"
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 struct AtomicityOptions {
   uint64_t window = 1000;          // max events of e1's thread between e1 and e2
@@ -33,4 +33,4 @@ struct AtomicityOptions {
 std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& model, const AtomicityOptions& options,
                                                            SeqCheckStats* stats);
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 WindowOrder::WindowOrder(const TraceModel& model, const std::vector<uint32_t>& lo, const std::vector<uint32_t>& hi)
     : m_(model), lo_(lo), hi_(hi) {
@@ -157,4 +157,4 @@ bool CloseOrder(const TraceModel& m, WindowOrder* o, const std::function<bool(ui
   return false;
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -13,7 +13,7 @@
 
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 class WindowOrder {
  public:
@@ -82,4 +82,4 @@ class WindowOrder {
 bool CloseOrder(const TraceModel& model, WindowOrder* order, const std::function<bool(uint32_t)>& needy,
                 uint32_t max_rounds, uint32_t* rounds, std::string* why);
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

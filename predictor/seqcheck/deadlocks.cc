@@ -9,7 +9,7 @@
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 // An instance of `cls` by a thread not in `used`, nearest in the trace to
@@ -132,4 +132,4 @@ std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOp
   return found;
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -13,7 +13,7 @@
 #include "predictor/seqcheck/stats.h"
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 struct DeadlockOptions {
   uint32_t max_cycle_length = 8;    // threads (= locks) in a cycle
@@ -29,4 +29,4 @@ struct DeadlockOptions {
 // stats->invalid_witnesses, printed to stderr, and not returned.
 std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOptions& options, SeqCheckStats* stats);
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -13,7 +13,7 @@
 #include "predictor/seqcheck/trace_model.h"
 #include "predictor/seqcheck/trace_windows.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 AnalysisStats StatsOf(const char* analysis, const SeqCheckStats& s) {
@@ -135,4 +135,4 @@ std::unique_ptr<Engine> NewAtomicityEngine(const AnalysisOptions& options) {
   return std::make_unique<AtomicityEngine>(options);
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

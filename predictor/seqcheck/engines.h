@@ -7,9 +7,9 @@
 
 #include "predictor/engine.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 std::unique_ptr<Engine> NewDeadlockEngine(const AnalysisOptions& options);
 std::unique_ptr<Engine> NewAtomicityEngine(const AnalysisOptions& options);
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

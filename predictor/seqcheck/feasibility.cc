@@ -7,7 +7,7 @@
 
 #include "predictor/seqcheck/closure.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 FeasibilityChecker::FeasibilityChecker(const TraceModel& model, FeasibilityOptions options)
     : m_(model), opt_(options) {}
@@ -439,4 +439,4 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
   return result;
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -15,7 +15,7 @@
 
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 // What one thread must (and may) run in the reordering.
 struct ThreadBound {
@@ -72,4 +72,4 @@ class FeasibilityChecker {
   std::vector<std::pair<uint32_t, uint32_t>> ordered_;  // transitive sequence order
 };
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 HardClocks::HardClocks(const TraceModel& m) : m_(m), clock_(m.threads()), received_(m.threads(), 0) {}
 
@@ -71,4 +71,4 @@ void HardReach::ScanTo(uint32_t to, uint32_t from) {
   }
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -11,7 +11,7 @@
 #include "predictor/common/vector_clock.h"
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 // Calls fn(source) for each hard edge source -> i from another thread: the fork
 // before a thread's first event, the child's last event before a join, and the
@@ -79,4 +79,4 @@ class HardReach {
   std::vector<uint32_t> touched_first_, touched_end_;
 };
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

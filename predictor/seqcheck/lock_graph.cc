@@ -6,7 +6,7 @@
 
 #include "predictor/seqcheck/hard_order.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 LockGraph::LockGraph(const TraceModel& m) : m_(m) {
   const uint32_t threads = m.threads();
@@ -152,4 +152,4 @@ uint32_t LockGraph::HardBefore(uint32_t request, uint32_t t) const {
   return it != last && it->first == t ? it->second : 0;
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

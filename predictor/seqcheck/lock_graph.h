@@ -12,7 +12,7 @@
 
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 // One dynamic edge: thread `tid` holds the section acquired at `held` (by any
 // kind of acquisition) and acquires another lock at `request`, a call that can
@@ -66,4 +66,4 @@ class LockGraph {
   std::vector<uint32_t> empty_;
 };
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

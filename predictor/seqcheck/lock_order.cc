@@ -7,7 +7,7 @@
 
 #include "predictor/common/sync_ops.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 namespace {
 
@@ -99,4 +99,4 @@ bool LockOrderHasCycle(const std::vector<Event>& events) {
   return HasCycle(successors);
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -16,10 +16,10 @@
 
 #include "seer/event.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 // True when the lock-order graph of `events` (in trace order; carried
 // acquires first, as TraceModel takes them) has a cycle of two or more locks.
 bool LockOrderHasCycle(const std::vector<Event>& events);
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -7,7 +7,7 @@
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 RaceConfirmation ConfirmRace(const TraceModel& m, FeasibilityChecker* feasibility, uint32_t a, uint32_t b,
                              SeqCheckStats* stats) {
@@ -47,4 +47,4 @@ void ConfirmRacePairs(const TraceModel& m, const FeasibilityOptions& options, Fi
   }
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

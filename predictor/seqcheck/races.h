@@ -11,7 +11,7 @@
 #include "predictor/seqcheck/stats.h"
 #include "predictor/seqcheck/trace_model.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 struct RaceConfirmation {
   bool confirmed = false;
@@ -29,4 +29,4 @@ RaceConfirmation ConfirmRace(const TraceModel& model, FeasibilityChecker* feasib
 void ConfirmRacePairs(const TraceModel& model, const FeasibilityOptions& options, Findings* findings,
                       SeqCheckStats* stats);
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

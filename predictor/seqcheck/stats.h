@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 struct SeqCheckStats {
   uint64_t candidates = 0;         // concrete candidates built
@@ -17,4 +17,4 @@ struct SeqCheckStats {
   double check_seconds = 0;        // time inside the feasibility checks
 };
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

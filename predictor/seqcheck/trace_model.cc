@@ -5,7 +5,7 @@
 
 #include "predictor/common/sync_ops.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 uint32_t Dense(std::unordered_map<uint64_t, uint32_t>* ids, uint64_t key) {
@@ -312,4 +312,4 @@ const std::vector<uint32_t>& TraceModel::signals_before(uint32_t wait) const {
   return it == signals_before_.end() ? empty_ : it->second;
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

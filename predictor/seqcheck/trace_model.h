@@ -23,7 +23,7 @@
 
 #include "seer/event.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 inline constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
@@ -195,4 +195,4 @@ void TraceModel::OpenQuery(const OpenIndex& ix, uint32_t c, Fn&& fn) const {
   }
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 void TraceWindows::Track(const Event& e) {
   // The mutex a cond wait releases at its begin and holds again at its end.
@@ -61,4 +61,4 @@ std::vector<Event> TraceWindows::Take(size_t* carried) {
   return out;
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -18,7 +18,7 @@
 
 #include "seer/event.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 class TraceWindows {
  public:
@@ -45,4 +45,4 @@ class TraceWindows {
   std::map<std::pair<uint32_t, uint64_t>, std::pair<uint32_t, Event>> held_;
 };
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cstdio>
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 FeasibilityResult TimedCheck(FeasibilityChecker* checker, const Query& query, SeqCheckStats* stats) {
   const auto start = std::chrono::steady_clock::now();
@@ -35,4 +35,4 @@ bool AcceptWitness(const Status& verdict, const std::string& finding, Witness* w
   return false;
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

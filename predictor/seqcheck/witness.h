@@ -12,7 +12,7 @@
 #include "predictor/seqcheck/trace_model.h"
 #include "seer/status.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 // Runs one feasibility check, timing it into `stats`.
 FeasibilityResult TimedCheck(FeasibilityChecker* checker, const Query& query, SeqCheckStats* stats);
@@ -24,4 +24,4 @@ Witness MakeWitness(const TraceModel& model, const std::vector<uint32_t>& schedu
 // and the checker's reason to stderr and counts it. Returns verdict.ok().
 bool AcceptWitness(const Status& verdict, const std::string& finding, Witness* witness, SeqCheckStats* stats);
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

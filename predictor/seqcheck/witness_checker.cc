@@ -8,7 +8,7 @@
 #include <unordered_set>
 #include <vector>
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 bool Reads(EventKind k) { return k == EventKind::kRead || k == EventKind::kAtomicLoad || k == EventKind::kAtomicRmw; }
@@ -379,4 +379,4 @@ Status WitnessChecker::CheckRace(const std::vector<uint64_t>& schedule, const Ev
   return Status::Ok();
 }
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

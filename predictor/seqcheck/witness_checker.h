@@ -16,7 +16,7 @@
 #include "seer/event.h"
 #include "seer/status.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 
 class WitnessChecker {
  public:
@@ -68,4 +68,4 @@ class WitnessChecker {
   std::unordered_map<uint32_t, size_t> fork_of_;  // child -> position of its (first) fork
 };
 
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

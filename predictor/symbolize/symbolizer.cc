@@ -14,7 +14,7 @@
 
 #include "store/build_id.h"
 
-namespace seer {
+namespace seer::predictor {
 
 struct Symbolizer::Module {
   std::string path;  // as recorded
@@ -212,7 +212,7 @@ bool Symbolizer::Load(Module* m) {
   for (size_t i = 0; i < candidates.size() && m->file.empty(); ++i) {
     std::error_code ec;
     if (!fs::is_regular_file(candidates[i], ec)) continue;
-    if (!m->build_id.empty() && ReadBuildId(candidates[i]) != m->build_id) {
+    if (!m->build_id.empty() && store::ReadBuildId(candidates[i]) != m->build_id) {
       if (i == 0) recorded_differs = true;
       continue;
     }
@@ -471,4 +471,4 @@ bool Symbolizer::FindTls(uint64_t image, uint64_t offset, DataSymbol* out) {
   return false;
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -13,7 +13,7 @@
 
 struct Dwfl;  // elfutils
 
-namespace seer {
+namespace seer::predictor {
 
 // One frame of a symbolised pc. Inlined calls give several frames for one pc,
 // innermost first; all but the last have `inlined` set.
@@ -90,4 +90,4 @@ class Symbolizer {
   ::Dwfl* dwfl_ = nullptr;
 };
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer {
+namespace seer::recorder {
 uint64_t RingBatch::bytes() const {
   uint64_t n = 0;
   for (const auto& w : words) n += w.size() * sizeof(uint64_t);
@@ -55,4 +55,4 @@ void RingCollector::StopAtCurrentHeads() {
   stopped_ = true;
 }
 
-}  // namespace seer
+}  // namespace seer::recorder

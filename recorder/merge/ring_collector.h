@@ -10,7 +10,7 @@
 #include "recorder/merge/spool_arena.h"
 #include "seer/ring_layout.h"
 
-namespace seer {
+namespace seer::recorder {
 
 // Copied ring words live in the spool arena (huge pages, reused first in, first out).
 using RingWords = std::vector<uint64_t, SpoolAllocator<uint64_t>>;
@@ -44,4 +44,4 @@ class RingCollector {
   std::vector<uint64_t> stop_heads_;  // stopped_: each ring's last word to copy, exclusive
 };
 
-}  // namespace seer
+}  // namespace seer::recorder

@@ -7,7 +7,7 @@
 
 #include "seer/ring_record.h"
 
-namespace seer {
+namespace seer::recorder {
 
 RingMerger::RingMerger(rt::ShmHeader* shm) : shm_(shm), domains_(rt::kDomains + 1), blocked_(rt::kDomains + 1) {}
 
@@ -257,7 +257,7 @@ Status RingMerger::EmitMarkedRepeat(uint32_t ring, uint32_t tid, bool whole, con
     return Damaged(ring, at, "repeat mark of " + std::to_string(len) + " words with no such reference segment");
   if (ref->run == nullptr) {
     // Its first repeat: decoded once, handed on as the same object from now on.
-    auto run = std::make_shared<RepeatedRun>();
+    auto run = std::make_shared<store::RepeatedRun>();
     uint64_t last_pc = ref->start_pc;
     for (size_t i = 0; i < ref->words.size();) {
       Event e;
@@ -402,7 +402,7 @@ Status RingMerger::EmitPlain(uint32_t ring, const Sink& sink) {
   p.pos = pos;
   p.last_pc = last_pc;
   if (keep != nullptr && s.ok()) {
-    auto run = std::make_shared<RepeatedRun>();
+    auto run = std::make_shared<store::RepeatedRun>();
     run->events.assign(run_.get() + from, run_.get() + run_size_);
     for (const Event& e : run->events) ++run->by_kind[static_cast<int>(e.kind)];
     keep->run = std::move(run);
@@ -619,7 +619,7 @@ Status RingMerger::Add(RingBatch* batch, const Sink& sink, uint64_t* emitted) {
 }
 
 Status RingMerger::FlushRun() {
-  static const std::shared_ptr<const RepeatedRun> kNoRepeat;
+  static const std::shared_ptr<const store::RepeatedRun> kNoRepeat;
   Status s = run_size_ == 0 ? Status::Ok() : (*run_sink_)(run_.get(), run_size_, kNoRepeat);
   run_size_ = 0;
   return s;
@@ -657,4 +657,4 @@ std::vector<uint64_t> RingMerger::LostByKind() const {
 
 uint64_t RingMerger::ThreadsWithoutRing() const { return shm_->no_ring_threads.load(); }
 
-}  // namespace seer
+}  // namespace seer::recorder

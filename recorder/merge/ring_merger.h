@@ -19,7 +19,7 @@
 #include "seer/trace.h"
 #include "store/repeated_run.h"
 
-namespace seer {
+namespace seer::recorder {
 
 class RingMerger {
  public:
@@ -45,7 +45,7 @@ class RingMerger {
   // `repeat` set (the same object for every repeat of that segment); the sink
   // may hand it to RunAppender::AppendRepeat. Other runs have `repeat` null.
   using RunSink =
-      std::function<Status(const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>& repeat)>;
+      std::function<Status(const Event* events, size_t n, const std::shared_ptr<const store::RepeatedRun>& repeat)>;
   static constexpr size_t kRunEvents = 1024;
   Status AddRuns(RingBatch* batch, const RunSink& sink, uint64_t* emitted = nullptr);
   // Off: no run is a repeat (for tests and benchmarks that compare), but
@@ -133,7 +133,7 @@ class RingMerger {
     uint32_t tid = 0;
     // Once it repeated: its events (a new object for each new segment: the
     // writer may still hold the last one), and the last pc after it.
-    std::shared_ptr<const RepeatedRun>
+    std::shared_ptr<const store::RepeatedRun>
         run;  // const: handed to the sink with no converted copy (two atomic counts per repeat)
     uint64_t end_pc = 0;
   };
@@ -256,4 +256,4 @@ class RingMerger {
   uint64_t repeats_delivered_ = 0;
 };
 
-}  // namespace seer
+}  // namespace seer::recorder

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <new>
 
-namespace seer {
+namespace seer::recorder {
 namespace {
 
 // The spool's own bound (InprocOptions::max_spool_bytes) keeps the blocks in use
@@ -144,4 +144,4 @@ uint64_t SpoolArena::span_bytes() {
   return wrap_ != 0 ? (wrap_ - tail_) + head_ : head_ - tail_;
 }
 
-}  // namespace seer
+}  // namespace seer::recorder

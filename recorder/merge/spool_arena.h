@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <mutex>
 
-namespace seer {
+namespace seer::recorder {
 
 class SpoolArena {
  public:
@@ -77,4 +77,4 @@ struct SpoolAllocator {
   }
 };
 
-}  // namespace seer
+}  // namespace seer::recorder

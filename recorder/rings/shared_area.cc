@@ -14,7 +14,7 @@
 
 #include "recorder/proc_maps.h"
 
-namespace seer {
+namespace seer::recorder {
 
 SharedArea::~SharedArea() {
   if (base_ != nullptr) munmap(base_, bytes_);
@@ -102,4 +102,4 @@ void SharedArea::ExportToChild(bool sync_inproc, bool futex_stamps) const {
   setenv(rt::kSyncEnv, !sync_inproc ? "ebpf" : futex_stamps ? rt::kSyncInprocFutex : "inproc", 1);
 }
 
-}  // namespace seer
+}  // namespace seer::recorder

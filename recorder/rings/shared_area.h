@@ -12,7 +12,7 @@
 #include "seer/ring_layout.h"
 #include "seer/status.h"
 
-namespace seer {
+namespace seer::recorder {
 
 struct SharedAreaOptions {
   uint32_t max_rings = 1024;
@@ -69,4 +69,4 @@ class SharedArea {
   uint64_t offset_ = 0;  // of the header in the mapping
 };
 
-}  // namespace seer
+}  // namespace seer::recorder

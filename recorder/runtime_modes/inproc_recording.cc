@@ -182,9 +182,9 @@ class InprocRecording final : public Recording {
   // they inherit its lower priority.
   std::thread merge_thread_;
   Status merge_status_;
-  std::unique_ptr<AsyncTraceWriter> async_;
-  TraceWriter* out_ = nullptr;   // writer_, or async_ in front of it
-  RunAppender* runs_ = nullptr;  // the same object, taking runs
+  std::unique_ptr<store::AsyncTraceWriter> async_;
+  TraceWriter* out_ = nullptr;          // writer_, or async_ in front of it
+  store::RunAppender* runs_ = nullptr;  // the same object, taking runs
   std::atomic<uint64_t> merged_events_{0};
   uint64_t max_spool_ = 0;
   std::set<pid_t> callers_threads_;
@@ -333,11 +333,11 @@ Status InprocRecording::Begin() {
     idle_nice_ = std::clamp(static_cast<int>(std::strtol(nice_env, nullptr, 10)), -1, 19);
   merge_thread_ = std::thread([this, start_idle = drain_idle_] {
     if (start_idle) SetThreadPriority(0, true, idle_nice_);  // the writer thread started below inherits it
-    runs_ = opts_.writer.encode_threads > 0 ? dynamic_cast<RunAppender*>(writer_.get()) : nullptr;
+    runs_ = opts_.writer.encode_threads > 0 ? dynamic_cast<store::RunAppender*>(writer_.get()) : nullptr;
     if (runs_ != nullptr) {
       out_ = writer_.get();
     } else {
-      async_ = std::make_unique<AsyncTraceWriter>(writer_.get());
+      async_ = std::make_unique<store::AsyncTraceWriter>(writer_.get());
       out_ = async_.get();
       runs_ = async_.get();
     }
@@ -345,7 +345,7 @@ Status InprocRecording::Begin() {
     // Events go to the writer in runs: one hand-off per run, not per event.
     // Attached to a running process, the events of locks and blocks from before
     // the attach are left out (AttachFilter), and the runs are cut around them.
-    auto sink = [&](const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>& repeat) {
+    auto sink = [&](const Event* events, size_t n, const std::shared_ptr<const store::RepeatedRun>& repeat) {
       if (!attached_) {
         merged += n;
         return repeat != nullptr ? runs_->AppendRepeat(repeat) : runs_->AppendRun(events, n);

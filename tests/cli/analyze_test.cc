@@ -19,7 +19,7 @@ using nlohmann::json;
 // variable. Not an analysis anyone should use: it exercises the plumbing. It
 // also checks what the driver promises: Begin once, then every event once, in
 // order, then Finish once.
-class LastWriterEngine final : public Engine {
+class LastWriterEngine final : public predictor::Engine {
  public:
   static inline int begins = 0, finishes = 0;
   static inline uint64_t events_seen = 0;
@@ -41,19 +41,19 @@ class LastWriterEngine final : public Engine {
       if (it == last_write_.end() || it->second.tid == e.tid) continue;
       ++result_.racy_events;
       bool found = false;
-      for (RacePair& p : result_.pairs) {
+      for (predictor::RacePair& p : result_.pairs) {
         if (p.first.pc == it->second.pc && p.second.pc == e.pc) {
           ++p.occurrences;
           found = true;
         }
       }
-      if (!found) result_.pairs.push_back({EventRef::Of(it->second), EventRef::Of(e), 1});
+      if (!found) result_.pairs.push_back({predictor::EventRef::Of(it->second), predictor::EventRef::Of(e), 1});
     }
   }
-  Status Finish(Findings* findings) override {
+  Status Finish(predictor::Findings* findings) override {
     ++finishes;
     result_.engine = "last-writer";
-    result_.guarantee = Guarantee::kHeuristic;
+    result_.guarantee = predictor::Guarantee::kHeuristic;
     result_.racy_locations = result_.pairs.size();
     findings->races.push_back(result_);
     return Status::Ok();
@@ -63,11 +63,12 @@ class LastWriterEngine final : public Engine {
   uint64_t threads_ = 0;
   uint64_t next_index_ = 0;
   std::map<uint64_t, Event> last_write_;
-  RaceResult result_;
+  predictor::RaceResult result_;
 };
 
-const EngineSpec kTestSpec = {"last-writer", "test engine", true,
-                              [](const AnalysisOptions&) { return std::unique_ptr<Engine>(new LastWriterEngine); }};
+const predictor::EngineSpec kTestSpec = {"last-writer", "test engine", true, [](const predictor::AnalysisOptions&) {
+                                           return std::unique_ptr<predictor::Engine>(new LastWriterEngine);
+                                         }};
 
 class AnalyzeTest : public test::TempDirTest {
  protected:
@@ -81,8 +82,8 @@ class AnalyzeTest : public test::TempDirTest {
     test::WriteFile(Path("in.std"), text);
     std::unique_ptr<TraceWriter> w;
     EXPECT_TRUE(TraceWriter::Create(Path("t.seer"), {}, &w).ok());
-    ImportStats stats;
-    Status s = ImportStd(Path("in.std"), w.get(), &stats);
+    interop::ImportStats stats;
+    Status s = interop::ImportStd(Path("in.std"), w.get(), &stats);
     EXPECT_TRUE(s.ok()) << s.ToString();
     EXPECT_TRUE(w->Close().ok());
     return Path("t.seer");
@@ -101,8 +102,8 @@ const char* kRacy =
 
 TEST_F(AnalyzeTest, DriverFeedsEveryEngineEveryEventInOrder) {
   const std::string trace = ImportText(kRacy);
-  AnalysisRun run;
-  Status s = RunAnalyses(trace, {&kTestSpec, &kTestSpec}, {}, &run);
+  predictor::AnalysisRun run;
+  Status s = predictor::RunAnalyses(trace, {&kTestSpec, &kTestSpec}, {}, &run);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(run.events, 8u);
   EXPECT_EQ(LastWriterEngine::begins, 2);
@@ -110,50 +111,51 @@ TEST_F(AnalyzeTest, DriverFeedsEveryEngineEveryEventInOrder) {
   EXPECT_EQ(LastWriterEngine::events_seen, 16u);
   EXPECT_TRUE(LastWriterEngine::in_order);
   ASSERT_EQ(run.findings.races.size(), 2u);
-  const RaceResult& r = run.findings.races[0];
+  const predictor::RaceResult& r = run.findings.races[0];
   ASSERT_EQ(r.pairs.size(), 2u);
   EXPECT_EQ(r.racy_events, 3u);
   EXPECT_EQ(r.pairs[0].first.pc, 2u);
   EXPECT_EQ(r.pairs[0].second.pc, 3u);
   EXPECT_EQ(r.pairs[0].occurrences, 2u);
-  EXPECT_EQ(CountFindings(run.findings), 4u);
+  EXPECT_EQ(predictor::CountFindings(run.findings), 4u);
 }
 
 TEST_F(AnalyzeTest, DriverReportsBadTraces) {
-  AnalysisRun run;
-  Status s = RunAnalyses(Path("missing.seer"), {&kTestSpec}, {}, &run);
+  predictor::AnalysisRun run;
+  Status s = predictor::RunAnalyses(Path("missing.seer"), {&kTestSpec}, {}, &run);
   EXPECT_EQ(s.code(), Status::Code::kNotFound);
   EXPECT_NE(s.message().find("missing.seer"), std::string::npos);
   EXPECT_EQ(LastWriterEngine::begins, 0);
 }
 
 TEST_F(AnalyzeTest, SelectEngines) {
-  std::vector<const EngineSpec*> specs;
-  Status s = SelectEngines("no-such-analysis", &specs);
+  std::vector<const predictor::EngineSpec*> specs;
+  Status s = predictor::SelectEngines("no-such-analysis", &specs);
   EXPECT_EQ(s.code(), Status::Code::kInvalidArgument);
   EXPECT_NE(s.message().find("unknown analysis 'no-such-analysis'"), std::string::npos);
   EXPECT_NE(s.message().find("known:"), std::string::npos);
-  for (const EngineSpec& spec : Engines()) EXPECT_NE(s.message().find(spec.name), std::string::npos);
+  for (const predictor::EngineSpec& spec : predictor::Engines())
+    EXPECT_NE(s.message().find(spec.name), std::string::npos);
   // The empty list is the default set.
-  ASSERT_TRUE(SelectEngines("", &specs).ok());
+  ASSERT_TRUE(predictor::SelectEngines("", &specs).ok());
   size_t defaults = 0;
-  for (const EngineSpec& spec : Engines()) defaults += spec.in_default_set;
+  for (const predictor::EngineSpec& spec : predictor::Engines()) defaults += spec.in_default_set;
   EXPECT_EQ(specs.size(), defaults);
-  if (!Engines().empty()) {
-    const std::string first = Engines()[0].name;
-    ASSERT_TRUE(SelectEngines(first + "," + first, &specs).ok());
+  if (!predictor::Engines().empty()) {
+    const std::string first = predictor::Engines()[0].name;
+    ASSERT_TRUE(predictor::SelectEngines(first + "," + first, &specs).ok());
     EXPECT_EQ(specs.size(), 1u);
   }
 }
 
 TEST_F(AnalyzeTest, JsonReportHasTheDocumentedKeys) {
   const std::string trace = ImportText(kRacy);
-  AnalysisRun run;
-  ASSERT_TRUE(RunAnalyses(trace, {&kTestSpec}, {}, &run).ok());
+  predictor::AnalysisRun run;
+  ASSERT_TRUE(predictor::RunAnalyses(trace, {&kTestSpec}, {}, &run).ok());
   run.findings.deadlocks.push_back(
-      {"test", Guarantee::kWitnessed, {{0, 0, {}, 1, {}}, {1, 1, {}, 0, {}}}, {{1, 2}, true}});
+      {"test", predictor::Guarantee::kWitnessed, {{0, 0, {}, 1, {}}, {1, 1, {}, 0, {}}}, {{1, 2}, true}});
   run.findings.atomicity.push_back({"test", "read-write-read", {}, {}, {}, {}});
-  json j = json::parse(JsonReport(*run.reader, run.findings, {"last-writer"}));
+  json j = json::parse(predictor::JsonReport(*run.reader, run.findings, {"last-writer"}));
   ASSERT_TRUE(j.is_object());
   for (const char* key : {"path", "events", "threads", "lost_events", "lost", "complete", "source", "format_version"})
     EXPECT_TRUE(j["trace"].contains(key)) << key;
@@ -198,17 +200,17 @@ TEST_F(AnalyzeTest, TextReportNamesRacesAndLostEvents) {
   w->AddLost("bpf-ringbuf", EventKind::kAcquire, 7);
   w->AddLost("bpf-ringbuf", EventKind::kRead, 3);
   ASSERT_TRUE(w->Close().ok());
-  AnalysisRun run;
-  ASSERT_TRUE(RunAnalyses(Path("lost.seer"), {&kTestSpec}, {}, &run).ok());
-  std::string text = TextReport(*run.reader, run.findings, {"last-writer"});
+  predictor::AnalysisRun run;
+  ASSERT_TRUE(predictor::RunAnalyses(Path("lost.seer"), {&kTestSpec}, {}, &run).ok());
+  std::string text = predictor::TextReport(*run.reader, run.findings, {"last-writer"});
   EXPECT_NE(text.find("lost events: 10 (bpf-ringbuf: 3 read, 7 acquire)"), std::string::npos) << text;
-  json j = json::parse(JsonReport(*run.reader, run.findings, {"last-writer"}));
+  json j = json::parse(predictor::JsonReport(*run.reader, run.findings, {"last-writer"}));
   EXPECT_EQ(j["trace"]["lost_events"], 10);
   EXPECT_EQ(j["trace"]["lost"]["bpf-ringbuf"]["acquire"], 7);
 
-  AnalysisRun racy;
-  ASSERT_TRUE(RunAnalyses(ImportText(kRacy), {&kTestSpec}, {}, &racy).ok());
-  text = TextReport(*racy.reader, racy.findings, {"last-writer"});
+  predictor::AnalysisRun racy;
+  ASSERT_TRUE(predictor::RunAnalyses(ImportText(kRacy), {&kTestSpec}, {}, &racy).ok());
+  text = predictor::TextReport(*racy.reader, racy.findings, {"last-writer"});
   EXPECT_NE(text.find("lost events: 0\n"), std::string::npos) << text;
   EXPECT_NE(text.find("last-writer: 2 race pairs, 3 racy events, 2 racy locations"), std::string::npos) << text;
   EXPECT_NE(text.find("race on x: main write at location 2 (event 1) and worker read at location 3 (event 2), 2 times"),

@@ -263,14 +263,15 @@ TEST_F(CliTest, InfoDetectsCountersThatDisagreeWithTheChunks) {
   const std::string old_counters = StoredValue(path, "counters", "all");
   const std::string old_sum_text = StoredValue(path, "meta", meta::kTablesChecksum);
   uint64_t sum = 0;
-  ASSERT_TRUE(ParseTablesChecksum(old_sum_text, &sum)) << old_sum_text;
+  ASSERT_TRUE(store::ParseTablesChecksum(old_sum_text, &sum)) << old_sum_text;
   std::string new_counters = old_counters;
   for (auto [from, to] : {std::pair{"\"read\":5", "\"read\":6"}, {"\"write\":3", "\"write\":2"}}) {
     ASSERT_NE(new_counters.find(from), std::string::npos) << new_counters;
     new_counters.replace(new_counters.find(from), std::strlen(from), to);
   }
-  sum += TableRecordHash("counters", "all", new_counters) - TableRecordHash("counters", "all", old_counters);
-  const std::string new_sum_text = FormatTablesChecksum(sum);
+  sum +=
+      store::TableRecordHash("counters", "all", new_counters) - store::TableRecordHash("counters", "all", old_counters);
+  const std::string new_sum_text = store::FormatTablesChecksum(sum);
   std::string bytes = ReadFile(path);
   for (size_t at = bytes.find(old_sum_text); at != std::string::npos; at = bytes.find(old_sum_text, at + 1))
     bytes.replace(at, old_sum_text.size(), new_sum_text);
@@ -332,7 +333,7 @@ TEST_F(CliTest, AnalyzeReportsAndUnknownAnalysis) {
   ImportData("basic.std");
   auto r = Seer("analyze " + Path("t.seer") + " --analysis no-such-analysis");
   ExpectInputError(r, "unknown analysis 'no-such-analysis' (known: ");
-  for (const EngineSpec& spec : Engines()) EXPECT_NE(r.err.find(spec.name), std::string::npos);
+  for (const predictor::EngineSpec& spec : predictor::Engines()) EXPECT_NE(r.err.find(spec.name), std::string::npos);
 
   r = Seer("analyze " + Path("t.seer") + " --format json");
   ASSERT_EQ(r.code, 0) << r.err;
@@ -349,7 +350,7 @@ TEST_F(CliTest, AnalyzeReportsAndUnknownAnalysis) {
 }
 
 TEST_F(CliTest, AnalyzeFailOnFindings) {
-  if (Engines().empty()) {
+  if (predictor::Engines().empty()) {
     GTEST_SKIP() << "SKIPPED: the engine registry is empty in this build, so no analysis can find anything; "
                     "--fail-on-findings is only tested once engines are registered";
   }
@@ -398,11 +399,11 @@ TEST_F(CliTest, BadTraceInputs) {
   {
     std::string bytes = big;
     std::string header;
-    coding::PutFixed64(&header, 1 << 16);  // the second chunk starts at event 65536
-    coding::PutFixed32(&header, 1 << 16);  // and holds 65536 events
+    store::coding::PutFixed64(&header, 1 << 16);  // the second chunk starts at event 65536
+    store::coding::PutFixed32(&header, 1 << 16);  // and holds 65536 events
     size_t at = bytes.find(header);
     ASSERT_NE(at, std::string::npos);
-    bytes[at + kChunkHeaderSize + 300] ^= 0x10;
+    bytes[at + store::kChunkHeaderSize + 300] ^= 0x10;
     WriteFile(Path("flip.seer"), bytes);
     cases.push_back({Path("flip.seer"), "flip.seer: chunk 1"});
   }

@@ -235,8 +235,8 @@ TEST_F(ServiceStateTest, StopCancelsTheAnalysisAndCountsWhatIsLeft) {
   std::vector<std::string> done;
   std::vector<AnalysisWorker::Outcome> outcomes;
   AnalysisWorker worker(
-      [&](const WindowFile&, const std::vector<const EngineSpec*>&, const std::atomic<bool>& cancel, WindowAnalysis*,
-          double*, bool* cancelled) {
+      [&](const WindowFile&, const std::vector<const predictor::EngineSpec*>&, const std::atomic<bool>& cancel,
+          WindowAnalysis*, double*, bool* cancelled) {
         started++;
         // An analysis that would take a minute, unless cancelled.
         const auto end = Clock::now() + std::chrono::seconds(60);

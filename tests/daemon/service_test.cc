@@ -525,8 +525,8 @@ std::string WriteInversionWindow(const std::string& path, uint64_t pc_base) {
 }
 
 TEST_F(ServiceTest, AWindowsFindingsAndContention) {
-  std::vector<const EngineSpec*> engines;
-  ASSERT_TRUE(SelectEngines("deadlock", &engines).ok());
+  std::vector<const predictor::EngineSpec*> engines;
+  ASSERT_TRUE(predictor::SelectEngines("deadlock", &engines).ok());
   WindowAnalysis a;
   Status st = AnalyzeWindow(WriteInversionWindow(Path("w1.seer"), 0x1000), engines, &a);
   ASSERT_TRUE(st.ok()) << st.ToString();

@@ -27,8 +27,8 @@ int main(int argc, char** argv) {
   for (int rep = 0; rep < 3; ++rep) {
     const auto t0 = std::chrono::steady_clock::now();
     const int fd = open(argv[1], O_RDONLY | O_CLOEXEC);
-    seer::LmdbFileLayout layout;
-    seer::Status check = seer::CheckLmdbFile(fd, static_cast<uint64_t>(st.st_size), &layout);
+    seer::store::LmdbFileLayout layout;
+    seer::Status check = seer::store::CheckLmdbFile(fd, static_cast<uint64_t>(st.st_size), &layout);
     close(fd);
     const auto t1 = std::chrono::steady_clock::now();
     std::unique_ptr<seer::TraceReader> reader;

@@ -8,7 +8,7 @@
 namespace {
 
 void WriteChunk(const std::string& dir, const char* name, int events, int threads, bool varied) {
-  seer::ChunkEncoder enc;
+  seer::store::ChunkEncoder enc;
   for (int i = 0; i < events; ++i) {
     seer::Event e;
     e.tid = static_cast<uint32_t>(i % threads);

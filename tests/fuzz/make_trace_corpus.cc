@@ -13,7 +13,7 @@
 namespace {
 
 bool Gen(const std::string& path, uint64_t events, uint32_t threads) {
-  seer::GenOptions g;
+  seer::gen::GenOptions g;
   g.events = events;
   g.threads = threads;
   g.locks = 3;
@@ -21,14 +21,14 @@ bool Gen(const std::string& path, uint64_t events, uint32_t threads) {
   g.locations = 32;
   std::unique_ptr<seer::TraceWriter> w;
   if (!seer::TraceWriter::Create(path, {}, &w).ok()) return false;
-  return seer::Generate(g, w.get()).ok() && w->Close().ok();
+  return seer::gen::Generate(g, w.get()).ok() && w->Close().ok();
 }
 
 bool Import(const std::string& std_path, const std::string& path) {
   std::unique_ptr<seer::TraceWriter> w;
   if (!seer::TraceWriter::Create(path, {}, &w).ok()) return false;
-  seer::ImportStats stats;
-  return seer::ImportStd(std_path, w.get(), &stats).ok() && w->Close().ok();
+  seer::interop::ImportStats stats;
+  return seer::interop::ImportStd(std_path, w.get(), &stats).ok() && w->Close().ok();
 }
 
 // Like a recording: modules, thread table with OS tids, loss counts, real-looking

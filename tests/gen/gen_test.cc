@@ -8,7 +8,7 @@
 #include "interop/std_writer.h"
 #include "tests/support/cli_test_util.h"
 
-namespace seer {
+namespace seer::gen {
 namespace {
 
 class GenTest : public test::TempDirTest {
@@ -27,7 +27,7 @@ class GenTest : public test::TempDirTest {
   std::string GeneratedText(const GenOptions& o) {
     const std::string path = Path("g.std");
     std::FILE* f = std::fopen(path.c_str(), "w");
-    StdTextWriter w(f);
+    interop::StdTextWriter w(f);
     Status s = Generate(o, &w);
     EXPECT_TRUE(s.ok()) << s.ToString();
     EXPECT_TRUE(w.Close().ok());
@@ -194,4 +194,4 @@ TEST_F(GenTest, SameSeedSameText) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::gen

@@ -10,7 +10,7 @@
 #include "interop/std_import.h"
 #include "tests/support/cli_test_util.h"
 
-namespace seer {
+namespace seer::interop {
 namespace {
 
 using test::ReadFile;
@@ -499,4 +499,4 @@ TEST_F(StdFormatTest, ExportNeverWritesTwoObjectsUnderOneName) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::interop

@@ -14,7 +14,7 @@ namespace {
 // (an atomic access to three), and a reordering interleaves steps.
 struct Step {
   uint32_t tid = 0;
-  SyncOp op = SyncOp::kRead;
+  predictor::SyncOp op = predictor::SyncOp::kRead;
   bool branch = false;  // a kBranch event (lowers to nothing for the engines)
   uint64_t object = 0;
   bool atomic = false;
@@ -77,7 +77,7 @@ class Model {
     std::map<uint32_t, std::pair<uint32_t, int>> forked_by;  // child -> (parent, steps to wait for)
     std::map<uint64_t, std::vector<int>> signals;            // sync object -> signal steps so far
     std::vector<std::pair<int, uint32_t>> joins;             // (step, joined thread)
-    EventLowering lowering;                                  // a free writes its allocated bytes (as in the engines)
+    predictor::EventLowering lowering;                       // a free writes its allocated bytes (as in the engines)
     for (const Event& e : trace) {
       auto add = [&](Step s) {
         s.tid = e.tid;
@@ -99,25 +99,25 @@ class Model {
         add(std::move(s));
         continue;
       }
-      lowering.Lower(e, [&](const LoweredOp& op) {
+      lowering.Lower(e, [&](const predictor::LoweredOp& op) {
         Step s;
         s.op = op.op;
         s.object = op.object;
         s.atomic = op.atomic;
         s.shared = op.shared;
-        s.nonblocking = op.op == SyncOp::kAcquire && IsNonBlockingAcquire(e);
+        s.nonblocking = op.op == predictor::SyncOp::kAcquire && IsNonBlockingAcquire(e);
         const uint64_t bytes = std::max<uint64_t>(1, op.size);
-        if (op.op == SyncOp::kFresh) {
+        if (op.op == predictor::SyncOp::kFresh) {
           for (uint64_t b = op.object; b < op.object + bytes; ++b) ++generation[b];
           add(std::move(s));
           return;
         }
         // A free is a write of every byte of its block, by definition.
-        if (op.op == SyncOp::kFree) s.op = SyncOp::kWrite;
-        if (s.op == SyncOp::kRead || s.op == SyncOp::kWrite) {
+        if (op.op == predictor::SyncOp::kFree) s.op = predictor::SyncOp::kWrite;
+        if (s.op == predictor::SyncOp::kRead || s.op == predictor::SyncOp::kWrite) {
           for (uint64_t b = op.object; b < op.object + bytes; ++b) s.cells.push_back(Cell(b, generation[b]));
           // An atomic read-modify-write reads too: it keeps the writer it read from.
-          if (s.op == SyncOp::kRead || e.kind == EventKind::kAtomicRmw) {
+          if (s.op == predictor::SyncOp::kRead || e.kind == EventKind::kAtomicRmw) {
             for (int c : s.cells) {
               auto it = last_write.find(c);
               s.read_from.push_back(it == last_write.end() ? -1 : it->second);
@@ -127,7 +127,7 @@ class Model {
         }
         const int id = add(std::move(s));
         Step& added = steps_[id];
-        if (op.op == SyncOp::kWait) {
+        if (op.op == predictor::SyncOp::kWait) {
           // Every signal before the wait in the trace precedes it: the engines join
           // the object's accumulated clock, so the oracle may not be weaker.
           for (int sig : signals[op.object]) {
@@ -137,13 +137,13 @@ class Model {
             added.needs[g.tid] = std::max(added.needs[g.tid], pos + 1);
           }
         }
-        if (op.op == SyncOp::kSignal) signals[op.object].push_back(id);
-        if (op.op == SyncOp::kEndSignals) signals[op.object].clear();
-        if (added.op == SyncOp::kWrite)
+        if (op.op == predictor::SyncOp::kSignal) signals[op.object].push_back(id);
+        if (op.op == predictor::SyncOp::kEndSignals) signals[op.object].clear();
+        if (added.op == predictor::SyncOp::kWrite)
           for (int c : added.cells) last_write[c] = id;
-        if (op.op == SyncOp::kFork)
+        if (op.op == predictor::SyncOp::kFork)
           forked_by[static_cast<uint32_t>(op.object)] = {e.tid, static_cast<int>(by_thread_[e.tid].size())};
-        if (op.op == SyncOp::kJoin) joins.push_back({id, static_cast<uint32_t>(op.object)});
+        if (op.op == predictor::SyncOp::kJoin) joins.push_back({id, static_cast<uint32_t>(op.object)});
       });
     }
     // A join waits for the joined thread's whole sequence.
@@ -165,10 +165,10 @@ class Model {
       snapshot();
       for (int id : by_thread_[t]) {
         const Step& s = steps_[id];
-        if (s.op == SyncOp::kAcquire && !s.branch) {
+        if (s.op == predictor::SyncOp::kAcquire && !s.branch) {
           auto& d = depth[s.object];
           if (d.first++ == 0) d.second = s.shared;
-        } else if (s.op == SyncOp::kRelease && !s.branch) {
+        } else if (s.op == predictor::SyncOp::kRelease && !s.branch) {
           auto& d = depth[s.object];
           if (d.first > 0) --d.first;
         }
@@ -260,9 +260,9 @@ class Explorer {
       return true;
     }
     switch (st.op) {
-      case SyncOp::kAcquire: return Blockers(st.tid, st.object, st.shared, s).empty();
-      case SyncOp::kRead:
-      case SyncOp::kWrite: return st.read_slot < 0 || !strict_reads || SeesTraceWrites(st, s);
+      case predictor::SyncOp::kAcquire: return Blockers(st.tid, st.object, st.shared, s).empty();
+      case predictor::SyncOp::kRead:
+      case predictor::SyncOp::kWrite: return st.read_slot < 0 || !strict_reads || SeesTraceWrites(st, s);
       default: return true;
     }
   }
@@ -271,15 +271,17 @@ class Explorer {
     const Step& st = m_.step(id);
     ++n.prefix[st.tid];
     if (!st.branch && st.read_slot >= 0) n.saw_trace_write[st.read_slot] = SeesTraceWrites(st, s);
-    if (!st.branch && st.op == SyncOp::kWrite)
+    if (!st.branch && st.op == predictor::SyncOp::kWrite)
       for (int c : st.cells) n.last_write[c] = id;
     return n;
   }
 
-  static bool IsAccess(const Step& st) { return !st.branch && (st.op == SyncOp::kRead || st.op == SyncOp::kWrite); }
+  static bool IsAccess(const Step& st) {
+    return !st.branch && (st.op == predictor::SyncOp::kRead || st.op == predictor::SyncOp::kWrite);
+  }
   static bool Conflict(const Step& a, const Step& b) {
     if (a.tid == b.tid || (a.atomic && b.atomic)) return false;
-    if (a.op != SyncOp::kWrite && b.op != SyncOp::kWrite) return false;
+    if (a.op != predictor::SyncOp::kWrite && b.op != predictor::SyncOp::kWrite) return false;
     for (int c : a.cells)
       if (std::find(b.cells.begin(), b.cells.end(), c) != b.cells.end()) return true;
     return false;
@@ -314,7 +316,7 @@ class Explorer {
       if (a < 0) continue;
       const Step& st = m_.step(a);
       // A trylock or timed lock facing a holder returns (EBUSY, ETIMEDOUT): not blocked.
-      if (st.branch || st.op != SyncOp::kAcquire || st.nonblocking || !NeedsMet(st, s)) continue;
+      if (st.branch || st.op != predictor::SyncOp::kAcquire || st.nonblocking || !NeedsMet(st, s)) continue;
       waits_for[t] = Blockers(t, st.object, st.shared, s);
       if (!waits_for[t].empty()) blocked[t] = a;
     }

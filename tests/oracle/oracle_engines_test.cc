@@ -14,12 +14,12 @@ namespace {
 
 constexpr uint64_t kTraces = 2000;
 
-bool Registered(const std::string& name) { return FindEngine(name) != nullptr; }
+bool Registered(const std::string& name) { return predictor::FindEngine(name) != nullptr; }
 
 // The reported pair that comes first: smallest later access, then earlier one.
-const RacePair* FirstRace(const Findings& f) {
-  const RacePair* first = nullptr;
-  for (const RacePair& p : f.races.at(0).pairs)
+const predictor::RacePair* FirstRace(const predictor::Findings& f) {
+  const predictor::RacePair* first = nullptr;
+  for (const predictor::RacePair& p : f.races.at(0).pairs)
     if (first == nullptr ||
         std::make_pair(p.second.index, p.first.index) < std::make_pair(first->second.index, first->first.index))
       first = &p;
@@ -33,8 +33,8 @@ TEST(OracleEngines, ShbRacesAreAllPredictable) {
     OracleResult oracle = RunOracle(trace);
     // Bind the findings first: a range-for over RunEngine(...).races.at(0) would
     // read from a destroyed temporary (at() returns a reference into it).
-    const Findings findings = RunEngine("shb", trace);
-    for (const RacePair& p : findings.races.at(0).pairs)
+    const predictor::Findings findings = RunEngine("shb", trace);
+    for (const predictor::RacePair& p : findings.races.at(0).pairs)
       ASSERT_TRUE(oracle.races.count({p.first.index, p.second.index}))
           << "shb reports (" << p.first.index << ", " << p.second.index << "), not predictable; seed " << seed;
   }
@@ -45,7 +45,7 @@ TEST(OracleEngines, HbFirstRaceIsPredictable) {
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
     auto trace = RandomTrace(TinyTraceOptionsWithFrees(seed), seed);
     auto findings = RunEngine("hb", trace);
-    const RacePair* first = FirstRace(findings);
+    const predictor::RacePair* first = FirstRace(findings);
     if (first == nullptr) continue;
     OracleResult oracle = RunOracle(trace);
     ASSERT_TRUE(oracle.races.count({first->first.index, first->second.index})) << "seed " << seed;
@@ -57,7 +57,7 @@ TEST(OracleEngines, WcpFirstRaceIsARaceOrADeadlock) {
   for (uint64_t seed = 0; seed < kTraces; ++seed) {
     auto trace = RandomTrace(TinyTraceOptionsWithFrees(seed), seed);
     auto findings = RunEngine("wcp", trace);
-    const RacePair* first = FirstRace(findings);
+    const predictor::RacePair* first = FirstRace(findings);
     if (first == nullptr) continue;
     OracleResult oracle = RunOracle(trace);
     ASSERT_TRUE(oracle.races.count({first->first.index, first->second.index}) || !oracle.deadlocks.empty())
@@ -79,12 +79,12 @@ TEST(OracleEngines, WcpAndShbOnRandomRanges) {
     RandomTraceOptions options = TinyTraceOptions(seed);
     options.atomics = false;
     auto trace = WithRandomRanges(RandomTrace(options, seed), seed);
-    const Findings shb = RunEngine("shb", trace);
-    const Findings wcp = RunEngine("wcp", trace);
-    const RacePair* first = FirstRace(wcp);
+    const predictor::Findings shb = RunEngine("shb", trace);
+    const predictor::Findings wcp = RunEngine("wcp", trace);
+    const predictor::RacePair* first = FirstRace(wcp);
     if (shb.races.at(0).pairs.empty() && first == nullptr) continue;
     OracleResult oracle = RunOracle(trace);
-    for (const RacePair& p : shb.races.at(0).pairs)
+    for (const predictor::RacePair& p : shb.races.at(0).pairs)
       ASSERT_TRUE(oracle.races.count({p.first.index, p.second.index}))
           << "shb reports (" << p.first.index << ", " << p.second.index << "), not predictable; seed " << seed;
     if (first == nullptr) continue;
@@ -109,8 +109,8 @@ TEST(OracleEngines, CpFirstRaceIsARaceOrADeadlock) {
       options.atomics = false;  // as in WcpAndShbOnRandomRanges
       trace = WithRandomRanges(RandomTrace(options, seed), seed);
     }
-    const Findings cp = RunEngine("cp", trace);
-    const RacePair* first = FirstRace(cp);
+    const predictor::Findings cp = RunEngine("cp", trace);
+    const predictor::RacePair* first = FirstRace(cp);
     if (first == nullptr) continue;
     ++firsts;
     OracleResult oracle = RunOracle(trace);
@@ -121,7 +121,7 @@ TEST(OracleEngines, CpFirstRaceIsARaceOrADeadlock) {
     if (RunEngine("hb", trace).races.at(0).pairs.empty()) ++cp_only;
     // Later CP races are not covered by the theorem: count those the oracle
     // does not confirm, for the record.
-    for (const RacePair& p : cp.races.at(0).pairs)
+    for (const predictor::RacePair& p : cp.races.at(0).pairs)
       if (!oracle.races.count({p.first.index, p.second.index}) && oracle.deadlocks.empty()) ++unconfirmed_later;
   }
   std::printf("%llu traces with a CP race (%llu without an HB race); %llu later CP pairs not predictable\n",

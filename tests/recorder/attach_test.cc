@@ -305,7 +305,7 @@ TEST_F(AttachTest, DetachFreesThreadsWaitingForRoom) {
   recorder::RuntimeAttachPoint point;
   Status st = point.Claim(pid);
   ASSERT_TRUE(st.ok()) << st.ToString();
-  SharedArea area;
+  recorder::SharedArea area;
   st = point.LayOut({16, 64, 30'000'000'000ull}, &area);
   ASSERT_TRUE(st.ok()) << st.ToString();
   point.Request();

@@ -9,7 +9,7 @@
 #include "seer/ring_record.h"
 #include "tests/support/shm_area.h"
 
-namespace seer {
+namespace seer::recorder {
 namespace {
 
 void Plain(RingWords* w, EventKind kind, uint64_t addr) {
@@ -106,4 +106,4 @@ TEST(ExternalEventsTest, AtTheEndAndLate) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::recorder

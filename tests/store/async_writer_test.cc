@@ -7,7 +7,7 @@
 #include "interop/std_writer.h"
 #include "tests/support/cli_test_util.h"
 
-namespace seer {
+namespace seer::store {
 namespace {
 
 // Records what it receives; fails the Append after `fail_after` events.
@@ -161,7 +161,7 @@ TEST(AsyncTraceWriterTest, NamesArriveBeforeTheirEvents) {
   const std::string path = testing::TempDir() + "/async-names.std";
   std::FILE* f = std::fopen(path.c_str(), "w");
   ASSERT_NE(f, nullptr);
-  StdTextWriter text(f);
+  interop::StdTextWriter text(f);
   {
     AsyncTraceWriter w(&text);
     for (uint64_t i = 0; i < 40000; ++i) {
@@ -183,4 +183,4 @@ TEST(AsyncTraceWriterTest, NamesArriveBeforeTheirEvents) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::store

@@ -10,7 +10,7 @@
 
 #include "tests/support/trace_builder.h"
 
-namespace seer {
+namespace seer::store {
 namespace {
 
 std::vector<Event> RandomEvents(size_t n, uint64_t seed) {
@@ -320,4 +320,4 @@ TEST(ChunkCodecRepeats, RunsOfDistinctSitesGetNoTemplate) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::store

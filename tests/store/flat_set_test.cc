@@ -7,7 +7,7 @@
 #include <random>
 #include <set>
 
-namespace seer {
+namespace seer::store {
 namespace {
 
 void ExpectSameAsStdSet(FlatSet64::Keys keys, const std::vector<uint64_t>& input) {
@@ -34,4 +34,4 @@ TEST(FlatSetTest, CountsExactlyWithEitherHash) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::store

@@ -22,7 +22,7 @@
 #include "tests/support/trace_chunks.h"
 #include "tests/support/trace_io.h"
 
-namespace seer {
+namespace seer::store {
 namespace {
 
 namespace fs = std::filesystem;
@@ -590,4 +590,4 @@ TEST_F(BadInputTest, OutputIntoMissingDirectory) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::store

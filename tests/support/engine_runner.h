@@ -14,9 +14,9 @@
 namespace seer::test {
 
 // Throws std::runtime_error when the engine is not registered or fails (tests only).
-inline Findings RunEngine(const std::string& name, const std::vector<Event>& events,
-                          const AnalysisOptions& options = {}) {
-  const EngineSpec* spec = FindEngine(name);
+inline predictor::Findings RunEngine(const std::string& name, const std::vector<Event>& events,
+                                     const predictor::AnalysisOptions& options = {}) {
+  const predictor::EngineSpec* spec = predictor::FindEngine(name);
   if (spec == nullptr) throw std::runtime_error("engine not registered: " + name);
   auto engine = spec->create(options);
   TraceInfo info;
@@ -24,14 +24,14 @@ inline Findings RunEngine(const std::string& name, const std::vector<Event>& eve
   Status s = engine->Begin(info);
   if (!s.ok()) throw std::runtime_error(name + ": " + s.ToString());
   engine->Process(events.data(), events.size());
-  Findings findings;
+  predictor::Findings findings;
   s = engine->Finish(&findings);
   if (!s.ok()) throw std::runtime_error(name + ": " + s.ToString());
   return findings;
 }
 
 // The (pc, pc) pairs, smaller first, of the engine's first race result.
-inline std::set<std::pair<uint64_t, uint64_t>> RacePcPairs(const Findings& f) {
+inline std::set<std::pair<uint64_t, uint64_t>> RacePcPairs(const predictor::Findings& f) {
   std::set<std::pair<uint64_t, uint64_t>> out;
   if (f.races.empty()) return out;
   for (const auto& p : f.races[0].pairs) out.insert(std::minmax(p.first.pc, p.second.pc));

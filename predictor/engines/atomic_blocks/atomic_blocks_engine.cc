@@ -8,7 +8,7 @@
 
 #include "predictor/common/sync_ops.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 constexpr uint32_t kNone = UINT32_MAX;
@@ -209,4 +209,4 @@ class AtomicBlocksEngine final : public Engine {
 
 std::unique_ptr<Engine> NewAtomicBlocksEngine(const AnalysisOptions&) { return std::make_unique<AtomicBlocksEngine>(); }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -10,8 +10,8 @@
 
 #include "predictor/engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 std::unique_ptr<Engine> NewAtomicBlocksEngine(const AnalysisOptions& options);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer {
+namespace seer::predictor {
 
 CpEngine::CpEngine(const AnalysisOptions&) {}
 
@@ -358,4 +358,4 @@ template class TwoClockEngine<CpEngine, CpOpenSection>;
 
 std::unique_ptr<Engine> NewCpEngine(const AnalysisOptions& options) { return std::make_unique<CpEngine>(options); }
 
-}  // namespace seer
+}  // namespace seer::predictor

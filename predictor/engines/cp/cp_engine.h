@@ -35,7 +35,7 @@
 #include "predictor/common/vector_clock.h"
 #include "predictor/engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // A section a thread is inside.
 struct CpOpenSection {
@@ -165,4 +165,4 @@ extern template class TwoClockEngine<CpEngine, CpOpenSection>;
 
 std::unique_ptr<Engine> NewCpEngine(const AnalysisOptions& options);
 
-}  // namespace seer
+}  // namespace seer::predictor

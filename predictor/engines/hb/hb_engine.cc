@@ -1,6 +1,6 @@
 #include "predictor/engines/hb/hb_engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 template <bool kSchedulable>
 Status HappensBeforeEngine<kSchedulable>::Begin(const TraceInfo& info) {
@@ -164,4 +164,4 @@ template class HappensBeforeEngine<true>;
 
 std::unique_ptr<Engine> NewHbEngine(const AnalysisOptions&) { return std::make_unique<HappensBeforeEngine<false>>(); }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -18,7 +18,7 @@
 #include "predictor/common/vector_clock.h"
 #include "predictor/engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 template <bool kSchedulable>
 class HappensBeforeEngine : public Engine {
@@ -79,4 +79,4 @@ class HappensBeforeEngine : public Engine {
 
 std::unique_ptr<Engine> NewHbEngine(const AnalysisOptions& options);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -9,7 +9,7 @@
 #include "predictor/common/sync_ops.h"
 #include "predictor/common/thread_ids.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 // Lock ids engines never see from a trace: user locks and AtomicSyncObject() ids
@@ -226,4 +226,4 @@ std::unique_ptr<Engine> NewLocksetEngine(const AnalysisOptions& options) {
   return std::make_unique<LocksetEngine>(options.rapid_compatible);
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

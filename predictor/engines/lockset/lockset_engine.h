@@ -9,8 +9,8 @@
 
 #include "predictor/engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 std::unique_ptr<Engine> NewLocksetEngine(const AnalysisOptions& options);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -2,8 +2,8 @@
 
 #include "predictor/engines/hb/hb_engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 std::unique_ptr<Engine> NewShbEngine(const AnalysisOptions&) { return std::make_unique<HappensBeforeEngine<true>>(); }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -7,8 +7,8 @@
 
 #include "predictor/engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 std::unique_ptr<Engine> NewShbEngine(const AnalysisOptions& options);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -13,7 +13,7 @@
 #include "predictor/engines/w3/lockset_table.h"
 #include "predictor/findings.h"
 
-namespace seer::w3 {
+namespace seer::predictor::w3 {
 
 // A reference to an access with its epoch, so that the common test "is it
 // ordered before f" needs no look at the access itself (a cache miss).
@@ -125,4 +125,4 @@ void ReportReachable(const AccessNode& f, uint64_t f_id, const VectorClock& v, c
   }
 }
 
-}  // namespace seer::w3
+}  // namespace seer::predictor::w3

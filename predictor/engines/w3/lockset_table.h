@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace seer::w3 {
+namespace seer::predictor::w3 {
 
 class LocksetTable {
  public:
@@ -73,4 +73,4 @@ class LocksetTable {
   std::map<std::vector<Lock>, uint32_t> ids_;
 };
 
-}  // namespace seer::w3
+}  // namespace seer::predictor::w3

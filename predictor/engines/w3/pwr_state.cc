@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <bit>
 
-namespace seer::w3 {
+namespace seer::predictor::w3 {
 
 PwrState::ThreadState& PwrState::StartThread(uint32_t t) {
   if (t >= threads_.size()) threads_.resize(t + 1);
@@ -226,4 +226,4 @@ void PwrState::Wait(uint32_t t, uint64_t object) {
   Tick(t);
 }
 
-}  // namespace seer::w3
+}  // namespace seer::predictor::w3

@@ -16,7 +16,7 @@
 #include "predictor/common/vector_clock.h"
 #include "predictor/engines/w3/lockset_table.h"
 
-namespace seer::w3 {
+namespace seer::predictor::w3 {
 
 class PwrState {
  public:
@@ -167,4 +167,4 @@ class PwrState {
   LocksetTable locksets_;
 };
 
-}  // namespace seer::w3
+}  // namespace seer::predictor::w3

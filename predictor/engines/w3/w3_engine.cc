@@ -17,7 +17,7 @@
 #include "predictor/engines/w3/access_graph.h"
 #include "predictor/engines/w3/pwr_state.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using w3::AccessNode;
@@ -494,4 +494,4 @@ std::unique_ptr<Engine> CreateW3LinearEngine(const AnalysisOptions& options) {
                                     options.w3_position_cache_bytes);
 }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -8,9 +8,9 @@
 
 #include "predictor/engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 std::unique_ptr<Engine> CreateW3Engine(const AnalysisOptions& options);
 std::unique_ptr<Engine> CreateW3LinearEngine(const AnalysisOptions& options);
 
-}  // namespace seer
+}  // namespace seer::predictor

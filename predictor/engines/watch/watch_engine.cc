@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <utility>
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 class WatchEngine : public Engine {
@@ -96,4 +96,4 @@ class WatchEngine : public Engine {
 
 std::unique_ptr<Engine> NewWatchEngine(const AnalysisOptions&) { return std::make_unique<WatchEngine>(); }
 
-}  // namespace seer
+}  // namespace seer::predictor

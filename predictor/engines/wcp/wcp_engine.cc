@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace seer {
+namespace seer::predictor {
 
 namespace {
 constexpr size_t kSpareSectionBytes = size_t{64} << 20;
@@ -252,4 +252,4 @@ template class TwoClockEngine<WcpEngine, WcpOpenSection>;
 
 std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options) { return std::make_unique<WcpEngine>(options); }
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -17,7 +17,7 @@
 #include "predictor/common/vector_clock.h"
 #include "predictor/engine.h"
 
-namespace seer {
+namespace seer::predictor {
 
 // A critical section a thread is inside: what it read and wrote (R, W).
 struct WcpOpenSection {
@@ -130,4 +130,4 @@ extern template class TwoClockEngine<WcpEngine, WcpOpenSection>;
 
 std::unique_ptr<Engine> NewWcpEngine(const AnalysisOptions& options);
 
-}  // namespace seer
+}  // namespace seer::predictor

@@ -9,7 +9,7 @@
 #include "tests/support/random_trace.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 std::vector<AtomicityViolation> Check(const std::vector<std::string>& lines) {
@@ -105,4 +105,4 @@ TEST(AtomicBlocks, RegisteredOutsideTheDefaultSet) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor

@@ -33,14 +33,14 @@ inline CpReference ComputeCpReference(const std::vector<Event>& events) {
   struct Op {
     uint64_t event;
     uint32_t tid;
-    LoweredOp op;
+    predictor::LoweredOp op;
   };
   std::vector<Op> ops;
-  EventLowering lowering;
+  predictor::EventLowering lowering;
   for (const Event& e : events)
-    lowering.Lower(e, [&](const LoweredOp& op) {
-      if (op.op == SyncOp::kRead || op.op == SyncOp::kWrite) {
-        ForEachAccess(e, op, [&](const LoweredOp& a) { ops.push_back({e.index, e.tid, a}); });
+    lowering.Lower(e, [&](const predictor::LoweredOp& op) {
+      if (op.op == predictor::SyncOp::kRead || op.op == predictor::SyncOp::kWrite) {
+        ForEachAccess(e, op, [&](const predictor::LoweredOp& a) { ops.push_back({e.index, e.tid, a}); });
       } else {
         ops.push_back({e.index, e.tid, op});
       }
@@ -58,16 +58,16 @@ inline CpReference ComputeCpReference(const std::vector<Event>& events) {
     for (size_t i = 0; i < j; ++i) {
       const Op& p = ops[i];
       // A read-mode release orders only later write-mode acquires.
-      if (o.op.op == SyncOp::kAcquire && p.op.op == SyncOp::kRelease && p.op.object == o.op.object &&
-          (!p.op.shared || !o.op.shared))
+      if (o.op.op == predictor::SyncOp::kAcquire && p.op.op == predictor::SyncOp::kRelease &&
+          p.op.object == o.op.object && (!p.op.shared || !o.op.shared))
         hb[i][j] = true;
       bool hard_edge = false;
-      if (p.op.op == SyncOp::kFork && p.op.object == o.tid) hard_edge = true;
-      if (o.op.op == SyncOp::kJoin && o.op.object == p.tid) hard_edge = true;
-      if (p.op.op == SyncOp::kSignal && o.op.op == SyncOp::kWait && p.op.object == o.op.object) {
+      if (p.op.op == predictor::SyncOp::kFork && p.op.object == o.tid) hard_edge = true;
+      if (o.op.op == predictor::SyncOp::kJoin && o.op.object == p.tid) hard_edge = true;
+      if (p.op.op == predictor::SyncOp::kSignal && o.op.op == predictor::SyncOp::kWait && p.op.object == o.op.object) {
         hard_edge = true;
         for (size_t k = i + 1; k < j; ++k)
-          if (ops[k].op.op == SyncOp::kEndSignals && ops[k].op.object == o.op.object) hard_edge = false;
+          if (ops[k].op.op == predictor::SyncOp::kEndSignals && ops[k].op.object == o.op.object) hard_edge = false;
       }
       if (hard_edge) {
         hb[i][j] = true;
@@ -92,11 +92,11 @@ inline CpReference ComputeCpReference(const std::vector<Event>& events) {
   std::map<std::pair<uint32_t, uint64_t>, std::pair<size_t, int>> open;  // (tid, lock) -> (section, depth)
   for (size_t j = 0; j < n; ++j) {
     const Op& o = ops[j];
-    if (o.op.op == SyncOp::kAcquire) {
+    if (o.op.op == predictor::SyncOp::kAcquire) {
       auto [it, fresh] = open.try_emplace({o.tid, o.op.object}, sections.size(), 0);
       if (fresh) sections.push_back({o.op.object, o.tid, o.op.shared, j, n});
       ++it->second.second;
-    } else if (o.op.op == SyncOp::kRelease) {
+    } else if (o.op.op == predictor::SyncOp::kRelease) {
       auto it = open.find({o.tid, o.op.object});
       if (it == open.end()) continue;
       if (--it->second.second == 0) {
@@ -107,10 +107,10 @@ inline CpReference ComputeCpReference(const std::vector<Event>& events) {
   }
   auto inside = [&](const Section& s, size_t j) { return ops[j].tid == s.tid && j >= s.acq && j <= s.rel; };
   auto is_access = [&](size_t j) {
-    const SyncOp k = ops[j].op.op;
-    return k == SyncOp::kRead || k == SyncOp::kWrite || k == SyncOp::kFree;
+    const predictor::SyncOp k = ops[j].op.op;
+    return k == predictor::SyncOp::kRead || k == predictor::SyncOp::kWrite || k == predictor::SyncOp::kFree;
   };
-  auto writes = [&](size_t j) { return ops[j].op.op != SyncOp::kRead; };
+  auto writes = [&](size_t j) { return ops[j].op.op != predictor::SyncOp::kRead; };
   auto range = [&](size_t j) {
     return std::make_pair(ops[j].op.object, ops[j].op.object + std::max<uint64_t>(1, ops[j].op.size));
   };
@@ -123,7 +123,8 @@ inline CpReference ComputeCpReference(const std::vector<Event>& events) {
     for (uint64_t byte = std::max(a0, b0); byte < std::min(a1, b1); ++byte) {
       bool fresh = false;
       for (size_t k = i + 1; k < j && !fresh; ++k)
-        fresh = ops[k].op.op == SyncOp::kFresh && ops[k].op.object <= byte && byte < ops[k].op.object + ops[k].op.size;
+        fresh = ops[k].op.op == predictor::SyncOp::kFresh && ops[k].op.object <= byte &&
+                byte < ops[k].op.object + ops[k].op.size;
       if (!fresh) return true;
     }
     return false;

@@ -13,17 +13,17 @@ namespace seer::test {
 namespace {
 
 struct CpRun {
-  RaceResult result;
+  predictor::RaceResult result;
   uint64_t late_edges = 0;
   uint64_t waiting_races = 0;
   uint64_t waiting_sections = 0;
 };
 
 CpRun RunCp(const std::vector<Event>& events) {
-  CpEngine engine{AnalysisOptions()};
+  predictor::CpEngine engine{predictor::AnalysisOptions()};
   EXPECT_TRUE(engine.Begin(TraceInfo()).ok());
   engine.Process(events.data(), events.size());
-  Findings findings;
+  predictor::Findings findings;
   EXPECT_TRUE(engine.Finish(&findings).ok());
   return CpRun{findings.races.at(0), engine.late_edges(), engine.max_waiting_races(), engine.max_waiting_sections()};
 }
@@ -64,7 +64,7 @@ constexpr int kTracesPerVariant = test::Iterations(1500);  // tests/support/test
 
 // A failing trace, for the message: its events, the definition's racy events
 // and the engine's pairs.
-std::string Describe(const std::vector<Event>& events, const CpReference& ref, const RaceResult& r) {
+std::string Describe(const std::vector<Event>& events, const CpReference& ref, const predictor::RaceResult& r) {
   std::string out;
   for (const Event& e : events)
     out += std::to_string(e.index) + ": T" + std::to_string(e.tid) + " " + std::string(EventKindName(e.kind)) + " " +
@@ -72,7 +72,7 @@ std::string Describe(const std::vector<Event>& events, const CpReference& ref, c
   out += "racy by definition:";
   for (uint64_t i : ref.racy_events) out += " " + std::to_string(i);
   out += "\nengine pairs:";
-  for (const RacePair& p : r.pairs)
+  for (const predictor::RacePair& p : r.pairs)
     out += " (" + std::to_string(p.first.index) + "," + std::to_string(p.second.index) + ")";
   return out;
 }
@@ -96,7 +96,7 @@ TEST(CpEngine, AgreesWithTheDefinitionOnRandomTraces) {
       } else {
         ASSERT_EQ(run.result.racy_events, ref.racy_events.size()) << where << "\n" << Describe(events, ref, run.result);
       }
-      for (const RacePair& p : run.result.pairs)
+      for (const predictor::RacePair& p : run.result.pairs)
         ASSERT_TRUE(ref.race_pairs.count({p.first.index, p.second.index}))
             << where << ": (" << p.first.index << ", " << p.second.index << ") is CP-ordered";
       races += ref.race_pairs.size();
@@ -113,9 +113,9 @@ TEST(CpEngine, AgreesWithTheDefinitionOnRandomTraces) {
               static_cast<unsigned long long>(late_edges), static_cast<unsigned long long>(waiting));
 }
 
-std::set<std::pair<uint64_t, uint64_t>> PcPairs(const RaceResult& r) {
+std::set<std::pair<uint64_t, uint64_t>> PcPairs(const predictor::RaceResult& r) {
   std::set<std::pair<uint64_t, uint64_t>> out;
-  for (const RacePair& p : r.pairs) out.insert(std::minmax(p.first.pc, p.second.pc));
+  for (const predictor::RacePair& p : r.pairs) out.insert(std::minmax(p.first.pc, p.second.pc));
   return out;
 }
 
@@ -188,7 +188,7 @@ TEST(CpEngine, ALongHeldLockKeepsNothingWaiting) {
   EXPECT_EQ(big.waiting_races, 0u);
   EXPECT_EQ(big.result.racy_events, RunEngine("wcp", large,
                                               [] {
-                                                AnalysisOptions paper;
+                                                predictor::AnalysisOptions paper;
                                                 paper.rapid_compatible = false;
                                                 return paper;
                                               }())

@@ -16,22 +16,22 @@
 
 namespace seer::test {
 
-inline RaceResult RunEngine(const std::string& name, const std::vector<Event>& events, const TraceInfo& info,
-                            const AnalysisOptions& options = AnalysisOptions()) {
-  const EngineSpec* spec = FindEngine(name);
+inline predictor::RaceResult RunEngine(const std::string& name, const std::vector<Event>& events, const TraceInfo& info,
+                                       const predictor::AnalysisOptions& options = predictor::AnalysisOptions()) {
+  const predictor::EngineSpec* spec = predictor::FindEngine(name);
   if (spec == nullptr) throw std::invalid_argument("no engine " + name);
-  std::unique_ptr<Engine> engine = spec->create(options);
+  std::unique_ptr<predictor::Engine> engine = spec->create(options);
   if (!engine->Begin(info).ok()) throw std::runtime_error("Begin failed");
   // Feed in batches, as the driver does, to exercise state kept across batches.
   for (size_t i = 0; i < events.size(); i += 4096)
     engine->Process(events.data() + i, std::min<size_t>(4096, events.size() - i));
-  Findings findings;
+  predictor::Findings findings;
   if (!engine->Finish(&findings).ok() || findings.races.size() != 1) throw std::runtime_error("Finish failed");
   return findings.races[0];
 }
 
-inline RaceResult RunEngine(const std::string& name, const TraceBuilder& b,
-                            const AnalysisOptions& options = AnalysisOptions()) {
+inline predictor::RaceResult RunEngine(const std::string& name, const TraceBuilder& b,
+                                       const predictor::AnalysisOptions& options = predictor::AnalysisOptions()) {
   return RunEngine(name, b.events(), b.Info(), options);
 }
 

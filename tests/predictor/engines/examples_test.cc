@@ -26,9 +26,10 @@ std::vector<std::string> Cat(std::initializer_list<std::vector<std::string>> par
 }
 
 // Races as (pc, pc) with the smaller first.
-std::set<std::pair<uint64_t, uint64_t>> Pairs(const RaceResult& r) {
+std::set<std::pair<uint64_t, uint64_t>> Pairs(const predictor::RaceResult& r) {
   std::set<std::pair<uint64_t, uint64_t>> out;
-  for (const RacePair& p : r.pairs) out.insert({std::min(p.first.pc, p.second.pc), std::max(p.first.pc, p.second.pc)});
+  for (const predictor::RacePair& p : r.pairs)
+    out.insert({std::min(p.first.pc, p.second.pc), std::max(p.first.pc, p.second.pc)});
   return out;
 }
 
@@ -152,9 +153,9 @@ TEST(PaperExamples, VerdictsPerEngine) {
   std::map<std::string, TraceBuilder> traces;
   for (const Example& ex : PaperExamples()) traces[ex.name].Std(ex.lines);
   for (const Expected& e : expected) {
-    AnalysisOptions options;
+    predictor::AnalysisOptions options;
     options.rapid_compatible = e.rapid_compatible;
-    const RaceResult r = RunEngine(e.engine, traces.at(e.example), options);
+    const predictor::RaceResult r = RunEngine(e.engine, traces.at(e.example), options);
     EXPECT_EQ(Pairs(r), e.pairs) << e.example << " " << e.engine << " rapid_compatible=" << e.rapid_compatible;
   }
 }
@@ -219,7 +220,7 @@ TEST_P(Kinds, ConflictsAreDecidedOnOverlappingBytes) {
   b.Add("T2", EventKind::kWrite, 0x1008, 2, 4);  // next word: no overlap
   b.Add("T2", EventKind::kWrite, 0x1004, 3, 2);  // inside the first write
   b.Add("T3", EventKind::kRead, 0x1006, 4, 4);   // spans 0x1006..0x1009: T1's and T2's bytes
-  const RaceResult r = RunEngine(GetParam(), b);
+  const predictor::RaceResult r = RunEngine(GetParam(), b);
   EXPECT_EQ(Pairs(r), (PcPairs{{1, 3}, {1, 4}, {2, 4}})) << GetParam();
 }
 
@@ -241,7 +242,7 @@ TEST_P(Frees, AnUnorderedAccessBeforeAFreeRacesWithIt) {
   TraceBuilder b;
   b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16).Add("T1", EventKind::kWrite, 0x3008, 2, 4);
   b.Add("T2", EventKind::kFree, 0x3000, 3, 16);
-  const RaceResult r = RunEngine(GetParam(), b);
+  const predictor::RaceResult r = RunEngine(GetParam(), b);
   EXPECT_EQ(Pairs(r), (PcPairs{{2, 3}})) << GetParam();
   ASSERT_EQ(r.pairs.size(), 1u);
   EXPECT_EQ(r.pairs[0].second.kind, EventKind::kFree);
@@ -354,7 +355,7 @@ INSTANTIATE_TEST_SUITE_P(Engines, OrderingKinds, ::testing::Values("hb", "shb", 
 
 TEST(Registry, EveryRaceEngineIsRegisteredInTheDefaultSet) {
   for (const char* name : {"hb", "shb", "wcp", "lockset"}) {
-    const EngineSpec* spec = FindEngine(name);
+    const predictor::EngineSpec* spec = predictor::FindEngine(name);
     ASSERT_NE(spec, nullptr) << name;
     EXPECT_TRUE(spec->in_default_set);
     EXPECT_FALSE(spec->summary.empty());
@@ -364,14 +365,14 @@ TEST(Registry, EveryRaceEngineIsRegisteredInTheDefaultSet) {
 TEST(Results, NameTheEngineAndItsGuarantee) {
   TraceBuilder b;
   b.Write("T1", "x", 1).Write("T2", "x", 2);
-  EXPECT_EQ(RunEngine("hb", b).guarantee, Guarantee::kFirstIsReal);
-  EXPECT_EQ(RunEngine("shb", b).guarantee, Guarantee::kAllReal);
-  EXPECT_EQ(RunEngine("wcp", b).guarantee, Guarantee::kFirstIsReal);
-  EXPECT_EQ(RunEngine("lockset", b).guarantee, Guarantee::kHeuristic);
+  EXPECT_EQ(RunEngine("hb", b).guarantee, predictor::Guarantee::kFirstIsReal);
+  EXPECT_EQ(RunEngine("shb", b).guarantee, predictor::Guarantee::kAllReal);
+  EXPECT_EQ(RunEngine("wcp", b).guarantee, predictor::Guarantee::kFirstIsReal);
+  EXPECT_EQ(RunEngine("lockset", b).guarantee, predictor::Guarantee::kHeuristic);
   // CP's theorem is about the first race, as HB's (docs/analyses.md).
-  EXPECT_EQ(RunEngine("cp", b).guarantee, Guarantee::kFirstIsReal);
+  EXPECT_EQ(RunEngine("cp", b).guarantee, predictor::Guarantee::kFirstIsReal);
   EXPECT_EQ(RunEngine("cp", b).engine, "cp");
-  const RaceResult r = RunEngine("hb", b);
+  const predictor::RaceResult r = RunEngine("hb", b);
   EXPECT_EQ(r.engine, "hb");
   ASSERT_EQ(r.pairs.size(), 1u);
   EXPECT_EQ(r.pairs[0].first.index, 0u);
@@ -380,7 +381,7 @@ TEST(Results, NameTheEngineAndItsGuarantee) {
 }
 
 TEST(Lockset, EraserStateMachineWhenNotRapidCompatible) {
-  AnalysisOptions eraser;
+  predictor::AnalysisOptions eraser;
   eraser.rapid_compatible = false;
   TraceBuilder b;  // initialisation by one thread, then read-shared: no report
   b.Write("T1", "x", 1).Read("T2", "x", 2).Read("T3", "x", 3);
@@ -407,10 +408,10 @@ TEST(BadInput, HugeThreadIdsAreReportedNotAllocated) {
     events[1].index = 1;
     events[1].kind = EventKind::kFork;
     events[1].object = 1ull << 40;
-    std::unique_ptr<Engine> engine = FindEngine(name)->create(AnalysisOptions());
+    std::unique_ptr<predictor::Engine> engine = predictor::FindEngine(name)->create(predictor::AnalysisOptions());
     ASSERT_TRUE(engine->Begin(TraceInfo()).ok());
     engine->Process(events.data(), events.size());
-    Findings findings;
+    predictor::Findings findings;
     const Status s = engine->Finish(&findings);
     EXPECT_EQ(s.code(), Status::Code::kCorruption) << name;
     EXPECT_NE(s.message().find("event 0"), std::string::npos) << name << ": " << s.message();

@@ -20,9 +20,9 @@ namespace {
 
 using PairSet = std::set<std::pair<uint64_t, uint64_t>>;  // (first index, second index)
 
-PairSet EventPairs(const RaceResult& r) {
+PairSet EventPairs(const predictor::RaceResult& r) {
   PairSet out;
-  for (const RacePair& p : r.pairs) out.insert({p.first.index, p.second.index});
+  for (const predictor::RacePair& p : r.pairs) out.insert({p.first.index, p.second.index});
   return out;
 }
 
@@ -77,7 +77,7 @@ std::vector<Variant> Variants() {
 constexpr int kTracesPerVariant = test::Iterations(2500);
 
 TEST(Properties, InclusionsAndConflictsOnRandomTraces) {
-  AnalysisOptions paper;
+  predictor::AnalysisOptions paper;
   paper.rapid_compatible = false;
   uint64_t traces = 0, hb_races = 0, wcp_races = 0, wcp_only = 0, cp_races = 0;
   for (const Variant& variant : Variants()) {
@@ -85,9 +85,10 @@ TEST(Properties, InclusionsAndConflictsOnRandomTraces) {
       const std::vector<Event> events = RandomTrace(variant.options, static_cast<uint64_t>(seed));
       TraceInfo info;
       const std::string where = std::string(variant.name) + " seed " + std::to_string(seed);
-      const RaceResult hb = RunEngine("hb", events, info), shb = RunEngine("shb", events, info);
-      const RaceResult wcp = RunEngine("wcp", events, info), wcp_paper = RunEngine("wcp", events, info, paper);
-      const RaceResult lockset = RunEngine("lockset", events, info);
+      const predictor::RaceResult hb = RunEngine("hb", events, info), shb = RunEngine("shb", events, info);
+      const predictor::RaceResult wcp = RunEngine("wcp", events, info),
+                                  wcp_paper = RunEngine("wcp", events, info, paper);
+      const predictor::RaceResult lockset = RunEngine("lockset", events, info);
       const PairSet hb_pairs = EventPairs(hb), shb_pairs = EventPairs(shb);
       const PairSet wcp_pairs = EventPairs(wcp), wcp_paper_pairs = EventPairs(wcp_paper);
       for (const auto& p : hb_pairs) {
@@ -99,7 +100,7 @@ TEST(Properties, InclusionsAndConflictsOnRandomTraces) {
       for (const auto& p : shb_pairs) EXPECT_TRUE(hb_pairs.count(p)) << where << ": SHB pair not in HB";
       EXPECT_LE(shb.racy_events, hb.racy_events) << where;
       EXPECT_LE(hb.racy_events, wcp.racy_events) << where;
-      const RaceResult cp = RunEngine("cp", events, info);
+      const predictor::RaceResult cp = RunEngine("cp", events, info);
       const PairSet cp_pairs = EventPairs(cp);
       for (const auto& p : hb_pairs) EXPECT_TRUE(cp_pairs.count(p)) << where << ": HB pair not in CP";
       // RAPID's WCP orders a thread's own sections (docs/analyses.md), which CP
@@ -109,8 +110,8 @@ TEST(Properties, InclusionsAndConflictsOnRandomTraces) {
       EXPECT_LE(cp.racy_events, wcp_paper.racy_events) << where;
 
       const std::vector<std::set<uint64_t>> locks = ExclusiveLocksets(events);
-      for (const RaceResult* r : {&hb, &shb, &wcp, &wcp_paper, &cp, &lockset}) {
-        for (const RacePair& p : r->pairs) {
+      for (const predictor::RaceResult* r : {&hb, &shb, &wcp, &wcp_paper, &cp, &lockset}) {
+        for (const predictor::RacePair& p : r->pairs) {
           const Event& a = events[p.first.index];
           const Event& b = events[p.second.index];
           ASSERT_LT(a.index, b.index) << where << " " << r->engine;

@@ -32,7 +32,7 @@ TEST(Rapid, SameCountsOnStoredTraces) {
                                : rapid_name == "SHB" ? "shb"
                                : rapid_name == "WCP" ? "wcp"
                                                      : "lockset";
-      const RaceResult r = RunEngine(ours, b);
+      const predictor::RaceResult r = RunEngine(ours, b);
       EXPECT_EQ(r.racy_events, events) << trace << " " << rapid_name;
       EXPECT_EQ(r.racy_locations, locations) << trace << " " << rapid_name;
       ++checked;

@@ -16,7 +16,7 @@ int main(int argc, char** argv) {
     try {
       const seer::test::TraceBuilder b = seer::test::LoadStd(argv[i]);
       for (const char* name : {"hb", "shb", "wcp", "lockset"}) {
-        const seer::RaceResult r = seer::test::RunEngine(name, b);
+        const seer::predictor::RaceResult r = seer::test::RunEngine(name, b);
         std::printf("%s %s racy_events=%llu racy_locations=%llu pairs=%zu\n", argv[i], name,
                     static_cast<unsigned long long>(r.racy_events), static_cast<unsigned long long>(r.racy_locations),
                     r.pairs.size());

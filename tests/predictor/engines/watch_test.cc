@@ -19,15 +19,15 @@ std::vector<Event> Indexed(std::vector<Event> events) {
   return events;
 }
 
-double Stat(const Findings& f, const std::string& name) {
-  for (const AnalysisStats& s : f.stats)
+double Stat(const predictor::Findings& f, const std::string& name) {
+  for (const predictor::AnalysisStats& s : f.stats)
     for (const auto& [key, value] : s.counters)
       if (s.analysis == "watch" && key == name) return value;
   return -1;
 }
 
 TEST(WatchEngine, AHitAfterItsSampleIsACaughtRace) {
-  const Findings f = RunEngine(
+  const predictor::Findings f = RunEngine(
       "watch", Indexed({
                    MakeEvent(0, EventKind::kThreadBegin, 0),
                    MakeEvent(1, EventKind::kThreadBegin, 0),
@@ -42,11 +42,11 @@ TEST(WatchEngine, AHitAfterItsSampleIsACaughtRace) {
                    MakeEvent(1, EventKind::kWatchHit, 0, 0x700, 1, M(WatchHit::kRead)),
                }));
   ASSERT_EQ(f.races.size(), 1u);
-  const RaceResult& r = f.races[0];
+  const predictor::RaceResult& r = f.races[0];
   EXPECT_EQ(r.engine, "watch");
-  EXPECT_EQ(r.guarantee, Guarantee::kCaught);
+  EXPECT_EQ(r.guarantee, predictor::Guarantee::kCaught);
   ASSERT_EQ(r.pairs.size(), 2u);
-  const RacePair& a = r.pairs[0];
+  const predictor::RacePair& a = r.pairs[0];
   EXPECT_EQ(a.occurrences, 2u);
   EXPECT_EQ(a.first.tid, 0u);
   EXPECT_EQ(a.first.kind, EventKind::kRead);
@@ -58,7 +58,7 @@ TEST(WatchEngine, AHitAfterItsSampleIsACaughtRace) {
   EXPECT_EQ(a.second.pc, 0x500u);
   EXPECT_EQ(a.second.object, 0x1000u);
   EXPECT_EQ(a.second.index, 3u);  // the first hit's place in the trace
-  const RacePair& b = r.pairs[1];
+  const predictor::RacePair& b = r.pairs[1];
   EXPECT_EQ(b.first.tid, 1u);
   EXPECT_EQ(b.first.kind, EventKind::kWrite);
   EXPECT_EQ(b.second.tid, 0u);
@@ -70,10 +70,11 @@ TEST(WatchEngine, AHitAfterItsSampleIsACaughtRace) {
 // A read-write hardware watchpoint with the value unchanged cannot tell a read
 // from a write: the second access says so (kWatchHit), not "write".
 TEST(WatchEngine, AReadOrWriteHitKeepsItsDoubt) {
-  const Findings f = RunEngine("watch", Indexed({
-                                            MakeEvent(0, EventKind::kWatchSample, 0x10, 1, 8, M(WatchAccess::kWrite)),
-                                            MakeEvent(0, EventKind::kWatchHit, 1, 2, 1, M(WatchHit::kReadOrWrite)),
-                                        }));
+  const predictor::Findings f =
+      RunEngine("watch", Indexed({
+                             MakeEvent(0, EventKind::kWatchSample, 0x10, 1, 8, M(WatchAccess::kWrite)),
+                             MakeEvent(0, EventKind::kWatchHit, 1, 2, 1, M(WatchHit::kReadOrWrite)),
+                         }));
   ASSERT_EQ(f.races[0].pairs.size(), 1u);
   EXPECT_EQ(f.races[0].pairs[0].second.kind, EventKind::kWatchHit);
 }
@@ -83,7 +84,7 @@ TEST(WatchEngine, AReadOrWriteHitKeepsItsDoubt) {
 // kThreadNotSeen, grouped by the sampled location. A hit whose sample is not
 // in the trace (a cut trace) is counted, not reported.
 TEST(WatchEngine, UnseenWritesAreReportedAndOrphanHitsCounted) {
-  const Findings f = RunEngine(
+  const predictor::Findings f = RunEngine(
       "watch", Indexed({
                    MakeEvent(0, EventKind::kWatchSample, 0x10, 1, 8, M(WatchAccess::kRead)),
                    MakeEvent(0, EventKind::kWatchHit, ~uint64_t{0}, 0, 0, M(WatchHit::kUnseenWrite)),
@@ -97,12 +98,12 @@ TEST(WatchEngine, UnseenWritesAreReportedAndOrphanHitsCounted) {
                }));
   ASSERT_EQ(f.races.size(), 1u);
   ASSERT_EQ(f.races[0].pairs.size(), 1u);
-  const RacePair& p = f.races[0].pairs[0];
+  const predictor::RacePair& p = f.races[0].pairs[0];
   EXPECT_EQ(p.first.tid, 0u);
   EXPECT_EQ(p.first.pc, 1u);
   EXPECT_EQ(p.first.object, 0x10u);
   EXPECT_EQ(p.first.kind, EventKind::kRead);
-  EXPECT_EQ(p.second.tid, kThreadNotSeen);
+  EXPECT_EQ(p.second.tid, predictor::kThreadNotSeen);
   EXPECT_EQ(p.second.kind, EventKind::kWrite);
   EXPECT_EQ(p.second.object, 0x10u);
   EXPECT_EQ(p.occurrences, 2u);
@@ -120,7 +121,7 @@ TEST(WatchEngine, OtherEnginesIgnoreWatchEvents) {
       MakeEvent(1, EventKind::kWatchSample, 0x10, 3, 8, M(WatchAccess::kWrite)),
   });
   for (const char* engine : {"hb", "shb", "wcp", "lockset", "w3-linear"}) {
-    const Findings f = RunEngine(engine, events);
+    const predictor::Findings f = RunEngine(engine, events);
     ASSERT_EQ(f.races.size(), 1u) << engine;
     EXPECT_TRUE(f.races[0].pairs.empty()) << engine;
   }

@@ -20,23 +20,23 @@ namespace {
 constexpr const char* kFoldedCounter = "critical sections over the queue memory bound, folded (may miss races)";
 
 struct WcpRun {
-  RaceResult races;
+  predictor::RaceResult races;
   double folded = 0;  // the report's counter; 0 when the report has none
   bool has_counter = false;
 };
 
 WcpRun RunWcp(const std::vector<Event>& events, const TraceInfo& info, uint64_t queue_bytes) {
-  AnalysisOptions options;
+  predictor::AnalysisOptions options;
   options.wcp_queue_bytes = queue_bytes;
-  std::unique_ptr<Engine> engine = FindEngine("wcp")->create(options);
+  std::unique_ptr<predictor::Engine> engine = predictor::FindEngine("wcp")->create(options);
   EXPECT_TRUE(engine->Begin(info).ok());
   for (size_t i = 0; i < events.size(); i += 4096)
     engine->Process(events.data() + i, std::min<size_t>(4096, events.size() - i));
-  Findings findings;
+  predictor::Findings findings;
   EXPECT_TRUE(engine->Finish(&findings).ok());
   WcpRun run;
   if (findings.races.size() == 1) run.races = findings.races[0];
-  for (const AnalysisStats& s : findings.stats) {
+  for (const predictor::AnalysisStats& s : findings.stats) {
     if (s.analysis != "wcp") continue;
     for (const auto& [name, value] : s.counters)
       if (name == kFoldedCounter) {
@@ -47,14 +47,16 @@ WcpRun RunWcp(const std::vector<Event>& events, const TraceInfo& info, uint64_t 
   return run;
 }
 
-std::set<std::pair<uint64_t, uint64_t>> PcPairs(const RaceResult& r) {
+std::set<std::pair<uint64_t, uint64_t>> PcPairs(const predictor::RaceResult& r) {
   std::set<std::pair<uint64_t, uint64_t>> out;
-  for (const RacePair& p : r.pairs)
+  for (const predictor::RacePair& p : r.pairs)
     out.insert(std::minmax(p.first.pc, p.second.pc));  // unordered, as the collector keys them
   return out;
 }
 
-TEST(WcpFold, DefaultBudgetIsHalfAGigabyte) { EXPECT_EQ(AnalysisOptions().wcp_queue_bytes, uint64_t{512} << 20); }
+TEST(WcpFold, DefaultBudgetIsHalfAGigabyte) {
+  EXPECT_EQ(predictor::AnalysisOptions().wcp_queue_bytes, uint64_t{512} << 20);
+}
 
 // T2 never learns T1's acquire, so rule (b) never orders T1's section before
 // T2's releases and WCP reports the two writes of x. Folding T1's section
@@ -88,7 +90,7 @@ TEST(WcpFold, SmallBudgetFindsASubsetLargeBudgetChangesNothing) {
     const std::vector<Event> events = WorkloadTrace(o, seed);
     TraceInfo info;
     const std::string where = "seed " + std::to_string(seed);
-    const WcpRun by_default = RunWcp(events, info, AnalysisOptions().wcp_queue_bytes);
+    const WcpRun by_default = RunWcp(events, info, predictor::AnalysisOptions().wcp_queue_bytes);
     const WcpRun unlimited = RunWcp(events, info, std::numeric_limits<uint64_t>::max());
     const WcpRun small = RunWcp(events, info, 512);
     EXPECT_FALSE(by_default.has_counter) << where;

@@ -12,7 +12,7 @@
 #include "seer/trace.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using test::TraceBuilder;
@@ -162,4 +162,4 @@ TEST_F(ContextTest, NoFindingsReadsNothing) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor

@@ -11,7 +11,7 @@
 
 #include "recorded_program.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using nlohmann::json;
@@ -150,4 +150,4 @@ TEST(DemoTest, EbpfReportNamesTheThreeBugs) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor

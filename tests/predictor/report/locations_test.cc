@@ -13,7 +13,7 @@
 
 #include "recorded_program.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using nlohmann::json;
@@ -133,4 +133,4 @@ TEST_P(LocationsTest, NoOtherRaces) {
 INSTANTIATE_TEST_SUITE_P(Sync, LocationsTest, ::testing::Values("inproc", "ebpf"));
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor

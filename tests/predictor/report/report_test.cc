@@ -15,7 +15,7 @@
 #include "predictor/report/details.h"
 #include "recorded_program.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 using nlohmann::json;
@@ -247,9 +247,9 @@ TEST_F(ReportTest, SarifFingerprintsSurviveAnotherRecording) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 // Generated (and imported) traces have no module map: the added keys are there,
@@ -280,9 +280,9 @@ TEST(ReportWithoutModules, KeysArePresentAndNull) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 // Threads of one program often share its name: the report tells them apart.
@@ -318,4 +318,4 @@ TEST(ReportNamesTest, ASharedThreadNameCarriesTheThreadId) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor

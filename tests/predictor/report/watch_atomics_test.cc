@@ -19,7 +19,7 @@
 #include "store/build_id.h"
 #include "tests/support/temp_dir.h"
 
-namespace seer {
+namespace seer::predictor {
 namespace {
 
 const std::string kPrograms = SEER_REPORT_PROGRAMS;
@@ -58,7 +58,7 @@ class WatchAtomicsTest : public ::testing::Test {
   std::vector<uint64_t> Kept(const std::vector<uint64_t>& addresses, double* set_aside_hits) {
     ModuleInfo m;
     m.path = binary_;
-    m.build_id = ReadBuildId(binary_);
+    m.build_id = store::ReadBuildId(binary_);
     m.base = 0x400000;  // non-PIE: the first PT_LOAD, file offset 0
     m.size = 0x10000000;
     Symbolizer symbolizer({m}, SymbolizerOptions());
@@ -120,4 +120,4 @@ TEST_F(WatchAtomicsTest, UnknownAddressesAreKept) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::predictor

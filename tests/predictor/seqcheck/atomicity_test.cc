@@ -8,7 +8,7 @@
 #include "predictor/seqcheck/witness_checker.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 std::vector<AtomicityViolation> Predict(const std::vector<Event>& trace, SeqCheckStats* stats) {
@@ -339,4 +339,4 @@ TEST(Atomicity, EngineIsRegistered) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

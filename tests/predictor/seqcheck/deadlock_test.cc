@@ -9,7 +9,7 @@
 #include "predictor/seqcheck/witness_checker.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 using test::TraceBuilder;
@@ -222,4 +222,4 @@ TEST(Deadlock, EngineReportsThroughTheRegistry) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

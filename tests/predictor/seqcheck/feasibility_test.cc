@@ -10,7 +10,7 @@
 #include "predictor/seqcheck/witness_checker.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 using test::TraceBuilder;
@@ -175,4 +175,4 @@ TEST(SeqCheckPaper, Figure2ReverseOfObservedOrderIsInfeasible) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -11,7 +11,7 @@
 #include "tests/support/random_trace.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 // reach[b][a]: a != b and a reaches b by program order and hard edges.
@@ -99,4 +99,4 @@ TEST(HardOrder, LockOrderIsNotHard) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

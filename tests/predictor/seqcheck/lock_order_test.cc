@@ -12,7 +12,7 @@
 #include "tests/support/random_trace.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 using test::TraceBuilder;
@@ -125,4 +125,4 @@ TEST(LockOrder, NecessaryForLockGraphCyclesOnRandomTracesAndWindows) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -15,7 +15,7 @@
 #include "tests/support/random_trace.h"
 #include "tests/support/test_scale.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 test::RandomTraceOptions Options(uint64_t seed) {
@@ -118,4 +118,4 @@ TEST(SeqCheckRandom, EveryWitnessValidates) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -17,7 +17,7 @@
 #include "tests/support/test_scale.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 Findings Run(std::unique_ptr<Engine> engine, const std::vector<Event>& trace) {
@@ -147,4 +147,4 @@ TEST(TraceWindows, RandomTracesWindowedFindingsHoldOnTheWholeTrace) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -19,7 +19,7 @@
 #include "tests/predictor/seqcheck/byte_variables.h"
 #include "tests/support/random_trace.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 using test::OracleOptions;
@@ -191,4 +191,4 @@ TEST(SeqCheckTwoThreads, DeadlocksWithTrylocksMatchOracle) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -11,7 +11,7 @@
 #include "predictor/seqcheck/races.h"
 #include "tests/support/trace_builder.h"
 
-namespace seer::seqcheck {
+namespace seer::predictor::seqcheck {
 namespace {
 
 // 0 T1 acq(l)  1 T1 w(x)  2 T1 rel(l)  3 T2 acq(l)  4 T2 r(x)  5 T2 rel(l)  6 T2 w(y)
@@ -257,4 +257,4 @@ TEST(WitnessChecker, AFreeIsAWriteOfTheAllocatedBytes) {
 }
 
 }  // namespace
-}  // namespace seer::seqcheck
+}  // namespace seer::predictor::seqcheck

@@ -12,7 +12,7 @@
 #include "seer/ring_layout.h"
 #include "tests/support/shm_area.h"
 
-namespace seer {
+namespace seer::recorder {
 namespace {
 
 // Publishes `n` words (values from `first`) in ring `ring`, as a producer does.
@@ -80,4 +80,4 @@ TEST(SharedAreaTest, CreateOnLaysTheAreaOutBehindTheAttachPage) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::recorder

@@ -25,7 +25,7 @@
 #include "tests/support/trace_chunks.h"
 #include "tests/support/trace_io.h"
 
-namespace seer {
+namespace seer::recorder {
 namespace {
 
 constexpr uint32_t kRings = 4;
@@ -239,7 +239,7 @@ TEST(RingMergerTest, RunsDeliverExactlyWhatOneByOneDelivers) {
   RingMerger one_by_one(a1.shm), in_runs(a2.shm);
   Out expected, got;
   std::vector<size_t> run_sizes;
-  RingMerger::RunSink runs = [&](const Event* events, size_t n, const std::shared_ptr<const RepeatedRun>&) {
+  RingMerger::RunSink runs = [&](const Event* events, size_t n, const std::shared_ptr<const store::RepeatedRun>&) {
     run_sizes.push_back(n);
     got.events.insert(got.events.end(), events, events + n);
     return Status::Ok();
@@ -341,9 +341,9 @@ TEST(RingMergerTest, RepeatsDeliverAndWriteWhatDecodingDoes) {
     options.encode_threads = 2;
     std::unique_ptr<TraceWriter> writer;
     ASSERT_TRUE(TraceWriter::Create(path, options, &writer).ok());
-    auto* runs = dynamic_cast<RunAppender*>(writer.get());
+    auto* runs = dynamic_cast<store::RunAppender*>(writer.get());
     ASSERT_NE(runs, nullptr);
-    RingMerger::RunSink sink = [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>& repeat) {
+    RingMerger::RunSink sink = [&](const Event* e, size_t n, const std::shared_ptr<const store::RepeatedRun>& repeat) {
       events->insert(events->end(), e, e + n);
       return repeat != nullptr ? runs->AppendRepeat(repeat) : runs->AppendRun(e, n);
     };
@@ -374,7 +374,7 @@ TEST(RingMergerTest, RepeatsDeliverAndWriteWhatDecodingDoes) {
   ASSERT_EQ(repeated_chunks.size(), decoded_chunks.size());
   for (size_t i = 0; i < decoded_chunks.size(); ++i)
     ASSERT_TRUE(repeated_chunks[i] == decoded_chunks[i]) << "chunk " << i;
-  EXPECT_EQ(EncodeCounters(repeated_info.counters), EncodeCounters(decoded_info.counters));
+  EXPECT_EQ(store::EncodeCounters(repeated_info.counters), store::EncodeCounters(decoded_info.counters));
 }
 
 // The same words are not the same events when the pc rule starts from another
@@ -400,7 +400,7 @@ TEST(RingMergerTest, SameWordsFromAnotherPcAreNoRepeat) {
     RingBatch copy = b;
     ASSERT_TRUE(merger
                     .AddRuns(&copy,
-                             [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>&) {
+                             [&](const Event* e, size_t n, const std::shared_ptr<const store::RepeatedRun>&) {
                                out->insert(out->end(), e, e + n);
                                return Status::Ok();
                              })
@@ -427,7 +427,7 @@ TEST(RingMergerTest, HoldsNoOldSpoolBlockWhileOtherRingsStream) {
   Area a;
   RingMerger merger(a.shm);
   uint64_t delivered = 0;
-  RingMerger::RunSink count = [&](const Event*, size_t n, const std::shared_ptr<const RepeatedRun>&) {
+  RingMerger::RunSink count = [&](const Event*, size_t n, const std::shared_ptr<const store::RepeatedRun>&) {
     delivered += n;
     return Status::Ok();
   };
@@ -466,7 +466,7 @@ TEST(RingMergerTest, RunsReportDamageLikeOneByOne) {
   b.words[0].push_back(rt::CompactHead(rt::CompactTag(0, 8), 0, 0x1000) | 7ull << 58);  // impossible size
   b.final = true;
   size_t delivered = 0;
-  Status s = merger.AddRuns(&b, [&](const Event*, size_t n, const std::shared_ptr<const RepeatedRun>&) {
+  Status s = merger.AddRuns(&b, [&](const Event*, size_t n, const std::shared_ptr<const store::RepeatedRun>&) {
     delivered += n;
     return Status::Ok();
   });
@@ -625,7 +625,7 @@ TEST(RepeatMarksTest, MarkedRingsMergeToTheEventsWritten) {
     RingMerger merger(area.shm);
     std::vector<Event> expected, got;
     uint64_t repeats_in_runs = 0;
-    RingMerger::RunSink run_sink = [&](const Event* e, size_t n, const std::shared_ptr<const RepeatedRun>& r) {
+    RingMerger::RunSink run_sink = [&](const Event* e, size_t n, const std::shared_ptr<const store::RepeatedRun>& r) {
       got.insert(got.end(), e, e + n);
       if (r != nullptr) {
         EXPECT_EQ(r->events.size(), n);
@@ -771,4 +771,4 @@ TEST(LongRecordTest, EveryShapeStraddlesTheEndAndRoundTrips) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::recorder

@@ -12,7 +12,7 @@
 #include "seer/ring_record.h"
 #include "tests/support/shm_area.h"
 
-namespace seer {
+namespace seer::recorder {
 namespace {
 
 constexpr uint32_t kMain = 0, kWorker = 1;
@@ -229,4 +229,4 @@ TEST_F(RingReuseTest, LossesOfAReusedRingCountOnce) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::recorder

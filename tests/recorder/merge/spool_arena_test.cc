@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-namespace seer {
+namespace seer::recorder {
 namespace {
 
 constexpr uint64_t kEighth = SpoolArena::kCapacity / 8;
@@ -134,4 +134,4 @@ TEST(SpoolArena, VectorsOfRingWordsUseIt) {
 }
 
 }  // namespace
-}  // namespace seer
+}  // namespace seer::recorder

@@ -54,7 +54,7 @@ TEST(W3Bytes, RangesSpanningWordsCountOnce) {
     auto f = RunEngine(engine, b.events());
     ASSERT_EQ(f.races.size(), 1u);
     ASSERT_EQ(f.races[0].pairs.size(), 2u) << engine;
-    for (const RacePair& p : f.races[0].pairs) EXPECT_EQ(p.occurrences, 1u) << engine;
+    for (const predictor::RacePair& p : f.races[0].pairs) EXPECT_EQ(p.occurrences, 1u) << engine;
     EXPECT_EQ(f.races[0].racy_events, 2u) << engine;
   }
 }
@@ -105,7 +105,7 @@ TEST(W3Bytes, NeighbouringBytesKeepTheirOwnEdgeBound) {
   for (uint64_t i = 1; i <= 27; ++i)
     b.Add("T1", EventKind::kWrite, 0x100, i, 1).Add("T1", EventKind::kWrite, 0x101, 100 + i, 1);
   b.Add("T2", EventKind::kWrite, 0x100, 28, 1);
-  AnalysisOptions o;
+  predictor::AnalysisOptions o;
   o.w3_edges = 25;
   EXPECT_EQ(RacePcPairs(RunEngine("w3-linear", b.events(), o)).size(), 26u);
   EXPECT_EQ(RacePcPairs(RunEngine("w3", b.events(), o)).size(), 27u);

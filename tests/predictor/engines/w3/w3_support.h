@@ -42,7 +42,7 @@ inline RandomTraceOptions AgreementTraceOptions(uint64_t seed) {
 // they disagree on pairs or racy events ("" when they agree); *racy says whether
 // the trace races at all.
 inline std::string ExactLinearDifference(const std::vector<Event>& trace, bool* racy) {
-  AnalysisOptions o;
+  predictor::AnalysisOptions o;
   o.w3_edges = 1'000;
   auto exact = RunEngine("w3", trace, o);
   auto linear = RunEngine("w3-linear", trace, o);

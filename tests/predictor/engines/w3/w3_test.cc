@@ -11,14 +11,14 @@ namespace seer::test {
 namespace {
 
 TEST(W3, RegisteredWithTheCompleteGuarantee) {
-  ASSERT_NE(FindEngine("w3"), nullptr);
-  ASSERT_NE(FindEngine("w3-linear"), nullptr);
-  EXPECT_FALSE(FindEngine("w3")->in_default_set);
-  EXPECT_TRUE(FindEngine("w3-linear")->in_default_set);
+  ASSERT_NE(predictor::FindEngine("w3"), nullptr);
+  ASSERT_NE(predictor::FindEngine("w3-linear"), nullptr);
+  EXPECT_FALSE(predictor::FindEngine("w3")->in_default_set);
+  EXPECT_TRUE(predictor::FindEngine("w3-linear")->in_default_set);
   auto f = RunEngine("w3-linear", {});
   ASSERT_EQ(f.races.size(), 1u);
   EXPECT_EQ(f.races[0].engine, "w3-linear");
-  EXPECT_EQ(f.races[0].guarantee, Guarantee::kComplete);
+  EXPECT_EQ(f.races[0].guarantee, predictor::Guarantee::kComplete);
 }
 
 // TR Example 2.1, trace A: HB orders the two writes through the critical sections;
@@ -152,7 +152,7 @@ TEST(W3, LinearVariantMissesRacesBeyondItsEdgeBound) {
   for (uint64_t i = 1; i <= 27; ++i) b.Write("T1", "x", i);
   b.Write("T2", "x", 28);
   EXPECT_EQ(RacePcPairs(RunEngine("w3", b.events())).size(), 27u);
-  AnalysisOptions o;
+  predictor::AnalysisOptions o;
   o.w3_edges = 25;
   Pairs linear = RacePcPairs(RunEngine("w3-linear", b.events(), o));
   EXPECT_EQ(linear.size(), 26u);
@@ -170,7 +170,7 @@ TEST(W3, BoundedHistoryOnlyAddsPairs) {
     r.locks = 2;
     r.variables = 3;
     auto trace = RandomTrace(r, seed);
-    AnalysisOptions o;
+    predictor::AnalysisOptions o;
     o.w3_edges = 10'000;
     Pairs full = RacePcPairs(RunEngine("w3-linear", trace, o));
     o.w3_history = 1;
@@ -202,11 +202,11 @@ TEST(W3, PositionCacheBudgetDoesNotChangeReports) {
     r.events = 20 + seed % 80;
     const std::vector<Event> trace = RandomTrace(r, seed);
     for (const char* engine : {"w3", "w3-linear"}) {
-      AnalysisOptions o;
-      const Findings by_default = RunEngine(engine, trace, o);
+      predictor::AnalysisOptions o;
+      const predictor::Findings by_default = RunEngine(engine, trace, o);
       for (const uint64_t budget : {uint64_t{0}, uint64_t{48}}) {
         o.w3_position_cache_bytes = budget;
-        const Findings limited = RunEngine(engine, trace, o);
+        const predictor::Findings limited = RunEngine(engine, trace, o);
         ASSERT_EQ(RacePcPairs(limited), RacePcPairs(by_default)) << engine << " seed " << seed << " budget " << budget;
         ASSERT_EQ(limited.races[0].racy_events, by_default.races[0].racy_events)
             << engine << " seed " << seed << " budget " << budget;
