@@ -1,5 +1,6 @@
-// The kInproc recording: a collector loop (Poll) copies the rings out into a
-// bounded spool, a merge thread orders and encodes, a writer thread compresses.
+// The in-process recordings (kInproc, kPreload, kInject): a collector loop
+// (Poll) copies the rings out into a bounded spool at a pace it sets, a merge
+// thread orders and encodes (merge_thread.h), writer threads compress.
 #include "recorder/runtime_modes/inproc_recording.h"
 
 #include <dirent.h>
@@ -30,7 +31,6 @@
 #include <thread>
 #include <utility>
 
-#include "recorder/attach_filter.h"
 #include "recorder/ebpf/futex_events.h"
 #include "recorder/elf_file.h"
 #include "recorder/launch.h"
@@ -40,11 +40,11 @@
 #include "recorder/proc_maps.h"
 #include "recorder/rings/shared_area.h"
 #include "recorder/runtime_modes/injected_runtime.h"
+#include "recorder/runtime_modes/merge_thread.h"
 #include "recorder/runtime_modes/spool_queue.h"
 #include "recorder/runtime_modes/watch_summary.h"
 #include "recorder/trace_metadata.h"
 #include "seer/ring_layout.h"
-#include "store/async_writer.h"
 
 namespace seer::recorder {
 namespace {
@@ -171,7 +171,7 @@ class InprocRecording final : public Recording {
   std::unique_ptr<RingCollector> collector_;
   std::unique_ptr<RingMerger> merger_;
   SpoolQueue queue_;
-  // The merger thread orders and encodes what the collector copied out. It runs
+  // The merge thread orders and encodes what the collector copied out. It runs
   // at a lower priority than the target so that recording steals little CPU
   // from it; the spool (bounded) absorbs the difference and drains at the end.
   // Encoding and compressing run on threads of their own, so that once the
@@ -180,12 +180,7 @@ class InprocRecording final : public Recording {
   // that cannot take runs of events (the service's windows), an
   // AsyncTraceWriter in front of it. The merge thread creates them, so that
   // they inherit its lower priority.
-  std::thread merge_thread_;
-  Status merge_status_;
-  std::unique_ptr<store::AsyncTraceWriter> async_;
-  TraceWriter* out_ = nullptr;          // writer_, or async_ in front of it
-  store::RunAppender* runs_ = nullptr;  // the same object, taking runs
-  std::atomic<uint64_t> merged_events_{0};
+  std::unique_ptr<MergeThread> merge_thread_;
   uint64_t max_spool_ = 0;
   std::set<pid_t> callers_threads_;
   bool drain_idle_ = false;
@@ -209,8 +204,7 @@ class InprocRecording final : public Recording {
   bool repeat_runs_ = true;
   std::atomic<bool> stop_requested_{false};
   InjectedRuntime injected_;
-  AttachFilter attach_filter_;  // used by the merge thread only
-  std::string detach_note_;     // why the calls may not have been put back
+  std::string detach_note_;  // why the calls may not have been put back
   bool detached_ = false;
   int pidfd_ = -1;  // kInject: readable once the process has ended (zombie included)
   // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
@@ -218,14 +212,13 @@ class InprocRecording final : public Recording {
   std::string futex_note_;         // why the tracepoints stopped, when they failed during the recording
   std::string raw_syscalls_note_;  // the futex tracepoints are the raw ones: why (RecordResult)
   uint64_t header_in_target_ = 0;  // where the target maps area_'s header (0: not looked up yet)
-  // The duty cycle (SetPaused): the pauses asked so far, the last one the
-  // collector sent a drain mark for, and (from the merge thread) the last one
-  // whose mark has been handed on.
+  // The duty cycle (SetPaused): the pauses asked so far and the last one the
+  // collector sent a drain mark for (the merge thread tells the last one whose
+  // mark it has handed on).
   bool paused_ = false;
   uint64_t pause_epoch_ = 0;
   uint64_t pause_marked_ = 0;
   Clock::time_point paused_at_;
-  std::atomic<uint64_t> pause_drained_{0};
 };
 
 InprocRecording::~InprocRecording() {
@@ -233,10 +226,7 @@ InprocRecording::~InprocRecording() {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
-  if (merge_thread_.joinable()) {
-    queue_.Fail();
-    merge_thread_.join();
-  }
+  merge_thread_.reset();  // fails the spool and waits, if still running
   if (pidfd_ >= 0) close(pidfd_);
 }
 
@@ -331,66 +321,14 @@ Status InprocRecording::Begin() {
   idle_nice_ = std::clamp(opts_.idle_nice, -1, 19);
   if (const char* nice_env = getenv("SEER_MERGE_NICE"); nice_env != nullptr && *nice_env != '\0')
     idle_nice_ = std::clamp(static_cast<int>(std::strtol(nice_env, nullptr, 10)), -1, 19);
-  merge_thread_ = std::thread([this, start_idle = drain_idle_] {
-    if (start_idle) SetThreadPriority(0, true, idle_nice_);  // the writer thread started below inherits it
-    runs_ = opts_.writer.encode_threads > 0 ? dynamic_cast<store::RunAppender*>(writer_.get()) : nullptr;
-    if (runs_ != nullptr) {
-      out_ = writer_.get();
-    } else {
-      async_ = std::make_unique<store::AsyncTraceWriter>(writer_.get());
-      out_ = async_.get();
-      runs_ = async_.get();
-    }
-    uint64_t merged = 0;
-    // Events go to the writer in runs: one hand-off per run, not per event.
-    // Attached to a running process, the events of locks and blocks from before
-    // the attach are left out (AttachFilter), and the runs are cut around them.
-    auto sink = [&](const Event* events, size_t n, const std::shared_ptr<const store::RepeatedRun>& repeat) {
-      if (!attached_) {
-        merged += n;
-        return repeat != nullptr ? runs_->AppendRepeat(repeat) : runs_->AppendRun(events, n);
-      }
-      // Filtered, a repeat may lack events its first run had: appended as any run.
-      size_t kept_from = 0;
-      for (size_t i = 0; i <= n; ++i) {
-        if (i < n && attach_filter_.Keep(events[i])) continue;
-        if (i > kept_from) {
-          merged += i - kept_from;
-          Status s = runs_->AppendRun(events + kept_from, i - kept_from);
-          if (!s.ok()) return s;
-        }
-        kept_from = i + 1;
-      }
-      return Status::Ok();
-    };
-    SpoolItem item;
-    auto last_flush = std::chrono::steady_clock::now();
-    while (queue_.Pop(&item)) {
-      for (const ModuleInfo& m : item.modules) out_->AddModule(m);
-      for (const FutexEvent& f : item.futex) merger_->AddExternal(f.ring, f.word, f.number, f.event);
-      Status st = merger_->AddRuns(&item.batch, sink);
-      // Everything merged so far came from records copied by then.
-      if (st.ok() && item.copied_ns != 0) out_->AddClockSample(item.copied_ns);
-      merged_events_.store(merged, std::memory_order_relaxed);  // once a batch: counters() reads it
-      if (st.ok() && item.drain_mark != 0) {
-        // Everything recorded before the pause is merged: hand it all to the
-        // writer before saying so.
-        st = out_->Flush();
-        last_flush = std::chrono::steady_clock::now();
-        if (st.ok()) pause_drained_.store(item.drain_mark, std::memory_order_release);
-      }
-      if (st.ok() && opts_.flush_interval_s > 0 &&
-          std::chrono::steady_clock::now() - last_flush >= std::chrono::duration<double>(opts_.flush_interval_s)) {
-        st = out_->Flush();
-        last_flush = std::chrono::steady_clock::now();
-      }
-      if (!st.ok()) {
-        merge_status_ = st;
-        queue_.Fail();
-        return;
-      }
-    }
-  });
+  MergeThreadOptions merge;
+  merge.start_idle = drain_idle_;
+  merge.idle_nice = idle_nice_;
+  merge.attached = attached_;
+  merge.flush_interval_s = opts_.flush_interval_s;
+  merge.writer_takes_runs = opts_.writer.encode_threads > 0;
+  merge_thread_ = std::make_unique<MergeThread>(&queue_, merger_.get(), writer_.get(), merge);
+  merge_thread_->Start();
   return Status::Ok();
 }
 
@@ -444,7 +382,7 @@ void InprocRecording::CollectOnce() {
   // which the kernel zeroes at the recorder's expense (perf: clear_page took a
   // tenth of a memcached recording's CPU while its spool grew to 380 MB).
   const uint64_t spooled = queue_.bytes();
-  const bool draining = paused_ && pause_drained_.load(std::memory_order_acquire) < pause_epoch_;
+  const bool draining = paused_ && merge_thread_->drained_mark() < pause_epoch_;
   const bool ring_wanted = shm->ring_waiters.load(std::memory_order_relaxed) != 0;
   const uint64_t oldest = queue_.oldest_copied_ns();
   const uint64_t now_ns = SinceStartNs();
@@ -579,13 +517,11 @@ bool InprocRecording::SetPaused(bool paused) {
   return true;
 }
 
-bool InprocRecording::PauseDrained() const {
-  return !paused_ || pause_drained_.load(std::memory_order_acquire) >= pause_epoch_;
-}
+bool InprocRecording::PauseDrained() const { return !paused_ || merge_thread_->drained_mark() >= pause_epoch_; }
 
 RecordCounters InprocRecording::counters() const {
   RecordCounters c;
-  c.events = merged_events_.load(std::memory_order_relaxed);
+  c.events = merge_thread_ != nullptr ? merge_thread_->merged_events() : 0;
   c.threads = area_.header() != nullptr ? area_.header()->claims.load(std::memory_order_relaxed) : 0;
   return c;
 }
@@ -594,12 +530,12 @@ Status InprocRecording::CloseTrace() {
   if (drain_idle_)
     SetDrainPriority(false, idle_nice_, callers_threads_);  // the target is gone: close the trace at full speed
   queue_.Close();
-  merge_thread_.join();
-  if (!merge_status_.ok()) return merge_status_;
+  Status merged = merge_thread_->Join();
+  if (!merged.ok()) return merged;
   // From here on only this thread uses the writer, through the async one if
   // there is one (which keeps the table calls in order with the events it
   // still holds).
-  TraceWriter* out = out_;
+  TraceWriter* out = merge_thread_->out();
   rt::ShmHeader* shm = area_.header();
 
   for (const ThreadInfo& t : merger_->Threads()) out->AddThread(t);
@@ -626,8 +562,8 @@ Status InprocRecording::CloseTrace() {
     out->SetMeta("record.futex", std::string(kFutexByRuntime) + "; " + futex_note_);
   }
   if (attached_) {
-    out->SetMeta("record.unmatched_releases", std::to_string(attach_filter_.unmatched_releases()));
-    out->SetMeta("record.frees_before_attach", std::to_string(attach_filter_.frees_before_attach()));
+    out->SetMeta("record.unmatched_releases", std::to_string(merge_thread_->attach_filter().unmatched_releases()));
+    out->SetMeta("record.frees_before_attach", std::to_string(merge_thread_->attach_filter().frees_before_attach()));
     if (!detach_note_.empty()) out->SetMeta("record.detach", detach_note_);
   }
   out->SetMeta("record.rings_returned", std::to_string(merger_->rings_returned()));
@@ -659,7 +595,7 @@ Status InprocRecording::Finish(RecordResult* result) {
   for (int k = 0; k < kNumEventKinds; ++k) result->lost += lost[k];
   if (futex_)
     for (uint64_t n : futex_->Lost()) result->lost += n;
-  result->events = out_->events_written();
+  result->events = merge_thread_->out()->events_written();
   result->threads = merger_->Threads().size();
   result->runtime_seen = area_.header()->owner_pid.load() != 0;
   if (opts_.watch_period != 0) result->watch = WatchSummary(*area_.header(), opts_);
