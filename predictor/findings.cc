@@ -1,8 +1,37 @@
 #include "predictor/findings.h"
 
+#include <algorithm>
 #include <set>
 
 namespace seer::predictor {
+
+void Schedule::AppendRun(uint64_t first, uint64_t count) {
+  if (count == 0) return;
+  size_ += count;
+  if (!runs_.empty() && runs_.back().first + runs_.back().count == first) {
+    runs_.back().count += count;
+    return;
+  }
+  runs_.push_back({first, count});
+}
+
+std::vector<uint64_t> Schedule::Positions() const { return Tail(size_); }
+
+std::vector<uint64_t> Schedule::Tail(size_t n) const {
+  std::vector<uint64_t> out;
+  out.reserve(std::min<uint64_t>(n, size_));
+  // Skip the runs before the tail, then expand the rest.
+  uint64_t skip = size_ > n ? size_ - n : 0;
+  for (const Run& r : runs_) {
+    if (skip >= r.count) {
+      skip -= r.count;
+      continue;
+    }
+    for (uint64_t k = skip; k < r.count; ++k) out.push_back(r.first + k);
+    skip = 0;
+  }
+  return out;
+}
 
 const char* GuaranteeName(Guarantee g) {
   switch (g) {

@@ -7,10 +7,7 @@
 
 namespace seer::predictor {
 
-std::vector<uint64_t> ScheduleTail(const Witness& witness) {
-  const size_t from = witness.schedule.size() > kScheduleTail ? witness.schedule.size() - kScheduleTail : 0;
-  return std::vector<uint64_t>(witness.schedule.begin() + static_cast<ptrdiff_t>(from), witness.schedule.end());
-}
+std::vector<uint64_t> ScheduleTail(const Witness& witness) { return witness.schedule.Tail(kScheduleTail); }
 
 Status ReadScheduleEvents(const std::string& path, const Findings& findings, std::map<uint64_t, Event>* out) {
   std::vector<uint64_t> wanted;

@@ -242,7 +242,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
           v.local_first = EventRef::Of(m.event(e1));
           v.remote = EventRef::Of(m.event(e));
           v.local_second = EventRef::Of(m.event(e2));
-          v.witness = MakeWitness(m, r.schedule);
+          v.witness = MakeWitness(m, r);
           const std::string what = std::string("a ") + pattern + " atomicity violation at events " +
                                    std::to_string(v.local_first.index) + ", " + std::to_string(v.remote.index) + ", " +
                                    std::to_string(v.local_second.index);

@@ -108,7 +108,7 @@ std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOp
           th.blocked_acquire = EventRef::Of(model.event(e.request));
           d.cycle.push_back(th);
         }
-        d.witness = MakeWitness(model, r.schedule);
+        d.witness = MakeWitness(model, r);
         if (!AcceptWitness(checker.CheckDeadlock(d), Describe(cycle, model), &d.witness, stats)) continue;
         found.push_back(std::move(d));
         reported.insert(key);

@@ -369,9 +369,8 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
     degree[u] = order.InDegree(u);
     if (degree[u] == 0) ready.push(order.NodeOf(u));
   }
-  std::vector<uint32_t> out;
-  out.reserve(static_cast<size_t>(p) + w);
-  for (uint32_t id = 0; id < p; ++id) out.push_back(id);
+  std::vector<uint32_t> out;  // after the fixed prefix [0, p)
+  out.reserve(w);
   auto wake = [&](std::unordered_map<uint32_t, std::vector<uint32_t>>& blocked, uint32_t key) {
     auto it = blocked.find(key);
     if (it == blocked.end()) return;
@@ -430,11 +429,12 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
       if (--degree[s] == 0) ready.push(order.NodeOf(s));
     });
   }
-  if (out.size() != static_cast<size_t>(p) + w) {
+  if (out.size() != w) {
     result.reason = "no linearisation respects locks and observations";
     return result;
   }
   result.feasible = true;
+  result.prefix = p;
   result.schedule = std::move(out);
   return result;
 }

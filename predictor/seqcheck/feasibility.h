@@ -42,10 +42,14 @@ struct FeasibilityOptions {
 
 struct FeasibilityResult {
   bool feasible = false;
-  std::vector<uint32_t> schedule;  // node ids in the order they run
-  std::string reason;              // why not, when infeasible or undecided
-  uint32_t window = 0;             // events reordered (after the fixed prefix)
-  uint32_t rounds = 0;             // closure rounds
+  // The schedule: nodes [0, prefix) in trace order (the fixed prefix, not
+  // listed: it is most of a long trace), then `schedule`, node ids in the order
+  // they run.
+  uint32_t prefix = 0;
+  std::vector<uint32_t> schedule;
+  std::string reason;   // why not, when infeasible or undecided
+  uint32_t window = 0;  // events reordered (after the fixed prefix)
+  uint32_t rounds = 0;  // closure rounds
 };
 
 class FeasibilityChecker {

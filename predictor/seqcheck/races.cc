@@ -19,7 +19,7 @@ RaceConfirmation ConfirmRace(const TraceModel& m, FeasibilityChecker* feasibilit
   q.threads.push_back({nb.tid, nb.pos, true, true});
   FeasibilityResult r = TimedCheck(feasibility, q, stats);
   if (!r.feasible) return c;
-  c.witness = MakeWitness(m, r.schedule);
+  c.witness = MakeWitness(m, r);
   WitnessChecker checker(m.events());
   const std::string what =
       "a race between events " + std::to_string(m.event(a).index) + " and " + std::to_string(m.event(b).index);

@@ -15,10 +15,28 @@ FeasibilityResult TimedCheck(FeasibilityChecker* checker, const Query& query, Se
   return r;
 }
 
-Witness MakeWitness(const TraceModel& model, const std::vector<uint32_t>& schedule) {
+Witness MakeWitness(const TraceModel& model, const FeasibilityResult& result) {
   Witness w;
-  w.schedule.reserve(schedule.size());
-  for (uint32_t node : schedule) w.schedule.push_back(model.event(node).index);
+  // The fixed prefix is nodes [0, prefix) in trace order: runs of consecutive
+  // positions, each found by a binary search instead of a step per node (it can
+  // be a million nodes). Positions ascend, so index - node never decreases and
+  // is constant exactly along a run.
+  const std::vector<Event>& events = model.events();
+  const auto offset = [&](uint32_t node) { return events[node].index - node; };
+  for (uint32_t node = 0; node < result.prefix;) {
+    const uint64_t d = offset(node);
+    uint32_t lo = node + 1, hi = result.prefix;  // the run ends at the first node in [lo, hi] with another offset
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (offset(mid) == d)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    w.schedule.AppendRun(events[node].index, lo - node);
+    node = lo;
+  }
+  for (uint32_t node : result.schedule) w.schedule.Append(model.event(node).index);
   return w;
 }
 

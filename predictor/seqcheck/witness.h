@@ -17,8 +17,8 @@ namespace seer::predictor::seqcheck {
 // Runs one feasibility check, timing it into `stats`.
 FeasibilityResult TimedCheck(FeasibilityChecker* checker, const Query& query, SeqCheckStats* stats);
 
-// The schedule as trace positions (Event::index), unvalidated.
-Witness MakeWitness(const TraceModel& model, const std::vector<uint32_t>& schedule);
+// A feasible result's schedule as trace positions (Event::index), unvalidated.
+Witness MakeWitness(const TraceModel& model, const FeasibilityResult& result);
 
 // Marks `witness` validated when `verdict` is ok; otherwise prints the finding
 // and the checker's reason to stderr and counts it. Returns verdict.ok().

@@ -5,7 +5,7 @@
 #include <iterator>
 #include <map>
 #include <string>
-#include <unordered_set>
+#include <tuple>
 #include <vector>
 
 namespace seer::predictor::seqcheck {
@@ -40,51 +40,82 @@ std::string Pos(uint64_t index) { return "event " + std::to_string(index); }
 }  // namespace
 
 struct WitnessChecker::Replay {
+  // The schedule starts with the trace's first `recorded` events in recorded
+  // order (their state comes from the one replay of the recorded order, not
+  // event by event: a witness late in a long trace runs millions of them).
+  size_t recorded = 0;
   // Per thread slot (WitnessChecker::thread_slot_): events run, a prefix.
-  // Vectors and hash maps, not trees: schedules of long traces run millions of events.
   std::vector<uint32_t> ran;
-  struct Lock {
-    int64_t exclusive = -1;                        // thread holding it exclusively
-    std::map<uint32_t, uint32_t> shared;           // thread -> read-mode holds
-    std::unordered_map<uint32_t, uint32_t> depth;  // thread -> nesting
-  };
-  std::unordered_map<uint64_t, Lock> locks;
-  // Trace position -> schedule step, kNotRun when it did not run. A vector, not
-  // a map: schedules of long traces run millions of events.
-  static constexpr uint32_t kNotRun = UINT32_MAX;
-  std::vector<uint32_t> step;
-  bool Ran(size_t at) const { return step[at] != kNotRun; }
+  Locks locks;
+  // Past the recorded prefix: trace position -> schedule step.
+  std::unordered_map<size_t, uint64_t> step;
+  // Past the recorded prefix: the last write of each variable slot written
+  // there, and the signals run per (object, thread).
+  std::unordered_map<uint32_t, int64_t> written;
+  std::map<std::pair<uint64_t, uint32_t>, uint32_t> signals_run;
+  bool Ran(size_t at) const { return at < recorded || step.count(at) != 0; }
+  uint64_t Step(size_t at) const { return at < recorded ? at : step.at(at); }
 };
 
 WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     : trace_(trace), carried_(std::min(carried, trace.size())) {
-  std::unordered_map<uint32_t, uint32_t> count;
+  // Thread slots: thread ids are dense (seer/event.h), so a table finds them
+  // without a hash per event; a map takes any id the table cannot.
+  std::vector<uint32_t> slot_of_tid;
+  auto SlotOf = [&](uint32_t tid) {
+    constexpr uint32_t kTable = 1 << 16;
+    if (tid < kTable) {
+      if (tid >= slot_of_tid.size()) slot_of_tid.resize(tid + 1, UINT32_MAX);
+      if (slot_of_tid[tid] != UINT32_MAX) return slot_of_tid[tid];
+    }
+    auto [it, fresh] = slot_of_thread_.emplace(tid, static_cast<uint32_t>(slot_of_thread_.size()));
+    if (fresh) thread_events_.emplace_back();
+    if (tid < kTable) slot_of_tid[tid] = it->second;
+    return it->second;
+  };
   // The bytes each access, allocation and free covers. A free covers what its
   // allocation handed out: the runtime records it with the block's usable size
   // (slack included), an allocation with the requested size; a free of a block
   // no allocation in the trace described keeps its own size.
-  std::vector<std::pair<uint64_t, uint64_t>> bytes(trace.size(), {0, 0});
-  std::vector<uint64_t> cuts;
+  // A free's size when an allocation in the trace gave its block (by position).
+  std::unordered_map<size_t, uint64_t> free_size;
   {
     std::unordered_map<uint64_t, uint64_t> allocated;  // live block -> requested size
-    std::unordered_set<uint64_t> distinct_cuts;
     for (size_t i = 0; i < trace.size(); ++i) {
       const Event& e = trace[i];
-      uint64_t size = e.aux;
       if (e.kind == EventKind::kAlloc && e.aux != 0) allocated[e.object] = e.aux;
       if (e.kind == EventKind::kFree) {
         auto it = allocated.find(e.object);
         if (it != allocated.end()) {
-          size = it->second;
+          free_size[i] = it->second;
           allocated.erase(it);
         }
       }
-      if (e.kind != EventKind::kAlloc && !Accesses(e.kind)) continue;
-      bytes[i] = ByteRange(e.object, size);
-      // Distinct cuts only: most accesses repeat an address, and sorting every
-      // cut of a long trace cost more than the rest of the checker.
-      if (distinct_cuts.insert(bytes[i].first).second) cuts.push_back(bytes[i].first);
-      if (distinct_cuts.insert(bytes[i].second).second) cuts.push_back(bytes[i].second);
+    }
+  }
+  auto has_bytes = [&](size_t i) { return trace[i].kind == EventKind::kAlloc || Accesses(trace[i].kind); };
+  auto bytes_of = [&](size_t i) {
+    const Event& e = trace[i];
+    auto it = e.kind == EventKind::kFree ? free_size.find(i) : free_size.end();
+    return ByteRange(e.object, it == free_size.end() ? e.aux : it->second);
+  };
+  // Most ranges repeat one seen shortly before (a loop's variables): a small
+  // direct-mapped table of recent ranges keeps their cuts out of the sort and
+  // their binary searches below. (Recomputing a range is cheaper than keeping
+  // one per event: those are fresh megabytes per window.)
+  constexpr unsigned kRecentBits = 12;
+  auto recent_slot = [](uint64_t first) { return (first * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits); };
+  std::vector<uint64_t> cuts;
+  {
+    std::vector<std::pair<uint64_t, uint64_t>> recent(size_t{1} << kRecentBits, {1, 0});  // {1, 0}: none
+    for (size_t i = 0; i < trace.size(); ++i) {
+      if (!has_bytes(i)) continue;
+      const std::pair<uint64_t, uint64_t> bytes = bytes_of(i);
+      auto& seen = recent[recent_slot(bytes.first)];
+      if (seen == bytes) continue;
+      seen = bytes;
+      cuts.push_back(bytes.first);
+      cuts.push_back(bytes.second);
     }
   }
   // Variables: the bytes cut at every range's ends, so each range covers whole
@@ -93,17 +124,27 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   // (Written out here, not through predictor/common or the model: the checker
   // shares no code with what it checks.)
   std::sort(cuts.begin(), cuts.end());
+  cuts.erase(std::unique(cuts.begin(), cuts.end()), cuts.end());
   auto run_of = [&](uint64_t byte) {
-    return static_cast<size_t>(std::lower_bound(cuts.begin(), cuts.end(), byte) - cuts.begin());
+    return static_cast<uint32_t>(std::lower_bound(cuts.begin(), cuts.end(), byte) - cuts.begin());
   };
-  // Per event, its runs [first, end), found once.
-  std::vector<std::pair<uint32_t, uint32_t>> runs(trace.size(), {0, 0});
+  // Event i's runs [first, end).
+  struct Recent {
+    std::pair<uint64_t, uint64_t> bytes{1, 0};
+    std::pair<uint32_t, uint32_t> runs;
+  };
+  std::vector<Recent> recent_runs(size_t{1} << kRecentBits);
+  auto runs_of = [&](size_t i) {
+    const std::pair<uint64_t, uint64_t> bytes = bytes_of(i);
+    Recent& r = recent_runs[recent_slot(bytes.first)];
+    if (r.bytes != bytes) r = {bytes, {run_of(bytes.first), run_of(bytes.second)}};
+    return r.runs;
+  };
   std::vector<bool> touched(cuts.size(), false);
   for (size_t i = 0; i < trace.size(); ++i) {
-    if (trace[i].kind != EventKind::kAlloc && !Accesses(trace[i].kind)) continue;
-    runs[i] = {static_cast<uint32_t>(run_of(bytes[i].first)), static_cast<uint32_t>(run_of(bytes[i].second))};
-    if (trace[i].kind != EventKind::kAlloc && trace[i].kind != EventKind::kFree)
-      for (uint32_t r = runs[i].first; r < runs[i].second; ++r) touched[r] = true;
+    if (!has_bytes(i) || trace[i].kind == EventKind::kAlloc || trace[i].kind == EventKind::kFree) continue;
+    const auto [first_run, end_run] = runs_of(i);
+    for (uint32_t r = first_run; r < end_run; ++r) touched[r] = true;
   }
   constexpr uint32_t kNoSlot = UINT32_MAX;
   std::vector<uint32_t> run_slot(cuts.size(), kNoSlot);
@@ -114,11 +155,12 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   for (size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
-    thread_pos_[i] = count[e.tid]++;
-    thread_slot_[i] = slot_of_thread_.emplace(e.tid, static_cast<uint32_t>(slot_of_thread_.size())).first->second;
-    thread_events_[e.tid].push_back(i);
+    thread_slot_[i] = SlotOf(e.tid);
+    std::vector<uint32_t>& events_of_thread = thread_events_[thread_slot_[i]];
+    thread_pos_[i] = static_cast<uint32_t>(events_of_thread.size());
+    events_of_thread.push_back(static_cast<uint32_t>(i));
     slot_begin_[i] = static_cast<uint32_t>(slots_.size());
-    const auto [first_run, end_run] = runs[i];
+    const auto [first_run, end_run] = has_bytes(i) ? runs_of(i) : std::pair<uint32_t, uint32_t>{0, 0};
     if (e.kind == EventKind::kAlloc)
       for (uint32_t r = first_run; r < end_run; ++r) run_slot[r] = kNoSlot;
     if (Accesses(e.kind)) {
@@ -140,8 +182,122 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   }
   slot_begin_[trace.size()] = static_cast<uint32_t>(slots_.size());
   variables_ = last_write.size();
-  if (!dense_)
+  for (size_t i = 1; i < trace.size(); ++i)
+    if (trace[i].index <= trace[i - 1].index) ascending_ = false;
+  if (!dense_ && !ascending_)
     for (size_t i = 0; i < trace.size(); ++i) where_[trace[i].index] = i;
+  // Each variable slot's writes, by a counting sort of (slot, position).
+  write_begin_.assign(variables_ + 1, 0);
+  for (size_t i = 0; i < trace.size(); ++i)
+    if (Writes(trace[i].kind))
+      for (uint32_t k = slot_begin_[i]; k < slot_begin_[i + 1]; ++k) ++write_begin_[slots_[k] + 1];
+  for (size_t v = 0; v < variables_; ++v) write_begin_[v + 1] += write_begin_[v];
+  write_pos_.resize(write_begin_[variables_]);
+  {
+    std::vector<uint32_t> fill(write_begin_.begin(), write_begin_.end() - 1);
+    for (size_t i = 0; i < trace.size(); ++i)
+      if (Writes(trace[i].kind))
+        for (uint32_t k = slot_begin_[i]; k < slot_begin_[i + 1]; ++k)
+          write_pos_[fill[slots_[k]]++] = static_cast<uint32_t>(i);
+  }
+  ReplayRecorded();
+}
+
+void WitnessChecker::ReplayRecorded() {
+  // In recorded order every read sees its recorded write, every signal before a
+  // wait and every fork before its child have run, and the carried acquires
+  // come first: only a join before its child's end or a lock taken while held
+  // can fail (a trace that lost events).
+  Locks locks;
+  recorded_ok_ = trace_.size();
+  for (size_t at = 0; at < trace_.size(); ++at) {
+    if (at % kCheckpoint == 0) {
+      Locks held;
+      for (const auto& [lock, state] : locks)
+        if (std::any_of(state.depth.begin(), state.depth.end(), [](const auto& d) { return d.second > 0; }))
+          held.emplace(lock, state);
+      locks_at_.push_back(std::move(held));
+    }
+    const Event& e = trace_[at];
+    if (e.kind == EventKind::kJoin) {
+      auto slot = slot_of_thread_.find(static_cast<uint32_t>(e.object));
+      if (slot != slot_of_thread_.end() && thread_events_[slot->second].back() > at) {
+        recorded_ok_ = at;
+        return;
+      }
+    }
+    if (!ApplyLock(e, &locks).ok()) {
+      recorded_ok_ = at;
+      return;
+    }
+  }
+}
+
+Status WitnessChecker::ApplyLock(const Event& e, Locks* locks) {
+  // A cond-wait begin releases its mutex, its end re-acquires it.
+  const bool acquire = e.kind == EventKind::kAcquire || e.kind == EventKind::kCondWaitEnd;
+  const bool release = e.kind == EventKind::kRelease || e.kind == EventKind::kCondWaitBegin;
+  if (!acquire && !release) return Status::Ok();
+  const uint64_t lock = e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease ? e.object : e.aux;
+  const bool shared = e.kind == EventKind::kAcquire && SharedMode(e);
+  LockState& l = (*locks)[lock];
+  uint32_t& d = l.depth[e.tid];
+  if (acquire) {
+    if (d++ > 0) return Status::Ok();  // a recursive re-acquisition: only the outermost counts
+    const bool other_exclusive = l.exclusive >= 0 && l.exclusive != e.tid;
+    const bool other_shared =
+        std::any_of(l.shared.begin(), l.shared.end(), [&](auto& h) { return h.first != e.tid && h.second > 0; });
+    if (other_exclusive || (!shared && other_shared))
+      return Status::Internal("witness: " + Pos(e.index) + " acquires lock " + std::to_string(lock) +
+                              " while another thread holds it");
+    if (shared)
+      ++l.shared[e.tid];
+    else
+      l.exclusive = e.tid;
+    return Status::Ok();
+  }
+  if (d == 0) return Status::Ok();  // the trace released a lock it did not hold; nothing to check
+  if (--d > 0) return Status::Ok();
+  if (l.exclusive == static_cast<int64_t>(e.tid))
+    l.exclusive = -1;
+  else if (l.shared[e.tid] > 0)
+    --l.shared[e.tid];
+  return Status::Ok();
+}
+
+int64_t WitnessChecker::RecordedLastWrite(uint32_t slot, size_t q) const {
+  const auto first = write_pos_.begin() + write_begin_[slot];
+  const auto it = std::lower_bound(first, write_pos_.begin() + write_begin_[slot + 1], q);
+  return it == first ? -1 : static_cast<int64_t>(trace_[*(it - 1)].index);
+}
+
+size_t WitnessChecker::RecordedPrefix(const Schedule& schedule) const {
+  size_t q = 0;
+  for (const Schedule::Run& run : schedule.runs()) {
+    size_t at = 0;
+    if (!(dense_ || ascending_) || !Position(run.first, &at) || at != q) break;
+    // Strictly ascending indices: the run is the next `count` events exactly
+    // when its last index is where it should be.
+    const size_t end = q + run.count;
+    if (end > trace_.size() || trace_[end - 1].index != run.first + run.count - 1) break;
+    q = end;
+  }
+  return std::min(q, recorded_ok_);
+}
+
+void WitnessChecker::StartAfterRecorded(size_t q, Replay* r) const {
+  r->recorded = q;
+  r->ran.assign(slot_of_thread_.size(), 0);
+  if (q == 0) return;
+  for (size_t slot = 0; slot < thread_events_.size(); ++slot) {
+    const std::vector<uint32_t>& events = thread_events_[slot];
+    r->ran[slot] = static_cast<uint32_t>(std::lower_bound(events.begin(), events.end(), q) - events.begin());
+  }
+  // The locks: the checkpoint before q, then the lock events up to q (they
+  // replayed in ReplayRecorded).
+  const size_t c = (q - 1) / kCheckpoint;
+  r->locks = locks_at_[c];
+  for (size_t at = c * kCheckpoint; at < q; ++at) (void)ApplyLock(trace_[at], &r->locks);
 }
 
 bool WitnessChecker::Position(uint64_t index, size_t* at) const {
@@ -149,23 +305,36 @@ bool WitnessChecker::Position(uint64_t index, size_t* at) const {
     *at = index;
     return index < trace_.size();
   }
+  if (ascending_) {
+    auto it =
+        std::lower_bound(trace_.begin(), trace_.end(), index, [](const Event& e, uint64_t i) { return e.index < i; });
+    *at = static_cast<size_t>(it - trace_.begin());
+    return it != trace_.end() && it->index == index;
+  }
   auto it = where_.find(index);
   if (it == where_.end()) return false;
   *at = it->second;
   return true;
 }
 
-Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled,
-                           Replay* r) const {
-  std::map<std::pair<uint64_t, uint32_t>, uint32_t> signals_run;  // (object, thread) -> signals run
-  std::vector<int64_t> last_write(variables_, -1);                // in the schedule, per variable slot
-  std::vector<std::pair<uint32_t, int64_t>> reads;                // (entry of slots_, write it saw)
-  r->step.assign(trace_.size(), Replay::kNotRun);
-  r->ran.assign(slot_of_thread_.size(), 0);
+Status WitnessChecker::Run(const Schedule& schedule, const std::vector<uint64_t>& enabled, Replay* r) const {
+  // Reads whose write differs from the trace's: (event, entry of slots_, the write seen).
+  std::vector<std::tuple<size_t, uint32_t, int64_t>> reads;
+  const size_t q = RecordedPrefix(schedule);
+  StartAfterRecorded(q, r);
+  size_t carried_run = std::min(q, carried_);
+  auto last_write = [&](uint32_t slot) {
+    auto it = r->written.find(slot);
+    return it != r->written.end() ? it->second : RecordedLastWrite(slot, q);
+  };
+  auto signals_run = [&](uint64_t object, uint32_t tid, const std::vector<size_t>& positions) {
+    auto it = r->signals_run.find({object, tid});
+    return static_cast<size_t>(std::lower_bound(positions.begin(), positions.end(), q) - positions.begin()) +
+           (it == r->signals_run.end() ? 0 : it->second);
+  };
 
   // What an event needs before it can run (or be enabled): its thread's fork,
   // the signals recorded before a wait, the joined thread's end.
-  size_t carried_run = 0;
   auto prerequisites = [&](size_t at) -> Status {
     const Event& e = trace_[at];
     if (at >= carried_ && carried_run < carried_)
@@ -181,71 +350,50 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
       if (so != signals_.end())
         for (const auto& [tid, positions] : so->second) {
           const size_t before = std::lower_bound(positions.begin(), positions.end(), at) - positions.begin();
-          if (signals_run[{e.object, tid}] < before)
+          if (signals_run(e.object, tid, positions) < before)
             return Status::Internal("witness: wait " + Pos(e.index) + " runs before a signal of thread " +
                                     std::to_string(tid) + " recorded before it");
         }
     }
     if (e.kind == EventKind::kJoin) {
       const uint32_t child = static_cast<uint32_t>(e.object);
-      auto te = thread_events_.find(child);
-      const uint32_t total = te == thread_events_.end() ? 0 : static_cast<uint32_t>(te->second.size());
       auto slot = slot_of_thread_.find(child);
-      if (slot != slot_of_thread_.end() && r->ran[slot->second] != total)
+      if (slot != slot_of_thread_.end() && r->ran[slot->second] != thread_events_[slot->second].size())
         return Status::Internal("witness: join " + Pos(e.index) + " before thread " + std::to_string(child) + " ends");
     }
     return Status::Ok();
   };
 
-  for (size_t s = 0; s < schedule.size(); ++s) {
-    size_t at = 0;
-    if (!Position(schedule[s], &at)) return Status::Internal("witness: " + Pos(schedule[s]) + " is not in the trace");
-    const Event& e = trace_[at];
-    if (r->Ran(at)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
-    r->step[at] = static_cast<uint32_t>(s);
-    uint32_t& ran = r->ran[thread_slot_[at]];
-    if (thread_pos_[at] != ran)
-      return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " + std::to_string(e.tid) +
-                              " (runs " + std::to_string(ran) + " events before it)");
-    ++ran;
-    Status ready = prerequisites(at);
-    if (!ready.ok()) return ready;
-    if (at < carried_) ++carried_run;
-    for (uint32_t k = slot_begin_[at]; k < slot_begin_[at + 1]; ++k) {
-      if (Reads(e.kind)) reads.push_back({k, last_write[slots_[k]]});
-      if (Writes(e.kind)) last_write[slots_[k]] = static_cast<int64_t>(e.index);
-    }
-    if (Signals(e.kind)) ++signals_run[{e.object, e.tid}];
-
-    // Locks: a cond-wait begin releases its mutex, its end re-acquires it.
-    const bool acquire = e.kind == EventKind::kAcquire || e.kind == EventKind::kCondWaitEnd;
-    const bool release = e.kind == EventKind::kRelease || e.kind == EventKind::kCondWaitBegin;
-    if (acquire || release) {
-      const uint64_t lock = e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease ? e.object : e.aux;
-      const bool shared = e.kind == EventKind::kAcquire && SharedMode(e);
-      Replay::Lock& l = r->locks[lock];
-      uint32_t& d = l.depth[e.tid];
-      if (acquire) {
-        if (d++ > 0) continue;  // a recursive re-acquisition: only the outermost counts
-        const bool other_exclusive = l.exclusive >= 0 && l.exclusive != e.tid;
-        const bool other_shared =
-            std::any_of(l.shared.begin(), l.shared.end(), [&](auto& h) { return h.first != e.tid && h.second > 0; });
-        if (other_exclusive || (!shared && other_shared))
-          return Status::Internal("witness: " + Pos(e.index) + " acquires lock " + std::to_string(lock) +
-                                  " while another thread holds it");
-        if (shared)
-          ++l.shared[e.tid];
-        else
-          l.exclusive = e.tid;
-      } else {
-        if (d == 0) continue;  // the trace released a lock it did not hold; nothing to check
-        if (--d > 0) continue;
-        if (l.exclusive == static_cast<int64_t>(e.tid))
-          l.exclusive = -1;
-        else if (l.shared[e.tid] > 0)
-          --l.shared[e.tid];
+  // The positions after the recorded prefix, one by one; step s of the schedule.
+  uint64_t first_step = 0;  // the step of the run's first position
+  for (const Schedule::Run& run : schedule.runs()) {
+    const uint64_t skip = first_step < q ? std::min<uint64_t>(q - first_step, run.count) : 0;
+    for (uint64_t k = skip; k < run.count; ++k) {
+      const uint64_t s = first_step + k;
+      const uint64_t index = run.first + k;
+      size_t at = 0;
+      if (!Position(index, &at)) return Status::Internal("witness: " + Pos(index) + " is not in the trace");
+      const Event& e = trace_[at];
+      if (r->Ran(at)) return Status::Internal("witness: " + Pos(e.index) + " runs twice");
+      r->step[at] = s;
+      uint32_t& ran = r->ran[thread_slot_[at]];
+      if (thread_pos_[at] != ran)
+        return Status::Internal("witness: " + Pos(e.index) + " is not the next event of thread " +
+                                std::to_string(e.tid) + " (runs " + std::to_string(ran) + " events before it)");
+      ++ran;
+      Status ready = prerequisites(at);
+      if (!ready.ok()) return ready;
+      if (at < carried_) ++carried_run;
+      for (uint32_t k2 = slot_begin_[at]; k2 < slot_begin_[at + 1]; ++k2) {
+        const int64_t saw = Reads(e.kind) ? last_write(slots_[k2]) : recorded_[k2];
+        if (saw != recorded_[k2]) reads.push_back({at, k2, saw});
+        if (Writes(e.kind)) r->written[slots_[k2]] = static_cast<int64_t>(e.index);
       }
+      if (Signals(e.kind)) ++r->signals_run[{e.object, e.tid}];
+      Status locked = ApplyLock(e, &r->locks);
+      if (!locked.ok()) return locked;
     }
+    first_step += run.count;
   }
 
   std::map<uint32_t, uint64_t> next_enabled;  // thread -> position of its enabled event
@@ -260,21 +408,21 @@ Status WitnessChecker::Run(const std::vector<uint64_t>& schedule, const std::vec
     next_enabled[t] = thread_pos_[at];
   }
   // A read keeps its recorded write when a branch after it runs (without branch
-  // events: when any later event of its thread runs or must be reached).
-  for (auto [k, saw] : reads) {
-    const size_t at =
-        static_cast<size_t>(std::upper_bound(slot_begin_.begin(), slot_begin_.end(), k) - slot_begin_.begin()) - 1;
+  // events: when any later event of its thread runs or must be reached). Only
+  // reads that saw another write can break it (a recorded prefix sees the
+  // trace's writes).
+  for (auto [at, k, saw] : reads) {
     const Event& e = trace_[at];
     const uint32_t ran = r->ran[thread_slot_[at]];
     bool followed = false;
     if (has_branches_) {
-      const auto& te = thread_events_.at(e.tid);
+      const auto& te = thread_events_[thread_slot_[at]];
       for (uint32_t p = thread_pos_[at] + 1; p < ran && !followed; ++p)
         followed = trace_[te[p]].kind == EventKind::kBranch;
     } else {
       followed = thread_pos_[at] + 1 < ran || next_enabled.count(e.tid);
     }
-    if (followed && saw != recorded_[k])
+    if (followed)
       return Status::Internal("witness: read " + Pos(e.index) + " sees write " + std::to_string(saw) +
                               " but the trace had " + std::to_string(recorded_[k]));
   }
@@ -293,8 +441,7 @@ bool WitnessChecker::ShareVariable(size_t a, size_t b, size_t c) const {
   return std::any_of(ab.begin(), ab.end(), [&](uint32_t s) { return std::binary_search(sc.begin(), sc.end(), s); });
 }
 
-Status WitnessChecker::CheckFeasible(const std::vector<uint64_t>& schedule,
-                                     const std::vector<uint64_t>& enabled) const {
+Status WitnessChecker::CheckFeasible(const Schedule& schedule, const std::vector<uint64_t>& enabled) const {
   Replay r;
   return Run(schedule, enabled, &r);
 }
@@ -326,7 +473,7 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
     size_t held = 0;
     if (!Position(next.held_acquire.index, &held) || !r.Ran(held))
       return Status::Internal("deadlock witness: " + Pos(next.held_acquire.index) + " has not run");
-    const Replay::Lock& l = r.locks[wanted];
+    const LockState& l = r.locks[wanted];
     const bool shared_request = b.kind == EventKind::kAcquire && SharedMode(b);
     auto sit = l.shared.find(next.tid);
     const bool next_holds_shared = sit != l.shared.end() && sit->second > 0;
@@ -357,12 +504,12 @@ Status WitnessChecker::CheckAtomicity(const AtomicityViolation& v) const {
     return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
   for (size_t x : {a, b, c})
     if (!r.Ran(x)) return Status::Internal("atomicity witness: " + Pos(trace_[x].index) + " does not run");
-  if (!(r.step[a] < r.step[b] && r.step[b] < r.step[c]))
+  if (!(r.Step(a) < r.Step(b) && r.Step(b) < r.Step(c)))
     return Status::Internal("atomicity witness: the remote access is not between the local ones");
   return Status::Ok();
 }
 
-Status WitnessChecker::CheckRace(const std::vector<uint64_t>& schedule, const EventRef& a, const EventRef& b) const {
+Status WitnessChecker::CheckRace(const Schedule& schedule, const EventRef& a, const EventRef& b) const {
   Replay r;
   Status s = Run(schedule, {a.index, b.index}, &r);
   if (!s.ok()) return s;

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <unordered_map>
 #include <vector>
 
@@ -26,7 +27,7 @@ class WitnessChecker {
 
   // Ok when `schedule` (trace positions, Event::index) is a feasible trace in
   // which each event of `enabled` is the next event of its thread.
-  Status CheckFeasible(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled = {}) const;
+  Status CheckFeasible(const Schedule& schedule, const std::vector<uint64_t>& enabled = {}) const;
 
   // The schedule is feasible and ends in the deadlock: every cycle thread's next
   // event is its blocked acquisition, a call that can wait forever (not a
@@ -38,25 +39,51 @@ class WitnessChecker {
   Status CheckAtomicity(const AtomicityViolation& v) const;
   // The schedule is feasible and ends with both accesses enabled: they conflict
   // and either could run next.
-  Status CheckRace(const std::vector<uint64_t>& schedule, const EventRef& a, const EventRef& b) const;
+  Status CheckRace(const Schedule& schedule, const EventRef& a, const EventRef& b) const;
 
  private:
+  // One lock's holders.
+  struct LockState {
+    int64_t exclusive = -1;                        // thread holding it exclusively
+    std::map<uint32_t, uint32_t> shared;           // thread -> read-mode holds
+    std::unordered_map<uint32_t, uint32_t> depth;  // thread -> nesting
+  };
+  using Locks = std::unordered_map<uint64_t, LockState>;
   struct Replay;  // the state after replaying a schedule
-  Status Run(const std::vector<uint64_t>& schedule, const std::vector<uint64_t>& enabled, Replay* out) const;
+  Status Run(const Schedule& schedule, const std::vector<uint64_t>& enabled, Replay* out) const;
+  // Replays the trace in its recorded order once: how far it is feasible, and
+  // the locks held every kCheckpoint positions (ReplayRecorded).
+  void ReplayRecorded();
+  // How many of the schedule's first positions are the trace's first ones in
+  // recorded order, up to where the recorded order replays.
+  size_t RecordedPrefix(const Schedule& schedule) const;
+  // The state after the trace's first q events in recorded order.
+  void StartAfterRecorded(size_t q, Replay* r) const;
+  // Applies a lock event (acquire, release, cond wait begin/end) to `locks`;
+  // an error when it acquires a lock another thread holds.
+  static Status ApplyLock(const Event& e, Locks* locks);
+  // The last write (Event::index, -1 none) of variable slot `slot` among the
+  // trace's first q events.
+  int64_t RecordedLastWrite(uint32_t slot, size_t q) const;
   bool Position(uint64_t index, size_t* at) const;
 
   const std::vector<Event>& trace_;
   size_t carried_ = 0;
-  bool dense_ = true;                           // trace_[i].index == i
-  std::unordered_map<uint64_t, size_t> where_;  // index -> position when not dense
-  std::vector<uint32_t> thread_pos_;            // position of each event in its thread
-  std::unordered_map<uint32_t, std::vector<size_t>> thread_events_;
+  bool dense_ = true;                                 // trace_[i].index == i
+  bool ascending_ = true;                             // indices strictly ascend: Position is a binary search
+  std::unordered_map<uint64_t, size_t> where_;        // index -> position when neither
+  std::vector<uint32_t> thread_pos_;                  // position of each event in its thread
+  std::vector<std::vector<uint32_t>> thread_events_;  // per thread slot: its positions
   // Per event, its variables: slots_[slot_begin_[i] .. slot_begin_[i + 1]), each
   // a run of bytes accessed together until an allocation covers it, ascending;
   // for reads, recorded_[k] is the last write of slots_[k] before it, -1 none.
   std::vector<uint32_t> slot_begin_;
   std::vector<uint32_t> slots_;
   std::vector<int64_t> recorded_;
+  // Per variable slot, the positions of its writes, ascending:
+  // write_pos_[write_begin_[v] .. write_begin_[v + 1]).
+  std::vector<uint32_t> write_begin_;
+  std::vector<uint32_t> write_pos_;
   // Whether the events at positions a, b and c access a common variable.
   bool ShareVariable(size_t a, size_t b, size_t c) const;
   std::vector<uint32_t> thread_slot_;  // a dense number for the event's thread
@@ -66,6 +93,11 @@ class WitnessChecker {
   // Signal positions per object and thread, ascending.
   std::unordered_map<uint64_t, std::unordered_map<uint32_t, std::vector<size_t>>> signals_;
   std::unordered_map<uint32_t, size_t> fork_of_;  // child -> position of its (first) fork
+  // The recorded order: its first recorded_ok_ events replay; locks_at_[c] is the
+  // locks held after the first c * kCheckpoint events (only locks with a holder).
+  static constexpr size_t kCheckpoint = 4096;
+  size_t recorded_ok_ = 0;
+  std::vector<Locks> locks_at_;
 };
 
 }  // namespace seer::predictor::seqcheck

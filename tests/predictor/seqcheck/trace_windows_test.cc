@@ -49,10 +49,10 @@ double Counter(const Findings& f, const std::string& name) {
 
 // A witness of the window starting at trace position `start`, run after every
 // event before it: a schedule of the whole trace.
-std::vector<uint64_t> WholeTrace(const std::vector<uint64_t>& schedule, uint64_t start) {
+std::vector<uint64_t> WholeTrace(const Schedule& schedule, uint64_t start) {
   std::vector<uint64_t> out;
   for (uint64_t i = 0; i < start; ++i) out.push_back(i);
-  for (uint64_t i : schedule)
+  for (uint64_t i : schedule.Positions())
     if (i >= start) out.push_back(i);
   return out;
 }
