@@ -10,7 +10,18 @@
 namespace seer::predictor::seqcheck {
 
 FeasibilityChecker::FeasibilityChecker(const TraceModel& model, FeasibilityOptions options)
-    : m_(model), opt_(options) {}
+    : m_(model), opt_(options), needs_(model.threads()) {
+  for (uint32_t t = 0; t < model.threads(); ++t) {
+    const std::vector<uint32_t>& nodes = model.thread_nodes(t);
+    for (uint32_t p = 0; p < nodes.size(); ++p) {
+      const Node& n = model.node(nodes[p]);
+      const bool joins = (n.flags & kJoins) && n.other != kNone;
+      const bool waits = (n.flags & (kWaits | kAfterCarried)) != 0;
+      const bool forked = p == 0 && model.fork_of(t) != kNone;
+      if (joins || waits || forked) needs_[t].push_back(p);
+    }
+  }
+}
 
 bool FeasibilityChecker::Raise(uint32_t t, uint32_t c) {
   if (c <= cut_[t]) return true;
@@ -76,8 +87,10 @@ bool FeasibilityChecker::ComputeCandidateSet(const Query& q, std::string* why) {
       const uint32_t cut = cut_[t];
       const uint32_t reach = enabled_[t] && cut < m_.thread_length(t) ? cut + 1 : cut;
       const uint32_t end = std::min(reach, processed_[t] + kChunk);
-      for (uint32_t p = processed_[t]; p < end; ++p) {
-        if (!RaiseNeeds(t, p)) {
+      const std::vector<uint32_t>& needs = needs_[t];
+      for (auto it = std::lower_bound(needs.begin(), needs.end(), processed_[t]); it != needs.end() && *it < end;
+           ++it) {
+        if (!RaiseNeeds(t, *it)) {
           *why = "needs an event past a thread's bound (join, fork or signal)";
           return false;
         }

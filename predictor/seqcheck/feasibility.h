@@ -69,6 +69,10 @@ class FeasibilityChecker {
 
   const TraceModel& m_;
   FeasibilityOptions opt_;
+  // Per thread, the positions of the events RaiseNeeds has work for (joins,
+  // waits, a window's first events after the carried acquires, a forked
+  // thread's first event): the candidate set visits these, not every event.
+  std::vector<std::vector<uint32_t>> needs_;
   // Per query, per thread: [base, cut) is reordered, [0, base) is the fixed prefix.
   std::vector<uint32_t> base_, cut_, limit_, processed_, needy_done_;
   std::vector<bool> enabled_;
