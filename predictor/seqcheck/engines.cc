@@ -54,6 +54,8 @@ class WindowedEngine : public Engine {
   virtual void Decide(std::vector<Event> window, size_t carried) = 0;
   virtual void AddFindings(Findings* findings) = 0;
   uint64_t windows() const { return windows_.windows_taken(); }
+  // A decided window's events, for the next window to fill.
+  void Recycle(std::vector<Event> window) { windows_.Recycle(std::move(window)); }
 
  private:
   void Take() {
@@ -79,7 +81,10 @@ class DeadlockEngine : public WindowedEngine {
  private:
   void Decide(std::vector<Event> window, size_t carried) override {
     // No cycle in the locks' nesting: no candidate, and no model to build.
-    if (!LockOrderHasCycle(window)) return;
+    if (!LockOrderHasCycle(window)) {
+      Recycle(std::move(window));
+      return;
+    }
     TraceModel model(std::move(window), carried);
     for (Deadlock& d : PredictDeadlocks(model, options_, &stats_)) {
       // The same cycle of sites in another window is the same deadlock.
@@ -88,6 +93,7 @@ class DeadlockEngine : public WindowedEngine {
       std::rotate(key.begin(), std::min_element(key.begin(), key.end()), key.end());
       if (seen_.insert(std::move(key)).second) found_.push_back(std::move(d));
     }
+    Recycle(std::move(model).ReleaseEvents());
   }
   void AddFindings(Findings* findings) override {
     for (Deadlock& d : found_) findings->deadlocks.push_back(std::move(d));
@@ -113,6 +119,7 @@ class AtomicityEngine : public WindowedEngine {
     for (AtomicityViolation& v : PredictAtomicityViolations(model, options_, &stats_))
       if (seen_.insert({v.pattern, v.local_first.pc, v.remote.pc, v.local_second.pc}).second)
         found_.push_back(std::move(v));
+    Recycle(std::move(model).ReleaseEvents());
   }
   void AddFindings(Findings* findings) override {
     for (AtomicityViolation& v : found_) findings->atomicity.push_back(std::move(v));

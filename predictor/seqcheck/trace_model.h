@@ -76,6 +76,9 @@ class TraceModel {
   const Node& node(uint32_t n) const { return nodes_[n]; }
   const Event& event(uint32_t n) const { return events_[n]; }
   const std::vector<Event>& events() const { return events_; }
+  // Hands the events back (their buffer is reused for the next window); the
+  // model is done with.
+  std::vector<Event> ReleaseEvents() && { return std::move(events_); }
   // The variables node n reads or writes, ascending by address (several for a
   // range that covers several cells, none for a node that accesses nothing);
   // its kReads / kWrites flags say how.

@@ -39,6 +39,11 @@ void TraceWindows::Track(const Event& e) {
 }
 
 bool TraceWindows::Add(const Event* events, size_t n, size_t* used) {
+  // A window fills to its size: grow once, not by doublings that copy it, with
+  // room for the carried acquires of later windows (one per held lock), so
+  // that the recycled vector is big enough for each.
+  constexpr size_t kCarriedRoom = 1024;
+  if (window_ != 0 && events_.capacity() < window_ + carried_) events_.reserve(window_ + carried_ + kCarriedRoom);
   size_t i = 0;
   for (; i < n; ++i) {
     if (window_ != 0 && events_.size() - carried_ >= window_) break;
@@ -59,6 +64,12 @@ std::vector<Event> TraceWindows::Take(size_t* carried) {
   carried_ = events_.size();
   ++taken_;
   return out;
+}
+
+void TraceWindows::Recycle(std::vector<Event> events) {
+  // The carried acquires Take put in the fresh vector move over.
+  events.assign(events_.begin(), events_.end());
+  events_ = std::move(events);
 }
 
 }  // namespace seer::predictor::seqcheck
