@@ -76,18 +76,17 @@ class ProtectingLocks {
   ProtectingLocks(const TraceModel& m, const HeldLockSets& sets)
       : m_(m), sets_(sets), stamp_(sets.size(), 0), blocks_(sets.size(), 0) {}
 
+  // Starts a new pair; its locks are found at its first Block (most pairs have
+  // no intruder candidate left to ask about).
   void Reset(uint32_t e1, uint32_t e2) {
-    const Node &n1 = m_.node(e1), &n2 = m_.node(e2);
-    spanning_.clear();
+    e1_ = e1;
+    e2_ = e2;
+    found_ = false;
     ++pair_;
-    m_.ForEachOpenAt(n1.tid, n1.pos, [&](uint32_t a) {
-      const Node& na = m_.node(a);
-      if (na.match == kNone || m_.node(na.match).pos > n2.pos)
-        spanning_.push_back({na.lock, (na.flags & kShared) != 0});
-    });
   }
 
   bool Block(uint32_t e) {
+    if (!found_) FindSpanning();
     if (spanning_.empty()) return false;
     const uint32_t id = sets_.IdOf(e);
     if (stamp_[id] != pair_) {
@@ -101,8 +100,21 @@ class ProtectingLocks {
   }
 
  private:
+  void FindSpanning() {
+    const Node &n1 = m_.node(e1_), &n2 = m_.node(e2_);
+    spanning_.clear();
+    m_.ForEachOpenAt(n1.tid, n1.pos, [&](uint32_t a) {
+      const Node& na = m_.node(a);
+      if (na.match == kNone || m_.node(na.match).pos > n2.pos)
+        spanning_.push_back({na.lock, (na.flags & kShared) != 0});
+    });
+    found_ = true;
+  }
+
   const TraceModel& m_;
   const HeldLockSets& sets_;
+  uint32_t e1_ = kNone, e2_ = kNone;
+  bool found_ = false;                               // spanning_ is for (e1_, e2_)
   std::vector<std::pair<uint32_t, bool>> spanning_;  // (lock, read mode)
   uint64_t pair_ = 0;
   std::vector<uint64_t> stamp_;  // per lock set: the pair its answer is for
