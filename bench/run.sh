@@ -19,6 +19,9 @@ if [ -x "$build/bench/seer_analyze_bench" ]; then gbench seer_analyze_bench; fi
 gbench seer_engines_bench                # race engines on in-memory batches
 gbench seer_w3_bench
 gbench seer_seqcheck_bench
+echo "== SeqCheck on issue #33's 3M-event trace =="
+bash bench/seqcheck_speed.sh "$build"
+echo
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIPPED: recorder and runtime benchmarks need root (uprobes, recording)" >&2
