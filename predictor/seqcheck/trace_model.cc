@@ -82,9 +82,24 @@ class Cells {
   // Whether some read or write of the trace touches cell c (a free writes only those).
   bool accessed(uint32_t c) const { return accessed_[c]; }
 
+  // The cells [first cell, end cell) of the bytes [first, end): two binary
+  // searches, remembered in a small direct-mapped table of recent ranges since
+  // most accesses repeat one (a loop's variables).
+  std::pair<uint32_t, uint32_t> Range(uint64_t first, uint64_t end) {
+    Recent& r = recent_[(first * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits)];
+    if (r.first != first || r.end != end) r = {first, end, Index(first), Index(end)};
+    return {r.first_cell, r.end_cell};
+  }
+
  private:
+  static constexpr unsigned kRecentBits = 12;
+  struct Recent {
+    uint64_t first = 1, end = 0;  // {1, 0}: no range
+    uint32_t first_cell = 0, end_cell = 0;
+  };
   std::vector<uint64_t> cuts_;
   std::vector<bool> accessed_;
+  std::vector<Recent> recent_ = std::vector<Recent>(size_t{1} << kRecentBits);
 };
 
 }  // namespace
@@ -97,6 +112,14 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
   for (const Event& e : events_) max_tid = std::max(max_tid, e.tid);
   const uint32_t nthreads = n == 0 ? 0 : max_tid + 1;
   thread_nodes_.resize(nthreads);
+  {
+    // Sized once: a window's vectors grown by doublings are copied and faulted
+    // in again at each step.
+    std::vector<uint32_t> length(nthreads, 0);
+    for (const Event& e : events_) ++length[e.tid];
+    for (uint32_t t = 0; t < nthreads; ++t) thread_nodes_[t].reserve(length[t]);
+    accesses_.reserve(n);  // most events access one cell
+  }
   fork_of_.assign(nthreads, kNone);
   branches_.resize(nthreads);
   open_.resize(nthreads);
@@ -105,7 +128,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
   // A variable is a cell until an allocation covers it: a reused block is a new
   // variable (as in the race engines), so accesses to a freed block and to the
   // block allocated in its place never form a pattern.
-  const Cells cells(events_);
+  Cells cells(events_);
   std::vector<uint32_t> cell_var(cells.size(), kNone);
   std::vector<uint32_t> last_write;
   std::vector<std::vector<uint32_t>> last_signal;  // [signal object][thread]
@@ -162,8 +185,8 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
           // An atomic read-modify-write reads what it overwrites.
           const bool reads = op.op == SyncOp::kRead || e.kind == EventKind::kAtomicRmw;
           const auto [first, end] = Bytes(op);
-          for (uint32_t c = cells.Index(first), last = cells.Index(end); c < last; ++c)
-            access(c, reads, op.op == SyncOp::kWrite);
+          const auto [first_cell, end_cell] = cells.Range(first, end);
+          for (uint32_t c = first_cell; c < end_cell; ++c) access(c, reads, op.op == SyncOp::kWrite);
           return;
         }
         case SyncOp::kAcquire: {

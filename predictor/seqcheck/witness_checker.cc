@@ -141,11 +141,16 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     return r.runs;
   };
   std::vector<bool> touched(cuts.size(), false);
+  size_t entries = 0;  // of the reads and writes (frees add a few more)
   for (size_t i = 0; i < trace.size(); ++i) {
     if (!has_bytes(i) || trace[i].kind == EventKind::kAlloc || trace[i].kind == EventKind::kFree) continue;
     const auto [first_run, end_run] = runs_of(i);
     for (uint32_t r = first_run; r < end_run; ++r) touched[r] = true;
+    entries += end_run - first_run;
   }
+  // Sized once: growing by doublings copies them and faults in fresh pages each time.
+  slots_.reserve(entries);
+  recorded_.reserve(entries);
   constexpr uint32_t kNoSlot = UINT32_MAX;
   std::vector<uint32_t> run_slot(cuts.size(), kNoSlot);
   std::vector<int64_t> last_write;  // per variable slot
