@@ -4,7 +4,6 @@
 #include <map>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "predictor/seqcheck/hard_order.h"
@@ -183,9 +182,12 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   ForcedIntruders forced(m);
   const HeldLockSets held_sets(m);
   ProtectingLocks protecting(m, held_sets);
+  // Per variable, the previous access of the thread being scanned (valid when
+  // last_thread says it is that thread's): vectors, not a hash map per thread,
+  // since every access looks its variable up.
+  std::vector<uint32_t> last(m.variables(), kNone), last_thread(m.variables(), kNone);
   for (uint32_t t = 0; t < m.threads() && stats->checks < options.max_checks; ++t) {
-    std::unordered_map<uint32_t, uint32_t> last;  // var -> previous access of this thread
-    uint32_t hard_out = kNone, hard_in = kNone;   // latest positions with hard edges out / in
+    uint32_t hard_out = kNone, hard_in = kNone;  // latest positions with hard edges out / in
     // A range's variables mostly pair it with the same earlier access and the
     // same intruders: each (e1, e) is decided once per e2.
     std::unordered_set<uint64_t> decided;
@@ -199,9 +201,9 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
       decided.clear();
       uint32_t reset_for = kNone;  // the e1 that `forced` and `protecting` are set up for
       for (const Access& a2 : vars) {
-        auto it = last.find(a2.var);
-        const uint32_t e1 = it == last.end() ? kNone : it->second;
+        const uint32_t e1 = last_thread[a2.var] == t ? last[a2.var] : kNone;
         last[a2.var] = e2;
+        last_thread[a2.var] = t;
         if (e1 == kNone || n2.pos - m.node(e1).pos - 1 > options.window) continue;
         const Node& n1 = m.node(e1);
         if (reset_for != e1) {
