@@ -73,7 +73,9 @@ class FeasibilityChecker {
   // waits, a window's first events after the carried acquires, a forked
   // thread's first event): the candidate set visits these, not every event.
   std::vector<std::vector<uint32_t>> needs_;
-  // Per query, per thread: [base, cut) is reordered, [0, base) is the fixed prefix.
+  // Per query: nodes [0, prefix_) are the fixed prefix; per thread, [base, cut)
+  // is reordered, [0, base) is its part of the fixed prefix.
+  uint32_t prefix_ = 0;
   std::vector<uint32_t> base_, cut_, limit_, processed_, needy_done_;
   std::vector<bool> enabled_;
   std::vector<uint32_t> worklist_;
