@@ -174,27 +174,24 @@ void TraceModel::OpenQuery(const OpenIndex& ix, uint32_t c, Fn&& fn) const {
   if (end == 0) return;
   // Depth-first with an array stack: this runs once per intruder candidate,
   // and a heap-allocated stack cost more than the descent. Each level leaves at
-  // most one sibling behind, so the tree's height (< 64) bounds the stack.
-  size_t stack[2 * 64];
+  // most one sibling behind, so the tree's height (< 64) bounds the stack. Each
+  // entry carries its node's range of leaves [lo, hi), halved on the way down.
+  struct Entry {
+    size_t v, lo, hi;
+  };
+  Entry stack[2 * 64];
   size_t depth = 0;
-  stack[depth++] = 1;
+  stack[depth++] = {1, 0, ix.leaves};
   while (depth != 0) {
-    size_t v = stack[--depth];
-    // Range of leaves under v.
-    size_t lo = v, hi = v;
-    while (lo < ix.leaves) {
-      lo = 2 * lo;
-      hi = 2 * hi + 1;
-    }
-    lo -= ix.leaves;
-    hi -= ix.leaves;
-    if (lo >= end || ix.tree[v] < c) continue;
-    if (v >= ix.leaves) {
-      fn(ix.acq_node[lo]);
+    const Entry e = stack[--depth];
+    if (e.lo >= end || ix.tree[e.v] < c) continue;
+    if (e.v >= ix.leaves) {
+      fn(ix.acq_node[e.lo]);
       continue;
     }
-    stack[depth++] = 2 * v + 1;
-    stack[depth++] = 2 * v;
+    const size_t mid = e.lo + (e.hi - e.lo) / 2;
+    stack[depth++] = {2 * e.v + 1, mid, e.hi};
+    stack[depth++] = {2 * e.v, e.lo, mid};
   }
 }
 
