@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include "runtime/annotations.h"
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
 
@@ -18,6 +19,8 @@ SEER_RT_INLINE void RecordAlloc(const void* p, uint64_t size, uint64_t pc) {
 
 SEER_RT_INLINE void RecordFree(const void* p, uint64_t size, uint64_t pc) {
   if (p == nullptr) return;
+  // The block's benign ranges end with it (annotations.cc).
+  if (__builtin_expect(AccessFiltersOn(), 0)) ForgetBenignRanges(reinterpret_cast<uint64_t>(p), size);
   if (ThreadState* ts = RecordingThread())
     PutOrdered(ts, EventKind::kFree, 0, reinterpret_cast<uint64_t>(p), size, pc);
   else  // a free writes the whole block, for seer fuzz as for the engines

@@ -19,6 +19,7 @@ void PutShortSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
 }
 
 void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
+  if (__builtin_expect(AccessFiltersOn(), 0) && FilteredAccess(kind, object, size)) return;
   if (__builtin_expect(g_rt.watch_only, 0)) {
     // --sync=none: the ring is paused for good, nothing to publish.
     WatchCount(object, size, kind == K(EventKind::kWrite), pc);

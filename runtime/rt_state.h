@@ -548,12 +548,21 @@ SEER_RT_INLINE void PutShortFast(uint8_t kind, uint64_t size, uint64_t object, u
 // room, or writes a short record when the pc is too far from the last access's.
 SEER_RT_NOINLINE void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc);
 
+// Plain accesses the program's annotations take out of the recording
+// (annotations.cc): benign races and a thread's ignored reads or writes. Not 0
+// while any applies: then every plain access takes the slow path, which asks
+// FilteredAccess. Atomics, allocations and synchronisation are never filtered.
+extern std::atomic<uint32_t> g_access_filters;
+SEER_RT_INLINE bool AccessFiltersOn() { return g_access_filters.load(std::memory_order_relaxed) != 0; }
+// True when the plain access (`kind`: kRead or kWrite) is not to be recorded.
+SEER_RT_NOINLINE bool FilteredAccess(uint8_t kind, uint64_t addr, uint64_t size);
+
 // The per-access hook body (a read or write of 1, 2, 4, 8 or 16 bytes): like
 // PutShortFast with one word instead of two, and a range check of the pc.
 SEER_RT_INLINE void PutAccessFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = tls_state;
   if (__builtin_expect(ts != nullptr, 1) && __builtin_expect(!Paused(ts), 1) &&
-      TryCompact(ts, CompactTag(kind, size), object, pc))
+      __builtin_expect(!AccessFiltersOn(), 1) && TryCompact(ts, CompactTag(kind, size), object, pc))
     return;
   PutAccessSlow(kind, size, object, pc);
 }
@@ -561,6 +570,7 @@ SEER_RT_INLINE void PutAccessFast(uint8_t kind, uint64_t size, uint64_t object, 
 // A memory range of any size: short record when it fits, long without a sequence number otherwise.
 SEER_RT_INLINE void PutRange(ThreadState* ts, EventKind kind, uint64_t addr, uint64_t size, uint64_t pc) {
   if (size == 0) return;
+  if (__builtin_expect(AccessFiltersOn(), 0) && FilteredAccess(K(kind), addr, size)) return;
   if (size <= kMaxShortSize)
     PutShort(ts, K(kind), size, addr, pc);
   else if (Reserve(ts, LongWords(size, 0), K(kind)))

@@ -1,0 +1,23 @@
+// What the dynamic annotations (annotations.cc: ThreadSanitizer's, Helgrind's
+// and DRD's Annotate* functions) share with the other interposers: the lock
+// events of pthread's rwlocks, and the benign ranges a free ends.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/rt_state.h"
+
+namespace seer::rt {
+
+// A lock the program says it acquired (after the acquisition) or is releasing
+// (before the release), recorded as a rwlock's acquire or release in `mode`
+// (LockMode), with the hold-time bookkeeping of interpose_pthread.cc.
+void RecordLockAcquired(const volatile void* lock, uint8_t mode, uint64_t pc);
+void RecordLockReleasing(const volatile void* lock, uint8_t mode, uint64_t pc);
+
+// The memory [addr, addr + size) is freed or new: the benign ranges inside it
+// end (a later object there races as any other), and ranges that overlap it
+// shrink to what lies outside it.
+void ForgetBenignRanges(uint64_t addr, uint64_t size);
+
+}  // namespace seer::rt
