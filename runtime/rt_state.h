@@ -552,17 +552,25 @@ SEER_RT_NOINLINE void PutAccessSlow(uint8_t kind, uint64_t size, uint64_t object
 // (annotations.cc): benign races and a thread's ignored reads or writes. Not 0
 // while any applies: then every plain access takes the slow path, which asks
 // FilteredAccess. Atomics, allocations and synchronisation are never filtered.
-extern std::atomic<uint32_t> g_access_filters;
+// Hidden, so that the fast path reads it in one compare, not through the GOT.
+extern std::atomic<uint32_t> g_access_filters __attribute__((visibility("hidden")));
 SEER_RT_INLINE bool AccessFiltersOn() { return g_access_filters.load(std::memory_order_relaxed) != 0; }
+SEER_RT_INLINE bool PausedOrFiltered(const ThreadState* ts) {
+  const uint32_t paused = __atomic_load_n(
+      reinterpret_cast<const uint32_t*>(reinterpret_cast<const char*>(ts) + kPausedOffset), __ATOMIC_RELAXED);
+  return (paused | g_access_filters.load(std::memory_order_relaxed)) != 0;
+}
 // True when the plain access (`kind`: kRead or kWrite) is not to be recorded.
 SEER_RT_NOINLINE bool FilteredAccess(uint8_t kind, uint64_t addr, uint64_t size);
 
 // The per-access hook body (a read or write of 1, 2, 4, 8 or 16 bytes): like
 // PutShortFast with one word instead of two, and a range check of the pc.
+// The pause word and the filters are tested together (one `or` of the two
+// words, one branch): both send the access to the slow path.
 SEER_RT_INLINE void PutAccessFast(uint8_t kind, uint64_t size, uint64_t object, uint64_t pc) {
   ThreadState* ts = tls_state;
-  if (__builtin_expect(ts != nullptr, 1) && __builtin_expect(!Paused(ts), 1) &&
-      __builtin_expect(!AccessFiltersOn(), 1) && TryCompact(ts, CompactTag(kind, size), object, pc))
+  if (__builtin_expect(ts != nullptr, 1) && __builtin_expect(!PausedOrFiltered(ts), 1) &&
+      TryCompact(ts, CompactTag(kind, size), object, pc))
     return;
   PutAccessSlow(kind, size, object, pc);
 }
