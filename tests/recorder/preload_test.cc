@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
@@ -479,6 +480,66 @@ TEST_F(PreloadTest, UnprivilegedLaunchRecords) {
   EXPECT_EQ(Record("lock_inversion", {"--sync=ebpf"}, {}, as), 2);
   if (!as.empty()) {
     EXPECT_NE(Err().find("needs root or CAP_BPF and CAP_PERFMON"), std::string::npos) << Err();
+  }
+}
+
+// The addresses annotated_handoff prints: "flag=0x... lock=0x... buffer=0x...".
+std::map<std::string, uint64_t> PrintedAddresses(const std::string& out) {
+  std::map<std::string, uint64_t> found;
+  for (const char* name : {"flag", "lock", "buffer"}) {
+    const size_t at = out.find(std::string(name) + "=0x");
+    if (at != std::string::npos) found[name] = std::stoull(out.substr(at + strlen(name) + 1), nullptr, 16);
+  }
+  return found;
+}
+
+// The dynamic annotations in an uninstrumented program (plain gcc), whose
+// library defines them as weak no-ops: the preloaded runtime interposes them,
+// both the program's calls and the library's own. The happens-before edge is a
+// signal on the flag in the producer and a wait on it in main after it; the
+// custom lock is a rwlock's acquires and releases in write mode; the buffer
+// annotated new is an allocation of its size. The twin without annotations has
+// none of these events (its relaxed flag orders nothing: an access recorded on
+// either side would race).
+TEST_F(PreloadTest, DynamicAnnotationsInterposeALibrarysWeakDefinitions) {
+  ASSERT_EQ(Record("annotated_handoff", {"--sync=preload"}), 0) << Err();
+  std::map<std::string, uint64_t> at = PrintedAddresses(Out());
+  ASSERT_EQ(at.size(), 3u) << Out();
+  LoadedTrace trace;
+  Status st = LoadTrace(trace_, &trace);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(CheckOrder(trace), "");
+  const Event* signal = nullptr;
+  const Event* wait = nullptr;
+  int lock_events = 0, exclusive = 0, allocs = 0;
+  for (const Event& e : trace.events) {
+    if (e.kind == EventKind::kSignal && e.object == at["flag"]) signal = &e;
+    if (e.kind == EventKind::kWait && e.object == at["flag"]) wait = &e;
+    if ((e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) && e.object == at["lock"]) {
+      ++lock_events;
+      exclusive += e.mode == static_cast<uint8_t>(LockMode::kExclusive);
+    }
+    if (e.kind == EventKind::kAlloc && e.object == at["buffer"] && e.aux == 4000) ++allocs;
+  }
+  ASSERT_NE(signal, nullptr) << KindSummary(trace);
+  ASSERT_NE(wait, nullptr) << KindSummary(trace);
+  EXPECT_LT(signal->index, wait->index);
+  EXPECT_NE(signal->tid, wait->tid);
+  EXPECT_EQ(lock_events, 4) << KindSummary(trace);
+  EXPECT_EQ(exclusive, 4);
+  EXPECT_EQ(allocs, 1) << KindSummary(trace);
+
+  ASSERT_EQ(Record("annotated_handoff_plain", {"--sync=preload"}), 0) << Err();
+  at = PrintedAddresses(Out());
+  ASSERT_EQ(at.size(), 3u) << Out();
+  LoadedTrace plain;
+  st = LoadTrace(trace_, &plain);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  for (const Event& e : plain.events) {
+    EXPECT_FALSE((e.kind == EventKind::kSignal || e.kind == EventKind::kWait) && e.object == at["flag"])
+        << "event " << e.index;
+    EXPECT_FALSE(e.kind == EventKind::kAcquire && e.object == at["lock"]) << "event " << e.index;
+    EXPECT_FALSE(e.kind == EventKind::kAlloc && e.object == at["buffer"]) << "event " << e.index;
   }
 }
 
