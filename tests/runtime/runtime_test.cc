@@ -256,6 +256,50 @@ TEST_P(PcsTest, EveryAccessKeepsItsPcNearOrFar) {
 
 INSTANTIATE_TEST_SUITE_P(Compilers, PcsTest, ::testing::Values("gcc", "clang"));
 
+// The dynamic annotations (runtime/annotations.cc) in one thread: the plain
+// accesses benign ranges and ignores leave out, and the events the others are.
+class AnnotationsTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(AnnotationsTest, BenignRangesIgnoresAndEvents) {
+  const Recording rec = Record("annotations_" + GetParam());
+  ASSERT_EQ(rec.result.exit_code, 0) << "the program's reads under the ignores saw other values";
+  EXPECT_EQ(rec.result.lost, 0u);
+  const auto R = EventKind::kRead, W = EventKind::kWrite;
+  // Left out: inside merged ranges, overlapping a 1-byte range, either side of a split.
+  for (const char* name : {"merged_in", "one_byte", "split_left", "split_right", "block_benign"})
+    EXPECT_EQ(rec.Count(W, rec.At(name), 1), 0) << name;
+  // Recorded: past the ranges, the middle a NewMemory took out.
+  for (const char* name : {"merged_past", "next_byte", "split_middle"})
+    EXPECT_EQ(rec.Count(W, rec.At(name), 1), 1) << name;
+  EXPECT_EQ(rec.Count(EventKind::kAlloc, rec.At("new_memory"), 20), 1);
+  // Ignored reads then (nested) ignored writes: two writes and one read remain.
+  EXPECT_EQ(rec.Count(W, rec.At("ignored"), 1), 2);
+  EXPECT_EQ(rec.Count(R, rec.At("ignored"), 1), 1);
+  // The happens-before edge and a read-mode section.
+  const uint64_t lock = rec.At("lock");
+  EXPECT_EQ(rec.Count(EventKind::kSignal, lock), 1);
+  EXPECT_EQ(rec.Count(EventKind::kWait, lock), 1);
+  int shared = 0;
+  for (const Event& e : rec.events)
+    if ((e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease) && e.object == lock)
+      shared += e.mode == static_cast<uint8_t>(LockMode::kShared) ? 1 : 100;
+  EXPECT_EQ(shared, 2);
+  // 5000 one-byte ranges two bytes apart, with 4 ranges already there: the
+  // table holds 4096, so the last 908 are dropped and their writes recorded.
+  const uint64_t many = rec.At("many");
+  int recorded = 0;
+  uint64_t first = ~0ull;
+  for (const Event& e : rec.events)
+    if (e.kind == W && e.object >= many && e.object < many + 2 * 5000) {
+      ++recorded;
+      first = std::min(first, e.object);
+    }
+  EXPECT_EQ(recorded, 908);
+  EXPECT_EQ(first, many + 2 * 4092);
+}
+
+INSTANTIATE_TEST_SUITE_P(Compilers, AnnotationsTest, ::testing::Values("gcc", "clang"));
+
 class ThreadsTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ThreadsTest, MutexCountsProgramOrderAndLockSemantics) {
