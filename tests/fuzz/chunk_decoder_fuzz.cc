@@ -9,7 +9,7 @@
 #include "store/chunk_codec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  seer::ChunkDecoder decoder;
+  seer::store::ChunkDecoder decoder;
   seer::Status s = decoder.Load(std::string_view(reinterpret_cast<const char*>(data), size));
   if (!s.ok()) return 0;
   std::vector<seer::Event> events;

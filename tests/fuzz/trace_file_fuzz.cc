@@ -56,12 +56,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   reader.reset();
 
   // The analyses' path: open again, decode once, feed every default engine.
-  static std::vector<const seer::EngineSpec*> engines = [] {
-    std::vector<const seer::EngineSpec*> out;
-    if (!seer::SelectEngines("", &out).ok()) std::abort();
+  static std::vector<const seer::predictor::EngineSpec*> engines = [] {
+    std::vector<const seer::predictor::EngineSpec*> out;
+    if (!seer::predictor::SelectEngines("", &out).ok()) std::abort();
     return out;
   }();
-  seer::AnalysisRun run;
-  (void)seer::RunAnalyses(TracePath(), engines, seer::AnalysisOptions{}, &run);
+  seer::predictor::AnalysisRun run;
+  (void)seer::predictor::RunAnalyses(TracePath(), engines, seer::predictor::AnalysisOptions{}, &run);
   return 0;
 }
