@@ -21,6 +21,7 @@ struct AnalyzeCommandOptions {
   bool fail_on_findings = false;
   std::vector<std::string> binary_dirs;
   bool no_symbolize = false;
+  bool lockset_warnings = false;
   predictor::AnalysisOptions engine;
 };
 
@@ -46,6 +47,8 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   std::string report;
   predictor::ReportOptions report_options;
   report_options.source_root = o.source_root;
+  // The default set is quiet; a user who picks the analyses reads what they give.
+  report_options.list_heuristic = o.lockset_warnings || !o.analyses.empty();
   if (o.format == "json") {
     report = predictor::JsonReport(*run.reader, run.findings, names, with);
   } else if (o.format == "sarif") {
@@ -53,7 +56,7 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   } else if (o.format == "html") {
     s = predictor::HtmlReport(*run.reader, run.findings, names, with, report_options, &report);
   } else {
-    report = predictor::TextReport(*run.reader, run.findings, names, with);
+    report = predictor::TextReport(*run.reader, run.findings, names, with, report_options);
   }
   if (!s.ok()) return Fail(s.WithContext("writing the report"));
   s = WriteOutput(o.output, report);
@@ -90,6 +93,9 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
                   "folder to look in (by file name and build-id) for a recorded binary that moved or changed; "
                   "repeatable");
   cmd->add_flag("--no-symbolize", o->no_symbolize, "report pcs only: no stacks, source lines or variables");
+  cmd->add_flag("--lockset-warnings", o->lockset_warnings,
+                "text report: list the race pairs only the lockset heuristic reports (default: one line counts them; "
+                "also listed when --analysis is given)");
   cmd->add_flag("--fail-on-findings", o->fail_on_findings, "exit with 1 when anything is reported");
   cmd->add_option("--atomicity-window", o->engine.atomicity_window,
                   "atomicity: max events of a thread between its two accesses")

@@ -42,7 +42,9 @@ void CollectFindings(const predictor::AnalysisRun& run, predictor::ReportDetails
     r.kind = std::move(kind);
     r.engine = engine;
     r.summary = std::move(summary);
-    r.report = predictor::TextReport(trace, alone, {engine}, details);
+    predictor::ReportOptions text_options;
+    text_options.list_heuristic = true;  // the finding's own report: it is the one finding shown
+    r.report = predictor::TextReport(trace, alone, {engine}, details, text_options);
     if (wants_html && wants_html(r.signature)) {
       // Without a page the finding keeps its text report; the next window that has it tries again.
       Status st = predictor::HtmlReport(trace, alone, {engine}, details, predictor::ReportOptions(), &r.html);

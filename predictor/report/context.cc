@@ -57,6 +57,9 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
   for (const RaceResult& r : findings.races)
     for (const RacePair& p : r.pairs)
       if (IsMemoryEvent(p.first.kind)) out->targets_.push_back({p.first.object, p.first.index, false, {}});
+  for (const AtomicityViolation& a : findings.atomicity)
+    if (IsMemoryEvent(a.local_first.kind))
+      out->targets_.push_back({a.local_first.object, a.local_first.index, false, {}});
   std::sort(out->targets_.begin(), out->targets_.end(), [](const Target& a, const Target& b) {
     return a.address != b.address ? a.address < b.address : a.index < b.index;
   });

@@ -47,7 +47,8 @@ class ReportContext {
   // The context of the event at `index`, or nullptr if it was not collected.
   const EventContext* At(uint64_t index) const;
   // The innermost block live at `index` that contains `address` (as collected
-  // for a raced address at the first access of its pair), or nullptr. Blocks
+  // for a raced address at the first access of its pair, and for the first
+  // local access of an atomicity violation), or nullptr. Blocks
   // nest: glibc keeps a thread's static TLS inside its stack block.
   const MemoryBlock* Block(uint64_t address, uint64_t index) const;
 

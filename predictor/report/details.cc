@@ -57,16 +57,16 @@ std::string GlobalName(ReportDetails& details, uint64_t address) {
   return address == sym.address ? sym.name : fmt::format("{}+{:#x}", sym.name, address - sym.address);
 }
 
-VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair) {
+VariableInfo DescribeVariable(ReportDetails& details, const EventRef& access) {
   VariableInfo v;
-  v.address = pair.first.object;
-  v.size = pair.first.size;
-  if (details.symbolizer->FindGlobal(pair.first.object, &v.global)) {
+  v.address = access.object;
+  v.size = access.size;
+  if (details.symbolizer->FindGlobal(access.object, &v.global)) {
     v.kind = "global";
     v.name = v.global.name;
     v.address = v.global.address;
     v.size = v.global.size;
-  } else if (const MemoryBlock* b = details.context.Block(pair.first.object, pair.first.index)) {
+  } else if (const MemoryBlock* b = details.context.Block(access.object, access.index)) {
     v.block = b;
     v.address = b->address;
     v.size = b->size;
@@ -75,8 +75,7 @@ VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair) {
       case AllocRegion::kTls: v.kind = "tls"; break;
       default: v.kind = "heap"; break;
     }
-    if (b->region == AllocRegion::kTls &&
-        details.symbolizer->FindTls(b->pc, pair.first.object - b->address, &v.global)) {
+    if (b->region == AllocRegion::kTls && details.symbolizer->FindTls(b->pc, access.object - b->address, &v.global)) {
       v.global.address += b->address;  // this thread's copy
       v.name = v.global.name;
       v.address = v.global.address;

@@ -56,7 +56,10 @@ struct VariableInfo {
   DataSymbol global;                   // kind == "global", or "tls" with a name (address: this thread's copy)
   const MemoryBlock* block = nullptr;  // kind "heap", "stack" or "tls": the owner is block->tid
 };
-VariableInfo DescribeVariable(ReportDetails& details, const RacePair& pair);
+// The variable `access` touches, as it was at that access: a race pair's is its
+// first access's, an atomicity violation's its first local access's (the report
+// context collects the blocks of both).
+VariableInfo DescribeVariable(ReportDetails& details, const EventRef& access);
 
 // The size a report shows for one access of a pair described by `v`: a free's
 // event carries the allocator's usable size, but the engines take the block's

@@ -75,13 +75,13 @@ json WithRole(json event, const char* role) {
   return event;
 }
 
-// `described`: the pair's variable as DescribeVariable found it (unused without details).
-json VariableJson(ReportDetails* details, const RacePair& p, const VariableInfo* described) {
+// `described`: the variable of `access` as DescribeVariable found it (unused without details).
+json VariableJson(ReportDetails* details, const EventRef& access, const VariableInfo* described) {
   if (details == nullptr)
     return {{"kind", "unknown"},
             {"name", nullptr},
-            {"address", p.first.object},
-            {"size", p.first.size},
+            {"address", access.object},
+            {"size", access.size},
             {"alloc_stack", nullptr}};
   const VariableInfo& v = *described;
   json j = {{"kind", v.kind},
@@ -134,7 +134,7 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
       json first = event(p.first), second = event(p.second);
       VariableInfo v;
       if (details != nullptr) {
-        v = DescribeVariable(*details, p);
+        v = DescribeVariable(*details, p.first);
         first["size"] = ShownSize(p.first, v);
         second["size"] = ShownSize(p.second, v);
       }
@@ -145,7 +145,7 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                        {"engines", groups.Engines(p)},
                        {"proof", RaceProofName(g.proof)},
                        {"proof_description", ProofText(g)},
-                       {"variable_details", VariableJson(details, p, &v)},
+                       {"variable_details", VariableJson(details, p.first, &v)},
                        {"confirmed", p.confirmed ? json(*p.confirmed) : json(nullptr)}});
       if (p.confirmed.value_or(false)) pairs.back()["confirmation"] = WitnessJson(p.confirmation);
     }
@@ -183,10 +183,13 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
 
   json atomicity = json::array();
   for (const AtomicityViolation& a : findings.atomicity) {
+    VariableInfo v;
+    if (details != nullptr) v = DescribeVariable(*details, a.local_first);
     atomicity.push_back(
         {{"engine", a.engine},
          {"pattern", a.pattern},
          {"variable", names.Object(a.local_first.kind, a.local_first.object)},
+         {"variable_details", VariableJson(details, a.local_first, &v)},
          {"local_first", event(a.local_first)},
          {"remote", event(a.remote)},
          {"local_second", event(a.local_second)},

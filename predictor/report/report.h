@@ -15,18 +15,21 @@ namespace seer::predictor {
 
 struct ReportDetails;  // predictor/report/details.h
 
-// With `details` (recorded traces), events come with symbolised stacks, held
-// locks and the raced variable; without, with their pcs or location ids.
-std::string TextReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
-                       ReportDetails* details = nullptr);
-std::string JsonReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
-                       ReportDetails* details = nullptr);
-
 struct ReportOptions {
   // SARIF: source paths under it are written relative to it (the SRCROOT base
   // id); HTML: relative source paths are read from it. Default: the current folder.
   std::string source_root;
+  // Text: list the race pairs that only heuristic engines (lockset) report. By
+  // default they are counted in one line (--lockset-warnings lists them).
+  bool list_heuristic = false;
 };
+
+// With `details` (recorded traces), events come with symbolised stacks, held
+// locks and the raced variable; without, with their pcs or location ids.
+std::string TextReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
+                       ReportDetails* details = nullptr, const ReportOptions& options = ReportOptions());
+std::string JsonReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
+                       ReportDetails* details = nullptr);
 
 // SARIF 2.1.0: one run, a rule per finding kind, results with locations, stacks,
 // the witness schedule as thread flows and fingerprints stable across runs.

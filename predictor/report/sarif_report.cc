@@ -124,14 +124,15 @@ class SarifWriter {
     const std::string variable = Variable(p.first);
     std::string engines;
     for (const RaceResult* r : g.engines) engines += (engines.empty() ? "" : ", ") + r->engine;
-    json result = Result(RaceRule(g), g.proof == RaceProof::kPredicted ? "warning" : "error",
-                         fmt::format("Data race on {}: {} of size {} by {} at {} and earlier {} by {} at {}. {}. "
-                                     "Reported by {}.",
-                                     variable, EventKindName(p.second.kind),
-                                     details_ ? ShownSize(p.second, DescribeVariable(*details_, p)) : p.second.size,
-                                     names_.Thread(p.second.tid), EventSite(names_, details_, p.second),
-                                     EventKindName(p.first.kind), names_.Thread(p.first.tid),
-                                     EventSite(names_, details_, p.first), Capitalised(ProofText(g)), engines));
+    json result =
+        Result(RaceRule(g), g.proof == RaceProof::kPredicted ? "warning" : "error",
+               fmt::format("Data race on {}: {} of size {} by {} at {} and earlier {} by {} at {}. {}. "
+                           "Reported by {}.",
+                           variable, EventKindName(p.second.kind),
+                           details_ ? ShownSize(p.second, DescribeVariable(*details_, p.first)) : p.second.size,
+                           names_.Thread(p.second.tid), EventSite(names_, details_, p.second),
+                           EventKindName(p.first.kind), names_.Thread(p.first.tid),
+                           EventSite(names_, details_, p.first), Capitalised(ProofText(g)), engines));
     if (p.second.tid == kThreadNotSeen) {
       // Caught by the value alone: the writer has no location to show.
       result["locations"] = json::array({Location(p.first, "the held access")});

@@ -1,12 +1,19 @@
 // The text report: a header that says what was analysed (and whether events were
-// lost, which limits every verdict), then one section per race engine, the
-// deadlocks and the atomicity violations (each only when its analysis ran, so
-// that 0 means "ran and found none"). For recorded traces each race pair is then
-// shown once, in the shape of a ThreadSanitizer report, with the engines that
-// predict it and what proves it, the proven pairs first.
+// lost, which limits every verdict), one summary section per race engine and a
+// line that counts the findings. Then the findings, proven first: the race pairs
+// something proves, the deadlocks and the atomicity violations (each section
+// only when its analysis ran, so that 0 means "ran and found none"; their
+// witnesses prove them), then the race pairs only predicted. Pairs that only a
+// heuristic engine (lockset) reports are one line unless asked for: most are
+// false, and a user reading the report first must meet the real bugs. For
+// recorded traces each race pair is shown once, in the shape of a
+// ThreadSanitizer report, with the engines that predict it and what proves it.
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
+#include <set>
+#include <tuple>
 
 #include "predictor/report/details.h"
 #include "predictor/report/race_groups.h"
@@ -89,6 +96,39 @@ std::string LocksText(ReportDetails& details, const EventRef& e) {
   return out;
 }
 
+// "Location is global 'g_requests' of size 8 at ...": what `v`, the variable of
+// `access`, is, as ThreadSanitizer says it (a heap block with its allocation stack).
+std::string LocationText(const ReportNames& names, ReportDetails& details, const EventRef& access,
+                         const VariableInfo& v, const std::string& indent) {
+  std::string out;
+  if (v.kind == "global") {
+    out +=
+        indent + fmt::format("Location is global '{}' of size {} at {:#x} ({}+{:#x}){}\n", v.name, v.size, v.address,
+                             std::filesystem::path(v.global.module).filename().string(), v.global.offset,
+                             access.object == v.address ? "" : fmt::format(", {} bytes in", access.object - v.address));
+  } else if (v.kind == "heap") {
+    out += indent + fmt::format("Location is heap block of size {} at {:#x} allocated by thread {} (event {}):\n",
+                                v.size, v.address, names.Thread(v.block->tid), v.block->alloc_index);
+    out += FramesText(StackFrames(details, v.block->stack), indent + "  ");
+  } else if (v.kind == "stack") {
+    out += indent + fmt::format("Location is stack of thread {} (block of size {} at {:#x}, {} bytes in)\n",
+                                names.Thread(v.block->tid), v.size, v.address, access.object - v.address);
+  } else if (v.kind == "tls" && !v.name.empty()) {
+    out +=
+        indent + fmt::format("Location is TLS variable '{}' of size {} at {:#x} of thread {} ({}){}\n", v.name, v.size,
+                             v.address, names.Thread(v.block->tid),
+                             std::filesystem::path(v.global.module).filename().string(),
+                             access.object == v.address ? "" : fmt::format(", {} bytes in", access.object - v.address));
+  } else if (v.kind == "tls") {
+    out += indent + fmt::format("Location is TLS of thread {} (block of size {} at {:#x}, {} bytes in)\n",
+                                names.Thread(v.block->tid), v.size, v.address, access.object - v.address);
+  } else {
+    out += indent + fmt::format("Location is {:#x} (not a global nor a live heap, stack or TLS block: unrecorded)\n",
+                                access.object);
+  }
+  return out;
+}
+
 std::string RaceEntry(const ReportNames& names, ReportDetails& details, const RaceGroup& g) {
   const RacePair& p = *g.pair;
   std::string engines;
@@ -98,7 +138,7 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
   std::string out = caught ? fmt::format("WARNING: data race (caught by watch in the recorded run)\n")
                            : fmt::format("WARNING: data race (predicted by {}){}\n", engines, ConfirmationNote(p));
   out += "  " + ProofText(g) + "\n";
-  const VariableInfo v = DescribeVariable(details, p);
+  const VariableInfo v = DescribeVariable(details, p.first);
   // Like ThreadSanitizer: the later access first, then the earlier one.
   if (p.second.tid == kThreadNotSeen) {
     out += fmt::format(
@@ -118,29 +158,7 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
   else
     out += fmt::format("  Locks held: {}: {}; {}: {}\n", names.Thread(p.second.tid), LocksText(details, p.second),
                        names.Thread(p.first.tid), LocksText(details, p.first));
-  if (v.kind == "global") {
-    out += fmt::format("  Location is global '{}' of size {} at {:#x} ({}+{:#x}){}\n", v.name, v.size, v.address,
-                       std::filesystem::path(v.global.module).filename().string(), v.global.offset,
-                       p.first.object == v.address ? "" : fmt::format(", {} bytes in", p.first.object - v.address));
-  } else if (v.kind == "heap") {
-    out += fmt::format("  Location is heap block of size {} at {:#x} allocated by thread {} (event {}):\n", v.size,
-                       v.address, names.Thread(v.block->tid), v.block->alloc_index);
-    out += FramesText(StackFrames(details, v.block->stack), "    ");
-  } else if (v.kind == "stack") {
-    out += fmt::format("  Location is stack of thread {} (block of size {} at {:#x}, {} bytes in)\n",
-                       names.Thread(v.block->tid), v.size, v.address, p.first.object - v.address);
-  } else if (v.kind == "tls" && !v.name.empty()) {
-    out +=
-        fmt::format("  Location is TLS variable '{}' of size {} at {:#x} of thread {} ({}){}\n", v.name, v.size,
-                    v.address, names.Thread(v.block->tid), std::filesystem::path(v.global.module).filename().string(),
-                    p.first.object == v.address ? "" : fmt::format(", {} bytes in", p.first.object - v.address));
-  } else if (v.kind == "tls") {
-    out += fmt::format("  Location is TLS of thread {} (block of size {} at {:#x}, {} bytes in)\n",
-                       names.Thread(v.block->tid), v.size, v.address, p.first.object - v.address);
-  } else {
-    out += fmt::format("  Location is {:#x} (not a global nor a live heap, stack or TLS block: unrecorded)\n",
-                       p.first.object);
-  }
+  out += LocationText(names, details, p.first, v, "  ");
   if (p.occurrences > 1) out += fmt::format("  Seen {} times by {}\n", p.occurrences, g.engines.front()->engine);
   return out;
 }
@@ -156,10 +174,47 @@ bool Ran(const std::vector<std::string>& analyses, const char* name) {
   return false;
 }
 
+// A pair only heuristic engines (lockset) report, with nothing else behind it.
+bool HeuristicOnly(const RaceGroup& g) {
+  if (g.proof != RaceProof::kPredicted) return false;
+  for (const RaceResult* r : g.engines)
+    if (r->guarantee != Guarantee::kHeuristic) return false;
+  return true;
+}
+
+// A witness that replays (or the recorded run itself, for atomic-blocks) proves a
+// deadlock or an atomicity violation; an unvalidated one is seer's own bug.
+bool Proven(const Witness& w) { return w.validated || w.schedule.empty(); }
+
+// "1 data race, 2 deadlocks": the non-zero counts, "" when all are zero.
+std::string Counts(const std::vector<std::pair<size_t, const char*>>& counts) {
+  std::string out;
+  for (const auto& [n, what] : counts) {
+    if (n == 0) continue;
+    out += fmt::format("{}{} {}{}", out.empty() ? "" : ", ", n, what, n == 1 ? "" : "s");
+  }
+  return out;
+}
+
+// Atomicity violations at the same code locations (pattern and the three pcs),
+// shown once with their count: a loop or a request handler repeats one bug on
+// many variables and many times.
+std::vector<std::vector<const AtomicityViolation*>> GroupAtomicity(const std::vector<AtomicityViolation>& all) {
+  std::vector<std::vector<const AtomicityViolation*>> groups;
+  std::map<std::tuple<std::string, std::string, uint64_t, uint64_t, uint64_t>, size_t> by_key;
+  for (const AtomicityViolation& a : all) {
+    auto [it, fresh] = by_key.emplace(
+        std::make_tuple(a.engine, a.pattern, a.local_first.pc, a.remote.pc, a.local_second.pc), groups.size());
+    if (fresh) groups.emplace_back();
+    groups[it->second].push_back(&a);
+  }
+  return groups;
+}
+
 }  // namespace
 
 std::string TextReport(const TraceReader& trace, const Findings& findings, const std::vector<std::string>& analyses,
-                       ReportDetails* details) {
+                       ReportDetails* details, const ReportOptions& options) {
   const TraceInfo& info = trace.info();
   const ReportNames names(trace);
   // Detailed entries need a module map: imported and generated traces have none.
@@ -172,11 +227,34 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   for (const std::string& a : analyses) list += (list.empty() ? "" : ", ") + a;
   out += fmt::format("analyses: {}\n", list.empty() ? "none" : list);
 
-  // Symbolise first, so that the warnings about modules can head the report.
+  // What the report holds, counted before anything is written.
   const RaceIndex races(findings);
-  std::string entries;
-  if (details != nullptr)
-    for (const RaceGroup& g : races.groups()) entries += "\n" + RaceEntry(names, *details, g);
+  size_t proven_races = 0, predicted_races = 0, heuristic_races = 0;
+  for (const RaceGroup& g : races.groups()) {
+    if (HeuristicOnly(g))
+      ++heuristic_races;
+    else if (g.proof == RaceProof::kPredicted)
+      ++predicted_races;
+    else
+      ++proven_races;
+  }
+  size_t proven_deadlocks = 0, proven_atomicity = 0;
+  for (const Deadlock& d : findings.deadlocks) proven_deadlocks += Proven(d.witness);
+  for (const AtomicityViolation& a : findings.atomicity) proven_atomicity += Proven(a.witness);
+  const bool list_heuristic = options.list_heuristic;
+  std::string heuristic_names;  // "lockset"
+  for (const RaceResult& r : findings.races)
+    if (r.guarantee == Guarantee::kHeuristic) heuristic_names += (heuristic_names.empty() ? "" : "/") + r.engine;
+  auto listed = [&](const RaceGroup& g) { return list_heuristic || !HeuristicOnly(g); };
+
+  // Symbolise first, so that the warnings about modules can head the report.
+  std::string proven_entries, predicted_entries;
+  if (details != nullptr) {
+    for (const RaceGroup& g : races.groups()) {
+      if (!listed(g)) continue;
+      (g.proof == RaceProof::kPredicted ? predicted_entries : proven_entries) += "\n" + RaceEntry(names, *details, g);
+    }
+  }
 
   std::string body;
   for (const RaceResult& r : findings.races) {
@@ -184,15 +262,39 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
                         r.racy_events, r.racy_locations);
     body += fmt::format("  guarantee: {}: {}\n", GuaranteeName(r.guarantee), GuaranteeDescription(r.guarantee));
     if (details != nullptr) continue;
+    size_t unlisted = 0;
     for (const RacePair* p : races.ProvenFirst(r)) {
+      if (!listed(races.Of(*p))) {
+        ++unlisted;
+        continue;
+      }
       body += fmt::format("  race on {}: {} and {}", names.Object(p->first.kind, p->first.object),
                           Describe(names, details, p->first), Describe(names, details, p->second));
       if (p->occurrences > 1) body += fmt::format(", {} times", p->occurrences);
       body += ConfirmationNote(*p) + "\n";
       body += "    " + ProofText(races.Of(*p)) + "\n";
     }
+    if (unlisted != 0)
+      body += fmt::format("  {} pair{} only heuristic engines report: not listed (--lockset-warnings)\n", unlisted,
+                          unlisted == 1 ? "" : "s");
   }
-  body += entries;
+
+  // One line to read first: what is proven, what is only predicted, what is not listed.
+  const std::string proven =
+      Counts({{proven_races, "data race"}, {proven_deadlocks, "deadlock"}, {proven_atomicity, "atomicity violation"}});
+  const std::string predicted =
+      Counts({{predicted_races, "data race"},
+              {findings.deadlocks.size() - proven_deadlocks, "deadlock (witness not validated)"},
+              {findings.atomicity.size() - proven_atomicity, "atomicity violation (witness not validated)"}});
+  std::string summary;
+  if (!proven.empty()) summary += "proven: " + proven;
+  if (!predicted.empty()) summary += std::string(summary.empty() ? "" : "; ") + "predicted only: " + predicted;
+  if (heuristic_races != 0)
+    summary += fmt::format("{}{} {}-only warning{}{}", summary.empty() ? "" : "; ", heuristic_races, heuristic_names,
+                           heuristic_races == 1 ? "" : "s", list_heuristic ? "" : " not listed (--lockset-warnings)");
+  body += fmt::format("\nfindings: {}\n", summary.empty() ? "none" : summary);
+
+  body += proven_entries;
 
   // Sections of analyses that did not run are left out: "deadlocks: 0" must
   // mean that the deadlock analysis ran and found none.
@@ -221,9 +323,15 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
     }
   }
 
-  if (Ran(analyses, "atomicity") || Ran(analyses, "atomic-blocks") || !findings.atomicity.empty())
-    body += fmt::format("\natomicity violations: {}\n", findings.atomicity.size());
-  for (const AtomicityViolation& a : findings.atomicity) {
+  const auto atomicity_groups = GroupAtomicity(findings.atomicity);
+  if (Ran(analyses, "atomicity") || Ran(analyses, "atomic-blocks") || !findings.atomicity.empty()) {
+    body += fmt::format("\natomicity violations: {}", findings.atomicity.size());
+    if (atomicity_groups.size() != findings.atomicity.size())
+      body += fmt::format(" (at {} code location{})", atomicity_groups.size(), atomicity_groups.size() == 1 ? "" : "s");
+    body += "\n";
+  }
+  for (const auto& group : atomicity_groups) {
+    const AtomicityViolation& a = *group.front();
     body += fmt::format("  {} {} on {}: {}; then {}; then {} (witness: {})\n", a.engine, a.pattern,
                         names.Object(a.local_first.kind, a.local_first.object), Describe(names, details, a.local_first),
                         Describe(names, details, a.remote), Describe(names, details, a.local_second),
@@ -233,8 +341,23 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
         body += fmt::format("    {} {} (event {}):\n", names.Thread(e->tid), EventKindName(e->kind), e->index);
         body += EventStack(details, *e, "      ");
       }
+      body += LocationText(names, *details, a.local_first, DescribeVariable(*details, a.local_first), "    ");
+    }
+    if (group.size() > 1) {
+      std::set<uint64_t> variables;
+      for (const AtomicityViolation* v : group) variables.insert(v->local_first.object);
+      body += fmt::format("    Seen {} times at these code locations, on {} variable{}\n", group.size(),
+                          variables.size(), variables.size() == 1 ? "" : "s");
     }
   }
+
+  body += predicted_entries;
+  if (heuristic_races != 0 && !list_heuristic && details != nullptr)
+    body += fmt::format(
+        "\n{}-only warnings: {} race pair{} that only the {} heuristic reports (it reports false races): "
+        "not listed; --lockset-warnings lists them\n",
+        heuristic_names, heuristic_races, heuristic_races == 1 ? "" : "s", heuristic_names);
+
   if (!findings.stats.empty()) body += "\nanalysis work:\n";
   for (const AnalysisStats& st : findings.stats) {
     std::string counters;

@@ -81,7 +81,7 @@ TEST_F(ReportFormatsTest, EachRaceSaysWhatProvesItProvenFirst) {
   ASSERT_NE(proven, std::string::npos) << text;
   ASSERT_NE(predicted, std::string::npos) << text;
   EXPECT_LT(proven, predicted) << text;
-  EXPECT_EQ(Count(text, "proven: "), 1u) << text;
+  EXPECT_EQ(Count(text, "    proven: "), 1u) << text;  // the pairs' lines (the findings line says "proven: " too)
   EXPECT_NE(text.find("--confirm-races looks for a witness"), std::string::npos) << text;
 
   // With shb every pair is proven by a sound engine.

@@ -4,6 +4,7 @@
 // the lost update's three accesses.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <set>
@@ -136,6 +137,71 @@ TEST(DemoTest, TextReportNamesLockSitesAndProofs) {
   EXPECT_GT(warnings, 0u);
   EXPECT_EQ(proofs, warnings) << report;
   EXPECT_FALSE(proven_after_predicted) << report;
+}
+
+// The default text report is quiet (issue #34): it leads with what is proven
+// (the race on g_requests, the deadlock, the lost update, each at its marked
+// lines), then what is only predicted, and counts the warnings only the lockset
+// heuristic gives in one line; --lockset-warnings lists them. The lost update
+// names its variable as race reports do.
+TEST(DemoTest, DefaultTextReportLeadsWithTheThreeBugs) {
+  const std::string dir = testing::MakeTempDir("demo-quiet");
+  ASSERT_FALSE(dir.empty());
+  const std::string prog = dir + "/service", trace = dir + "/demo.seer";
+  ASSERT_EQ(Shell(std::string(SEER_CXX) + " -O1 " + SEER_DEMO_SOURCE + " -o " + prog + " -pthread"), 0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + trace + " -- " + prog + " >/dev/null"), 0);
+  auto analyze = [&](const std::string& flags) {
+    const std::string text = dir + "/report.txt";
+    EXPECT_EQ(Shell(std::string(SEER_BIN) + " analyze " + flags + " -o " + text + " " + trace), 0);
+    std::ifstream in(text);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string quiet = analyze(""), all = analyze("--lockset-warnings");
+  std::filesystem::remove_all(dir);
+
+  // Where each part starts.
+  const size_t findings = quiet.find("\nfindings: proven: ");
+  const size_t race = quiet.find("\nWARNING: data race");
+  const size_t deadlocks = quiet.find("\ndeadlocks: 1\n");
+  const size_t atomicity = quiet.find("\natomicity violations: ");
+  const size_t predicted = quiet.find("\n  predicted only: ");
+  const size_t lockset = quiet.find("\nlockset-only warnings: ");
+  ASSERT_NE(findings, std::string::npos) << quiet;
+  ASSERT_NE(race, std::string::npos) << quiet;
+  ASSERT_NE(deadlocks, std::string::npos) << quiet;
+  ASSERT_NE(atomicity, std::string::npos) << quiet;
+  ASSERT_NE(lockset, std::string::npos) << quiet;
+  EXPECT_LT(findings, race);
+  // The first warning is the proven race between the marked lines.
+  const std::string first_race = quiet.substr(race, deadlocks - race);
+  EXPECT_NE(first_race.find("  proven: "), std::string::npos) << first_race;
+  EXPECT_NE(first_race.find(Line("DEMO-RACE-READ")), std::string::npos) << first_race;
+  EXPECT_NE(first_race.find(Line("DEMO-RACE-WRITE")), std::string::npos) << first_race;
+  EXPECT_EQ(first_race.find("predicted only"), std::string::npos) << first_race;
+  EXPECT_LT(race, deadlocks);
+  EXPECT_LT(deadlocks, atomicity);
+  const std::string lost_update = quiet.substr(atomicity, lockset - atomicity);
+  EXPECT_NE(lost_update.find(Line("DEMO-ATOMICITY-READ")), std::string::npos) << lost_update;
+  EXPECT_NE(lost_update.find("    Location is global '(anonymous namespace)::g_accounts' of size "), std::string::npos)
+      << lost_update;
+  if (predicted != std::string::npos) {
+    EXPECT_LT(atomicity, predicted) << quiet;
+  }
+  EXPECT_LT(predicted == std::string::npos ? atomicity : predicted, lockset);
+
+  // No listed warning stands on the lockset heuristic alone; the one line counts them.
+  EXPECT_EQ(quiet.find("predicted only: lockset (heuristic);"), std::string::npos) << quiet;
+  unsigned long hidden = 0;
+  ASSERT_EQ(std::sscanf(quiet.c_str() + lockset, "\nlockset-only warnings: %lu race pairs", &hidden), 1) << quiet;
+  EXPECT_GT(hidden, 0u);
+  auto count = [](const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(count(all, "\nWARNING: data race"), count(quiet, "\nWARNING: data race") + hidden) << all;
+  EXPECT_EQ(count(all, "predicted only: lockset (heuristic);"), hidden) << all;
+  EXPECT_EQ(all.find("\nlockset-only warnings: "), std::string::npos) << all;
 }
 
 // Real probes: the sync events come from the uprobes, the accesses from the

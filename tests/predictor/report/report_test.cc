@@ -319,3 +319,106 @@ TEST(ReportNamesTest, ASharedThreadNameCarriesTheThreadId) {
 
 }  // namespace
 }  // namespace seer::predictor
+
+namespace seer::predictor {
+namespace {
+
+// An atomicity violation names its variable as a race does: here the heap
+// block of the accounts, with the line that allocated it (programs/lost_updates.c).
+TEST(AtomicityReportTest, NamesTheHeapBlockAndItsAllocation) {
+  const std::string source = std::string(SEER_REPORT_PROGRAMS) + "/lost_updates.c";
+  auto line = [&](const char* marker) { return "lost_updates.c:" + std::to_string(MarkedLine(source, marker)); };
+  const std::string dir = testing::MakeTempDir("atomicity-report");
+  ASSERT_FALSE(dir.empty());
+  const std::string prog = dir + "/lost_updates", trace = dir + "/t.seer";
+  ASSERT_EQ(Shell(std::string(SEER_CC) + " -O1 " + source + " -o " + prog + " -lpthread"), 0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + trace + " -- " + prog), 0)
+      << "the program checks that no reset was lost in the recorded run";
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a atomicity --format json -o " + dir + "/r.json " + trace), 0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a atomicity -o " + dir + "/r.txt " + trace), 0);
+  const json report = testing::ReadJson(dir + "/r.json");
+  std::ifstream in(dir + "/r.txt");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+
+  ASSERT_TRUE(report.is_object());
+  const json* lost = nullptr;
+  for (const json& a : report["atomicity"])
+    if (Where(a["local_first"]) == line("MARK-READ") && Where(a["remote"]) == line("MARK-RESET") &&
+        Where(a["local_second"]) == line("MARK-WRITE"))
+      lost = &a;
+  ASSERT_NE(lost, nullptr) << report["atomicity"].dump(1);
+  EXPECT_EQ((*lost)["pattern"], "read-write-write");
+  const json& v = (*lost)["variable_details"];
+  EXPECT_EQ(v["kind"], "heap") << v.dump(1);
+  EXPECT_EQ(v["size"], 4 * sizeof(long)) << v.dump(1);
+  ASSERT_FALSE(v["alloc_stack"].empty()) << v.dump(1);
+  EXPECT_EQ(Where(v["alloc_stack"][0]), line("MARK-ALLOC")) << v.dump(1);
+  EXPECT_NE(text.find("    Location is heap block of size 32 at "), std::string::npos) << text;
+  EXPECT_NE(text.find(line("MARK-ALLOC")), std::string::npos) << text;
+}
+
+// Violations at the same three code locations are one entry with their count:
+// a loop repeats one bug on many variables.
+TEST(AtomicityReportTest, SameCodeLocationsAreShownOnceWithTheirCount) {
+  const std::string dir = testing::MakeTempDir("atomicity-groups");
+  ASSERT_FALSE(dir.empty());
+  const std::string path = dir + "/t.seer";
+  std::unique_ptr<TraceWriter> w;
+  ASSERT_TRUE(TraceWriter::Create(path, TraceWriterOptions(), &w).ok());
+  for (uint32_t tid = 0; tid < 2; ++tid) {
+    Event e;
+    e.tid = tid;
+    e.kind = EventKind::kWrite;
+    e.object = 0x1000;
+    e.aux = 8;
+    ASSERT_TRUE(w->Append(e).ok());
+  }
+  ASSERT_TRUE(w->Close().ok());
+  std::unique_ptr<TraceReader> reader;
+  ASSERT_TRUE(TraceReader::Open(path, &reader).ok());
+
+  auto access = [](uint32_t tid, EventKind kind, uint64_t object, uint64_t pc, uint64_t index) {
+    EventRef e;
+    e.tid = tid;
+    e.kind = kind;
+    e.object = object;
+    e.pc = pc;
+    e.index = index;
+    e.size = 8;
+    return e;
+  };
+  Findings findings;
+  // The same lost update on three variables (one twice), and another elsewhere.
+  const uint64_t objects[] = {0x1000, 0x1008, 0x1010, 0x1010};
+  for (size_t i = 0; i < 4; ++i) {
+    AtomicityViolation a;
+    a.engine = "atomicity";
+    a.pattern = "read-write-write";
+    a.local_first = access(0, EventKind::kRead, objects[i], 0x10, 10 * i);
+    a.remote = access(1, EventKind::kWrite, objects[i], 0x20, 10 * i + 5);
+    a.local_second = access(0, EventKind::kWrite, objects[i], 0x30, 10 * i + 2);
+    a.witness.validated = true;
+    findings.atomicity.push_back(a);
+  }
+  AtomicityViolation other = findings.atomicity.front();
+  other.local_second.pc = 0x40;
+  findings.atomicity.push_back(other);
+
+  const std::string text = TextReport(*reader, findings, {"atomicity"});
+  std::filesystem::remove_all(dir);
+  EXPECT_NE(text.find("\natomicity violations: 5 (at 2 code locations)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    Seen 4 times at these code locations, on 3 variables\n"), std::string::npos) << text;
+  size_t entries = 0;
+  for (size_t at = text.find("  atomicity read-write-write on "); at != std::string::npos;
+       at = text.find("  atomicity read-write-write on ", at + 1))
+    ++entries;
+  EXPECT_EQ(entries, 2u) << text;
+  EXPECT_NE(text.find("findings: proven: 5 atomicity violations\n"), std::string::npos) << text;
+  // JSON keeps every one.
+  const json j = json::parse(JsonReport(*reader, findings, {"atomicity"}));
+  EXPECT_EQ(j["atomicity"].size(), 5u);
+}
+
+}  // namespace
+}  // namespace seer::predictor
