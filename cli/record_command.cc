@@ -275,7 +275,11 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
         fprintf(stderr, "seer record: %llu events, %llu lost, %llu threads (%s) -> %s\n",
                 static_cast<unsigned long long>(result.events), static_cast<unsigned long long>(result.lost),
                 static_cast<unsigned long long>(result.threads), mode.c_str(), o.output.c_str());
-        if (!result.not_seen.empty()) fprintf(stderr, "seer record: not seen: %s\n", result.not_seen.c_str());
+        if (!result.futex_failure.empty())
+          fprintf(stderr,
+                  "seer record: warning: %s; the futex syscalls the program issued itself after that are not in "
+                  "the trace\n",
+                  result.futex_failure.c_str());
         if (!result.raw_syscalls_note.empty())
           fprintf(stderr, "seer record: tracefs: %s\n", result.raw_syscalls_note.c_str());
         if (!result.watch.empty()) fprintf(stderr, "seer record: watch: %s\n", result.watch.c_str());

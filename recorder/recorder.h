@@ -154,8 +154,9 @@ struct RecordResult {
   std::string watch;
   // Uprobes the recording attached (kInproc and kPreload: none).
   uint64_t uprobes = 0;
-  // What the mode could not see, for the summary (empty: nothing it knows of).
-  std::string not_seen;
+  // --futex-tracepoints asked for and lost during the recording: why (the
+  // futex syscalls the program issued itself after that are not in the trace).
+  std::string futex_failure;
   // The system-call programs (kEbpf; --futex-tracepoints) sit on the raw
   // sys_enter/sys_exit tracepoints: why, and what that costs (empty when they
   // use the per-syscall ones, or none were loaded).

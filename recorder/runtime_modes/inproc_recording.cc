@@ -69,7 +69,8 @@ std::string JoinArgs(const std::vector<std::string>& argv) {
 
 // What the runtime cannot see from inside: futex system calls that bypass
 // both the pthread and semaphore functions and libc's syscall()
-// (RecordResult::not_seen).
+// (the trace's record.not_seen, which `seer info` shows: the summary does not,
+// since most programs make no such call and the line would be noise).
 constexpr const char* kNotSeen =
     "raw futex syscalls issued without libc's syscall() (the instruction in the program's own code): their "
     "wake-to-wait edges are not in the trace; --futex-tracepoints (root) adds them";
@@ -560,6 +561,7 @@ Status InprocRecording::CloseTrace() {
     out->SetMeta("record.futex_late", std::to_string(merger_->external_late()));
   } else if (!futex_note_.empty()) {
     out->SetMeta("record.futex", std::string(kFutexByRuntime) + "; " + futex_note_);
+    out->SetMeta("record.not_seen", std::string(kNotSeen) + " (after " + futex_note_ + ")");
   }
   if (attached_) {
     out->SetMeta("record.unmatched_releases", std::to_string(merge_thread_->attach_filter().unmatched_releases()));
@@ -576,8 +578,8 @@ Status InprocRecording::Finish(RecordResult* result) {
   finished_ = true;
   *result = RecordResult();
   result->mode = options_.mode;
-  if (!futex_) result->not_seen = futex_note_.empty() ? kNotSeen : std::string(kNotSeen) + " (" + futex_note_ + ")";
   result->raw_syscalls_note = raw_syscalls_note_;
+  result->futex_failure = futex_note_;
   // Finish before Poll saw the end: an attached process is let go, a launched one ended.
   if (target_alive_ && attached_) {
     DetachInjected();
