@@ -65,6 +65,19 @@ void CollectFindings(const predictor::AnalysisRun& run, predictor::ReportDetails
     alone.deadlocks.push_back(d);
     add("deadlock", d.engine, std::move(sites), std::move(summary), alone);
   }
+  for (const predictor::LockOrderInversion& inv : run.findings.lock_order) {
+    std::vector<std::string> sites;
+    std::string summary = "lock-order inversion:";
+    for (const predictor::DeadlockThread& t : inv.cycle) {
+      sites.push_back(site(t.held_acquire) + " > " + site(t.blocked_acquire));
+      summary += fmt::format(" {} held at {}, {} taken at {};", LockName(names, details, t.held_lock),
+                             site(t.held_acquire), LockName(names, details, t.wanted_lock), site(t.blocked_acquire));
+    }
+    summary.pop_back();
+    predictor::Findings alone;
+    alone.lock_order.push_back(inv);
+    add("lock-order", inv.engine, std::move(sites), std::move(summary), alone);
+  }
   for (const predictor::RaceResult& r : run.findings.races) {
     for (const predictor::RacePair& p : r.pairs) {
       const std::string a = site(p.first), b = site(p.second);

@@ -125,6 +125,16 @@ struct Deadlock {
   Witness witness;
 };
 
+// A lock-order inversion (ThreadSanitizer's "lock-order-inversion (potential
+// deadlock)"): locks taken in orders that form a cycle, by any threads, one
+// thread included. Each step is the first acquisition of the cycle's next lock
+// while holding the step's lock (DeadlockThread's fields: `blocked_acquire` is
+// the acquisition that would block). No witness: it is not a predicted deadlock.
+struct LockOrderInversion {
+  std::string engine;
+  std::vector<DeadlockThread> cycle;
+};
+
 // An atomicity violation: two accesses of one thread with an intruding access
 // of another between them that no serial order explains.
 struct AtomicityViolation {
@@ -147,6 +157,7 @@ struct AnalysisStats {
 struct Findings {
   std::vector<RaceResult> races;
   std::vector<Deadlock> deadlocks;
+  std::vector<LockOrderInversion> lock_order;
   std::vector<AtomicityViolation> atomicity;
   std::vector<AnalysisStats> stats;
 };

@@ -4,6 +4,7 @@
 #include "predictor/engines/atomic_blocks/atomic_blocks_engine.h"
 #include "predictor/engines/cp/cp_engine.h"
 #include "predictor/engines/hb/hb_engine.h"
+#include "predictor/engines/lock_order/lock_order_engine.h"
 #include "predictor/engines/lockset/lockset_engine.h"
 #include "predictor/engines/shb/shb_engine.h"
 #include "predictor/engines/w3/w3_engine.h"
@@ -32,6 +33,9 @@ const std::vector<EngineSpec>& Engines() {
        CreateW3LinearEngine},
       {"deadlock", "SeqCheck: predicted deadlocks of any number of threads, each with a validated witness schedule",
        true, seqcheck::NewDeadlockEngine},
+      // A walk of the lock graph at the end: as cheap as the deadlock engine's first step.
+      {"lock-order", "lock-order inversions (locks taken in cyclic orders, one thread included), as TSan reports them",
+       true, NewLockOrderEngine},
       {"atomicity", "SeqCheck: predicted atomicity violations (rwr, wwr, rww, wrw), each with a validated witness",
        true, seqcheck::NewAtomicityEngine},
       // Added to the default set for the traces of `seer record --watch` only

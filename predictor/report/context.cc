@@ -41,6 +41,11 @@ std::vector<EventRef> NamedEvents(const Findings& findings) {
       out.push_back(t.held_acquire);
       out.push_back(t.blocked_acquire);
     }
+  for (const LockOrderInversion& inv : findings.lock_order)
+    for (const DeadlockThread& t : inv.cycle) {
+      out.push_back(t.held_acquire);
+      out.push_back(t.blocked_acquire);
+    }
   for (const AtomicityViolation& a : findings.atomicity) {
     out.push_back(a.local_first);
     out.push_back(a.remote);

@@ -43,8 +43,9 @@ json Snippets(const json& report, const fs::path& root) {
       visit_event(p["first"]);
       visit_event(p["second"]);
     }
-  for (const json& d : report["deadlocks"])
-    for (const json& e : d["events"]) visit_event(e);
+  for (const char* cycles : {"deadlocks", "lock_order_inversions"})
+    for (const json& d : report[cycles])
+      for (const json& e : d["events"]) visit_event(e);
   for (const json& a : report["atomicity"])
     for (const json& e : a["events"]) visit_event(e);
 
@@ -314,6 +315,20 @@ if (report.analyses.includes("deadlock") || report.deadlocks.length) {
   }
 }
 
+if (report.analyses.includes("lock-order") || report.lock_order_inversions.length) {
+  const s = section("lock-order", "Lock-order inversions: " + report.lock_order_inversions.length);
+  for (const d of report.lock_order_inversions) {
+    const c = card("lock-order", [d.engine], false, d.events.map(e => e.index),
+                   "Lock-order inversion on locks " + d.locks.map(lockName).join(", "),
+                   [["not a deadlock of this run: threads running these paths at once can deadlock", "predicted"], [d.engine]]);
+    for (const t of d.cycle) {
+      c.append(eventBlock(t.thread_name + " holds " + lockName(t.held_lock) + ", acquired", t.held_acquire));
+      c.append(eventBlock(t.thread_name + " then takes " + lockName(t.wanted_lock), t.blocked_acquire));
+    }
+    s.append(c);
+  }
+}
+
 if (report.analyses.includes("atomicity") || report.analyses.includes("atomic-blocks") || report.atomicity.length) {
   const s = section("atomicity", "Atomicity violations: " + report.atomicity.length);
   for (const a of report.atomicity) {
@@ -386,12 +401,15 @@ Status HtmlReport(const TraceReader& trace, const Findings& findings, const std:
   json lock_names = json::object();
   if (details != nullptr) {
     const ReportNames names(trace);
-    for (const Deadlock& d : findings.deadlocks)
-      for (const DeadlockThread& t : d.cycle)
+    auto name_locks = [&](const std::vector<DeadlockThread>& cycle) {
+      for (const DeadlockThread& t : cycle)
         for (uint64_t lock : {t.held_lock, t.wanted_lock}) {
           const std::string name = GlobalName(*details, lock);
           if (!name.empty()) lock_names[names.Object(EventKind::kAcquire, lock)] = name;
         }
+    };
+    for (const Deadlock& d : findings.deadlocks) name_locks(d.cycle);
+    for (const LockOrderInversion& inv : findings.lock_order) name_locks(inv.cycle);
   }
   page["lock_names"] = lock_names;
   // Inside <script>, "</script>" or "<!--" in a string would end or change the

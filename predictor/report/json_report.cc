@@ -158,10 +158,10 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
   }
   out["races"] = races;
 
-  json deadlocks = json::array();
-  for (const Deadlock& d : findings.deadlocks) {
+  // A cycle of lock steps: a deadlock's threads, or a lock-order inversion's acquisitions.
+  auto cycle_json = [&](const std::string& engine, const std::vector<DeadlockThread>& steps) {
     json cycle = json::array(), locks = json::array(), events = json::array();
-    for (const DeadlockThread& t : d.cycle) {
+    for (const DeadlockThread& t : steps) {
       locks.push_back(names.Object(EventKind::kAcquire, t.held_lock));
       events.push_back(WithRole(event(t.held_acquire), "held_acquire"));
       events.push_back(WithRole(event(t.blocked_acquire), "blocked_acquire"));
@@ -172,14 +172,19 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
                        {"wanted_lock", names.Object(EventKind::kAcquire, t.wanted_lock)},
                        {"blocked_acquire", event(t.blocked_acquire)}});
     }
-    deadlocks.push_back({{"engine", d.engine},
-                         {"guarantee", GuaranteeName(d.guarantee)},
-                         {"locks", locks},
-                         {"cycle", cycle},
-                         {"events", events},
-                         {"witness", WitnessJson(d.witness)}});
+    return json{{"engine", engine}, {"locks", locks}, {"cycle", cycle}, {"events", events}};
+  };
+  json deadlocks = json::array();
+  for (const Deadlock& d : findings.deadlocks) {
+    json entry = cycle_json(d.engine, d.cycle);
+    entry["guarantee"] = GuaranteeName(d.guarantee);
+    entry["witness"] = WitnessJson(d.witness);
+    deadlocks.push_back(std::move(entry));
   }
   out["deadlocks"] = deadlocks;
+  json inversions = json::array();
+  for (const LockOrderInversion& inv : findings.lock_order) inversions.push_back(cycle_json(inv.engine, inv.cycle));
+  out["lock_order_inversions"] = inversions;
 
   json atomicity = json::array();
   for (const AtomicityViolation& a : findings.atomicity) {

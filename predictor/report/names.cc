@@ -73,7 +73,7 @@ std::string LostSummary(const TraceCounters& counters) {
 }
 
 uint64_t CountFindings(const Findings& findings) {
-  uint64_t n = findings.deadlocks.size() + findings.atomicity.size();
+  uint64_t n = findings.deadlocks.size() + findings.lock_order.size() + findings.atomicity.size();
   for (const RaceResult& r : findings.races) n += r.pairs.size();
   return n;
 }

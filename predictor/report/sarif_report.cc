@@ -51,6 +51,10 @@ constexpr Rule kRules[] = {
     {"SEER2001", "Deadlock", "Predicted deadlock with a witness schedule.",
      "A cycle of threads, each holding a lock and blocked acquiring the next thread's, reached by a reordering of "
      "the recorded run that SeqCheck found and an independent checker replayed."},
+    {"SEER2002", "LockOrderInversion", "Locks taken in orders that form a cycle.",
+     "Somewhere a lock A is taken while B is held, and elsewhere B while A is held (by any threads, one thread "
+     "included), as ThreadSanitizer's lock-order-inversion: threads running these paths at once can deadlock. Not a "
+     "predicted deadlock of the recorded run's threads (SEER2001 is)."},
     {"SEER3001", "AtomicityViolation", "Predicted atomicity violation with a witness schedule.",
      "Two accesses of one thread with an access of another thread between them that no serial order explains "
      "(a lost update or a stale read), reached by a validated reordering of the recorded run."},
@@ -160,12 +164,29 @@ class SarifWriter {
   }
 
   json DeadlockResult(const Deadlock& d) {
+    json result = CycleResult("SEER2001", "error", "Deadlock of {} threads on locks {}: {}.", "deadlock", d.cycle);
+    const std::vector<uint64_t> events = result["properties"]["events"];
+    result["properties"] = {{"engine", d.engine}, {"guarantee", GuaranteeName(d.guarantee)}, {"events", events}};
+    if (!d.witness.schedule.empty()) result["codeFlows"] = CodeFlows(d.witness, events);
+    return result;
+  }
+
+  json InversionResult(const LockOrderInversion& inv) {
+    json result = CycleResult("SEER2002", "warning", "Lock-order inversion of {} acquisitions on locks {}: {}.",
+                              "lock-order", inv.cycle);
+    result["properties"]["engine"] = inv.engine;
+    return result;
+  }
+
+  // A cycle of lock steps: each holds a lock and wants the next one's.
+  json CycleResult(const char* rule, const char* level, const char* message, const char* kind,
+                   const std::vector<DeadlockThread>& cycle) {
     std::string locks, sites;
     json locations = json::array(), related = json::array(), stacks = json::array();
     std::vector<std::string> keys;
     std::vector<uint64_t> events;
     int id = 1;
-    for (const DeadlockThread& t : d.cycle) {
+    for (const DeadlockThread& t : cycle) {
       const std::string held = Variable({0, 0, 0, EventKind::kAcquire, t.held_lock, 0});
       const std::string wanted = Variable({0, 0, 0, EventKind::kAcquire, t.wanted_lock, 0});
       locks += (locks.empty() ? "" : ", ") + held;
@@ -182,17 +203,15 @@ class SarifWriter {
       events.push_back(t.held_acquire.index);
       events.push_back(t.blocked_acquire.index);
     }
-    json result = Result("SEER2001", "error",
-                         fmt::format("Deadlock of {} threads on locks {}: {}.", d.cycle.size(), locks, sites));
+    json result = Result(rule, level, fmt::format(fmt::runtime(message), cycle.size(), locks, sites));
     result["locations"] = locations;
     result["relatedLocations"] = related;
     result["stacks"] = stacks;
     std::sort(keys.begin(), keys.end());  // the cycle may start at any thread
-    std::string key = "deadlock";
+    std::string key = kind;
     for (const std::string& k : keys) key += "|" + k;
     result["partialFingerprints"] = {{"seerFinding/v1", Fingerprint(key)}};
-    result["properties"] = {{"engine", d.engine}, {"guarantee", GuaranteeName(d.guarantee)}, {"events", events}};
-    if (!d.witness.schedule.empty()) result["codeFlows"] = CodeFlows(d.witness, events);
+    result["properties"] = {{"events", events}};
     return result;
   }
 
@@ -398,6 +417,7 @@ Status SarifReport(const TraceReader& trace, const Findings& findings, const std
   json results = json::array();
   for (const RaceGroup& g : GroupRaces(findings)) results.push_back(writer.Race(g));
   for (const Deadlock& d : findings.deadlocks) results.push_back(writer.DeadlockResult(d));
+  for (const LockOrderInversion& inv : findings.lock_order) results.push_back(writer.InversionResult(inv));
   for (const AtomicityViolation& a : findings.atomicity) results.push_back(writer.Atomicity(a));
 
   json run = {{"tool",

@@ -3,7 +3,8 @@
 // line that counts the findings. Then the findings, proven first: the race pairs
 // something proves, the deadlocks and the atomicity violations (each section
 // only when its analysis ran, so that 0 means "ran and found none"; their
-// witnesses prove them), then the race pairs only predicted. Pairs that only a
+// witnesses prove them), then the race pairs only predicted and the lock-order
+// inversions that are not a reported deadlock. Pairs that only a
 // heuristic engine (lockset) reports are one line unless asked for: most are
 // false, and a user reading the report first must meet the real bugs. For
 // recorded traces each race pair is shown once, in the shape of a
@@ -241,6 +242,21 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   size_t proven_deadlocks = 0, proven_atomicity = 0;
   for (const Deadlock& d : findings.deadlocks) proven_deadlocks += Proven(d.witness);
   for (const AtomicityViolation& a : findings.atomicity) proven_atomicity += Proven(a.witness);
+  // An inversion on the locks of a reported deadlock is that deadlock.
+  std::set<std::set<uint64_t>> deadlock_locks;
+  for (const Deadlock& d : findings.deadlocks) {
+    std::set<uint64_t> locks;
+    for (const DeadlockThread& t : d.cycle) locks.insert(t.held_lock);
+    deadlock_locks.insert(locks);
+  }
+  auto is_a_deadlock = [&](const LockOrderInversion& inv) {
+    std::set<uint64_t> locks;
+    for (const DeadlockThread& t : inv.cycle) locks.insert(t.held_lock);
+    return deadlock_locks.count(locks) != 0;
+  };
+  size_t inversions_of_deadlocks = 0;
+  for (const LockOrderInversion& inv : findings.lock_order) inversions_of_deadlocks += is_a_deadlock(inv);
+  const size_t inversions = findings.lock_order.size() - inversions_of_deadlocks;
   const bool list_heuristic = options.list_heuristic;
   std::string heuristic_names;  // "lockset"
   for (const RaceResult& r : findings.races)
@@ -289,6 +305,9 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   std::string summary;
   if (!proven.empty()) summary += "proven: " + proven;
   if (!predicted.empty()) summary += std::string(summary.empty() ? "" : "; ") + "predicted only: " + predicted;
+  if (inversions != 0)
+    summary +=
+        fmt::format("{}{} lock-order inversion{}", summary.empty() ? "" : "; ", inversions, inversions == 1 ? "" : "s");
   if (heuristic_races != 0)
     summary += fmt::format("{}{} {}-only warning{}{}", summary.empty() ? "" : "; ", heuristic_races, heuristic_names,
                            heuristic_races == 1 ? "" : "s", list_heuristic ? "" : " not listed (--lockset-warnings)");
@@ -300,27 +319,36 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   // mean that the deadlock analysis ran and found none.
   if (Ran(analyses, "deadlock") || !findings.deadlocks.empty())
     body += fmt::format("\ndeadlocks: {}\n", findings.deadlocks.size());
-  for (const Deadlock& d : findings.deadlocks) {
+  // A recorded lock is an address: its global's name says which one.
+  auto lock_text = [&](uint64_t lock) {
+    return details != nullptr ? AddressText(*details, lock) : names.Object(EventKind::kAcquire, lock);
+  };
+  auto cycle_locks = [&](const std::vector<DeadlockThread>& cycle) {
     std::string locks;
-    // A recorded lock is an address: its global's name says which one.
-    auto lock_text = [&](uint64_t lock) {
-      return details != nullptr ? AddressText(*details, lock) : names.Object(EventKind::kAcquire, lock);
-    };
-    for (const DeadlockThread& t : d.cycle) locks += (locks.empty() ? "" : ", ") + lock_text(t.held_lock);
-    body += fmt::format("  {} ({}) on locks {}; witness: {}:\n", d.engine, GuaranteeName(d.guarantee), locks,
-                        WitnessNote(d.witness));
-    for (const DeadlockThread& t : d.cycle) {
-      body += fmt::format("    {} holds {} (acquired at {}, event {}) and wants {} (at {}, event {})\n",
-                          names.Thread(t.tid), lock_text(t.held_lock), EventSite(names, details, t.held_acquire),
-                          t.held_acquire.index, lock_text(t.wanted_lock), EventSite(names, details, t.blocked_acquire),
-                          t.blocked_acquire.index);
+    for (const DeadlockThread& t : cycle) locks += (locks.empty() ? "" : ", ") + lock_text(t.held_lock);
+    return locks;
+  };
+  // "thread-4 holds A (acquired at ...) and wants B (at ...)", with both stacks.
+  auto cycle_steps = [&](const std::vector<DeadlockThread>& cycle) {
+    std::string out;
+    for (const DeadlockThread& t : cycle) {
+      out += fmt::format("    {} holds {} (acquired at {}, event {}) and wants {} (at {}, event {})\n",
+                         names.Thread(t.tid), lock_text(t.held_lock), EventSite(names, details, t.held_acquire),
+                         t.held_acquire.index, lock_text(t.wanted_lock), EventSite(names, details, t.blocked_acquire),
+                         t.blocked_acquire.index);
       if (details != nullptr) {
-        body += fmt::format("      {} acquired:\n", AddressText(*details, t.held_lock));
-        body += EventStack(details, t.held_acquire, "        ");
-        body += fmt::format("      {} wanted:\n", AddressText(*details, t.wanted_lock));
-        body += EventStack(details, t.blocked_acquire, "        ");
+        out += fmt::format("      {} acquired:\n", AddressText(*details, t.held_lock));
+        out += EventStack(details, t.held_acquire, "        ");
+        out += fmt::format("      {} wanted:\n", AddressText(*details, t.wanted_lock));
+        out += EventStack(details, t.blocked_acquire, "        ");
       }
     }
+    return out;
+  };
+  for (const Deadlock& d : findings.deadlocks) {
+    body += fmt::format("  {} ({}) on locks {}; witness: {}:\n", d.engine, GuaranteeName(d.guarantee),
+                        cycle_locks(d.cycle), WitnessNote(d.witness));
+    body += cycle_steps(d.cycle);
   }
 
   const auto atomicity_groups = GroupAtomicity(findings.atomicity);
@@ -352,6 +380,24 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
   }
 
   body += predicted_entries;
+
+  // Lock-order inversions after what is predicted: a discipline warning. One
+  // whose locks are a reported deadlock's is that deadlock, shown above.
+  if (Ran(analyses, "lock-order") || !findings.lock_order.empty()) {
+    body += fmt::format("\nlock-order inversions: {}", findings.lock_order.size());
+    if (inversions_of_deadlocks != 0)
+      body += fmt::format(" ({} the deadlock{} above)", inversions_of_deadlocks == 1 ? "is" : "are",
+                          inversions_of_deadlocks == 1 ? "" : "s");
+    body += "\n";
+  }
+  for (const LockOrderInversion& inv : findings.lock_order) {
+    if (is_a_deadlock(inv)) continue;
+    body += fmt::format(
+        "  lock-order inversion on locks {} ({}; not a deadlock of this run's threads, but "
+        "threads running these paths at once can deadlock):\n",
+        cycle_locks(inv.cycle), inv.engine);
+    body += cycle_steps(inv.cycle);
+  }
   if (heuristic_races != 0 && !list_heuristic && details != nullptr)
     body += fmt::format(
         "\n{}-only warnings: {} race pair{} that only the {} heuristic reports (it reports false races): "
