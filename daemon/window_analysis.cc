@@ -52,28 +52,29 @@ void CollectFindings(const predictor::AnalysisRun& run, predictor::ReportDetails
     }
     out->push_back(std::move(r));
   };
-  for (const predictor::Deadlock& d : run.findings.deadlocks) {
-    std::vector<std::string> sites;
-    std::string summary = "deadlock:";
-    for (const predictor::DeadlockThread& t : d.cycle) {
-      sites.push_back(site(t.held_acquire) + " > " + site(t.blocked_acquire));
-      summary += fmt::format(" {} held at {}, {} wanted at {};", LockName(names, details, t.held_lock),
-                             site(t.held_acquire), LockName(names, details, t.wanted_lock), site(t.blocked_acquire));
+  // A cycle of lock steps: its sites ("held > wanted" per step) and its summary.
+  auto cycle = [&](const char* title, const char* verb, const std::vector<predictor::DeadlockThread>& steps,
+                   std::vector<std::string>* sites) {
+    std::string summary = title;
+    for (const predictor::DeadlockThread& t : steps) {
+      sites->push_back(site(t.held_acquire) + " > " + site(t.blocked_acquire));
+      summary +=
+          fmt::format(" {} held at {}, {} {} at {};", LockName(names, details, t.held_lock), site(t.held_acquire),
+                      LockName(names, details, t.wanted_lock), verb, site(t.blocked_acquire));
     }
     summary.pop_back();
+    return summary;
+  };
+  for (const predictor::Deadlock& d : run.findings.deadlocks) {
+    std::vector<std::string> sites;
+    std::string summary = cycle("deadlock:", "wanted", d.cycle, &sites);
     predictor::Findings alone;
     alone.deadlocks.push_back(d);
     add("deadlock", d.engine, std::move(sites), std::move(summary), alone);
   }
   for (const predictor::LockOrderInversion& inv : run.findings.lock_order) {
     std::vector<std::string> sites;
-    std::string summary = "lock-order inversion:";
-    for (const predictor::DeadlockThread& t : inv.cycle) {
-      sites.push_back(site(t.held_acquire) + " > " + site(t.blocked_acquire));
-      summary += fmt::format(" {} held at {}, {} taken at {};", LockName(names, details, t.held_lock),
-                             site(t.held_acquire), LockName(names, details, t.wanted_lock), site(t.blocked_acquire));
-    }
-    summary.pop_back();
+    std::string summary = cycle("lock-order inversion:", "taken", inv.cycle, &sites);
     predictor::Findings alone;
     alone.lock_order.push_back(inv);
     add("lock-order", inv.engine, std::move(sites), std::move(summary), alone);
