@@ -1,6 +1,10 @@
 // `seer analyze T.seer`: runs the selected analyses over one decode of the trace
 // and reports their findings as text, JSON, SARIF or an HTML page.
+#include <sched.h>
+
+#include <algorithm>
 #include <memory>
+#include <thread>
 
 #include "cli/analysis_steps.h"
 #include "cli/commands.h"
@@ -64,6 +68,16 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   if (specs.empty()) Warn("no analysis selected: this build has no engine in its default set");
   if (o.fail_on_findings && predictor::CountFindings(run.findings) > 0) return kExitFindings;
   return kExitOk;
+}
+
+// The CPUs this process may run on (its affinity mask: a container's or
+// taskset's share of the machine, not the machine's count).
+unsigned UsableCpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 std::string EngineList() {
@@ -130,6 +144,12 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
                   "deadlock, atomicity: events SeqCheck holds in memory at once (0.2 to 1.3 KB each); a longer "
                   "trace is decided window by window, missing patterns that span two windows (0: the whole trace)")
       ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  o->engine.jobs = UsableCpus();
+  cmd->add_option("-j,--jobs", o->engine.jobs,
+                  "threads that run the analyses: the engines side by side over one decode, SeqCheck's windows in "
+                  "parallel; the report is the same for any number (default: the CPUs this process may use)")
+      ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
   cmd->callback([o, &runner] { runner.run = [o] { return RunAnalyze(*o); }; });
 }

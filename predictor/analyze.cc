@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "predictor/common/job_pool.h"
+#include "predictor/parallel_feed.h"
 #include "predictor/seqcheck/races.h"
 #include "predictor/seqcheck/trace_model.h"
 
@@ -52,6 +54,88 @@ Status SelectEnginesFor(const std::string& list, const TraceInfo& info, std::vec
   return Status::Ok();
 }
 
+namespace {
+
+// Decoded events the engines may hold between them with --jobs (40 bytes each:
+// 40 MB), so that a fast engine never runs far ahead of a slow one.
+constexpr size_t kMaxEventsInFlight = size_t{1} << 20;
+
+// What the decode loop does with each batch besides feeding the engines.
+class BatchSideWork {
+ public:
+  BatchSideWork(const std::string& path, const AnalysisOptions& options, AnalysisRun* run,
+                const std::function<void(const std::vector<Event>&)>& observe)
+      : path_(path), options_(options), run_(run), observe_(observe) {}
+
+  Status Add(const std::vector<Event>& batch) {
+    if (observe_) observe_(batch);
+    if (options_.confirm_races) {
+      // The counters of a cut trace may undercount: check what is kept too.
+      if (kept_.size() + batch.size() > options_.confirm_races_max_events)
+        return ConfirmLimit(path_, 0, options_.confirm_races_max_events);
+      kept_.insert(kept_.end(), batch.begin(), batch.end());
+    }
+    run_->events += batch.size();
+    return Status::Ok();
+  }
+  // --confirm-races: SeqCheck needs the whole trace after the pass.
+  std::vector<Event> TakeKept() { return std::move(kept_); }
+
+ private:
+  const std::string& path_;
+  const AnalysisOptions& options_;
+  AnalysisRun* run_;
+  const std::function<void(const std::vector<Event>&)>& observe_;
+  std::vector<Event> kept_;
+};
+
+// One thread: every engine takes each batch in turn.
+Status FeedInOrder(const std::vector<const EngineSpec*>& specs, const std::vector<std::unique_ptr<Engine>>& engines,
+                   AnalysisRun* run, BatchSideWork* side, const std::function<void(uint64_t)>& progress) {
+  std::vector<Event> batch;
+  while (true) {
+    Status s = run->reader->Next(&batch);
+    if (!s.ok()) return s;
+    if (batch.empty()) break;
+    for (auto& engine : engines) engine->Process(batch.data(), batch.size());
+    s = side->Add(batch);
+    if (!s.ok()) return s;
+    if (progress) progress(run->events);
+  }
+  for (size_t i = 0; i < engines.size(); ++i) {
+    Status s = engines[i]->Finish(&run->findings);
+    if (!s.ok()) return s.WithContext(specs[i]->name);
+  }
+  return Status::Ok();
+}
+
+// --jobs N: this thread decodes, the engines run on the pool's N threads.
+Status FeedInParallel(JobPool* pool, const std::vector<const EngineSpec*>& specs,
+                      const std::vector<std::unique_ptr<Engine>>& engines, AnalysisRun* run, BatchSideWork* side,
+                      const std::function<void(uint64_t)>& progress) {
+  std::vector<Engine*> lanes;
+  for (const auto& engine : engines) lanes.push_back(engine.get());
+  ParallelFeed feed(pool, lanes, kMaxEventsInFlight);
+  while (true) {
+    std::vector<Event> events;
+    Status s = run->reader->Next(&events);
+    if (!s.ok()) return s;
+    if (events.empty()) break;
+    const SharedBatch batch = feed.Share(std::move(events));
+    feed.Push(batch);
+    s = side->Add(*batch);
+    if (!s.ok()) return s;
+    // What the slowest engine has done: the decoder runs ahead by at most the bound.
+    if (progress) progress(feed.processed());
+  }
+  size_t failed = 0;
+  Status s = feed.Finish(&run->findings, &failed);
+  if (!s.ok()) return s.WithContext(specs[failed]->name);
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& specs, const AnalysisOptions& options,
                    AnalysisRun* run, const std::function<void(uint64_t)>& progress,
                    const std::function<void(const std::vector<Event>&)>& observe) {
@@ -61,38 +145,25 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
   if (options.confirm_races && info.counters.events > options.confirm_races_max_events)
     return ConfirmLimit(path, info.counters.events, options.confirm_races_max_events);
 
+  // The pool outlives the engines' tasks: declared before them, destroyed after.
+  std::unique_ptr<JobPool> pool;
+  if (options.jobs > 1) pool = std::make_unique<JobPool>(options.jobs);
   std::vector<std::unique_ptr<Engine>> engines;
   for (const EngineSpec* spec : specs) {
     engines.push_back(spec->create(options));
+    if (pool) engines.back()->UseJobs(pool.get());
     s = engines.back()->Begin(info);
     if (!s.ok()) return s.WithContext(spec->name);
   }
 
-  std::vector<Event> batch;
-  std::vector<Event> kept;  // --confirm-races: SeqCheck needs the whole trace afterwards
   run->events = 0;
-  while (true) {
-    s = run->reader->Next(&batch);
-    if (!s.ok()) return s;
-    if (batch.empty()) break;
-    for (auto& engine : engines) engine->Process(batch.data(), batch.size());
-    if (observe) observe(batch);
-    if (options.confirm_races) {
-      // The counters of a cut trace may undercount: check what is kept too.
-      if (kept.size() + batch.size() > options.confirm_races_max_events)
-        return ConfirmLimit(path, 0, options.confirm_races_max_events);
-      kept.insert(kept.end(), batch.begin(), batch.end());
-    }
-    run->events += batch.size();
-    if (progress) progress(run->events);
-  }
-  for (size_t i = 0; i < engines.size(); ++i) {
-    s = engines[i]->Finish(&run->findings);
-    if (!s.ok()) return s.WithContext(specs[i]->name);
-  }
+  BatchSideWork side(path, options, run, observe);
+  s = pool ? FeedInParallel(pool.get(), specs, engines, run, &side, progress)
+           : FeedInOrder(specs, engines, run, &side, progress);
+  if (!s.ok()) return s;
   // A post-pass, not an engine: it decides the pairs the race engines reported.
   if (options.confirm_races && !run->findings.races.empty()) {
-    seqcheck::TraceModel model(std::move(kept));
+    seqcheck::TraceModel model(side.TakeKept());
     seqcheck::SeqCheckStats stats;
     seqcheck::ConfirmRacePairs(model, seqcheck::FeasibilityOptions{}, &run->findings, &stats);
   }

@@ -41,7 +41,14 @@ struct AnalysisOptions {
   // each on a recorded lock-heavy trace, 1.3 KB on random nested locking); a
   // longer trace is decided window by window (0: one window).
   uint64_t seqcheck_window = 1u << 20;
+  // Threads that run the engines (--jobs): 1 runs them one after another on
+  // the calling thread; more run the engines side by side over one decode,
+  // and SeqCheck's windows in parallel (docs/analyses.md, "Jobs"). Findings do
+  // not depend on it.
+  unsigned jobs = 1;
 };
+
+class JobPool;
 
 class Engine {
  public:
@@ -52,6 +59,11 @@ class Engine {
     (void)info;
     return Status::Ok();
   }
+  // With more than one job, called before Begin: the engine may run parts of
+  // its work that do not depend on one another (SeqCheck's windows) as tasks
+  // of `jobs`, provided its findings stay those of a run without it. Begin,
+  // Process and Finish are still called in order, one at a time.
+  virtual void UseJobs(JobPool* jobs) { (void)jobs; }
   // Consumes the next `n` events of the total order.
   virtual void Process(const Event* events, size_t n) = 0;
   // Called once after the last event: adds this engine's findings.

@@ -1,12 +1,16 @@
 #include "predictor/seqcheck/engines.h"
 
 #include <algorithm>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "predictor/common/job_pool.h"
 #include "predictor/seqcheck/atomicity.h"
 #include "predictor/seqcheck/deadlocks.h"
 #include "predictor/seqcheck/lock_order.h"
@@ -16,6 +20,8 @@
 namespace seer::predictor::seqcheck {
 namespace {
 
+// Counts only: a report is the same from one run to the next and for any
+// --jobs (the time in the checks is the benchmarks' figure, SeqCheckStats).
 AnalysisStats StatsOf(const char* analysis, const SeqCheckStats& s) {
   return {analysis,
           {{"candidates", static_cast<double>(s.candidates)},
@@ -23,15 +29,37 @@ AnalysisStats StatsOf(const char* analysis, const SeqCheckStats& s) {
            {"forced", static_cast<double>(s.forced)},
            {"checks", static_cast<double>(s.checks)},
            {"feasible", static_cast<double>(s.feasible)},
-           {"invalid_witnesses", static_cast<double>(s.invalid_witnesses)},
-           {"check_seconds", s.check_seconds}}};
+           {"invalid_witnesses", static_cast<double>(s.invalid_witnesses)}}};
+}
+
+void AddStats(const SeqCheckStats& from, SeqCheckStats* to) {
+  to->candidates += from.candidates;
+  to->filtered += from.filtered;
+  to->forced += from.forced;
+  to->checks += from.checks;
+  to->feasible += from.feasible;
+  to->invalid_witnesses += from.invalid_witnesses;
+  to->window_events += from.window_events;
+  to->check_seconds += from.check_seconds;
 }
 
 // Feeds the events to TraceWindows and decides each full window as it closes,
-// the last one at Finish; findings repeated in several windows count once.
+// the last one at Finish; findings repeated in several windows count once (the
+// first window's). A window's decision depends only on its events and on the
+// checks left of the engine's budget over the whole trace. With jobs, windows
+// are decided as tasks, at most one per job at once, and taken in window order:
+// each speculatively on the checks left when it closed, and again on what is
+// really left when the windows before it took checks it needed (only near the
+// end of the budget), so that the findings are those of one thread.
 class WindowedEngine : public Engine {
  public:
-  explicit WindowedEngine(uint64_t window) : windows_(window) {}
+  WindowedEngine(uint64_t window, uint64_t max_checks) : windows_(window), max_checks_(max_checks) {}
+  ~WindowedEngine() override {
+    // A stopped analysis (a decode error) still has windows on the pool.
+    if (jobs_ != nullptr) jobs_->HelpUntil([&] { return AllDecided(); });
+  }
+
+  void UseJobs(JobPool* jobs) override { jobs_ = jobs; }
 
   void Process(const Event* events, size_t n) override {
     while (n > 0) {
@@ -45,26 +73,119 @@ class WindowedEngine : public Engine {
 
   Status Finish(Findings* findings) override {
     if (!windows_.empty() || windows_.windows_taken() == 0) Take();
-    AddFindings(findings);
+    if (jobs_ != nullptr) {
+      jobs_->HelpUntil([&] {
+        TakeDecided();
+        return taken_.empty();
+      });
+    }
+    AddFindings(stats_, findings);
     return Status::Ok();
   }
 
  protected:
-  // `window`: its first `carried` events are the carried acquires.
-  virtual void Decide(std::vector<Event> window, size_t carried) = 0;
-  virtual void AddFindings(Findings* findings) = 0;
+  // Decides a window whose first `carried` events are the carried acquires,
+  // with at most `budget` feasibility checks: its findings into *found, its
+  // work into *stats. Must not touch the engine's state: it runs on any thread.
+  virtual void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, Findings* found,
+                      SeqCheckStats* stats) const = 0;
+  // Keeps a decided window's findings (called in window order).
+  virtual void Keep(Findings* found) = 0;
+  virtual void AddFindings(const SeqCheckStats& stats, Findings* findings) = 0;
   uint64_t windows() const { return windows_.windows_taken(); }
-  // A decided window's events, for the next window to fill.
-  void Recycle(std::vector<Event> window) { windows_.Recycle(std::move(window)); }
 
  private:
-  void Take() {
+  struct Window {
+    std::vector<Event> events;
     size_t carried = 0;
-    std::vector<Event> window = windows_.Take(&carried);
-    Decide(std::move(window), carried);
+    uint64_t budget = 0;  // checks it was decided with
+    Findings found;
+    SeqCheckStats stats;
+    bool decided = false;  // under mu_
+  };
+
+  uint64_t ChecksLeft() const { return stats_.checks < max_checks_ ? max_checks_ - stats_.checks : 0; }
+
+  void Take() {
+    auto w = std::make_unique<Window>();
+    w->events = windows_.Take(&w->carried);
+    w->budget = ChecksLeft();
+    if (jobs_ == nullptr) {
+      // No checks left: nothing to decide (what deciding would find, exactly).
+      if (w->budget > 0) Decide(&w->events, w->carried, w->budget, &w->found, &w->stats);
+      Use(w.get());
+      return;
+    }
+    TakeDecided();
+    if (!spare_.empty()) {
+      windows_.Recycle(std::move(spare_.back()));
+      spare_.pop_back();
+    }
+    Window* raw = w.get();
+    if (w->budget == 0) {
+      w->decided = true;
+    } else {
+      jobs_->Submit([this, raw] {
+        Decide(&raw->events, raw->carried, raw->budget, &raw->found, &raw->stats);
+        std::lock_guard<std::mutex> lock(mu_);
+        raw->decided = true;
+      });
+    }
+    taken_.push_back(std::move(w));
+    // Memory: at most one window per job held at once.
+    jobs_->HelpUntil([&] {
+      TakeDecided();
+      return taken_.size() < jobs_->threads();
+    });
+  }
+
+  // Takes the decided windows at the front, in window order.
+  void TakeDecided() {
+    while (!taken_.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        if (!taken_.front()->decided) return;
+      }
+      Window* w = taken_.front().get();
+      // The windows before it took checks it used: decide it again on what
+      // they left (an exact run on fewer checks would have stopped earlier).
+      const uint64_t left = ChecksLeft();
+      if (w->budget > left && w->stats.checks >= left) {
+        w->found = Findings();
+        w->stats = SeqCheckStats();
+        w->budget = left;
+        if (left > 0) Decide(&w->events, w->carried, left, &w->found, &w->stats);
+      }
+      Use(w);
+      taken_.pop_front();
+    }
+  }
+
+  void Use(Window* w) {
+    AddStats(w->stats, &stats_);
+    Keep(&w->found);
+    // A decided window's vector, for the next window to fill (a window is
+    // tens of MB, and fresh memory costs a page fault per 4 KB as it fills).
+    if (jobs_ == nullptr)
+      windows_.Recycle(std::move(w->events));
+    else if (spare_.size() < jobs_->threads())
+      spare_.push_back(std::move(w->events));
+  }
+
+  bool AllDecided() {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& w : taken_)
+      if (!w->decided) return false;
+    return true;
   }
 
   TraceWindows windows_;
+  const uint64_t max_checks_;
+  SeqCheckStats stats_;  // of the windows taken so far
+  JobPool* jobs_ = nullptr;
+  std::mutex mu_;                              // the windows' `decided`
+  std::deque<std::unique_ptr<Window>> taken_;  // windows on the pool or not taken yet
+  std::vector<std::vector<Event>> spare_;      // with jobs: decided windows' vectors
 };
 
 void AddWindowCount(uint64_t windows, AnalysisStats* stats) {
@@ -73,62 +194,71 @@ void AddWindowCount(uint64_t windows, AnalysisStats* stats) {
 
 class DeadlockEngine : public WindowedEngine {
  public:
-  explicit DeadlockEngine(const AnalysisOptions& options) : WindowedEngine(options.seqcheck_window) {
+  explicit DeadlockEngine(const AnalysisOptions& options)
+      : WindowedEngine(options.seqcheck_window, options.deadlock_max_checks) {
     options_.max_cycle_length = options.deadlock_max_cycle;
     options_.max_checks = options.deadlock_max_checks;
   }
 
  private:
-  void Decide(std::vector<Event> window, size_t carried) override {
+  void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, Findings* found,
+              SeqCheckStats* stats) const override {
     // No cycle in the locks' nesting: no candidate, and no model to build.
-    if (!LockOrderHasCycle(window)) {
-      Recycle(std::move(window));
-      return;
-    }
-    TraceModel model(std::move(window), carried);
-    for (Deadlock& d : PredictDeadlocks(model, options_, &stats_)) {
+    if (!LockOrderHasCycle(*window)) return;
+    DeadlockOptions options = options_;
+    options.max_checks = budget;
+    TraceModel model(std::move(*window), carried);
+    found->deadlocks = PredictDeadlocks(model, options, stats);
+    *window = std::move(model).ReleaseEvents();
+  }
+  void Keep(Findings* found) override {
+    for (Deadlock& d : found->deadlocks) {
       // The same cycle of sites in another window is the same deadlock.
       std::vector<std::pair<uint64_t, uint64_t>> key;
       for (const DeadlockThread& t : d.cycle) key.emplace_back(t.held_acquire.pc, t.blocked_acquire.pc);
       std::rotate(key.begin(), std::min_element(key.begin(), key.end()), key.end());
       if (seen_.insert(std::move(key)).second) found_.push_back(std::move(d));
     }
-    Recycle(std::move(model).ReleaseEvents());
   }
-  void AddFindings(Findings* findings) override {
+  void AddFindings(const SeqCheckStats& stats, Findings* findings) override {
     for (Deadlock& d : found_) findings->deadlocks.push_back(std::move(d));
-    findings->stats.push_back(StatsOf("deadlock", stats_));
+    findings->stats.push_back(StatsOf("deadlock", stats));
     AddWindowCount(windows(), &findings->stats.back());
   }
 
   DeadlockOptions options_;
-  SeqCheckStats stats_;
   std::set<std::vector<std::pair<uint64_t, uint64_t>>> seen_;
   std::vector<Deadlock> found_;
 };
 
 class AtomicityEngine : public WindowedEngine {
  public:
-  explicit AtomicityEngine(const AnalysisOptions& options) : WindowedEngine(options.seqcheck_window) {
+  explicit AtomicityEngine(const AnalysisOptions& options)
+      : WindowedEngine(options.seqcheck_window, AtomicityOptions().max_checks) {
     options_.window = options.atomicity_window;
   }
 
  private:
-  void Decide(std::vector<Event> window, size_t carried) override {
-    TraceModel model(std::move(window), carried);
-    for (AtomicityViolation& v : PredictAtomicityViolations(model, options_, &stats_))
+  void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, Findings* found,
+              SeqCheckStats* stats) const override {
+    AtomicityOptions options = options_;
+    options.max_checks = budget;
+    TraceModel model(std::move(*window), carried);
+    found->atomicity = PredictAtomicityViolations(model, options, stats);
+    *window = std::move(model).ReleaseEvents();
+  }
+  void Keep(Findings* found) override {
+    for (AtomicityViolation& v : found->atomicity)
       if (seen_.insert({v.pattern, v.local_first.pc, v.remote.pc, v.local_second.pc}).second)
         found_.push_back(std::move(v));
-    Recycle(std::move(model).ReleaseEvents());
   }
-  void AddFindings(Findings* findings) override {
+  void AddFindings(const SeqCheckStats& stats, Findings* findings) override {
     for (AtomicityViolation& v : found_) findings->atomicity.push_back(std::move(v));
-    findings->stats.push_back(StatsOf("atomicity", stats_));
+    findings->stats.push_back(StatsOf("atomicity", stats));
     AddWindowCount(windows(), &findings->stats.back());
   }
 
   AtomicityOptions options_;
-  SeqCheckStats stats_;
   std::set<std::tuple<std::string, uint64_t, uint64_t, uint64_t>> seen_;
   std::vector<AtomicityViolation> found_;
 };

@@ -1,0 +1,136 @@
+#include "predictor/parallel_feed.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <utility>
+
+namespace seer::predictor {
+
+namespace {
+template <typename T>
+void MoveAppend(std::vector<T>* from, std::vector<T>* to) {
+  to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
+}
+}  // namespace
+
+void AppendFindings(Findings from, Findings* to) {
+  MoveAppend(&from.races, &to->races);
+  MoveAppend(&from.deadlocks, &to->deadlocks);
+  MoveAppend(&from.atomicity, &to->atomicity);
+  MoveAppend(&from.stats, &to->stats);
+}
+
+ParallelFeed::ParallelFeed(JobPool* pool, const std::vector<Engine*>& engines, size_t max_events)
+    : pool_(pool), max_events_(max_events) {
+  for (Engine* engine : engines) {
+    lanes_.push_back(std::make_unique<Lane>());
+    lanes_.back()->engine = engine;
+  }
+}
+
+ParallelFeed::~ParallelFeed() {
+  if (closed_) return;
+  Append(nullptr);
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [&] { return std::all_of(lanes_.begin(), lanes_.end(), [](const auto& l) { return l->done; }); });
+}
+
+SharedBatch ParallelFeed::Share(std::vector<Event> events) {
+  const size_t n = events.size();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_ += n;
+  }
+  return SharedBatch(new std::vector<Event>(std::move(events)), [this, n](const std::vector<Event>* p) {
+    delete p;
+    std::lock_guard<std::mutex> lock(mu_);
+    in_flight_ -= n;
+    cv_.notify_all();
+  });
+}
+
+void ParallelFeed::Push(const SharedBatch& batch) {
+  {
+    // The batch itself is counted already: wait for the others to drain.
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return in_flight_ <= max_events_ || in_flight_ == batch->size(); });
+  }
+  Append(batch);
+}
+
+void ParallelFeed::Append(const SharedBatch& batch) {
+  std::vector<Lane*> idle;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (batch == nullptr) closed_ = true;
+    for (auto& lane : lanes_) {
+      lane->pending.push_back(batch);
+      if (!lane->scheduled) {
+        lane->scheduled = true;
+        idle.push_back(lane.get());
+      }
+    }
+  }
+  for (Lane* lane : idle) pool_->Submit([this, lane] { Run(lane); });
+}
+
+void ParallelFeed::Run(Lane* lane) {
+  SharedBatch batch;
+  bool finish;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    batch = std::move(lane->pending.front());
+    lane->pending.pop_front();
+    finish = finish_;
+  }
+  const bool end = batch == nullptr;
+  const size_t n = end ? 0 : batch->size();
+  if (!end) {
+    lane->engine->Process(batch->data(), n);
+    batch.reset();  // freed here if this lane was the last to hold it
+  } else if (finish) {
+    lane->status = lane->engine->Finish(&lane->findings);
+  }
+  bool again;
+  {
+    // Notified under the lock: once a lane is done the feed may be destroyed.
+    std::lock_guard<std::mutex> lock(mu_);
+    lane->processed += n;
+    lane->done = end;
+    again = !end && !lane->pending.empty();
+    if (!again) lane->scheduled = false;
+    if (end) cv_.notify_all();
+  }
+  // One batch per task: the lanes take turns on the threads.
+  if (again) pool_->Submit([this, lane] { Run(lane); });
+}
+
+Status ParallelFeed::Finish(Findings* findings, size_t* failed) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    finish_ = true;
+  }
+  Append(nullptr);
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return std::all_of(lanes_.begin(), lanes_.end(), [](const auto& l) { return l->done; }); });
+  }
+  for (size_t i = 0; i < lanes_.size(); ++i) {
+    if (!lanes_[i]->status.ok()) {
+      *failed = i;
+      return lanes_[i]->status;
+    }
+  }
+  for (auto& lane : lanes_) AppendFindings(std::move(lane->findings), findings);
+  return Status::Ok();
+}
+
+uint64_t ParallelFeed::processed() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  uint64_t least = UINT64_MAX;
+  for (const auto& lane : lanes_) least = std::min(least, lane->processed);
+  return lanes_.empty() ? 0 : least;
+}
+
+}  // namespace seer::predictor

@@ -1,0 +1,76 @@
+// The driver's side of --jobs: every engine is a lane that works through the
+// decoded batches in trace order, one batch at a time and on one thread at a
+// time, while the lanes run side by side on a JobPool. Batches are shared
+// read-only by the lanes and freed when the last lane is done with them; the
+// decoder waits while too many events are in flight, which bounds memory.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "predictor/common/job_pool.h"
+#include "predictor/engine.h"
+#include "predictor/findings.h"
+#include "seer/event.h"
+#include "seer/status.h"
+
+namespace seer::predictor {
+
+using SharedBatch = std::shared_ptr<const std::vector<Event>>;
+
+class ParallelFeed {
+ public:
+  // `engines` have had Begin; `max_events`: decoded events held at most (the
+  // batch being handed over may add one batch to it).
+  ParallelFeed(JobPool* pool, const std::vector<Engine*>& engines, size_t max_events);
+  // Stops the lanes (without Finish) if Finish was not called.
+  ~ParallelFeed();
+  ParallelFeed(const ParallelFeed&) = delete;
+  ParallelFeed& operator=(const ParallelFeed&) = delete;
+
+  // A batch the lanes can share; it counts as in flight until the last lane
+  // (and the caller) let it go.
+  SharedBatch Share(std::vector<Event> events);
+  // Hands `batch` to every lane; first waits while `max_events` are in flight.
+  void Push(const SharedBatch& batch);
+  // Events every lane has processed (the slowest lane's count).
+  uint64_t processed() const;
+  // Has every engine Finish into a Findings of its own, waits for all, and
+  // appends them to *findings in engine order (what one thread would have
+  // appended). *failed is the first engine (in order) whose Finish failed.
+  Status Finish(Findings* findings, size_t* failed);
+
+ private:
+  struct Lane {
+    Engine* engine = nullptr;
+    std::deque<SharedBatch> pending;  // a null batch: Finish (or stop)
+    bool scheduled = false;           // a task of this lane is queued or running
+    bool done = false;
+    uint64_t processed = 0;
+    Findings findings;
+    Status status;
+  };
+
+  void Run(Lane* lane);
+  // Puts `batch` (null: the end) on every lane and schedules the idle ones.
+  void Append(const SharedBatch& batch);
+
+  JobPool* const pool_;
+  const size_t max_events_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;  // events released, or a lane done
+  size_t in_flight_ = 0;        // events of batches not yet freed
+  bool closed_ = false;
+  bool finish_ = false;  // the end marker means Finish, not stop
+};
+
+// Appends `from` to `to`: races, deadlocks, violations and stats each after
+// what `to` holds.
+void AppendFindings(Findings from, Findings* to);
+
+}  // namespace seer::predictor
