@@ -232,5 +232,43 @@ TEST_F(AnalyzeOptionsTest, CpOnAGeneratedTraceLiesBetweenHbAndWcp) {
   EXPECT_LT(hb, wcp) << "the trace should give the predictive engines something to predict";
 }
 
+// --jobs: a count of threads, at least one; a bad one is a usage error naming
+// the option, before any work.
+TEST_F(AnalyzeOptionsTest, JobsMustBeAPositiveCount) {
+  const std::string t = Trace("fork", kForkOrdered);
+  for (const std::string bad : {"0", "abc", "-3", "2.5", ""}) {
+    auto r = Seer("analyze " + t + " --jobs '" + bad + "'");
+    EXPECT_EQ(r.code, 2) << "--jobs '" << bad << "': " << r.err;
+    EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  EXPECT_EQ(Seer("analyze " + t + " --jobs").code, 2);
+  EXPECT_EQ(Seer("analyze " + t + " -j 1").code, 0);
+}
+
+// The reports of a generated trace with deadlocks, violations and several
+// SeqCheck windows, as `seer analyze` writes them: the same for any --jobs.
+TEST_F(AnalyzeOptionsTest, JobsGiveTheSameReports) {
+  const std::string t = Path("g.seer");
+  auto g = Seer("gen --events 20000 --threads 6 --locks 4 --vars 40 --random-order-fraction 0.3 --seed 5 -o " + t);
+  ASSERT_EQ(g.code, 0) << g.err;
+  for (const std::string format : {"json", "text"}) {
+    const std::string args = "analyze " + t + " --seqcheck-window 3000 --format " + format;
+    auto one = Seer(args + " --jobs 1");
+    ASSERT_EQ(one.code, 0) << one.err;
+    if (format == "json") {
+      json j = json::parse(one.out);
+      EXPECT_GT(j["deadlocks"].size(), 0u);
+      EXPECT_GT(j["atomicity"].size(), 0u);
+      EXPECT_GT(j["stats"]["atomicity"]["windows"].get<double>(), 4);
+    }
+    for (const char* jobs : {"2", "3"}) {
+      auto many = Seer(args + " --jobs " + jobs);
+      ASSERT_EQ(many.code, 0) << many.err;
+      EXPECT_EQ(many.out, one.out) << format << " --jobs " << jobs;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seer
