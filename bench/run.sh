@@ -22,6 +22,9 @@ gbench seer_seqcheck_bench
 echo "== SeqCheck on issue #33's 3M-event trace =="
 bash bench/seqcheck_speed.sh "$build"
 echo
+echo "== seer analyze --jobs 1 vs 2, default analyses of a 100M-event generated trace =="
+bash bench/jobs_speed.sh "$build"
+echo
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIPPED: recorder and runtime benchmarks need root (uprobes, recording)" >&2

@@ -117,7 +117,7 @@ Status FeedInParallel(JobPool* pool, const std::vector<const EngineSpec*>& specs
   for (const auto& engine : engines) lanes.push_back(engine.get());
   ParallelFeed feed(pool, lanes, kMaxEventsInFlight);
   while (true) {
-    std::vector<Event> events;
+    std::vector<Event> events = feed.Spare();
     Status s = run->reader->Next(&events);
     if (!s.ok()) return s;
     if (events.empty()) break;

@@ -26,6 +26,8 @@ ParallelFeed::ParallelFeed(JobPool* pool, const std::vector<Engine*>& engines, s
   for (Engine* engine : engines) {
     lanes_.push_back(std::make_unique<Lane>());
     lanes_.back()->engine = engine;
+    // Each engine stays on one thread, whose caches hold its state.
+    lanes_.back()->thread = static_cast<int>((lanes_.size() - 1) % pool->threads());
   }
 }
 
@@ -36,6 +38,14 @@ ParallelFeed::~ParallelFeed() {
   cv_.wait(lock, [&] { return std::all_of(lanes_.begin(), lanes_.end(), [](const auto& l) { return l->done; }); });
 }
 
+std::vector<Event> ParallelFeed::Spare() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (spare_.empty()) return {};
+  std::vector<Event> v = std::move(spare_.back());
+  spare_.pop_back();
+  return v;
+}
+
 SharedBatch ParallelFeed::Share(std::vector<Event> events) {
   const size_t n = events.size();
   {
@@ -43,9 +53,11 @@ SharedBatch ParallelFeed::Share(std::vector<Event> events) {
     in_flight_ += n;
   }
   return SharedBatch(new std::vector<Event>(std::move(events)), [this, n](const std::vector<Event>* p) {
-    delete p;
+    std::unique_ptr<std::vector<Event>> freed(const_cast<std::vector<Event>*>(p));
     std::lock_guard<std::mutex> lock(mu_);
     in_flight_ -= n;
+    // The decoder holds at most the bound's worth of batches: so many spares.
+    spare_.push_back(std::move(*freed));
     cv_.notify_all();
   });
 }
@@ -72,7 +84,7 @@ void ParallelFeed::Append(const SharedBatch& batch) {
       }
     }
   }
-  for (Lane* lane : idle) pool_->Submit([this, lane] { Run(lane); });
+  for (Lane* lane : idle) pool_->Submit([this, lane] { Run(lane); }, lane->thread);
 }
 
 void ParallelFeed::Run(Lane* lane) {
@@ -103,7 +115,7 @@ void ParallelFeed::Run(Lane* lane) {
     if (end) cv_.notify_all();
   }
   // One batch per task: the lanes take turns on the threads.
-  if (again) pool_->Submit([this, lane] { Run(lane); });
+  if (again) pool_->Submit([this, lane] { Run(lane); }, lane->thread);
 }
 
 Status ParallelFeed::Finish(Findings* findings, size_t* failed) {

@@ -1,6 +1,7 @@
 // The driver's side of --jobs: every engine is a lane that works through the
-// decoded batches in trace order, one batch at a time and on one thread at a
-// time, while the lanes run side by side on a JobPool. Batches are shared
+// decoded batches in trace order, one batch at a time, on a thread of a JobPool
+// of its own (engines round robin over the threads), while the lanes run side
+// by side; work an engine hands to the pool (SeqCheck's windows) goes to any. Batches are shared
 // read-only by the lanes and freed when the last lane is done with them; the
 // decoder waits while too many events are in flight, which bounds memory.
 #pragma once
@@ -32,6 +33,9 @@ class ParallelFeed {
   ParallelFeed(const ParallelFeed&) = delete;
   ParallelFeed& operator=(const ParallelFeed&) = delete;
 
+  // A vector to decode the next batch into: a freed batch's, whose memory is
+  // already mapped (a batch is megabytes: fresh memory costs page faults).
+  std::vector<Event> Spare();
   // A batch the lanes can share; it counts as in flight until the last lane
   // (and the caller) let it go.
   SharedBatch Share(std::vector<Event> events);
@@ -47,6 +51,7 @@ class ParallelFeed {
  private:
   struct Lane {
     Engine* engine = nullptr;
+    int thread = 0;                   // the pool thread that runs it
     std::deque<SharedBatch> pending;  // a null batch: Finish (or stop)
     bool scheduled = false;           // a task of this lane is queued or running
     bool done = false;
@@ -63,8 +68,9 @@ class ParallelFeed {
   const size_t max_events_;
   std::vector<std::unique_ptr<Lane>> lanes_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;  // events released, or a lane done
-  size_t in_flight_ = 0;        // events of batches not yet freed
+  std::condition_variable cv_;             // events released, or a lane done
+  size_t in_flight_ = 0;                   // events of batches not yet freed
+  std::vector<std::vector<Event>> spare_;  // freed batches' vectors
   bool closed_ = false;
   bool finish_ = false;  // the end marker means Finish, not stop
 };
