@@ -18,6 +18,7 @@
 #include <atomic>
 #include <cerrno>
 
+#include "runtime/libc_io.h"
 #include "runtime/rt_state.h"
 #include "runtime/signal_chain.h"
 #include "runtime/watchpoints.h"
@@ -428,7 +429,7 @@ int AddTimer(int32_t tid, int* out) {
 // with getdents64 (no allocation). False when the directory cannot be read.
 template <typename Fn>
 bool ForEachThread(Fn fn) {
-  const int dir = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  const int dir = LibcOpen("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return false;
   alignas(8) char buf[4096];
   for (;;) {
@@ -443,7 +444,7 @@ bool ForEachThread(Fn fn) {
       if (*c == '\0' && tid > 0) fn(tid);  // not "." and ".."
     }
   }
-  close(dir);
+  LibcClose(dir);
   return true;
 }
 
@@ -493,10 +494,10 @@ bool StaleTicksMayCome() {
     for (const char* c = "/status"; *c != '\0'; ++c) path[len++] = *c;
     path[len] = '\0';
     char text[2048];
-    const int fd = open(path, O_RDONLY | O_CLOEXEC);
+    const int fd = LibcOpen(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return;
-    const ssize_t n = read(fd, text, sizeof(text));
-    close(fd);
+    const ssize_t n = LibcRead(fd, text, sizeof(text));
+    LibcClose(fd);
     // "SigPnd:\t0000000000000010": the thread's pending signals, signal s at bit s-1.
     constexpr char kKey[] = "\nSigPnd:\t";
     constexpr int kKeyLen = sizeof(kKey) - 1;

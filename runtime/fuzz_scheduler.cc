@@ -19,6 +19,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "runtime/libc_io.h"
 #include "runtime/rt_state.h"
 
 extern "C" void* __libc_malloc(size_t);
@@ -236,7 +237,7 @@ void ReportLocked(int a_slot, const Access& b, int b_slot, bool b_first) {
   if (n < sizeof line) n += PutStack(line + n, sizeof line - n, "b_stack", b.pc, g_slots[b_slot].stack);
   if (n >= sizeof line - 1) n = sizeof line - 2;
   line[n++] = '\n';
-  if (write(g_out_fd, line, n) < 0) {
+  if (LibcWrite(g_out_fd, line, n) < 0) {
     // Nothing to do: the run then simply reports no confirmation.
   }
 }
@@ -306,14 +307,15 @@ void FuzzInitialize() {
   unsigned long long seed = 0, a = 0, b = 0;
   if (sscanf(spec, "%llu,%llx,%llx", &seed, &a, &b) != 3) {
     static const char kMsg[] = "seer: SEER_FUZZ must be \"seed,pc_a,pc_b\" (hex offsets); not fuzzing\n";
-    if (write(2, kMsg, sizeof kMsg - 1) < 0) return;
+    if (LibcWrite(2, kMsg, sizeof kMsg - 1) < 0) return;
     return;
   }
   dl_iterate_phdr(FindExecutable, &g_bias);
   g_fuzz.target[0] = a + g_bias;
   g_fuzz.target[1] = b + g_bias;
   g_rng = seed;
-  if (const char* out = getenv("SEER_FUZZ_OUT")) g_out_fd = open(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (const char* out = getenv("SEER_FUZZ_OUT"))
+    g_out_fd = LibcOpen(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   pthread_key_create(&g_end_key, OnThreadEnd);
   pthread_atfork(nullptr, nullptr, OnForkChild);
   // The calling thread (the main thread, from the constructor) holds the token.

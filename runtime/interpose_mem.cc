@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "runtime/fuzz_scheduler.h"
+#include "runtime/libc_access.h"
 #include "runtime/real_function.h"
 #include "runtime/rt_state.h"
 
@@ -38,19 +38,6 @@ RealFunction<char* (*)(const char*, int)> real_strchr("strchr");
 RealFunction<char* (*)(const char*, int)> real_strrchr("strrchr");
 RealFunction<void* (*)(const void*, int, size_t)> real_memchr("memchr");
 
-SEER_RT_INLINE void Read(const void* p, size_t n, uint64_t pc) {
-  if (ThreadState* ts = RecordingThread())
-    PutRange(ts, EventKind::kRead, reinterpret_cast<uint64_t>(p), n, pc);
-  else
-    FuzzAccess(reinterpret_cast<uint64_t>(p), n, /*write=*/false, pc);
-}
-SEER_RT_INLINE void Write(const void* p, size_t n, uint64_t pc) {
-  if (ThreadState* ts = RecordingThread())
-    PutRange(ts, EventKind::kWrite, reinterpret_cast<uint64_t>(p), n, pc);
-  else
-    FuzzAccess(reinterpret_cast<uint64_t>(p), n, /*write=*/true, pc);
-}
-
 // Bytes a string comparison looked at: up to and including the first difference
 // or terminator, at most `limit`.
 size_t ComparedBytes(const char* a, const char* b, size_t limit) {
@@ -72,21 +59,21 @@ extern "C" {
 
 void* memcpy(void* dst, const void* src, size_t n) noexcept {
   void* r = __memcpy_chk(dst, src, n, kNoBound);
-  Read(src, n, SEER_RT_CALLER_PC());
-  Write(dst, n, SEER_RT_CALLER_PC());
+  RangeRead(src, n, SEER_RT_CALLER_PC());
+  RangeWrite(dst, n, SEER_RT_CALLER_PC());
   return r;
 }
 
 void* memmove(void* dst, const void* src, size_t n) noexcept {
   void* r = __memmove_chk(dst, src, n, kNoBound);
-  Read(src, n, SEER_RT_CALLER_PC());
-  Write(dst, n, SEER_RT_CALLER_PC());
+  RangeRead(src, n, SEER_RT_CALLER_PC());
+  RangeWrite(dst, n, SEER_RT_CALLER_PC());
   return r;
 }
 
 void* memset(void* dst, int c, size_t n) noexcept {
   void* r = __memset_chk(dst, c, n, kNoBound);
-  Write(dst, n, SEER_RT_CALLER_PC());
+  RangeWrite(dst, n, SEER_RT_CALLER_PC());
   return r;
 }
 
@@ -97,16 +84,16 @@ void* __tsan_memset(void* dst, int c, size_t n) { return memset(dst, c, n); }
 
 int memcmp(const void* a, const void* b, size_t n) noexcept {
   const int r = real_memcmp.get()(a, b, n);
-  Read(a, n, SEER_RT_CALLER_PC());
-  Read(b, n, SEER_RT_CALLER_PC());
+  RangeRead(a, n, SEER_RT_CALLER_PC());
+  RangeRead(b, n, SEER_RT_CALLER_PC());
   return r;
 }
 
 // clang turns memcmp(...) == 0 into bcmp.
 int bcmp(const void* a, const void* b, size_t n) noexcept {
   const int r = real_bcmp.get()(a, b, n);
-  Read(a, n, SEER_RT_CALLER_PC());
-  Read(b, n, SEER_RT_CALLER_PC());
+  RangeRead(a, n, SEER_RT_CALLER_PC());
+  RangeRead(b, n, SEER_RT_CALLER_PC());
   return r;
 }
 
@@ -114,35 +101,35 @@ void* memchr(const void* s, int c, size_t n) noexcept {
   void* r = real_memchr.get()(s, c, n);
   const size_t seen =
       r != nullptr ? static_cast<size_t>(static_cast<const char*>(r) - static_cast<const char*>(s)) + 1 : n;
-  Read(s, seen, SEER_RT_CALLER_PC());
+  RangeRead(s, seen, SEER_RT_CALLER_PC());
   return r;
 }
 
 size_t strlen(const char* s) noexcept {
   const size_t n = real_strlen.get()(s);
-  Read(s, n + 1, SEER_RT_CALLER_PC());
+  RangeRead(s, n + 1, SEER_RT_CALLER_PC());
   return n;
 }
 
 size_t strnlen(const char* s, size_t max) noexcept {
   const size_t n = real_strnlen.get()(s, max);
-  Read(s, n < max ? n + 1 : n, SEER_RT_CALLER_PC());
+  RangeRead(s, n < max ? n + 1 : n, SEER_RT_CALLER_PC());
   return n;
 }
 
 char* strcpy(char* dst, const char* src) noexcept {
   const size_t n = real_strlen.get()(src) + 1;
   char* r = __strcpy_chk(dst, src, kNoBound);
-  Read(src, n, SEER_RT_CALLER_PC());
-  Write(dst, n, SEER_RT_CALLER_PC());
+  RangeRead(src, n, SEER_RT_CALLER_PC());
+  RangeWrite(dst, n, SEER_RT_CALLER_PC());
   return r;
 }
 
 char* strncpy(char* dst, const char* src, size_t n) noexcept {
   const size_t len = real_strnlen.get()(src, n);
   char* r = __strncpy_chk(dst, src, n, kNoBound);
-  Read(src, len < n ? len + 1 : n, SEER_RT_CALLER_PC());
-  Write(dst, n, SEER_RT_CALLER_PC());
+  RangeRead(src, len < n ? len + 1 : n, SEER_RT_CALLER_PC());
+  RangeWrite(dst, n, SEER_RT_CALLER_PC());
   return r;
 }
 
@@ -150,9 +137,9 @@ char* strcat(char* dst, const char* src) noexcept {
   const size_t dl = real_strlen.get()(dst);
   const size_t sl = real_strlen.get()(src);
   char* r = __strcat_chk(dst, src, kNoBound);
-  Read(dst, dl, SEER_RT_CALLER_PC());
-  Read(src, sl + 1, SEER_RT_CALLER_PC());
-  Write(dst + dl, sl + 1, SEER_RT_CALLER_PC());
+  RangeRead(dst, dl, SEER_RT_CALLER_PC());
+  RangeRead(src, sl + 1, SEER_RT_CALLER_PC());
+  RangeWrite(dst + dl, sl + 1, SEER_RT_CALLER_PC());
   return r;
 }
 
@@ -160,38 +147,38 @@ char* strncat(char* dst, const char* src, size_t n) noexcept {
   const size_t dl = real_strlen.get()(dst);
   const size_t sl = real_strnlen.get()(src, n);
   char* r = __strncat_chk(dst, src, n, kNoBound);
-  Read(dst, dl, SEER_RT_CALLER_PC());
-  Read(src, sl < n ? sl + 1 : sl, SEER_RT_CALLER_PC());
-  Write(dst + dl, sl + 1, SEER_RT_CALLER_PC());
+  RangeRead(dst, dl, SEER_RT_CALLER_PC());
+  RangeRead(src, sl < n ? sl + 1 : sl, SEER_RT_CALLER_PC());
+  RangeWrite(dst + dl, sl + 1, SEER_RT_CALLER_PC());
   return r;
 }
 
 int strcmp(const char* a, const char* b) noexcept {
   const int r = real_strcmp.get()(a, b);
   const size_t n = ComparedBytes(a, b, kNoBound);
-  Read(a, n, SEER_RT_CALLER_PC());
-  Read(b, n, SEER_RT_CALLER_PC());
+  RangeRead(a, n, SEER_RT_CALLER_PC());
+  RangeRead(b, n, SEER_RT_CALLER_PC());
   return r;
 }
 
 int strncmp(const char* a, const char* b, size_t max) noexcept {
   const int r = real_strncmp.get()(a, b, max);
   const size_t n = ComparedBytes(a, b, max);
-  Read(a, n, SEER_RT_CALLER_PC());
-  Read(b, n, SEER_RT_CALLER_PC());
+  RangeRead(a, n, SEER_RT_CALLER_PC());
+  RangeRead(b, n, SEER_RT_CALLER_PC());
   return r;
 }
 
 char* strchr(const char* s, int c) noexcept {
   char* r = real_strchr.get()(s, c);
   const size_t n = r != nullptr ? static_cast<size_t>(r - s) + 1 : real_strlen.get()(s) + 1;
-  Read(s, n, SEER_RT_CALLER_PC());
+  RangeRead(s, n, SEER_RT_CALLER_PC());
   return r;
 }
 
 char* strrchr(const char* s, int c) noexcept {
   char* r = real_strrchr.get()(s, c);
-  Read(s, real_strlen.get()(s) + 1, SEER_RT_CALLER_PC());
+  RangeRead(s, real_strlen.get()(s) + 1, SEER_RT_CALLER_PC());
   return r;
 }
 
@@ -200,8 +187,8 @@ char* strdup(const char* s) noexcept {
   auto* r = static_cast<char*>(malloc(n));  // ours: records the allocation
   if (r == nullptr) return nullptr;
   __memcpy_chk(r, s, n, kNoBound);
-  Read(s, n, SEER_RT_CALLER_PC());
-  Write(r, n, SEER_RT_CALLER_PC());
+  RangeRead(s, n, SEER_RT_CALLER_PC());
+  RangeWrite(r, n, SEER_RT_CALLER_PC());
   return r;
 }
 
@@ -211,8 +198,8 @@ char* strndup(const char* s, size_t max) noexcept {
   if (r == nullptr) return nullptr;
   __memcpy_chk(r, s, len, kNoBound);
   r[len] = '\0';
-  Read(s, len < max ? len + 1 : len, SEER_RT_CALLER_PC());
-  Write(r, len + 1, SEER_RT_CALLER_PC());
+  RangeRead(s, len < max ? len + 1 : len, SEER_RT_CALLER_PC());
+  RangeWrite(r, len + 1, SEER_RT_CALLER_PC());
   return r;
 }
 

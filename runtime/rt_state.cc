@@ -18,6 +18,7 @@
 
 #include "runtime/access_sampler.h"
 #include "runtime/fuzz_scheduler.h"
+#include "runtime/libc_io.h"
 #include "runtime/mutex_order.h"
 #include "runtime/watchpoints.h"
 
@@ -155,7 +156,7 @@ void CreateAttachPoint() {
   if (ftruncate(fd, static_cast<off_t>(kAttachAreaOffset)) == 0)
     p = mmap(nullptr, kAttachAreaOffset, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) {
-    close(fd);
+    LibcClose(fd);
     return;
   }
   auto* a = new (p) AttachPoint();
@@ -180,7 +181,7 @@ void OnForkChild() {
   tls_vars = {};
   if (attach_fd >= 0) {
     munmap(g_attach_point, kAttachAreaOffset);
-    close(attach_fd);
+    LibcClose(attach_fd);
     g_attach_point = &no_attach_point;
     attach_fd = -1;
     if (!recorded) {

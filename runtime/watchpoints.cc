@@ -19,6 +19,7 @@
 #include <cstddef>
 
 #include "runtime/access_sampler.h"
+#include "runtime/libc_io.h"
 #include "runtime/signal_chain.h"
 
 namespace seer::rt {
@@ -204,7 +205,7 @@ void WatchForgetInChild() {
   __atomic_store_n(&g_watch.on, false, __ATOMIC_RELAXED);
   SamplerForgetInChild();
   for (uint32_t i = 0; i < g_watch.slots; ++i) {
-    if (g_slots[i].fd >= 0) close(g_slots[i].fd);
+    if (g_slots[i].fd >= 0) LibcClose(g_slots[i].fd);
     g_slots[i].fd = -1;
   }
   g_watch.slots = 0;
@@ -248,7 +249,7 @@ int OpenHardware() {
     if (ioctl(s.fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &attr) == 0 && ioctl(s.fd, PERF_EVENT_IOC_ENABLE, 0) == 0) {
       probe = probe + 1;
       ioctl(s.fd, PERF_EVENT_IOC_DISABLE, 0);
-      if (read(s.fd, &count, sizeof(count)) != static_cast<ssize_t>(sizeof(count))) count = 0;
+      if (LibcRead(s.fd, &count, sizeof(count)) != static_cast<ssize_t>(sizeof(count))) count = 0;
     }
     s.owner.store(0, std::memory_order_relaxed);
     if (count != 0) {
@@ -258,7 +259,7 @@ int OpenHardware() {
     err = kWatchNeverFired;
   }
   for (uint32_t i = 0; i < opened; ++i) {
-    close(g_slots[i].fd);
+    LibcClose(g_slots[i].fd);
     g_slots[i].fd = -1;
   }
   return err;
@@ -299,7 +300,7 @@ void WatchStop() {
   for (uint32_t i = 0; i < g_watch.slots; ++i) {
     while (g_slots[i].busy.load(std::memory_order_acquire) != 0 && NowNs() < deadline) sched_yield();
     if (g_slots[i].fd >= 0 && g_slots[i].busy.load(std::memory_order_acquire) == 0) {
-      close(g_slots[i].fd);
+      LibcClose(g_slots[i].fd);
       g_slots[i].fd = -1;
     }
   }

@@ -1,0 +1,580 @@
+// File descriptors, as ThreadSanitizer models them (compiler-rt tsan_fd.cpp):
+//
+// Synchronisation through the kernel. Each descriptor the runtime saw created
+// names a sync object: its own for the two ends of a pipe or socketpair and
+// for an eventfd, one shared by every socket (connect meets accept and data
+// crosses a connection between two of the process's sockets: the runtime
+// cannot tell which, so, like ThreadSanitizer, it joins them all), one shared
+// by every regular file. A call that sends (write, send, sendto, sendmsg,
+// pwrite, writev, connect) is a kSignal on it, numbered before the call; one
+// that received (read, recv, recvfrom, recvmsg, pread, readv, accept) a kWait,
+// numbered after the call returned, as the futex calls are (interpose_futex.cc).
+// A descriptor the runtime did not see created (stdin, one made by libc inside
+// fopen) has none: its I/O orders nothing. accept's return orders nothing after
+// connect's (ThreadSanitizer neither).
+//
+// Descriptors as memory. Descriptor N is the byte kFdShadowBase + N (above
+// every user-space address): an I/O call reads it, close() and dup2()/dup3()'s
+// target write it, so that a close racing with a read on the same descriptor
+// in another thread is a race on that byte. Creation (open, socket, pipe, dup,
+// accept, ...) and close() give the byte a fresh identity (a kAlloc of 1 byte):
+// a descriptor number reused after a close is a new variable, whoever created
+// it, and a report's "heap block" at kFdShadowBase + N is descriptor N, with
+// the stack that created it.
+//
+// libc's own accesses. The buffer a read-like call filled (the bytes it
+// returned) is written, the buffer a write-like call sent (the bytes it took)
+// is read, as one range record per call (libc_access.h), like memcpy's; so are
+// the strings of puts and fputs and the items of fread and fwrite.
+//
+// vfork() is fork() (ThreadSanitizer's choice): a vfork child runs on its
+// parent's thread, stack and ring, and a child that calls exit() runs the
+// runtime's exit path in the parent's memory. As a fork's child it records
+// nothing and shares nothing.
+//
+// In `--sync=ebpf` mode the probes do not see I/O: the sync objects are not
+// recorded (the descriptor bytes and buffers are, like memcpy's ranges).
+// read, write and close reach glibc through its internal names (libc_io.h), so
+// that they need no symbol lookup in a signal handler; the others through
+// RealFunction. Not modelled: descriptors at or above kModelledFds, fcntl's
+// F_DUPFD, epoll/poll/select, the fortified __read_chk & co., raw syscall(),
+// sendmmsg/recvmmsg.
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdarg>
+#include <cstddef>
+#include <cstdint>
+
+#include "runtime/libc_access.h"
+#include "runtime/libc_io.h"
+#include "runtime/real_function.h"
+#include "runtime/rt_state.h"
+
+namespace seer::rt {
+namespace {
+
+// Descriptor N's byte, and the sync objects (signal namespace), both in the
+// upper half of the 48-bit object space, where no user-space address lies:
+// 0xfd0000000005 is descriptor 5.
+constexpr uint64_t kFdShadowBase = 0xfd0000000000;
+constexpr uint64_t kFdSyncBase = 0xfe0000000000;
+
+// Descriptors below this are modelled (a table of 256 KiB, untouched pages
+// cost nothing).
+constexpr int kModelledFds = 1 << 16;
+
+// Sync object numbers: 0 none, then the shared ones, then one per pipe,
+// socketpair or eventfd.
+constexpr uint32_t kNoSync = 0;
+constexpr uint32_t kSocketSync = 1;
+constexpr uint32_t kFileSync = 2;
+constexpr uint32_t kFirstOwnSync = 16;
+
+std::atomic<uint32_t> g_fd_sync[kModelledFds];
+std::atomic<uint32_t> g_next_sync{kFirstOwnSync};
+
+SEER_RT_INLINE bool Modelled(int fd) { return static_cast<unsigned>(fd) < static_cast<unsigned>(kModelledFds); }
+SEER_RT_INLINE const void* FdByte(int fd) { return reinterpret_cast<const void*>(kFdShadowBase + fd); }
+SEER_RT_INLINE uint32_t SyncOf(int fd) {
+  return Modelled(fd) ? g_fd_sync[fd].load(std::memory_order_relaxed) : kNoSync;
+}
+uint32_t NewSync() { return g_next_sync.fetch_add(1, std::memory_order_relaxed); }
+
+// Recording after a call must leave the call's errno (a wait for the drainer
+// may make system calls).
+class KeepErrno {
+ public:
+  KeepErrno() : saved_(errno) {}
+  ~KeepErrno() { errno = saved_; }
+  KeepErrno(const KeepErrno&) = delete;
+  KeepErrno& operator=(const KeepErrno&) = delete;
+
+ private:
+  int saved_;
+};
+
+// The thread that records a descriptor's synchronisation: in-process sync
+// only (the eBPF probes see no I/O, and asking them to attach the thread at
+// every read would cost a call for nothing).
+SEER_RT_INLINE ThreadState* FdSyncThread() {
+  if (!g_rt.sync_inproc || g_rt.watch_only) return nullptr;
+  return RecordingThread();
+}
+
+// An I/O call uses the descriptor: a read of its byte.
+void UseFd(int fd, uint64_t pc) {
+  if (!Modelled(fd)) return;
+  KeepErrno keep;
+  RangeRead(FdByte(fd), 1, pc);
+}
+
+// Before a call that sends through `fd`: its sync object's signal.
+void ReleaseFd(int fd, uint64_t pc) {
+  const uint32_t sync = SyncOf(fd);
+  if (sync == kNoSync) return;
+  KeepErrno keep;
+  if (ThreadState* ts = FdSyncThread()) PutOrdered(ts, EventKind::kSignal, 0, kFdSyncBase + sync, 0, pc);
+}
+
+// After a call that received through `fd`: the wait on its sync object.
+void AcquireFd(int fd, uint64_t pc) {
+  const uint32_t sync = SyncOf(fd);
+  if (sync == kNoSync) return;
+  KeepErrno keep;
+  if (ThreadState* ts = FdSyncThread()) PutOrdered(ts, EventKind::kWait, 0, kFdSyncBase + sync, 0, pc);
+}
+
+// A fresh identity for descriptor `fd`'s byte.
+void RenewFd(int fd, uint64_t pc) {
+  if (ThreadState* ts = RecordingThread())
+    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kHeap), kFdShadowBase + fd, 1, pc);
+}
+
+// `fd` was just created, naming `sync`.
+void CreateFd(int fd, uint32_t sync, uint64_t pc) {
+  if (!Modelled(fd)) return;
+  KeepErrno keep;
+  g_fd_sync[fd].store(sync, std::memory_order_relaxed);
+  RenewFd(fd, pc);
+}
+
+// `fd` stops naming what it named (close, or the target of dup2): a write of
+// its byte. Before close() itself, so that the table entry is cleared before
+// another thread can be given the number.
+void EndFd(int fd, uint64_t pc) {
+  if (!Modelled(fd)) return;
+  KeepErrno keep;
+  RangeWrite(FdByte(fd), 1, pc);
+  g_fd_sync[fd].store(kNoSync, std::memory_order_relaxed);
+}
+
+// The bytes of `iov` that a call moved (`done` of them, in order).
+void IovecRanges(const struct iovec* iov, size_t count, ssize_t done, bool write, uint64_t pc) {
+  if (done <= 0) return;
+  KeepErrno keep;
+  size_t left = static_cast<size_t>(done);
+  for (size_t i = 0; i < count && left > 0; ++i) {
+    const size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
+    if (write)
+      RangeWrite(iov[i].iov_base, n, pc);
+    else
+      RangeRead(iov[i].iov_base, n, pc);
+    left -= n;
+  }
+}
+
+// What a call that sends does around it, and what one that receives does
+// after it: `n` bytes of `buf` moved.
+SEER_RT_INLINE void BeforeSend(int fd, uint64_t pc) {
+  UseFd(fd, pc);
+  ReleaseFd(fd, pc);
+}
+void AfterSend(const void* buf, ssize_t n, uint64_t pc) {
+  if (n <= 0) return;
+  KeepErrno keep;
+  RangeRead(buf, static_cast<size_t>(n), pc);
+}
+void AfterReceive(int fd, void* buf, ssize_t n, uint64_t pc) {
+  if (n < 0) return;
+  // The wait first: the kernel filled the buffer after the data arrived.
+  AcquireFd(fd, pc);
+  if (n == 0) return;
+  KeepErrno keep;
+  RangeWrite(buf, static_cast<size_t>(n), pc);
+}
+
+// A string's length, by hand: the runtime's strlen is an interposer that records.
+size_t Length(const char* s) {
+  size_t n = 0;
+  while (s[n] != '\0') ++n;
+  return n;
+}
+
+RealFunction<ssize_t (*)(int, void*, size_t, off_t)> real_pread("pread");
+RealFunction<ssize_t (*)(int, const void*, size_t, off_t)> real_pwrite("pwrite");
+RealFunction<ssize_t (*)(int, void*, size_t, off_t)> real_pread64("pread64");
+RealFunction<ssize_t (*)(int, const void*, size_t, off_t)> real_pwrite64("pwrite64");
+RealFunction<ssize_t (*)(int, const struct iovec*, int)> real_readv("readv");
+RealFunction<ssize_t (*)(int, const struct iovec*, int)> real_writev("writev");
+RealFunction<ssize_t (*)(int, void*, size_t, int)> real_recv("recv");
+RealFunction<ssize_t (*)(int, const void*, size_t, int)> real_send("send");
+RealFunction<ssize_t (*)(int, void*, size_t, int, struct sockaddr*, socklen_t*)> real_recvfrom("recvfrom");
+RealFunction<ssize_t (*)(int, const void*, size_t, int, const struct sockaddr*, socklen_t)> real_sendto("sendto");
+RealFunction<ssize_t (*)(int, struct msghdr*, int)> real_recvmsg("recvmsg");
+RealFunction<ssize_t (*)(int, const struct msghdr*, int)> real_sendmsg("sendmsg");
+RealFunction<int (*)(const char*, int, ...)> real_open64("open64");
+RealFunction<int (*)(int, const char*, int, ...)> real_openat("openat");
+RealFunction<int (*)(int, const char*, int, ...)> real_openat64("openat64");
+RealFunction<int (*)(const char*, mode_t)> real_creat("creat");
+RealFunction<int (*)(const char*, mode_t)> real_creat64("creat64");
+RealFunction<int (*)(int, int, int)> real_socket("socket");
+RealFunction<int (*)(int, int, int, int*)> real_socketpair("socketpair");
+RealFunction<int (*)(int*)> real_pipe("pipe");
+RealFunction<int (*)(int*, int)> real_pipe2("pipe2");
+RealFunction<int (*)(int, struct sockaddr*, socklen_t*)> real_accept("accept");
+RealFunction<int (*)(int, struct sockaddr*, socklen_t*, int)> real_accept4("accept4");
+RealFunction<int (*)(int, const struct sockaddr*, socklen_t)> real_connect("connect");
+RealFunction<int (*)(int)> real_dup("dup");
+RealFunction<int (*)(int, int)> real_dup2("dup2");
+RealFunction<int (*)(int, int, int)> real_dup3("dup3");
+RealFunction<int (*)(unsigned, int)> real_eventfd("eventfd");
+RealFunction<int (*)(const char*)> real_puts("puts");
+RealFunction<int (*)(const char*, FILE*)> real_fputs("fputs");
+RealFunction<size_t (*)(void*, size_t, size_t, FILE*)> real_fread("fread");
+RealFunction<size_t (*)(const void*, size_t, size_t, FILE*)> real_fwrite("fwrite");
+
+// open's mode argument, present when the flags create a file.
+SEER_RT_INLINE bool HasMode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
+
+}  // namespace
+}  // namespace seer::rt
+
+using namespace seer::rt;
+using seer::EventKind;
+
+#pragma GCC visibility push(default)
+extern "C" {
+
+ssize_t read(int fd, void* buf, size_t n) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const ssize_t r = LibcRead(fd, buf, n);
+  AfterReceive(fd, buf, r, pc);
+  return r;
+}
+
+ssize_t write(int fd, const void* buf, size_t n) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  BeforeSend(fd, pc);
+  const ssize_t r = LibcWrite(fd, buf, n);
+  AfterSend(buf, r, pc);
+  return r;
+}
+
+ssize_t pread(int fd, void* buf, size_t n, off_t off) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const ssize_t r = real_pread.get()(fd, buf, n, off);
+  AfterReceive(fd, buf, r, pc);
+  return r;
+}
+
+ssize_t pread64(int fd, void* buf, size_t n, off_t off) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const ssize_t r = real_pread64.get()(fd, buf, n, off);
+  AfterReceive(fd, buf, r, pc);
+  return r;
+}
+
+ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  BeforeSend(fd, pc);
+  const ssize_t r = real_pwrite.get()(fd, buf, n, off);
+  AfterSend(buf, r, pc);
+  return r;
+}
+
+ssize_t pwrite64(int fd, const void* buf, size_t n, off_t off) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  BeforeSend(fd, pc);
+  const ssize_t r = real_pwrite64.get()(fd, buf, n, off);
+  AfterSend(buf, r, pc);
+  return r;
+}
+
+ssize_t readv(int fd, const struct iovec* iov, int count) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const ssize_t r = real_readv.get()(fd, iov, count);
+  if (r >= 0) AcquireFd(fd, pc);
+  IovecRanges(iov, static_cast<size_t>(count), r, /*write=*/true, pc);
+  return r;
+}
+
+ssize_t writev(int fd, const struct iovec* iov, int count) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  BeforeSend(fd, pc);
+  const ssize_t r = real_writev.get()(fd, iov, count);
+  IovecRanges(iov, static_cast<size_t>(count), r, /*write=*/false, pc);
+  return r;
+}
+
+ssize_t recv(int fd, void* buf, size_t n, int flags) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const ssize_t r = real_recv.get()(fd, buf, n, flags);
+  AfterReceive(fd, buf, r, pc);
+  return r;
+}
+
+ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* from_len) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const ssize_t r = real_recvfrom.get()(fd, buf, n, flags, from, from_len);
+  AfterReceive(fd, buf, r, pc);
+  return r;
+}
+
+ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const ssize_t r = real_recvmsg.get()(fd, msg, flags);
+  if (r >= 0) AcquireFd(fd, pc);
+  IovecRanges(msg->msg_iov, msg->msg_iovlen, r, /*write=*/true, pc);
+  return r;
+}
+
+ssize_t send(int fd, const void* buf, size_t n, int flags) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  BeforeSend(fd, pc);
+  const ssize_t r = real_send.get()(fd, buf, n, flags);
+  AfterSend(buf, r, pc);
+  return r;
+}
+
+ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to, socklen_t to_len) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  BeforeSend(fd, pc);
+  const ssize_t r = real_sendto.get()(fd, buf, n, flags, to, to_len);
+  AfterSend(buf, r, pc);
+  return r;
+}
+
+ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  BeforeSend(fd, pc);
+  const ssize_t r = real_sendmsg.get()(fd, msg, flags);
+  IovecRanges(msg->msg_iov, msg->msg_iovlen, r, /*write=*/false, pc);
+  return r;
+}
+
+int open(const char* path, int flags, ...) {
+  int mode = 0;
+  if (HasMode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, int);
+    va_end(ap);
+  }
+  const int fd = LibcOpen(path, flags, mode);
+  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
+  return fd;
+}
+
+int open64(const char* path, int flags, ...) {
+  int mode = 0;
+  if (HasMode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, int);
+    va_end(ap);
+  }
+  const int fd = real_open64.get()(path, flags, mode);
+  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
+  return fd;
+}
+
+int openat(int dir, const char* path, int flags, ...) {
+  int mode = 0;
+  if (HasMode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, int);
+    va_end(ap);
+  }
+  const int fd = real_openat.get()(dir, path, flags, mode);
+  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
+  return fd;
+}
+
+int openat64(int dir, const char* path, int flags, ...) {
+  int mode = 0;
+  if (HasMode(flags)) {
+    va_list ap;
+    va_start(ap, flags);
+    mode = va_arg(ap, int);
+    va_end(ap);
+  }
+  const int fd = real_openat64.get()(dir, path, flags, mode);
+  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
+  return fd;
+}
+
+int creat(const char* path, mode_t mode) {
+  const int fd = real_creat.get()(path, mode);
+  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
+  return fd;
+}
+
+int creat64(const char* path, mode_t mode) {
+  const int fd = real_creat64.get()(path, mode);
+  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
+  return fd;
+}
+
+int close(int fd) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  EndFd(fd, pc);
+  if (Modelled(fd)) {
+    KeepErrno keep;
+    RenewFd(fd, pc);  // ThreadSanitizer's reset: a number reused by a creation not seen starts afresh
+  }
+  return LibcClose(fd);
+}
+
+int socket(int domain, int type, int protocol) noexcept {
+  const int fd = real_socket.get()(domain, type, protocol);
+  if (fd >= 0) CreateFd(fd, kSocketSync, SEER_RT_CALLER_PC());
+  return fd;
+}
+
+int socketpair(int domain, int type, int protocol, int sv[2]) noexcept {
+  const int r = real_socketpair.get()(domain, type, protocol, sv);
+  if (r == 0) {
+    const uint32_t sync = NewSync();
+    CreateFd(sv[0], sync, SEER_RT_CALLER_PC());
+    CreateFd(sv[1], sync, SEER_RT_CALLER_PC());
+  }
+  return r;
+}
+
+int pipe(int fds[2]) noexcept {
+  const int r = real_pipe.get()(fds);
+  if (r == 0) {
+    const uint32_t sync = NewSync();
+    CreateFd(fds[0], sync, SEER_RT_CALLER_PC());
+    CreateFd(fds[1], sync, SEER_RT_CALLER_PC());
+  }
+  return r;
+}
+
+int pipe2(int fds[2], int flags) noexcept {
+  const int r = real_pipe2.get()(fds, flags);
+  if (r == 0) {
+    const uint32_t sync = NewSync();
+    CreateFd(fds[0], sync, SEER_RT_CALLER_PC());
+    CreateFd(fds[1], sync, SEER_RT_CALLER_PC());
+  }
+  return r;
+}
+
+int eventfd(unsigned count, int flags) noexcept {
+  const int fd = real_eventfd.get()(count, flags);
+  if (fd >= 0) CreateFd(fd, NewSync(), SEER_RT_CALLER_PC());
+  return fd;
+}
+
+// connect() is a signal on the socket (ThreadSanitizer: what the connecting
+// thread did happens before the accept that meets it); once connected the
+// socket names the sockets' sync object.
+int connect(int fd, const struct sockaddr* addr, socklen_t len) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  if (ThreadState* ts = FdSyncThread()) PutOrdered(ts, EventKind::kSignal, 0, kFdSyncBase + kSocketSync, 0, pc);
+  const int r = real_connect.get()(fd, addr, len);
+  if (r == 0 && Modelled(fd)) g_fd_sync[fd].store(kSocketSync, std::memory_order_relaxed);
+  return r;
+}
+
+int accept(int fd, struct sockaddr* addr, socklen_t* len) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const int r = real_accept.get()(fd, addr, len);
+  if (r >= 0) {
+    AcquireFd(fd, pc);
+    CreateFd(r, kSocketSync, pc);
+  }
+  return r;
+}
+
+int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  UseFd(fd, pc);
+  const int r = real_accept4.get()(fd, addr, len, flags);
+  if (r >= 0) {
+    AcquireFd(fd, pc);
+    CreateFd(r, kSocketSync, pc);
+  }
+  return r;
+}
+
+int dup(int fd) noexcept {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const int r = real_dup.get()(fd);
+  if (r >= 0) {
+    UseFd(fd, pc);
+    CreateFd(r, SyncOf(fd), pc);
+  }
+  return r;
+}
+
+// dup2 and dup3 close their target: a write of its byte, as close() is.
+int dup2(int fd, int target) noexcept {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const int r = real_dup2.get()(fd, target);
+  if (r >= 0 && fd != target) {
+    UseFd(fd, pc);
+    const uint32_t sync = SyncOf(fd);
+    EndFd(target, pc);
+    CreateFd(target, sync, pc);
+  }
+  return r;
+}
+
+int dup3(int fd, int target, int flags) noexcept {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const int r = real_dup3.get()(fd, target, flags);
+  if (r >= 0) {
+    UseFd(fd, pc);
+    const uint32_t sync = SyncOf(fd);
+    EndFd(target, pc);
+    CreateFd(target, sync, pc);
+  }
+  return r;
+}
+
+// stdio reads the program's strings and items, writes what fread returns.
+int puts(const char* s) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const int r = real_puts.get()(s);
+  KeepErrno keep;
+  RangeRead(s, Length(s) + 1, pc);
+  return r;
+}
+
+int fputs(const char* s, FILE* f) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const int r = real_fputs.get()(s, f);
+  KeepErrno keep;
+  RangeRead(s, Length(s) + 1, pc);
+  return r;
+}
+
+size_t fread(void* buf, size_t size, size_t n, FILE* f) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const size_t r = real_fread.get()(buf, size, n, f);
+  KeepErrno keep;
+  RangeWrite(buf, r * size, pc);
+  return r;
+}
+
+size_t fwrite(const void* buf, size_t size, size_t n, FILE* f) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const size_t r = real_fwrite.get()(buf, size, n, f);
+  KeepErrno keep;
+  RangeRead(buf, r * size, pc);
+  return r;
+}
+
+pid_t vfork() noexcept { return fork(); }
+
+}  // extern "C"
+#pragma GCC visibility pop
