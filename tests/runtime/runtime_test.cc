@@ -300,6 +300,75 @@ TEST_P(AnnotationsTest, BenignRangesIgnoresAndEvents) {
 
 INSTANTIATE_TEST_SUITE_P(Compilers, AnnotationsTest, ::testing::Values("gcc", "clang"));
 
+// File descriptors (runtime/interpose_fd.cc) in one thread, linked with gcc and
+// clang and preloaded into a plain build: each descriptor's byte (made fresh by
+// its creation and by close, written by close and dup2, read by every I/O call),
+// a signal before each write and a wait after each read on the sync object of
+// the pipe or socketpair, and the buffers as one range each.
+class FdTest : public ::testing::TestWithParam<std::string> {};
+
+Recording RecordPreloaded(const std::string& program) {
+  Recording rec;
+  const std::string manifest = TempPath(program + ".manifest");
+  const std::string trace = TempPath(program + ".seer");
+  recorder::RecordOptions o;
+  o.mode = recorder::RecordMode::kPreload;
+  o.command = {kPrograms + "/" + program, manifest};
+  o.output = trace;
+  const Status s = recorder::Record(o, &rec.result);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(test::ReadTrace(trace, &rec.events, &rec.info).ok());
+  std::ifstream in(manifest);
+  std::string name, hex;
+  while (in >> name >> hex) rec.addr[name] = std::stoull(hex, nullptr, 16);
+  std::remove(manifest.c_str());
+  std::remove(trace.c_str());
+  return rec;
+}
+
+TEST_P(FdTest, DescriptorsSyncObjectsAndBuffers) {
+  const Recording rec = GetParam() == "plain" ? RecordPreloaded("fd_io_plain") : Record("fd_io_" + GetParam());
+  ASSERT_EQ(rec.result.exit_code, 0);
+  EXPECT_EQ(rec.result.lost, 0u);
+  const auto R = EventKind::kRead, W = EventKind::kWrite, A = EventKind::kAlloc;
+  constexpr uint64_t kFdBytes = 0xfd0000000000;
+  const uint64_t pr = kFdBytes + rec.At("pipe_r"), pw = kFdBytes + rec.At("pipe_w");
+  const uint64_t sa = kFdBytes + rec.At("sock_a"), sb = kFdBytes + rec.At("sock_b");
+  EXPECT_EQ(rec.Count(A, pr, 1), 2) << "pipe, close";
+  EXPECT_EQ(rec.Count(A, pw, 1), 3) << "pipe, dup2, close";
+  EXPECT_EQ(rec.Count(W, pr, 1), 1) << "close";
+  EXPECT_EQ(rec.Count(W, pw, 1), 2) << "dup2, close";
+  EXPECT_EQ(rec.Count(R, pr, 1), 1) << "read";
+  EXPECT_EQ(rec.Count(R, pw, 1), 1) << "write";
+  EXPECT_EQ(rec.Count(R, sa, 1), 2) << "send, dup2";
+  EXPECT_EQ(rec.Count(R, sb, 1), 1) << "recv";
+  EXPECT_EQ(rec.Count(R, rec.At("out_buf"), 12), 1) << "write's buffer";
+  EXPECT_EQ(rec.Count(W, rec.At("in_buf"), 12), 1) << "read's buffer: the bytes returned";
+  EXPECT_EQ(rec.Count(R, rec.At("sock_out"), 5), 1) << "send's buffer";
+  EXPECT_EQ(rec.Count(W, rec.At("sock_in"), 5), 1) << "recv's buffer";
+
+  // Two sync objects (pipe, socketpair), each signalled once before it is
+  // waited on once, the wait before the buffer it filled.
+  std::vector<uint64_t> signals, waits;
+  size_t filled = 0;
+  for (size_t i = 0; i < rec.events.size(); ++i) {
+    const Event& e = rec.events[i];
+    if (e.kind == EventKind::kSignal) signals.push_back(e.object);
+    if (e.kind == EventKind::kWait) {
+      waits.push_back(e.object);
+      EXPECT_EQ(std::count(signals.begin(), signals.end(), e.object), 1) << "wait before its signal";
+    }
+    if (e.kind == W && e.object == rec.At("in_buf")) filled = waits.size();
+  }
+  ASSERT_EQ(signals.size(), 2u);
+  EXPECT_EQ(waits, signals);
+  EXPECT_NE(signals[0], signals[1]);
+  EXPECT_EQ(signals[0] >> 40, 0xfeu);
+  EXPECT_EQ(filled, 1u) << "read's buffer after the pipe's wait";
+}
+
+INSTANTIATE_TEST_SUITE_P(Builds, FdTest, ::testing::Values("gcc", "clang", "plain"));
+
 class ThreadsTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ThreadsTest, MutexCountsProgramOrderAndLockSemantics) {
