@@ -52,6 +52,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/libc_access.h"
 #include "runtime/libc_io.h"
 #include "runtime/real_function.h"
@@ -190,6 +191,18 @@ void AfterReceive(int fd, void* buf, ssize_t n, uint64_t pc) {
   RangeWrite(buf, static_cast<size_t>(n), pc);
 }
 
+// Under `seer fuzz` a call that may block in the kernel (a read waiting for
+// a writer, a write on a full pipe, an accept) hands the run token on, as the
+// pthread waits do: the thread it waits for must be able to run.
+template <typename Fn>
+SEER_RT_INLINE auto Blocking(Fn fn) {
+  if (!FuzzOn()) return fn();
+  FuzzBlockBegin();
+  const auto r = fn();
+  FuzzBlockEnd();
+  return r;
+}
+
 // A string's length, by hand: the runtime's strlen is an interposer that records.
 size_t Length(const char* s) {
   size_t n = 0;
@@ -245,7 +258,7 @@ extern "C" {
 ssize_t read(int fd, void* buf, size_t n) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const ssize_t r = LibcRead(fd, buf, n);
+  const ssize_t r = Blocking([&] { return LibcRead(fd, buf, n); });
   AfterReceive(fd, buf, r, pc);
   return r;
 }
@@ -253,7 +266,7 @@ ssize_t read(int fd, void* buf, size_t n) {
 ssize_t write(int fd, const void* buf, size_t n) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   BeforeSend(fd, pc);
-  const ssize_t r = LibcWrite(fd, buf, n);
+  const ssize_t r = Blocking([&] { return LibcWrite(fd, buf, n); });
   AfterSend(buf, r, pc);
   return r;
 }
@@ -261,7 +274,7 @@ ssize_t write(int fd, const void* buf, size_t n) {
 ssize_t pread(int fd, void* buf, size_t n, off_t off) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const ssize_t r = real_pread.get()(fd, buf, n, off);
+  const ssize_t r = Blocking([&] { return real_pread.get()(fd, buf, n, off); });
   AfterReceive(fd, buf, r, pc);
   return r;
 }
@@ -269,7 +282,7 @@ ssize_t pread(int fd, void* buf, size_t n, off_t off) {
 ssize_t pread64(int fd, void* buf, size_t n, off_t off) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const ssize_t r = real_pread64.get()(fd, buf, n, off);
+  const ssize_t r = Blocking([&] { return real_pread64.get()(fd, buf, n, off); });
   AfterReceive(fd, buf, r, pc);
   return r;
 }
@@ -277,7 +290,7 @@ ssize_t pread64(int fd, void* buf, size_t n, off_t off) {
 ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   BeforeSend(fd, pc);
-  const ssize_t r = real_pwrite.get()(fd, buf, n, off);
+  const ssize_t r = Blocking([&] { return real_pwrite.get()(fd, buf, n, off); });
   AfterSend(buf, r, pc);
   return r;
 }
@@ -285,7 +298,7 @@ ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
 ssize_t pwrite64(int fd, const void* buf, size_t n, off_t off) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   BeforeSend(fd, pc);
-  const ssize_t r = real_pwrite64.get()(fd, buf, n, off);
+  const ssize_t r = Blocking([&] { return real_pwrite64.get()(fd, buf, n, off); });
   AfterSend(buf, r, pc);
   return r;
 }
@@ -293,7 +306,7 @@ ssize_t pwrite64(int fd, const void* buf, size_t n, off_t off) {
 ssize_t readv(int fd, const struct iovec* iov, int count) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const ssize_t r = real_readv.get()(fd, iov, count);
+  const ssize_t r = Blocking([&] { return real_readv.get()(fd, iov, count); });
   if (r >= 0) AcquireFd(fd, pc);
   IovecRanges(iov, static_cast<size_t>(count), r, /*write=*/true, pc);
   return r;
@@ -302,7 +315,7 @@ ssize_t readv(int fd, const struct iovec* iov, int count) {
 ssize_t writev(int fd, const struct iovec* iov, int count) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   BeforeSend(fd, pc);
-  const ssize_t r = real_writev.get()(fd, iov, count);
+  const ssize_t r = Blocking([&] { return real_writev.get()(fd, iov, count); });
   IovecRanges(iov, static_cast<size_t>(count), r, /*write=*/false, pc);
   return r;
 }
@@ -310,7 +323,7 @@ ssize_t writev(int fd, const struct iovec* iov, int count) {
 ssize_t recv(int fd, void* buf, size_t n, int flags) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const ssize_t r = real_recv.get()(fd, buf, n, flags);
+  const ssize_t r = Blocking([&] { return real_recv.get()(fd, buf, n, flags); });
   AfterReceive(fd, buf, r, pc);
   return r;
 }
@@ -318,7 +331,7 @@ ssize_t recv(int fd, void* buf, size_t n, int flags) {
 ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* from_len) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const ssize_t r = real_recvfrom.get()(fd, buf, n, flags, from, from_len);
+  const ssize_t r = Blocking([&] { return real_recvfrom.get()(fd, buf, n, flags, from, from_len); });
   AfterReceive(fd, buf, r, pc);
   return r;
 }
@@ -326,7 +339,7 @@ ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, 
 ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const ssize_t r = real_recvmsg.get()(fd, msg, flags);
+  const ssize_t r = Blocking([&] { return real_recvmsg.get()(fd, msg, flags); });
   if (r >= 0) AcquireFd(fd, pc);
   IovecRanges(msg->msg_iov, msg->msg_iovlen, r, /*write=*/true, pc);
   return r;
@@ -335,7 +348,7 @@ ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
 ssize_t send(int fd, const void* buf, size_t n, int flags) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   BeforeSend(fd, pc);
-  const ssize_t r = real_send.get()(fd, buf, n, flags);
+  const ssize_t r = Blocking([&] { return real_send.get()(fd, buf, n, flags); });
   AfterSend(buf, r, pc);
   return r;
 }
@@ -343,7 +356,7 @@ ssize_t send(int fd, const void* buf, size_t n, int flags) {
 ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to, socklen_t to_len) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   BeforeSend(fd, pc);
-  const ssize_t r = real_sendto.get()(fd, buf, n, flags, to, to_len);
+  const ssize_t r = Blocking([&] { return real_sendto.get()(fd, buf, n, flags, to, to_len); });
   AfterSend(buf, r, pc);
   return r;
 }
@@ -351,7 +364,7 @@ ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockad
 ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   BeforeSend(fd, pc);
-  const ssize_t r = real_sendmsg.get()(fd, msg, flags);
+  const ssize_t r = Blocking([&] { return real_sendmsg.get()(fd, msg, flags); });
   IovecRanges(msg->msg_iov, msg->msg_iovlen, r, /*write=*/false, pc);
   return r;
 }
@@ -479,7 +492,7 @@ int connect(int fd, const struct sockaddr* addr, socklen_t len) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
   if (ThreadState* ts = FdSyncThread()) PutOrdered(ts, EventKind::kSignal, 0, kFdSyncBase + kSocketSync, 0, pc);
-  const int r = real_connect.get()(fd, addr, len);
+  const int r = Blocking([&] { return real_connect.get()(fd, addr, len); });
   if (r == 0 && Modelled(fd)) g_fd_sync[fd].store(kSocketSync, std::memory_order_relaxed);
   return r;
 }
@@ -487,7 +500,7 @@ int connect(int fd, const struct sockaddr* addr, socklen_t len) {
 int accept(int fd, struct sockaddr* addr, socklen_t* len) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const int r = real_accept.get()(fd, addr, len);
+  const int r = Blocking([&] { return real_accept.get()(fd, addr, len); });
   if (r >= 0) {
     AcquireFd(fd, pc);
     CreateFd(r, kSocketSync, pc);
@@ -498,7 +511,7 @@ int accept(int fd, struct sockaddr* addr, socklen_t* len) {
 int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const int r = real_accept4.get()(fd, addr, len, flags);
+  const int r = Blocking([&] { return real_accept4.get()(fd, addr, len, flags); });
   if (r >= 0) {
     AcquireFd(fd, pc);
     CreateFd(r, kSocketSync, pc);
