@@ -1,6 +1,7 @@
 #include "predictor/findings.h"
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 namespace seer::predictor {
@@ -69,6 +70,21 @@ const char* GuaranteeDescription(Guarantee g) {
              "and only what the samples happened to cover";
   }
   return "";
+}
+
+namespace {
+template <typename T>
+void MoveAppend(std::vector<T>* from, std::vector<T>* to) {
+  to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
+}
+}  // namespace
+
+void Findings::Append(Findings other) {
+  MoveAppend(&other.races, &races);
+  MoveAppend(&other.deadlocks, &deadlocks);
+  MoveAppend(&other.lock_order, &lock_order);
+  MoveAppend(&other.atomicity, &atomicity);
+  MoveAppend(&other.stats, &stats);
 }
 
 }  // namespace seer::predictor

@@ -160,6 +160,11 @@ struct Findings {
   std::vector<LockOrderInversion> lock_order;
   std::vector<AtomicityViolation> atomicity;
   std::vector<AnalysisStats> stats;
+
+  // Moves `other`'s findings after these, kind by kind (the order one engine
+  // after another would have added them). Next to the fields: a new kind of
+  // finding is added here too, or parallel runs (--jobs) would drop it.
+  void Append(Findings other);
 };
 
 }  // namespace seer::predictor

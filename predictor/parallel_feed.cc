@@ -7,20 +7,6 @@
 
 namespace seer::predictor {
 
-namespace {
-template <typename T>
-void MoveAppend(std::vector<T>* from, std::vector<T>* to) {
-  to->insert(to->end(), std::make_move_iterator(from->begin()), std::make_move_iterator(from->end()));
-}
-}  // namespace
-
-void AppendFindings(Findings from, Findings* to) {
-  MoveAppend(&from.races, &to->races);
-  MoveAppend(&from.deadlocks, &to->deadlocks);
-  MoveAppend(&from.atomicity, &to->atomicity);
-  MoveAppend(&from.stats, &to->stats);
-}
-
 ParallelFeed::ParallelFeed(JobPool* pool, const std::vector<Engine*>& engines, size_t max_events)
     : pool_(pool), max_events_(max_events) {
   for (Engine* engine : engines) {
@@ -134,7 +120,7 @@ Status ParallelFeed::Finish(Findings* findings, size_t* failed) {
       return lanes_[i]->status;
     }
   }
-  for (auto& lane : lanes_) AppendFindings(std::move(lane->findings), findings);
+  for (auto& lane : lanes_) findings->Append(std::move(lane->findings));
   return Status::Ok();
 }
 

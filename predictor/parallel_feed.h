@@ -75,8 +75,4 @@ class ParallelFeed {
   bool finish_ = false;  // the end marker means Finish, not stop
 };
 
-// Appends `from` to `to`: races, deadlocks, violations and stats each after
-// what `to` holds.
-void AppendFindings(Findings from, Findings* to);
-
 }  // namespace seer::predictor
