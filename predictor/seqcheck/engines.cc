@@ -54,10 +54,9 @@ void AddStats(const SeqCheckStats& from, SeqCheckStats* to) {
 class WindowedEngine : public Engine {
  public:
   WindowedEngine(uint64_t window, uint64_t max_checks) : windows_(window), max_checks_(max_checks) {}
-  ~WindowedEngine() override {
-    // A stopped analysis (a decode error) still has windows on the pool.
-    if (jobs_ != nullptr) jobs_->HelpUntil([&] { return AllDecided(); });
-  }
+  // Derived engines call WaitForWindows() first in their destructors: a window
+  // still on the pool runs their Decide, which must not outlive them.
+  ~WindowedEngine() override = default;
 
   void UseJobs(JobPool* jobs) override { jobs_ = jobs; }
 
@@ -84,6 +83,12 @@ class WindowedEngine : public Engine {
   }
 
  protected:
+  // A stopped analysis (a decode error) still has windows on the pool: waits
+  // until every one is decided (running queued tasks meanwhile).
+  void WaitForWindows() {
+    if (jobs_ != nullptr) jobs_->HelpUntil([&] { return AllDecided(); });
+  }
+
   // Decides a window whose first `carried` events are the carried acquires,
   // with at most `budget` feasibility checks: its findings into *found, its
   // work into *stats. Must not touch the engine's state: it runs on any thread.
@@ -192,13 +197,14 @@ void AddWindowCount(uint64_t windows, AnalysisStats* stats) {
   stats->counters.push_back({"windows", static_cast<double>(windows)});
 }
 
-class DeadlockEngine : public WindowedEngine {
+class DeadlockEngine final : public WindowedEngine {
  public:
   explicit DeadlockEngine(const AnalysisOptions& options)
       : WindowedEngine(options.seqcheck_window, options.deadlock_max_checks) {
     options_.max_cycle_length = options.deadlock_max_cycle;
     options_.max_checks = options.deadlock_max_checks;
   }
+  ~DeadlockEngine() override { WaitForWindows(); }
 
  private:
   void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, Findings* found,
@@ -231,12 +237,13 @@ class DeadlockEngine : public WindowedEngine {
   std::vector<Deadlock> found_;
 };
 
-class AtomicityEngine : public WindowedEngine {
+class AtomicityEngine final : public WindowedEngine {
  public:
   explicit AtomicityEngine(const AnalysisOptions& options)
       : WindowedEngine(options.seqcheck_window, AtomicityOptions().max_checks) {
     options_.window = options.atomicity_window;
   }
+  ~AtomicityEngine() override { WaitForWindows(); }
 
  private:
   void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, Findings* found,
