@@ -19,8 +19,8 @@
 // in another thread is a race on that byte. Creation (open, socket, pipe, dup,
 // accept, ...) and close() give the byte a fresh identity (a kAlloc of 1 byte):
 // a descriptor number reused after a close is a new variable, whoever created
-// it, and a report's "heap block" at kFdShadowBase + N is descriptor N, with
-// the stack that created it.
+// it; the alloc's region (AllocRegion::kFileDescriptor) lets reports say "file
+// descriptor N", with the stack that created it.
 //
 // libc's own accesses. The buffer a read-like call filled (the bytes it
 // returned) is written, the buffer a write-like call sent (the bytes it took)
@@ -61,15 +61,15 @@
 namespace seer::rt {
 namespace {
 
-// Descriptor N's byte, and the sync objects (signal namespace), both in the
-// upper half of the 48-bit object space, where no user-space address lies:
-// 0xfd0000000005 is descriptor 5.
-constexpr uint64_t kFdShadowBase = 0xfd0000000000;
+// The sync objects (signal namespace), like the descriptors' bytes
+// (kFdShadowBase, seer/event.h) in the upper half of the 48-bit object space,
+// where no user-space address lies.
 constexpr uint64_t kFdSyncBase = 0xfe0000000000;
 
 // Descriptors below this are modelled (a table of 256 KiB, untouched pages
 // cost nothing).
 constexpr int kModelledFds = 1 << 16;
+static_assert(kFdShadowBase + kModelledFds == kFdShadowLimit, "the descriptors' bytes (seer/event.h)");
 
 // Sync object numbers: 0 none, then the shared ones, then one per pipe,
 // socketpair or eventfd.
@@ -135,7 +135,7 @@ void AcquireFd(int fd, uint64_t pc) {
 // A fresh identity for descriptor `fd`'s byte.
 void RenewFd(int fd, uint64_t pc) {
   if (ThreadState* ts = RecordingThread())
-    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kHeap), kFdShadowBase + fd, 1, pc);
+    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kFileDescriptor), kFdShadowBase + fd, 1, pc);
 }
 
 // `fd` was just created, naming `sync`.

@@ -61,8 +61,14 @@ enum class AcquireHow : uint8_t { kBlocking = 0, kTry = 1, kTimed = 2 };
 // The runtime emits a thread's stack and its static TLS blocks when the thread
 // starts (docs/runtime.md); for kTls, pc is the address of the module's TLS
 // initialisation image (PT_TLS p_vaddr at run time), which names the module
-// whose TLS symbols describe the block.
-enum class AllocRegion : uint8_t { kHeap = 0, kStack = 1, kTls = 2 };
+// whose TLS symbols describe the block. kFileDescriptor is the byte the runtime
+// gives a file descriptor (kFdShadowBase + N for descriptor N: every I/O call on
+// it reads it, close and dup2 write it), allocated when a call creates or closes
+// the descriptor (docs/runtime.md, "File descriptors").
+enum class AllocRegion : uint8_t { kHeap = 0, kStack = 1, kTls = 2, kFileDescriptor = 3 };
+// Above every user-space address (47 bits): descriptor N's byte.
+inline constexpr uint64_t kFdShadowBase = 0xfd0000000000;
+inline constexpr uint64_t kFdShadowLimit = kFdShadowBase + (uint64_t{1} << 16);
 
 // The sampled access of a kWatchSample.
 enum class WatchAccess : uint8_t { kRead = 0, kWrite = 1 };

@@ -73,6 +73,10 @@ VariableInfo DescribeVariable(ReportDetails& details, const EventRef& access) {
     switch (b->region) {
       case AllocRegion::kStack: v.kind = "stack"; break;
       case AllocRegion::kTls: v.kind = "tls"; break;
+      case AllocRegion::kFileDescriptor:
+        v.kind = "fd";
+        v.name = std::to_string(b->address - kFdShadowBase);
+        break;
       default: v.kind = "heap"; break;
     }
     if (b->region == AllocRegion::kTls && details.symbolizer->FindTls(b->pc, access.object - b->address, &v.global)) {

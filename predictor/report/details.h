@@ -49,8 +49,8 @@ std::string EventSite(const ReportNames& names, ReportDetails* details, const Ev
 std::string GlobalName(ReportDetails& details, uint64_t address);
 
 struct VariableInfo {
-  std::string kind = "unknown";  // "global", "heap", "stack", "tls" or "unknown"
-  std::string name;              // global's or TLS variable's name, "" otherwise
+  std::string kind = "unknown";  // "global", "heap", "stack", "tls", "fd" or "unknown"
+  std::string name;              // global's or TLS variable's name, the descriptor's number, "" otherwise
   uint64_t address = 0;          // start of the variable or the block; the raced address if unknown
   uint64_t size = 0;
   DataSymbol global;                   // kind == "global", or "tls" with a name (address: this thread's copy)

@@ -97,8 +97,8 @@ json VariableJson(ReportDetails* details, const EventRef& access, const Variable
   if (v.block != nullptr) {
     // A stack or TLS block is allocated by the runtime as its thread starts:
     // no program stack to show, and its thread is the owner.
-    if (v.kind == "heap") j["alloc_stack"] = FramesJson(StackFrames(*details, v.block->stack));
-    if (v.kind != "heap") j["thread"] = v.block->tid;
+    if (v.kind == "heap" || v.kind == "fd") j["alloc_stack"] = FramesJson(StackFrames(*details, v.block->stack));
+    if (v.kind != "heap" && v.kind != "fd") j["thread"] = v.block->tid;
     j["alloc_thread"] = v.block->tid;
     j["alloc_index"] = v.block->alloc_index;
   }

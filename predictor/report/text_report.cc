@@ -114,6 +114,12 @@ std::string LocationText(const ReportNames& names, ReportDetails& details, const
   } else if (v.kind == "stack") {
     out += indent + fmt::format("Location is stack of thread {} (block of size {} at {:#x}, {} bytes in)\n",
                                 names.Thread(v.block->tid), v.size, v.address, access.object - v.address);
+  } else if (v.kind == "fd") {
+    out += indent + fmt::format(
+                        "Location is file descriptor {} (the descriptor itself: its I/O calls read it, close "
+                        "and dup2 write it), created by thread {} (event {}):\n",
+                        v.name, names.Thread(v.block->tid), v.block->alloc_index);
+    out += FramesText(StackFrames(details, v.block->stack), indent + "  ");
   } else if (v.kind == "tls" && !v.name.empty()) {
     out +=
         indent + fmt::format("Location is TLS variable '{}' of size {} at {:#x} of thread {} ({}){}\n", v.name, v.size,

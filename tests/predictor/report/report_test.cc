@@ -476,3 +476,45 @@ TEST(LockOrderReportTest, OneThreadInversionIsReportedWithItsLines) {
 
 }  // namespace
 }  // namespace seer::predictor
+
+namespace seer::predictor {
+namespace {
+
+// A close racing with a read on the same descriptor is a race on the
+// descriptor, and the report says so: file descriptor N, created at pipe().
+TEST(FdReportTest, RaceOnADescriptorNamesTheDescriptor) {
+  const std::string source = std::string(SEER_REPORT_PROGRAMS) + "/fd_close_read.c";
+  auto line = [&](const char* marker) { return "fd_close_read.c:" + std::to_string(MarkedLine(source, marker)); };
+  const std::string dir = testing::MakeTempDir("fd-report");
+  ASSERT_FALSE(dir.empty());
+  const std::string prog = dir + "/prog", trace = dir + "/t.seer";
+  ASSERT_EQ(Shell(std::string(SEER_CC) + " -O1 " + source + " -o " + prog + " -lpthread"), 0);
+  ASSERT_EQ(
+      Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + trace + " -- " + prog + " > " + dir + "/fd.txt"),
+      0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb --format json -o " + dir + "/r.json " + trace), 0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb -o " + dir + "/r.txt " + trace), 0);
+  const json report = testing::ReadJson(dir + "/r.json");
+  std::ifstream fd_in(dir + "/fd.txt"), text_in(dir + "/r.txt");
+  std::string fd;
+  fd_in >> fd;
+  const std::string text((std::istreambuf_iterator<char>(text_in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove_all(dir);
+
+  ASSERT_FALSE(fd.empty());
+  const json* pair = nullptr;
+  for (const json& p : report["races"]["hb"]["pairs"]) {
+    const std::set<std::string> lines = {Where(p["first"]), Where(p["second"])};
+    if (lines == std::set<std::string>{line("MARK-READ"), line("MARK-CLOSE")}) pair = &p;
+  }
+  ASSERT_NE(pair, nullptr) << report["races"].dump(1);
+  const json& v = (*pair)["variable_details"];
+  EXPECT_EQ(v["kind"], "fd") << v.dump(1);
+  EXPECT_EQ(v["name"], fd) << v.dump(1);
+  ASSERT_FALSE(v["alloc_stack"].empty()) << v.dump(1);
+  EXPECT_EQ(Where(v["alloc_stack"][0]), line("MARK-PIPE")) << v.dump(1);
+  EXPECT_NE(text.find("  Location is file descriptor " + fd + " (the descriptor itself"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace seer::predictor
