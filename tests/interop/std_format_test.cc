@@ -261,14 +261,15 @@ TEST_F(StdFormatTest, AttributeErrorsNameTheLine) {
 TEST_F(StdFormatTest, AllocRegionsRoundTrip) {
   const std::string text =
       "T0|alloc(s at=4096 size=64 region=stack)|1\nT0|alloc(t at=8192 size=8 region=tls)|2\n"
-      "T0|alloc(h at=12288 size=4)|3\nT0|w(s)|4\n";
+      "T0|alloc(h at=12288 size=4)|3\nT0|w(s)|4\nT0|alloc(f at=16384 region=fd)|5\n";  // size 1: the default
   ASSERT_TRUE(Import(text).ok());
   std::vector<Event> ev;
   ASSERT_TRUE(ReadTrace(Path("t.seer"), &ev).ok());
-  ASSERT_EQ(ev.size(), 4u);
+  ASSERT_EQ(ev.size(), 5u);
   EXPECT_EQ(ev[0].mode, static_cast<uint8_t>(AllocRegion::kStack));
   EXPECT_EQ(ev[1].mode, static_cast<uint8_t>(AllocRegion::kTls));
   EXPECT_EQ(ev[2].mode, static_cast<uint8_t>(AllocRegion::kHeap));
+  EXPECT_EQ(ev[4].mode, static_cast<uint8_t>(AllocRegion::kFileDescriptor));
   EXPECT_EQ(Export(Path("t.seer")), text);
   EXPECT_NE(ImportError("T0|alloc(x region=heap2)|1\n", 1).find("bad value in attribute `region=heap2`"),
             std::string::npos);
