@@ -246,6 +246,81 @@ RealFunction<size_t (*)(const void*, size_t, size_t, FILE*)> real_fwrite("fwrite
 // open's mode argument, present when the flags create a file.
 SEER_RT_INLINE bool HasMode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
 
+// The shapes every I/O interposer below takes; `pc` is the program's call site
+// (SEER_RT_CALLER_PC, taken in the interposer itself) and `call` the real call.
+template <typename Call>
+SEER_RT_INLINE ssize_t Receive(int fd, void* buf, uint64_t pc, Call call) {
+  UseFd(fd, pc);
+  const ssize_t r = Blocking(call);
+  AfterReceive(fd, buf, r, pc);
+  return r;
+}
+template <typename Call>
+SEER_RT_INLINE ssize_t Send(int fd, const void* buf, uint64_t pc, Call call) {
+  BeforeSend(fd, pc);
+  const ssize_t r = Blocking(call);
+  AfterSend(buf, r, pc);
+  return r;
+}
+template <typename Call>
+SEER_RT_INLINE ssize_t ReceiveVector(int fd, const struct iovec* iov, size_t count, uint64_t pc, Call call) {
+  UseFd(fd, pc);
+  const ssize_t r = Blocking(call);
+  if (r >= 0) AcquireFd(fd, pc);
+  IovecRanges(iov, count, r, /*write=*/true, pc);
+  return r;
+}
+template <typename Call>
+SEER_RT_INLINE ssize_t SendVector(int fd, const struct iovec* iov, size_t count, uint64_t pc, Call call) {
+  BeforeSend(fd, pc);
+  const ssize_t r = Blocking(call);
+  IovecRanges(iov, count, r, /*write=*/false, pc);
+  return r;
+}
+
+// A call that returned a new descriptor (or -1) naming `sync`.
+SEER_RT_INLINE int Created(int fd, uint32_t sync, uint64_t pc) {
+  if (fd >= 0) CreateFd(fd, sync, pc);
+  return fd;
+}
+
+// pipe, pipe2, socketpair: two ends of one channel, one sync object.
+SEER_RT_INLINE int CreatedPair(int r, const int fds[2], uint64_t pc) {
+  if (r == 0) {
+    const uint32_t sync = NewSync();
+    CreateFd(fds[0], sync, pc);
+    CreateFd(fds[1], sync, pc);
+  }
+  return r;
+}
+
+// accept, accept4: the listening socket's wait, and the new connection.
+SEER_RT_INLINE int Accepted(int fd, int r, uint64_t pc) {
+  if (r >= 0) {
+    AcquireFd(fd, pc);
+    CreateFd(r, kSocketSync, pc);
+  }
+  return r;
+}
+
+// dup2, dup3: `target` is closed (a write of its byte, as close() is) and then
+// names what `fd` names.
+SEER_RT_INLINE int DuplicatedOnto(int fd, int target, int r, uint64_t pc) {
+  if (r >= 0 && fd != target) {
+    UseFd(fd, pc);
+    const uint32_t sync = SyncOf(fd);
+    EndFd(target, pc);
+    CreateFd(target, sync, pc);
+  }
+  return r;
+}
+
+// puts, fputs, fwrite read the program's bytes; fread writes them.
+SEER_RT_INLINE void StdioRead(const void* p, size_t n, uint64_t pc) {
+  KeepErrno keep;
+  RangeRead(p, n, pc);
+}
+
 }  // namespace
 }  // namespace seer::rt
 
@@ -256,119 +331,67 @@ using seer::EventKind;
 extern "C" {
 
 ssize_t read(int fd, void* buf, size_t n) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  UseFd(fd, pc);
-  const ssize_t r = Blocking([&] { return LibcRead(fd, buf, n); });
-  AfterReceive(fd, buf, r, pc);
-  return r;
+  return Receive(fd, buf, SEER_RT_CALLER_PC(), [&] { return LibcRead(fd, buf, n); });
 }
 
 ssize_t write(int fd, const void* buf, size_t n) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  BeforeSend(fd, pc);
-  const ssize_t r = Blocking([&] { return LibcWrite(fd, buf, n); });
-  AfterSend(buf, r, pc);
-  return r;
+  return Send(fd, buf, SEER_RT_CALLER_PC(), [&] { return LibcWrite(fd, buf, n); });
 }
 
 ssize_t pread(int fd, void* buf, size_t n, off_t off) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  UseFd(fd, pc);
-  const ssize_t r = Blocking([&] { return real_pread.get()(fd, buf, n, off); });
-  AfterReceive(fd, buf, r, pc);
-  return r;
+  return Receive(fd, buf, SEER_RT_CALLER_PC(), [&] { return real_pread.get()(fd, buf, n, off); });
 }
 
 ssize_t pread64(int fd, void* buf, size_t n, off_t off) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  UseFd(fd, pc);
-  const ssize_t r = Blocking([&] { return real_pread64.get()(fd, buf, n, off); });
-  AfterReceive(fd, buf, r, pc);
-  return r;
+  return Receive(fd, buf, SEER_RT_CALLER_PC(), [&] { return real_pread64.get()(fd, buf, n, off); });
 }
 
 ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  BeforeSend(fd, pc);
-  const ssize_t r = Blocking([&] { return real_pwrite.get()(fd, buf, n, off); });
-  AfterSend(buf, r, pc);
-  return r;
+  return Send(fd, buf, SEER_RT_CALLER_PC(), [&] { return real_pwrite.get()(fd, buf, n, off); });
 }
 
 ssize_t pwrite64(int fd, const void* buf, size_t n, off_t off) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  BeforeSend(fd, pc);
-  const ssize_t r = Blocking([&] { return real_pwrite64.get()(fd, buf, n, off); });
-  AfterSend(buf, r, pc);
-  return r;
+  return Send(fd, buf, SEER_RT_CALLER_PC(), [&] { return real_pwrite64.get()(fd, buf, n, off); });
 }
 
 ssize_t readv(int fd, const struct iovec* iov, int count) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  UseFd(fd, pc);
-  const ssize_t r = Blocking([&] { return real_readv.get()(fd, iov, count); });
-  if (r >= 0) AcquireFd(fd, pc);
-  IovecRanges(iov, static_cast<size_t>(count), r, /*write=*/true, pc);
-  return r;
+  return ReceiveVector(fd, iov, static_cast<size_t>(count), SEER_RT_CALLER_PC(),
+                       [&] { return real_readv.get()(fd, iov, count); });
 }
 
 ssize_t writev(int fd, const struct iovec* iov, int count) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  BeforeSend(fd, pc);
-  const ssize_t r = Blocking([&] { return real_writev.get()(fd, iov, count); });
-  IovecRanges(iov, static_cast<size_t>(count), r, /*write=*/false, pc);
-  return r;
+  return SendVector(fd, iov, static_cast<size_t>(count), SEER_RT_CALLER_PC(),
+                    [&] { return real_writev.get()(fd, iov, count); });
 }
 
 ssize_t recv(int fd, void* buf, size_t n, int flags) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  UseFd(fd, pc);
-  const ssize_t r = Blocking([&] { return real_recv.get()(fd, buf, n, flags); });
-  AfterReceive(fd, buf, r, pc);
-  return r;
+  return Receive(fd, buf, SEER_RT_CALLER_PC(), [&] { return real_recv.get()(fd, buf, n, flags); });
 }
 
 ssize_t recvfrom(int fd, void* buf, size_t n, int flags, struct sockaddr* from, socklen_t* from_len) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  UseFd(fd, pc);
-  const ssize_t r = Blocking([&] { return real_recvfrom.get()(fd, buf, n, flags, from, from_len); });
-  AfterReceive(fd, buf, r, pc);
-  return r;
+  return Receive(fd, buf, SEER_RT_CALLER_PC(), [&] { return real_recvfrom.get()(fd, buf, n, flags, from, from_len); });
 }
 
 ssize_t recvmsg(int fd, struct msghdr* msg, int flags) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  UseFd(fd, pc);
-  const ssize_t r = Blocking([&] { return real_recvmsg.get()(fd, msg, flags); });
-  if (r >= 0) AcquireFd(fd, pc);
-  IovecRanges(msg->msg_iov, msg->msg_iovlen, r, /*write=*/true, pc);
-  return r;
+  return ReceiveVector(fd, msg->msg_iov, msg->msg_iovlen, SEER_RT_CALLER_PC(),
+                       [&] { return real_recvmsg.get()(fd, msg, flags); });
 }
 
 ssize_t send(int fd, const void* buf, size_t n, int flags) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  BeforeSend(fd, pc);
-  const ssize_t r = Blocking([&] { return real_send.get()(fd, buf, n, flags); });
-  AfterSend(buf, r, pc);
-  return r;
+  return Send(fd, buf, SEER_RT_CALLER_PC(), [&] { return real_send.get()(fd, buf, n, flags); });
 }
 
 ssize_t sendto(int fd, const void* buf, size_t n, int flags, const struct sockaddr* to, socklen_t to_len) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  BeforeSend(fd, pc);
-  const ssize_t r = Blocking([&] { return real_sendto.get()(fd, buf, n, flags, to, to_len); });
-  AfterSend(buf, r, pc);
-  return r;
+  return Send(fd, buf, SEER_RT_CALLER_PC(), [&] { return real_sendto.get()(fd, buf, n, flags, to, to_len); });
 }
 
 ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  BeforeSend(fd, pc);
-  const ssize_t r = Blocking([&] { return real_sendmsg.get()(fd, msg, flags); });
-  IovecRanges(msg->msg_iov, msg->msg_iovlen, r, /*write=*/false, pc);
-  return r;
+  return SendVector(fd, msg->msg_iov, msg->msg_iovlen, SEER_RT_CALLER_PC(),
+                    [&] { return real_sendmsg.get()(fd, msg, flags); });
 }
 
+// The open family is variadic: each reads its mode argument itself (only when
+// the flags say it was passed, as glibc does).
 int open(const char* path, int flags, ...) {
   int mode = 0;
   if (HasMode(flags)) {
@@ -377,9 +400,7 @@ int open(const char* path, int flags, ...) {
     mode = va_arg(ap, int);
     va_end(ap);
   }
-  const int fd = LibcOpen(path, flags, mode);
-  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
-  return fd;
+  return Created(LibcOpen(path, flags, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int open64(const char* path, int flags, ...) {
@@ -390,9 +411,7 @@ int open64(const char* path, int flags, ...) {
     mode = va_arg(ap, int);
     va_end(ap);
   }
-  const int fd = real_open64.get()(path, flags, mode);
-  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
-  return fd;
+  return Created(real_open64.get()(path, flags, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int openat(int dir, const char* path, int flags, ...) {
@@ -403,9 +422,7 @@ int openat(int dir, const char* path, int flags, ...) {
     mode = va_arg(ap, int);
     va_end(ap);
   }
-  const int fd = real_openat.get()(dir, path, flags, mode);
-  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
-  return fd;
+  return Created(real_openat.get()(dir, path, flags, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int openat64(int dir, const char* path, int flags, ...) {
@@ -416,21 +433,15 @@ int openat64(int dir, const char* path, int flags, ...) {
     mode = va_arg(ap, int);
     va_end(ap);
   }
-  const int fd = real_openat64.get()(dir, path, flags, mode);
-  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
-  return fd;
+  return Created(real_openat64.get()(dir, path, flags, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int creat(const char* path, mode_t mode) {
-  const int fd = real_creat.get()(path, mode);
-  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
-  return fd;
+  return Created(real_creat.get()(path, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int creat64(const char* path, mode_t mode) {
-  const int fd = real_creat64.get()(path, mode);
-  if (fd >= 0) CreateFd(fd, kFileSync, SEER_RT_CALLER_PC());
-  return fd;
+  return Created(real_creat64.get()(path, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int close(int fd) {
@@ -444,45 +455,21 @@ int close(int fd) {
 }
 
 int socket(int domain, int type, int protocol) noexcept {
-  const int fd = real_socket.get()(domain, type, protocol);
-  if (fd >= 0) CreateFd(fd, kSocketSync, SEER_RT_CALLER_PC());
-  return fd;
+  return Created(real_socket.get()(domain, type, protocol), kSocketSync, SEER_RT_CALLER_PC());
 }
 
 int socketpair(int domain, int type, int protocol, int sv[2]) noexcept {
-  const int r = real_socketpair.get()(domain, type, protocol, sv);
-  if (r == 0) {
-    const uint32_t sync = NewSync();
-    CreateFd(sv[0], sync, SEER_RT_CALLER_PC());
-    CreateFd(sv[1], sync, SEER_RT_CALLER_PC());
-  }
-  return r;
+  return CreatedPair(real_socketpair.get()(domain, type, protocol, sv), sv, SEER_RT_CALLER_PC());
 }
 
-int pipe(int fds[2]) noexcept {
-  const int r = real_pipe.get()(fds);
-  if (r == 0) {
-    const uint32_t sync = NewSync();
-    CreateFd(fds[0], sync, SEER_RT_CALLER_PC());
-    CreateFd(fds[1], sync, SEER_RT_CALLER_PC());
-  }
-  return r;
-}
+int pipe(int fds[2]) noexcept { return CreatedPair(real_pipe.get()(fds), fds, SEER_RT_CALLER_PC()); }
 
 int pipe2(int fds[2], int flags) noexcept {
-  const int r = real_pipe2.get()(fds, flags);
-  if (r == 0) {
-    const uint32_t sync = NewSync();
-    CreateFd(fds[0], sync, SEER_RT_CALLER_PC());
-    CreateFd(fds[1], sync, SEER_RT_CALLER_PC());
-  }
-  return r;
+  return CreatedPair(real_pipe2.get()(fds, flags), fds, SEER_RT_CALLER_PC());
 }
 
 int eventfd(unsigned count, int flags) noexcept {
-  const int fd = real_eventfd.get()(count, flags);
-  if (fd >= 0) CreateFd(fd, NewSync(), SEER_RT_CALLER_PC());
-  return fd;
+  return Created(real_eventfd.get()(count, flags), NewSync(), SEER_RT_CALLER_PC());
 }
 
 // connect() is a signal on the socket (ThreadSanitizer: what the connecting
@@ -500,90 +487,52 @@ int connect(int fd, const struct sockaddr* addr, socklen_t len) {
 int accept(int fd, struct sockaddr* addr, socklen_t* len) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const int r = Blocking([&] { return real_accept.get()(fd, addr, len); });
-  if (r >= 0) {
-    AcquireFd(fd, pc);
-    CreateFd(r, kSocketSync, pc);
-  }
-  return r;
+  return Accepted(fd, Blocking([&] { return real_accept.get()(fd, addr, len); }), pc);
 }
 
 int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
-  const int r = Blocking([&] { return real_accept4.get()(fd, addr, len, flags); });
-  if (r >= 0) {
-    AcquireFd(fd, pc);
-    CreateFd(r, kSocketSync, pc);
-  }
-  return r;
+  return Accepted(fd, Blocking([&] { return real_accept4.get()(fd, addr, len, flags); }), pc);
 }
 
 int dup(int fd) noexcept {
   const uint64_t pc = SEER_RT_CALLER_PC();
   const int r = real_dup.get()(fd);
-  if (r >= 0) {
-    UseFd(fd, pc);
-    CreateFd(r, SyncOf(fd), pc);
-  }
-  return r;
+  if (r >= 0) UseFd(fd, pc);
+  return Created(r, SyncOf(fd), pc);
 }
 
-// dup2 and dup3 close their target: a write of its byte, as close() is.
 int dup2(int fd, int target) noexcept {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  const int r = real_dup2.get()(fd, target);
-  if (r >= 0 && fd != target) {
-    UseFd(fd, pc);
-    const uint32_t sync = SyncOf(fd);
-    EndFd(target, pc);
-    CreateFd(target, sync, pc);
-  }
-  return r;
+  return DuplicatedOnto(fd, target, real_dup2.get()(fd, target), SEER_RT_CALLER_PC());
 }
 
 int dup3(int fd, int target, int flags) noexcept {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  const int r = real_dup3.get()(fd, target, flags);
-  if (r >= 0) {
-    UseFd(fd, pc);
-    const uint32_t sync = SyncOf(fd);
-    EndFd(target, pc);
-    CreateFd(target, sync, pc);
-  }
-  return r;
+  return DuplicatedOnto(fd, target, real_dup3.get()(fd, target, flags), SEER_RT_CALLER_PC());
 }
 
-// stdio reads the program's strings and items, writes what fread returns.
 int puts(const char* s) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
   const int r = real_puts.get()(s);
-  KeepErrno keep;
-  RangeRead(s, Length(s) + 1, pc);
+  StdioRead(s, Length(s) + 1, SEER_RT_CALLER_PC());
   return r;
 }
 
 int fputs(const char* s, FILE* f) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
   const int r = real_fputs.get()(s, f);
-  KeepErrno keep;
-  RangeRead(s, Length(s) + 1, pc);
+  StdioRead(s, Length(s) + 1, SEER_RT_CALLER_PC());
   return r;
 }
 
 size_t fread(void* buf, size_t size, size_t n, FILE* f) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
   const size_t r = real_fread.get()(buf, size, n, f);
   KeepErrno keep;
-  RangeWrite(buf, r * size, pc);
+  RangeWrite(buf, r * size, SEER_RT_CALLER_PC());
   return r;
 }
 
 size_t fwrite(const void* buf, size_t size, size_t n, FILE* f) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
   const size_t r = real_fwrite.get()(buf, size, n, f);
-  KeepErrno keep;
-  RangeRead(buf, r * size, pc);
+  StdioRead(buf, r * size, SEER_RT_CALLER_PC());
   return r;
 }
 
