@@ -18,8 +18,8 @@ struct Held {
   EventRef acquire;
 };
 
-// An edge held -> wanted: the first time it was taken, and the other locks held
-// at every time it was taken (the gate-lock candidates).
+// An edge held -> wanted: the first time it was taken, and the locks held at
+// every time it was taken (the gate-lock candidates; `held` itself among them).
 struct Edge {
   DeadlockThread first;
   std::vector<uint64_t> always_held;  // sorted
@@ -82,20 +82,22 @@ class LockOrderEngine : public Engine {
         return;
       }
     const EventRef request = EventRef::Of(e);
-    if (blocking) {
+    if (blocking && !held.empty()) {
+      // Every held lock, sorted: for the edge from one of them, the others are
+      // its gate-lock candidates (the lock itself is in any cycle of the edge,
+      // which Gated leaves out, so it may stay in the set).
+      std::vector<uint64_t> held_now;
+      for (const Held& h : held) held_now.push_back(h.lock);
+      std::sort(held_now.begin(), held_now.end());
       for (const Held& h : held) {
         auto [it, fresh] = edges_.try_emplace({h.lock, lock});
         Edge& edge = it->second;
-        std::vector<uint64_t> others;
-        for (const Held& o : held)
-          if (o.lock != h.lock) others.push_back(o.lock);
-        std::sort(others.begin(), others.end());
         if (fresh) {
           edge.first = {e.tid, h.lock, h.acquire, lock, request};
-          edge.always_held = std::move(others);
+          edge.always_held = held_now;
         } else {
           std::vector<uint64_t> both;
-          std::set_intersection(edge.always_held.begin(), edge.always_held.end(), others.begin(), others.end(),
+          std::set_intersection(edge.always_held.begin(), edge.always_held.end(), held_now.begin(), held_now.end(),
                                 std::back_inserter(both));
           edge.always_held = std::move(both);
         }
