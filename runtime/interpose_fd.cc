@@ -243,8 +243,11 @@ RealFunction<int (*)(const char*, FILE*)> real_fputs("fputs");
 RealFunction<size_t (*)(void*, size_t, size_t, FILE*)> real_fread("fread");
 RealFunction<size_t (*)(const void*, size_t, size_t, FILE*)> real_fwrite("fwrite");
 
-// open's mode argument, present when the flags create a file.
-SEER_RT_INLINE bool HasMode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
+// open's mode argument: read only when the flags say it was passed (as glibc does).
+SEER_RT_INLINE int ModeArg(int flags, va_list ap) {
+  const bool has_mode = (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE;
+  return has_mode ? va_arg(ap, int) : 0;
+}
 
 // The shapes every I/O interposer below takes; `pc` is the program's call site
 // (SEER_RT_CALLER_PC, taken in the interposer itself) and `call` the real call.
@@ -390,49 +393,36 @@ ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
                     [&] { return real_sendmsg.get()(fd, msg, flags); });
 }
 
-// The open family is variadic: each reads its mode argument itself (only when
-// the flags say it was passed, as glibc does).
+// The open family is variadic: each starts its own va_list.
 int open(const char* path, int flags, ...) {
-  int mode = 0;
-  if (HasMode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, int);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const int mode = ModeArg(flags, ap);
+  va_end(ap);
   return Created(LibcOpen(path, flags, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int open64(const char* path, int flags, ...) {
-  int mode = 0;
-  if (HasMode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, int);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const int mode = ModeArg(flags, ap);
+  va_end(ap);
   return Created(real_open64.get()(path, flags, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int openat(int dir, const char* path, int flags, ...) {
-  int mode = 0;
-  if (HasMode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, int);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const int mode = ModeArg(flags, ap);
+  va_end(ap);
   return Created(real_openat.get()(dir, path, flags, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
 int openat64(int dir, const char* path, int flags, ...) {
-  int mode = 0;
-  if (HasMode(flags)) {
-    va_list ap;
-    va_start(ap, flags);
-    mode = va_arg(ap, int);
-    va_end(ap);
-  }
+  va_list ap;
+  va_start(ap, flags);
+  const int mode = ModeArg(flags, ap);
+  va_end(ap);
   return Created(real_openat64.get()(dir, path, flags, mode), kFileSync, SEER_RT_CALLER_PC());
 }
 
