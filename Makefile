@@ -41,16 +41,26 @@ package:
 # Everything CI checks: the build with warnings as errors and every test under
 # ctest, the same tests again under AddressSanitizer + UndefinedBehaviorSanitizer,
 # and the two fuzzers (chunk decoder, whole trace files) for a bounded time each.
+# Each step prints the time it ended: the whole must stay under an hour on a
+# fresh two-core machine (CI allows 90 minutes), and the log shows where it goes.
 test: build
+	@date -u "+make test: %T release build done"
 	@cd $(BUILD) && $(TEST_ENV) ctest --output-on-failure -j $(JOBS)
+	@date -u "+make test: %T release tests done"
 	@$(MAKE) --no-print-directory test-sanitize
+	@date -u "+make test: %T sanitizer pass done"
 	@$(MAKE) --no-print-directory fuzz
+	@date -u "+make test: %T fuzzing done"
 
+# The race suite's STD round trip records every program a second time: the
+# release pass runs it; the sanitizer pass keeps the recordings of the first
+# test and the STD reader and writer's own tests.
 test-sanitize: deps
 	@cmake -S . -B build-asan -G Ninja -DSEER_WERROR=ON -DSEER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
 	@ninja -C build-asan -j $(JOBS)
+	@date -u "+make test: %T sanitizer build done"
 	@cd build-asan && $(TEST_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(JOBS) -LE no-sanitize
+	  ctest --output-on-failure -j $(JOBS) -LE no-sanitize -E 'RaceSuiteTest\.SameResultsAfterStdRoundTrip'
 
 fuzz: deps
 	@cmake -S . -B build-fuzz -G Ninja -DSEER_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
