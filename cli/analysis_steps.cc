@@ -11,8 +11,8 @@ Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const pre
   out->symbolized = false;
   Status s;
   {
-    Progress progress("events");
-    s = predictor::RunAnalyses(input, specs, options.engine, run, progress.Callback());
+    AnalysisProgressLine progress(options.progress);
+    s = predictor::RunAnalyses(input, specs, options.engine, run, &progress);
   }
   if (!s.ok()) return s;
   if (!options.symbolize || run->reader->info().modules.empty()) return Status::Ok();

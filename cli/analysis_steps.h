@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/progress.h"
 #include "predictor/analyze.h"
 #include "predictor/report/details.h"
 #include "seer/status.h"
@@ -16,6 +17,7 @@ struct AnalysisStepsOptions {
   predictor::AnalysisOptions engine;
   bool symbolize = true;                 // false: --no-symbolize
   std::vector<std::string> binary_dirs;  // where to look for binaries the trace names
+  ProgressMode progress = ProgressMode::kTerminal;
 };
 
 struct AnalyzedTrace {

@@ -26,6 +26,7 @@ struct AnalyzeCommandOptions {
   std::vector<std::string> binary_dirs;
   bool no_symbolize = false;
   bool lockset_warnings = false;
+  ProgressMode progress = ProgressMode::kTerminal;
   predictor::AnalysisOptions engine;
 };
 
@@ -44,7 +45,7 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   for (const predictor::EngineSpec* spec : specs) names.push_back(spec->name);
 
   AnalyzedTrace analyzed;
-  s = AnalyzeAndSymbolize(o.input, specs, {o.engine, !o.no_symbolize, o.binary_dirs}, &analyzed);
+  s = AnalyzeAndSymbolize(o.input, specs, {o.engine, !o.no_symbolize, o.binary_dirs, o.progress}, &analyzed);
   if (!s.ok()) return Fail(s);
   const predictor::AnalysisRun& run = analyzed.run;
   predictor::ReportDetails* with = analyzed.details_or_null();
@@ -151,6 +152,14 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
                   "parallel; the report is the same for any number (default: the CPUs this process may use)")
       ->check(CLI::Range(1u, 1024u))
       ->capture_default_str();
+  auto* progress = cmd->add_flag_callback(
+      "--progress", [o] { o->progress = ProgressMode::kAlways; },
+      "show the progress (events, SeqCheck windows, time left) on stderr even when it is not a terminal: one "
+      "line a second");
+  cmd->add_flag_callback(
+         "--no-progress", [o] { o->progress = ProgressMode::kNever; },
+         "no progress line (default: one, rewritten in place, when stderr is a terminal)")
+      ->excludes(progress);
   cmd->callback([o, &runner] { runner.run = [o] { return RunAnalyze(*o); }; });
 }
 

@@ -91,7 +91,7 @@ class BatchSideWork {
 
 // One thread: every engine takes each batch in turn.
 Status FeedInOrder(const std::vector<const EngineSpec*>& specs, const std::vector<std::unique_ptr<Engine>>& engines,
-                   AnalysisRun* run, BatchSideWork* side, const std::function<void(uint64_t)>& progress) {
+                   AnalysisRun* run, BatchSideWork* side, AnalysisProgress* progress) {
   std::vector<Event> batch;
   while (true) {
     Status s = run->reader->Next(&batch);
@@ -100,7 +100,7 @@ Status FeedInOrder(const std::vector<const EngineSpec*>& specs, const std::vecto
     for (auto& engine : engines) engine->Process(batch.data(), batch.size());
     s = side->Add(batch);
     if (!s.ok()) return s;
-    if (progress) progress(run->events);
+    if (progress != nullptr) progress->Fed(run->events, run->reader->info().counters.events);
   }
   for (size_t i = 0; i < engines.size(); ++i) {
     Status s = engines[i]->Finish(&run->findings);
@@ -112,7 +112,7 @@ Status FeedInOrder(const std::vector<const EngineSpec*>& specs, const std::vecto
 // --jobs N: this thread decodes, the engines run on the pool's N threads.
 Status FeedInParallel(JobPool* pool, const std::vector<const EngineSpec*>& specs,
                       const std::vector<std::unique_ptr<Engine>>& engines, AnalysisRun* run, BatchSideWork* side,
-                      const std::function<void(uint64_t)>& progress) {
+                      AnalysisProgress* progress) {
   std::vector<Engine*> lanes;
   for (const auto& engine : engines) lanes.push_back(engine.get());
   ParallelFeed feed(pool, lanes, kMaxEventsInFlight);
@@ -126,10 +126,12 @@ Status FeedInParallel(JobPool* pool, const std::vector<const EngineSpec*>& specs
     s = side->Add(*batch);
     if (!s.ok()) return s;
     // What the slowest engine has done: the decoder runs ahead by at most the bound.
-    if (progress) progress(feed.processed());
+    if (progress != nullptr) progress->Fed(feed.processed(), run->reader->info().counters.events);
   }
   size_t failed = 0;
-  Status s = feed.Finish(&run->findings, &failed);
+  Status s = feed.Finish(&run->findings, &failed, [&](uint64_t processed) {
+    if (progress != nullptr) progress->Fed(processed, run->reader->info().counters.events);
+  });
   if (!s.ok()) return s.WithContext(specs[failed]->name);
   return Status::Ok();
 }
@@ -137,7 +139,7 @@ Status FeedInParallel(JobPool* pool, const std::vector<const EngineSpec*>& specs
 }  // namespace
 
 Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& specs, const AnalysisOptions& options,
-                   AnalysisRun* run, const std::function<void(uint64_t)>& progress,
+                   AnalysisRun* run, AnalysisProgress* progress,
                    const std::function<void(const std::vector<Event>&)>& observe) {
   Status s = TraceReader::Open(path, &run->reader);
   if (!s.ok()) return s;
@@ -152,6 +154,7 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
   for (const EngineSpec* spec : specs) {
     engines.push_back(spec->create(options));
     if (pool) engines.back()->UseJobs(pool.get());
+    if (progress != nullptr) engines.back()->ShowProgress(progress);
     s = engines.back()->Begin(info);
     if (!s.ok()) return s.WithContext(spec->name);
   }
@@ -161,6 +164,7 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
   s = pool ? FeedInParallel(pool.get(), specs, engines, run, &side, progress)
            : FeedInOrder(specs, engines, run, &side, progress);
   if (!s.ok()) return s;
+  if (progress != nullptr) progress->Fed(run->events, info.counters.events);
   // A post-pass, not an engine: it decides the pairs the race engines reported.
   if (options.confirm_races && !run->findings.races.empty()) {
     seqcheck::TraceModel model(side.TakeKept());

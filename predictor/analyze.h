@@ -31,14 +31,13 @@ struct AnalysisRun {
   uint64_t events = 0;  // events fed to the engines
 };
 
-// Runs `engines` over the trace at `path`. `progress`, if set, gets the number of
-// events decoded now and then; `observe`, if set, every decoded batch after the
+// Runs `engines` over the trace at `path`. `progress`, if set, hears how far the
+// engines are now and then (predictor/progress.h); `observe`, if set, every decoded batch after the
 // engines (what a caller counts besides them, in the same pass). With
 // options.confirm_races, SeqCheck then decides every race pair the engines
 // reported (RacePair::confirmed).
 Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>& engines,
-                   const AnalysisOptions& options, AnalysisRun* run,
-                   const std::function<void(uint64_t events)>& progress = {},
+                   const AnalysisOptions& options, AnalysisRun* run, AnalysisProgress* progress = nullptr,
                    const std::function<void(const std::vector<Event>& batch)>& observe = {});
 
 }  // namespace seer::predictor

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "predictor/findings.h"
+#include "predictor/progress.h"
 #include "seer/event.h"
 #include "seer/status.h"
 #include "seer/trace.h"
@@ -64,6 +65,9 @@ class Engine {
   // of `jobs`, provided its findings stay those of a run without it. Begin,
   // Process and Finish are still called in order, one at a time.
   virtual void UseJobs(JobPool* jobs) { (void)jobs; }
+  // Called before Begin when someone watches: an engine with work of its own
+  // after the events (SeqCheck's windows) says how far it is there.
+  virtual void ShowProgress(AnalysisProgress* progress) { (void)progress; }
   // Consumes the next `n` events of the total order.
   virtual void Process(const Event* events, size_t n) = 0;
   // Called once after the last event: adds this engine's findings.

@@ -1,6 +1,7 @@
 #include "predictor/parallel_feed.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <iterator>
 #include <utility>
@@ -104,7 +105,7 @@ void ParallelFeed::Run(Lane* lane) {
   if (again) pool_->Submit([this, lane] { Run(lane); }, lane->thread);
 }
 
-Status ParallelFeed::Finish(Findings* findings, size_t* failed) {
+Status ParallelFeed::Finish(Findings* findings, size_t* failed, const std::function<void(uint64_t)>& waiting) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     finish_ = true;
@@ -112,7 +113,18 @@ Status ParallelFeed::Finish(Findings* findings, size_t* failed) {
   Append(nullptr);
   {
     std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return std::all_of(lanes_.begin(), lanes_.end(), [](const auto& l) { return l->done; }); });
+    const auto all_done = [&] {
+      return std::all_of(lanes_.begin(), lanes_.end(), [](const auto& l) { return l->done; });
+    };
+    // The lanes may hold up to max_events_ events still to go through, and
+    // windows to decide: whoever watches hears how far they are meanwhile.
+    while (!cv_.wait_for(lock, std::chrono::milliseconds(200), all_done)) {
+      if (!waiting) continue;
+      const uint64_t least = LeastProcessed();
+      lock.unlock();
+      waiting(least);
+      lock.lock();
+    }
   }
   for (size_t i = 0; i < lanes_.size(); ++i) {
     if (!lanes_[i]->status.ok()) {
@@ -126,6 +138,10 @@ Status ParallelFeed::Finish(Findings* findings, size_t* failed) {
 
 uint64_t ParallelFeed::processed() const {
   std::lock_guard<std::mutex> lock(mu_);
+  return LeastProcessed();
+}
+
+uint64_t ParallelFeed::LeastProcessed() const {
   uint64_t least = UINT64_MAX;
   for (const auto& lane : lanes_) least = std::min(least, lane->processed);
   return lanes_.empty() ? 0 : least;

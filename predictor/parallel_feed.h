@@ -9,6 +9,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -46,7 +47,8 @@ class ParallelFeed {
   // Has every engine Finish into a Findings of its own, waits for all, and
   // appends them to *findings in engine order (what one thread would have
   // appended). *failed is the first engine (in order) whose Finish failed.
-  Status Finish(Findings* findings, size_t* failed);
+  // `waiting`, if set, gets processed() about five times a second meanwhile.
+  Status Finish(Findings* findings, size_t* failed, const std::function<void(uint64_t processed)>& waiting = {});
 
  private:
   struct Lane {
@@ -61,6 +63,8 @@ class ParallelFeed {
   };
 
   void Run(Lane* lane);
+  // processed(), under mu_.
+  uint64_t LeastProcessed() const;
   // Puts `batch` (null: the end) on every lane and schedules the idle ones.
   void Append(const SharedBatch& batch);
 

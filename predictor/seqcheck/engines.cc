@@ -53,12 +53,21 @@ void AddStats(const SeqCheckStats& from, SeqCheckStats* to) {
 // end of the budget), so that the findings are those of one thread.
 class WindowedEngine : public Engine {
  public:
-  WindowedEngine(uint64_t window, uint64_t max_checks) : windows_(window), max_checks_(max_checks) {}
+  WindowedEngine(const char* name, uint64_t window, uint64_t max_checks)
+      : name_(name), window_(window), windows_(window), max_checks_(max_checks) {}
   // Derived engines call WaitForWindows() first in their destructors: a window
   // still on the pool runs their Decide, which must not outlive them.
   ~WindowedEngine() override = default;
 
   void UseJobs(JobPool* jobs) override { jobs_ = jobs; }
+  void ShowProgress(AnalysisProgress* progress) override { progress_ = progress; }
+  Status Begin(const TraceInfo& info) override {
+    // For the progress line: the trace's count may be short (a cut trace), and
+    // a window may close late (its carried acquires), so this is an estimate.
+    const uint64_t events = info.counters.events;
+    expected_windows_ = window_ == 0 || events == 0 ? 1 : (events + window_ - 1) / window_;
+    return Status::Ok();
+  }
 
   void Process(const Event* events, size_t n) override {
     while (n > 0) {
@@ -169,6 +178,9 @@ class WindowedEngine : public Engine {
   void Use(Window* w) {
     AddStats(w->stats, &stats_);
     Keep(&w->found);
+    ++windows_used_;
+    if (progress_ != nullptr)
+      progress_->Decided(name_, "windows", windows_used_, std::max(expected_windows_, windows_used_));
     // A decided window's vector, for the next window to fill (a window is
     // tens of MB, and fresh memory costs a page fault per 4 KB as it fills).
     if (jobs_ == nullptr)
@@ -184,9 +196,14 @@ class WindowedEngine : public Engine {
     return true;
   }
 
+  const char* const name_;
+  const uint64_t window_;
   TraceWindows windows_;
   const uint64_t max_checks_;
-  SeqCheckStats stats_;  // of the windows taken so far
+  AnalysisProgress* progress_ = nullptr;
+  uint64_t expected_windows_ = 1;
+  uint64_t windows_used_ = 0;  // decided and kept, in window order
+  SeqCheckStats stats_;        // of the windows taken so far
   JobPool* jobs_ = nullptr;
   std::mutex mu_;                              // the windows' `decided`
   std::deque<std::unique_ptr<Window>> taken_;  // windows on the pool or not taken yet
@@ -200,7 +217,7 @@ void AddWindowCount(uint64_t windows, AnalysisStats* stats) {
 class DeadlockEngine final : public WindowedEngine {
  public:
   explicit DeadlockEngine(const AnalysisOptions& options)
-      : WindowedEngine(options.seqcheck_window, options.deadlock_max_checks) {
+      : WindowedEngine("deadlock", options.seqcheck_window, options.deadlock_max_checks) {
     options_.max_cycle_length = options.deadlock_max_cycle;
     options_.max_checks = options.deadlock_max_checks;
   }
@@ -240,7 +257,7 @@ class DeadlockEngine final : public WindowedEngine {
 class AtomicityEngine final : public WindowedEngine {
  public:
   explicit AtomicityEngine(const AnalysisOptions& options)
-      : WindowedEngine(options.seqcheck_window, AtomicityOptions().max_checks) {
+      : WindowedEngine("atomicity", options.seqcheck_window, AtomicityOptions().max_checks) {
     options_.window = options.atomicity_window;
   }
   ~AtomicityEngine() override { WaitForWindows(); }

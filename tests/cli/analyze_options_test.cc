@@ -3,6 +3,8 @@
 // atomicity violations and confirmed races, on small STD traces.
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -268,6 +270,46 @@ TEST_F(AnalyzeOptionsTest, JobsGiveTheSameReports) {
       EXPECT_EQ(many.out, one.out) << format << " --jobs " << jobs;
     }
   }
+}
+
+// --progress on a trace of several SeqCheck windows: lines on stderr that end
+// with every window of both engines decided and the whole count, the same
+// report as without it, and nothing on stderr by default when it is not a
+// terminal (scripts and logs see no progress unless they ask).
+TEST_F(AnalyzeOptionsTest, ProgressNamesEventsAndWindowsOnlyWhenAsked) {
+  const std::string t = Path("g.seer");
+  auto g = Seer("gen --events 20000 --threads 6 --locks 4 --vars 40 --random-order-fraction 0.3 --seed 5 -o " + t);
+  ASSERT_EQ(g.code, 0) << g.err;
+  const std::string args = "analyze " + t + " --seqcheck-window 3000 --format json";
+  auto quiet = Seer(args);
+  ASSERT_EQ(quiet.code, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
+  const double windows = json::parse(quiet.out)["stats"]["deadlock"]["windows"].get<double>();
+  ASSERT_GT(windows, 4);
+  for (const char* jobs : {"1", "2"}) {
+    auto r = Seer(args + " --progress --jobs " + jobs);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out, quiet.out) << "--jobs " << jobs;
+    std::istringstream lines(r.err);
+    std::string line, last;
+    bool deadlock_done = false, atomicity_done = false;
+    const std::regex stage("\\| (deadlock|atomicity) ([0-9]+)/([0-9]+) windows");
+    while (std::getline(lines, line)) {
+      EXPECT_EQ(line.rfind("analyze: ", 0), 0u) << line;
+      for (std::sregex_iterator it(line.begin(), line.end(), stage), end; it != end; ++it) {
+        const auto done = std::stoull((*it)[2]), total = std::stoull((*it)[3]);
+        EXPECT_LE(done, total) << line;
+        if (done == static_cast<uint64_t>(windows) && total == done)
+          ((*it)[1] == "deadlock" ? deadlock_done : atomicity_done) = true;
+      }
+      last = line;
+    }
+    EXPECT_TRUE(deadlock_done && atomicity_done) << "--jobs " << jobs << ":\n" << r.err;
+    EXPECT_EQ(last.rfind("analyze: 20.0k events in ", 0), 0u) << r.err;
+  }
+  auto both = Seer(args + " --progress --no-progress");
+  EXPECT_EQ(both.code, 2) << both.err;
+  EXPECT_NE(both.err.find("--no-progress"), std::string::npos) << both.err;
 }
 
 }  // namespace
