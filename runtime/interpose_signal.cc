@@ -19,6 +19,23 @@
 // wrapped: those installed before the attach cannot be, and one wrapped after
 // it would stay behind the trampoline once the recorder let the process go.
 //
+// What orders a handler with the rest of the program (what ThreadSanitizer
+// gives a handler, which it runs in the interrupted thread's context; docs/
+// runtime.md, "Signal handlers"), as kSignal/kWait events on objects above
+// every user-space address:
+// - sigaction() installing a handler signals the signal's object; each run of
+//   the handler begins with a wait on it: what the program did before it
+//   installed a handler happens before the handler;
+// - raise() and pthread_kill() of the calling thread deliver the signal before
+//   they return: they signal the thread's "raised" object before the call and
+//   wait on its "handled" object after it; a handler begins with a wait on the
+//   former and ends with a signal on the latter, so the code before the call
+//   happens before the handler, and the handler before the code after it.
+// A signal sent from elsewhere (another thread, a timer, kill) interrupts the
+// thread at a point the runtime cannot place in its ring (ground rule 2): its
+// handler follows the thread's last raise only, and is otherwise concurrent
+// with the code it interrupted (docs/runtime.md says what that reports).
+//
 // SIGTRAP is the runtime's own while watchpoints are on (watchpoints.h): its
 // handler stays installed, and the program's is kept here and called for every
 // trap that is not a watchpoint's (signal_chain.h); attached, it is given back
@@ -40,6 +57,19 @@ namespace {
 
 using SigactionFn = int (*)(int, const struct sigaction*, struct sigaction*);
 RealFunction<SigactionFn> real_sigaction("sigaction");
+using RaiseFn = int (*)(int);
+RealFunction<RaiseFn> real_raise("raise");
+using PthreadKillFn = int (*)(pthread_t, int);
+RealFunction<PthreadKillFn> real_pthread_kill("pthread_kill");
+
+// The synchronisation objects of signals (the note at the top), beside the
+// file descriptors' (0xfe0000000000, interpose_fd.cc).
+constexpr uint64_t kSignalSyncBase = 0xfc0000000000;
+uint64_t InstalledObject(int sig) { return kSignalSyncBase + static_cast<uint64_t>(sig); }
+// Per thread, by the ring of the thread the handler interrupts (a ring is
+// reused only after its thread ended).
+uint64_t RaisedObject(uint32_t ring) { return kSignalSyncBase + 0x100 + 2 * uint64_t{ring}; }
+uint64_t HandledObject(uint32_t ring) { return RaisedObject(ring) + 1; }
 
 // The program's handler of each signal, as it gave it.
 struct Handler {
@@ -128,6 +158,11 @@ class HandlerScope {
   HandlerScope(const HandlerScope&) = delete;
   HandlerScope& operator=(const HandlerScope&) = delete;
 
+  // The interrupted thread's state, or null when the handler records nothing.
+  const ThreadState* interrupted() const {
+    return slot_.state != nullptr && *slot_.state != nullptr ? outer_ : nullptr;
+  }
+
  private:
   ThreadSlot slot_;
   ThreadState* outer_ = nullptr;
@@ -140,10 +175,33 @@ void Trampoline(int sig, siginfo_t* info, void* context) {
   // Reset to SIG_DFL or SIG_IGN meanwhile (a one-shot handler): nothing to run.
   if (fn == reinterpret_cast<void*>(SIG_DFL) || fn == reinterpret_cast<void*>(SIG_IGN)) return;
   HandlerScope scope;
+  const auto pc = reinterpret_cast<uint64_t>(fn);
+  const ThreadState* interrupted = scope.interrupted();
+  ThreadState* ts = interrupted != nullptr ? SyncThread() : nullptr;  // the signal ring
+  if (ts != nullptr) {
+    PutOrdered(ts, EventKind::kWait, 0, InstalledObject(sig), 0, pc);
+    PutOrdered(ts, EventKind::kWait, 0, RaisedObject(interrupted->ring), 0, pc);
+  }
   if (siginfo)
     reinterpret_cast<void (*)(int, siginfo_t*, void*)>(fn)(sig, info, context);
   else
     reinterpret_cast<void (*)(int)>(fn)(sig);
+  // Not reached when the handler leaves by longjmp: the code it jumps to then
+  // follows it in no recorded order.
+  if (ts != nullptr) PutOrdered(ts, EventKind::kSignal, 0, HandledObject(interrupted->ring), 0, pc);
+}
+
+// A signal the calling thread sends itself: `send` delivers it before it returns.
+template <typename Send>
+int SendToSelf(Send send, uint64_t pc) {
+  // Attached, no handler runs behind the trampoline (the note at the top).
+  ThreadState* ts = g_rt.injected ? nullptr : SyncThread();
+  if (ts == nullptr) return send();
+  const uint32_t ring = ts->ring;
+  PutOrdered(ts, EventKind::kSignal, 0, RaisedObject(ring), 0, pc);
+  const int rc = send();
+  if (rc == 0 && (ts = SyncThread()) != nullptr) PutOrdered(ts, EventKind::kWait, 0, HandledObject(ring), 0, pc);
+  return rc;
 }
 
 bool IsHandler(void* fn) {
@@ -174,7 +232,7 @@ void RuntimeSigtrap(int sig, siginfo_t* info, void* context) {
     dfl.sa_handler = SIG_DFL;
     real_sigaction.get()(sig, &dfl, nullptr);
     runtime_sigtrap.store(false, std::memory_order_release);
-    raise(sig);
+    RaiseUnrecorded(sig);
     return;
   }
   Trampoline(sig, info, context);
@@ -205,6 +263,8 @@ bool InstallRuntimeSigtrap() {
   return true;
 }
 
+int RaiseUnrecorded(int sig) { return real_raise.get()(sig); }
+
 bool UninstallRuntimeSigtrap() {
   SigtrapLock lock;
   if (!runtime_sigtrap.load(std::memory_order_acquire)) return true;
@@ -230,6 +290,13 @@ int ProgramAction(SigactionFn real, int sig, const struct sigaction* act, struct
       h.fn.store(fn, std::memory_order_release);
       rc = real(sig, act, old);
     } else {
+      // What came before happens before the handler: numbered before the
+      // kernel has it (a handler's wait that comes first follows nothing).
+      if (sig != SIGKILL && sig != SIGSTOP) {
+        if (ThreadState* ts = SyncThread())
+          PutOrdered(ts, EventKind::kSignal, 0, InstalledObject(sig), 0,
+                     reinterpret_cast<uint64_t>(__builtin_return_address(0)));
+      }
       // The handler first: the trampoline may run as soon as the kernel has it.
       h.siginfo.store((act->sa_flags & SA_SIGINFO) != 0, std::memory_order_relaxed);
       h.fn.store(fn, std::memory_order_release);
@@ -294,6 +361,19 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexc
   // Attached by injection: nothing is wrapped (the note at the top).
   if (g_rt.injected) return real(sig, act, old);
   return ProgramAction(real, sig, act, old);
+}
+
+int raise(int sig) noexcept {
+  const auto pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  return SendToSelf([sig] { return real_raise.get()(sig); }, pc);
+}
+
+int pthread_kill(pthread_t thread, int sig) noexcept {
+  // Signal 0 only checks the thread exists; another thread's handler runs
+  // whenever that thread is interrupted (the note at the top).
+  if (sig == 0 || !pthread_equal(thread, pthread_self())) return real_pthread_kill.get()(thread, sig);
+  const auto pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  return SendToSelf([thread, sig] { return real_pthread_kill.get()(thread, sig); }, pc);
 }
 
 // glibc's signal() calls its own sigaction, not this one: BSD semantics

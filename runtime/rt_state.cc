@@ -20,6 +20,7 @@
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/libc_io.h"
 #include "runtime/mutex_order.h"
+#include "runtime/signal_chain.h"
 #include "runtime/watchpoints.h"
 
 namespace seer::rt {
@@ -116,7 +117,7 @@ const int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, 
 void OnFatalSignal(int sig) {
   if (g_rt.shm != nullptr) g_rt.shm->fatal_signal.store(sig, std::memory_order_release);
   signal(sig, SIG_DFL);
-  raise(sig);
+  RaiseUnrecorded(sig);
 }
 
 void InstallSignalHandlers() {

@@ -16,4 +16,9 @@ bool InstallRuntimeSigtrap();
 // (errno set) when sigaction() refused; the runtime's handler stays then.
 bool UninstallRuntimeSigtrap();
 
+// libc's raise(), past the runtime's interposer (which records a signal a thread
+// sends itself as synchronisation): for the runtime's own re-raise of a signal
+// whose default action it lets run, from a handler (nothing may be recorded there).
+int RaiseUnrecorded(int sig);
+
 }  // namespace seer::rt
