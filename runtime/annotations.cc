@@ -10,6 +10,13 @@
 //   NewMemory(addr, size)                kAlloc: a fresh variable identity
 //   BenignRace(Sized), Ignore*Begin/End  plain accesses not recorded (below)
 // The others are accepted so that every program using them links, and ignored.
+// ThreadSanitizer's own interface (<sanitizer/tsan_interface.h>, as abseil and
+// folly call it for their locks) the same way:
+//   __tsan_release / __tsan_acquire(addr) kSignal / kWait on addr
+//   __tsan_mutex_post_lock, pre_unlock    kAcquire (kTry for a trylock) / kRelease;
+//                                         a failed trylock records nothing
+//   __tsan_mutex_pre_* ... post_*          the lock's own code: its plain accesses
+//                                         are not recorded (pre/post_divert: are)
 //
 // Every function is exported (the runtime is built with -fvisibility=hidden)
 // and named in seer_rt.dynlist: a program built with seer-cc exports them, and
@@ -200,6 +207,21 @@ SEER_RT_INLINE void IgnoreEnd(uint32_t* depth) {
   g_access_filters.fetch_sub(1, std::memory_order_relaxed);
 }
 
+// The lock code between a __tsan_mutex_pre_* and its post: reads and writes ignored.
+SEER_RT_INLINE void IgnoreLockCode() {
+  IgnoreBegin(&tls_ignore_reads);
+  IgnoreBegin(&tls_ignore_writes);
+}
+SEER_RT_INLINE void EndIgnoringLockCode() {
+  IgnoreEnd(&tls_ignore_reads);
+  IgnoreEnd(&tls_ignore_writes);
+}
+
+// <sanitizer/tsan_interface.h>'s flags that change what is recorded.
+constexpr unsigned kTsanMutexReadLock = 1u << 3;
+constexpr unsigned kTsanMutexTryLock = 1u << 4;
+constexpr unsigned kTsanMutexTryLockFailed = 1u << 5;
+
 }  // namespace
 
 bool FilteredAccess(uint8_t kind, uint64_t addr, uint64_t size) {
@@ -325,6 +347,34 @@ void AnnotateEnableRaceDetection(const char*, int, int) {}
 void AnnotateNoOp(const char*, int, const volatile void*) {}
 void AnnotateMemoryIsInitialized(const char*, int, const volatile void*, size_t) {}
 void AnnotateMemoryIsUninitialized(const char*, int, const volatile void*, size_t) {}
+
+// ThreadSanitizer's interface (the table at the top). Between a pre and its
+// post the lock's own code runs: its plain accesses (the lock word, counters
+// of its own) are not recorded, as ThreadSanitizer ignores them; a divert (a
+// call out of the lock's code, to a scheduler say) records them again.
+void __tsan_acquire(void* addr) { Wait(addr, SEER_RT_CALLER_PC()); }
+void __tsan_release(void* addr) { Signal(addr, SEER_RT_CALLER_PC()); }
+void __tsan_mutex_create(void*, unsigned) {}
+void __tsan_mutex_destroy(void*, unsigned) {}
+void __tsan_mutex_pre_lock(void*, unsigned) { IgnoreLockCode(); }
+void __tsan_mutex_post_lock(void* addr, unsigned flags, int) {
+  EndIgnoringLockCode();
+  if ((flags & kTsanMutexTryLockFailed) != 0) return;
+  RecordLockAcquired(addr, LockModeOf((flags & kTsanMutexReadLock) == 0), SEER_RT_CALLER_PC(),
+                     (flags & kTsanMutexTryLock) != 0 ? seer::AcquireHow::kTry : seer::AcquireHow::kBlocking);
+}
+// Returns the recursion levels released: one, the level recorded (a recursive
+// unlock of a lock held several times releases it as one level).
+int __tsan_mutex_pre_unlock(void* addr, unsigned flags) {
+  RecordLockReleasing(addr, LockModeOf((flags & kTsanMutexReadLock) == 0), SEER_RT_CALLER_PC());
+  IgnoreLockCode();
+  return 1;
+}
+void __tsan_mutex_post_unlock(void*, unsigned) { EndIgnoringLockCode(); }
+void __tsan_mutex_pre_signal(void*, unsigned) { IgnoreLockCode(); }
+void __tsan_mutex_post_signal(void*, unsigned) { EndIgnoringLockCode(); }
+void __tsan_mutex_pre_divert(void*, unsigned) { EndIgnoringLockCode(); }
+void __tsan_mutex_post_divert(void*, unsigned) { IgnoreLockCode(); }
 
 // Not Valgrind, and not much slower than the program alone.
 int RunningOnValgrind(void) { return 0; }

@@ -11,8 +11,9 @@ namespace seer::rt {
 
 // A lock the program says it acquired (after the acquisition) or is releasing
 // (before the release), recorded as a rwlock's acquire or release in `mode`
-// (LockMode), with the hold-time bookkeeping of interpose_pthread.cc.
-void RecordLockAcquired(const volatile void* lock, uint8_t mode, uint64_t pc);
+// (LockMode), with the hold-time bookkeeping of interpose_pthread.cc. `how`:
+// AcquireHow (a successful trylock is kTry).
+void RecordLockAcquired(const volatile void* lock, uint8_t mode, uint64_t pc, AcquireHow how = AcquireHow::kBlocking);
 void RecordLockReleasing(const volatile void* lock, uint8_t mode, uint64_t pc);
 
 // The memory [addr, addr + size) is freed or new: the benign ranges inside it

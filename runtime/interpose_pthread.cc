@@ -321,7 +321,9 @@ SEER_RT_INLINE int Join(pthread_t th, JoinFn join, uint64_t pc) {
 
 // The same acquire and release for locks the program describes with annotations
 // (annotations.cc): a rwlock's events, the held-lock bookkeeping included.
-void RecordLockAcquired(const volatile void* lock, uint8_t mode, uint64_t pc) { Acquired(lock, mode, kBlocking, pc); }
+void RecordLockAcquired(const volatile void* lock, uint8_t mode, uint64_t pc, AcquireHow how) {
+  Acquired(lock, mode, static_cast<uint64_t>(how), pc);
+}
 void RecordLockReleasing(const volatile void* lock, uint8_t mode, uint64_t pc) { Releasing(lock, mode, pc); }
 
 }  // namespace seer::rt
