@@ -7,6 +7,7 @@
 #include <unordered_set>
 
 #include "predictor/seqcheck/hard_order.h"
+#include "predictor/seqcheck/regions.h"
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
 
@@ -182,6 +183,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   ForcedIntruders forced(m);
   const HeldLockSets held_sets(m);
   ProtectingLocks protecting(m, held_sets);
+  const Regions regions(m);
   // Per variable, the previous access of the thread being scanned (valid when
   // last_thread says it is that thread's): vectors, not a hash map per thread,
   // since every access looks its variable up.
@@ -199,7 +201,8 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
       const auto vars = m.accesses(e2);
       if (vars.empty()) continue;
       decided.clear();
-      uint32_t reset_for = kNone;  // the e1 that `forced` and `protecting` are set up for
+      uint32_t reset_for = kNone;  // the e1 that `forced`, `protecting` and `one_region` are set up for
+      bool one_region = true;
       for (const Access& a2 : vars) {
         const uint32_t e1 = last_thread[a2.var] == t ? last[a2.var] : kNone;
         last[a2.var] = e2;
@@ -210,7 +213,10 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
           forced.Reset(e1, e2, out_before, hard_in);
           protecting.Reset(e1, e2);
           reset_for = e1;
+          one_region = !options.regions || regions.OneRegion(e1, e2);
+          if (!one_region) ++stats->outside_region;
         }
+        if (!one_region) continue;
         const auto& pool = (IntruderIsWrite(n1, n2) ? writes : reads)[a2.var];
         const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
         const uint64_t to = e2 + distance;

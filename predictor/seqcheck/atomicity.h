@@ -1,5 +1,6 @@
 // Atomicity-violation prediction: two consecutive accesses e1, e2 of one thread
-// to a variable, at most `window` events apart in that thread, and an access e of
+// to a variable, at most `window` events apart in that thread and in one region
+// (regions.h: a region its programmer means to be atomic), and an access e of
 // another thread that makes e1 e e2 unserializable (read-write-read,
 // write-write-read, read-write-write, write-read-write). SeqCheck decides each
 // candidate as the sequence <e1, e, e2> with e1's thread stopping at e2 and e's
@@ -25,6 +26,8 @@ struct AtomicityOptions {
   uint32_t max_tries = 4;          // SeqCheck checks per (pattern, pc1, pc, pc2)
   uint64_t max_checks = 1u << 20;  // over the whole trace
   bool drop_forced = true;         // drop intruders hard orders force between e1 and e2
+  bool regions = true;             // only pairs in one region (regions.h); false: any pair in the
+                                   // window, as before issue #34 (for comparisons)
   FeasibilityOptions feasibility;
 };
 

@@ -36,6 +36,7 @@ void AddStats(const SeqCheckStats& from, SeqCheckStats* to) {
   to->candidates += from.candidates;
   to->filtered += from.filtered;
   to->forced += from.forced;
+  to->outside_region += from.outside_region;
   to->checks += from.checks;
   to->feasible += from.feasible;
   to->invalid_witnesses += from.invalid_witnesses;
@@ -279,6 +280,7 @@ class AtomicityEngine final : public WindowedEngine {
   void AddFindings(const SeqCheckStats& stats, Findings* findings) override {
     for (AtomicityViolation& v : found_) findings->atomicity.push_back(std::move(v));
     findings->stats.push_back(StatsOf("atomicity", stats));
+    findings->stats.back().counters.push_back({"outside_region", static_cast<double>(stats.outside_region)});
     AddWindowCount(windows(), &findings->stats.back());
   }
 

@@ -10,6 +10,8 @@ struct SeqCheckStats {
   uint64_t filtered = 0;           // rejected by the cheap filters before SeqCheck
   uint64_t forced = 0;             // of those, atomicity candidates whose intruder hard orders
                                    // put between the two accesses in every schedule
+  uint64_t outside_region = 0;     // atomicity: pairs (e1, e2) within the window but not one region
+                                   // (regions.h), left without looking for intruders
   uint64_t checks = 0;             // SeqCheck feasibility checks run
   uint64_t feasible = 0;           // checks that found a schedule
   uint64_t invalid_witnesses = 0;  // schedules the witness checker rejected: bugs in seer

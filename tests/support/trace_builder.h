@@ -65,7 +65,8 @@ class TraceBuilder {
     return Add(t, EventKind::kJoin, Thread(child), pc);
   }
 
-  // Lines of `thread|op(arg)|loc` with ops r w acq rel fork join begin end;
+  // Lines of `thread|op(arg)|loc` with ops r w acq rel fork join begin end, and
+  // func_entry / func_exit (the function's address left 0);
   // throws std::invalid_argument on a malformed line (tests only).
   TraceBuilder& Std(const std::vector<std::string>& lines) {
     for (const auto& line : lines) {
@@ -110,6 +111,10 @@ class TraceBuilder {
         Add(t, EventKind::kAtomicBegin, 0, pc);
       else if (name == "end")
         Add(t, EventKind::kAtomicEnd, 0, pc);
+      else if (name == "func_entry")
+        Add(t, EventKind::kFuncEntry, 0, pc);
+      else if (name == "func_exit")
+        Add(t, EventKind::kFuncExit, 0, pc);
       else
         throw std::invalid_argument("bad op: " + line);
     }

@@ -127,15 +127,140 @@ TEST(Atomicity, ForcedOnOneSideOnlyIsStillChecked) {
 }
 
 TEST(Atomicity, LockOrderedIntruderIsStillReported) {
-  // The lock put T2's write between T1's accesses in this run; lock order is
-  // not hard (T2 may take the lock first), so this is not the design.
+  // The lock put T2's write between T1's read and the write it feeds (the next
+  // section of the lock) in this run; lock order is not hard (T2 may take the
+  // lock first), so this is not the design.
   SeqCheckStats stats;
-  auto found = Predict({"T1|acq(l)|1", "T1|w(x)|2", "T1|rel(l)|3", "T2|acq(l)|10", "T2|w(x)|11", "T2|rel(l)|12",
-                        "T1|acq(l)|4", "T1|r(x)|5", "T1|rel(l)|6"},
+  auto found = Predict({"T1|acq(l)|1", "T1|r(x)|2", "T1|rel(l)|3", "T2|acq(l)|10", "T2|w(x)|11", "T2|rel(l)|12",
+                        "T1|acq(l)|4", "T1|w(x)|5", "T1|rel(l)|6"},
                        &stats);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(found[0].pattern, "write-write-read");
+  EXPECT_EQ(found[0].pattern, "read-write-write");
   EXPECT_EQ(stats.forced, 0u);
+}
+
+// The regions of docs/seqcheck.md ("What a region is"): `lines` predicted with
+// regions (the default) and without (any pair in the window, as before).
+struct RegionRun {
+  std::vector<AtomicityViolation> with, without;
+  SeqCheckStats stats;
+};
+RegionRun PredictRegions(const std::vector<Event>& trace) {
+  RegionRun run;
+  run.with = Predict(trace, &run.stats);
+  TraceModel m(trace);
+  AtomicityOptions any;
+  any.regions = false;
+  SeqCheckStats stats;
+  run.without = PredictAtomicityViolations(m, any, &stats);
+  EXPECT_EQ(stats.outside_region, 0u);
+  return run;
+}
+RegionRun PredictRegions(const std::vector<std::string>& lines) {
+  return PredictRegions(test::TraceBuilder().Std(lines).events());
+}
+
+TEST(AtomicityRegions, WriteThenLaterSectionIsNoRegion) {
+  // Issue #34's loop copy: T1 writes x under l, releases (publishing it), and
+  // reads it under the lock's next hold; T2's update in between is no bug.
+  RegionRun r = PredictRegions({"T1|acq(l)|1", "T1|w(x)|2", "T1|rel(l)|3", "T2|acq(l)|10", "T2|w(x)|11", "T2|rel(l)|12",
+                                "T1|acq(l)|4", "T1|r(x)|5", "T1|rel(l)|6"});
+  EXPECT_TRUE(r.with.empty());
+  EXPECT_EQ(r.stats.outside_region, 1u);
+  ASSERT_EQ(r.without.size(), 1u);  // what the engine reported before regions
+  EXPECT_EQ(r.without[0].pattern, "write-write-read");
+}
+
+TEST(AtomicityRegions, ReadFlowsOnlyIntoTheNextSectionOfItsLock) {
+  // Read under l, write under m: the write's section is not l's next one.
+  RegionRun other = PredictRegions({"T1|acq(l)|1", "T1|r(x)|2", "T1|rel(l)|3", "T2|acq(l)|10", "T2|w(x)|11",
+                                    "T2|rel(l)|12", "T1|acq(m)|4", "T1|w(x)|5", "T1|rel(m)|6"});
+  EXPECT_TRUE(other.with.empty());
+  EXPECT_EQ(other.without.size(), 1u);
+  // Read under l, an empty hold of l, the write under the hold after it.
+  RegionRun later =
+      PredictRegions({"T1|acq(l)|1", "T1|r(x)|2", "T1|rel(l)|3", "T2|acq(l)|10", "T2|w(x)|11", "T2|rel(l)|12",
+                      "T1|acq(l)|4", "T1|rel(l)|5", "T1|acq(l)|6", "T1|w(x)|7", "T1|rel(l)|8"});
+  EXPECT_TRUE(later.with.empty());
+  EXPECT_EQ(later.without.size(), 1u);
+  // A shared (read-mode) hold then an exclusive one of the same rwlock: the
+  // upgrade of a lookup, one region.
+  RegionRun upgrade = PredictRegions({"T1|acq(l mode=shared)|1", "T1|r(x)|2", "T1|rel(l mode=shared)|3", "T2|acq(l)|10",
+                                      "T2|w(x)|11", "T2|rel(l)|12", "T1|acq(l)|4", "T1|w(x)|5", "T1|rel(l)|6"});
+  ASSERT_EQ(upgrade.with.size(), 1u);
+  EXPECT_EQ(upgrade.with[0].pattern, "read-write-write");
+}
+
+TEST(AtomicityRegions, PollingReadAtTheSameInstructionIsANewLook) {
+  // The same instruction reads x in two holds (a polling loop): not a region;
+  // at another instruction (check, then use) it is.
+  RegionRun poll = PredictRegions({"T1|acq(l)|1", "T1|r(x)|2", "T1|rel(l)|3", "T2|acq(l)|10", "T2|w(x)|11",
+                                   "T2|rel(l)|12", "T1|acq(l)|1", "T1|r(x)|2", "T1|rel(l)|3"});
+  EXPECT_TRUE(poll.with.empty());
+  EXPECT_EQ(poll.without.size(), 1u);
+}
+
+TEST(AtomicityRegions, ConditionWaitIsAHandOff) {
+  // while (!ready) wait(c, l); ready = 0: T1 reads `ready`, waits (releasing l),
+  // T2 sets it and signals, T1 consumes it. The wait is for T2's write.
+  test::TraceBuilder b;
+  const uint64_t c = 500, l = b.Lock("l");
+  b.Acquire("T1", "l", 1).Read("T1", "ready", 2).Add("T1", EventKind::kCondWaitBegin, c, 3, l);
+  b.Acquire("T2", "l", 10).Write("T2", "ready", 11).Add("T2", EventKind::kSignal, c, 12).Release("T2", "l", 13);
+  b.Add("T1", EventKind::kCondWaitEnd, c, 4, l).Write("T1", "ready", 5).Release("T1", "l", 6);
+  RegionRun r = PredictRegions(b.events());
+  EXPECT_TRUE(r.with.empty());
+  ASSERT_EQ(r.without.size(), 1u);
+  EXPECT_EQ(r.without[0].pattern, "read-write-write");
+}
+
+TEST(AtomicityRegions, ASectionHeldThroughoutSpansInnerReleases) {
+  // T1 holds a around both accesses and takes b inside; T2 writes x without a
+  // lock. The release of b does not end a's region.
+  RegionRun held = PredictRegions(
+      {"T1|acq(a)|1", "T1|w(x)|2", "T1|acq(b)|3", "T1|rel(b)|4", "T2|w(x)|10", "T1|r(x)|5", "T1|rel(a)|6"});
+  ASSERT_EQ(held.with.size(), 1u);
+  EXPECT_EQ(held.with[0].pattern, "write-write-read");
+  // Without a, the release of b between them ends the region.
+  RegionRun bare = PredictRegions({"T1|w(x)|2", "T1|acq(b)|3", "T1|rel(b)|4", "T2|w(x)|10", "T1|r(x)|5"});
+  EXPECT_TRUE(bare.with.empty());
+  EXPECT_EQ(bare.without.size(), 1u);
+  // Outside every lock with no release between: one region.
+  RegionRun none = PredictRegions({"T1|w(x)|2", "T2|w(x)|10", "T1|r(x)|5"});
+  EXPECT_EQ(none.with.size(), 1u);
+}
+
+TEST(AtomicityRegions, OneFunctionActivation) {
+  const std::vector<std::string> remote = {"T2|w(x)|10"};
+  auto run = [&](std::vector<std::string> before, std::vector<std::string> after) {
+    before.insert(before.end(), remote.begin(), remote.end());
+    before.insert(before.end(), after.begin(), after.end());
+    return PredictRegions(before);
+  };
+  // Two calls of one function from a loop: two activations.
+  RegionRun calls =
+      run({"T1|func_entry|1", "T1|w(x)|2", "T1|func_exit|3"}, {"T1|func_entry|1", "T1|r(x)|4", "T1|func_exit|3"});
+  EXPECT_TRUE(calls.with.empty());
+  EXPECT_EQ(calls.without.size(), 1u);
+  // A caller's access and its callee's, either way round: one region.
+  EXPECT_EQ(run({"T1|func_entry|1", "T1|w(x)|2"}, {"T1|func_entry|5", "T1|r(x)|4", "T1|func_exit|6", "T1|func_exit|3"})
+                .with.size(),
+            1u);
+  EXPECT_EQ(run({"T1|func_entry|1", "T1|func_entry|5", "T1|w(x)|2", "T1|func_exit|6"}, {"T1|r(x)|4", "T1|func_exit|3"})
+                .with.size(),
+            1u);
+  // A trace (or window) that starts inside a call: its caller encloses it.
+  EXPECT_EQ(run({"T1|w(x)|2", "T1|func_exit|3"}, {"T1|r(x)|4"}).with.size(), 1u);
+  EXPECT_TRUE(run({"T1|w(x)|2", "T1|func_exit|3"}, {"T1|func_entry|1", "T1|r(x)|4"}).with.empty());
+}
+
+TEST(AtomicityRegions, AMarkedBlockIsOneRegion) {
+  // The loop copy inside a block the program marks atomic: one region.
+  RegionRun marked =
+      PredictRegions({"T1|begin|0", "T1|acq(l)|1", "T1|w(x)|2", "T1|rel(l)|3", "T2|acq(l)|10", "T2|w(x)|11",
+                      "T2|rel(l)|12", "T1|acq(l)|4", "T1|r(x)|5", "T1|rel(l)|6", "T1|end|7"});
+  ASSERT_EQ(marked.with.size(), 1u);
+  EXPECT_EQ(marked.with[0].pattern, "write-write-read");
 }
 
 TEST(Atomicity, WindowBoundsTheDistance) {

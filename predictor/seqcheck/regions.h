@@ -1,0 +1,47 @@
+// The regions the atomicity engine checks: which two accesses of one thread a
+// programmer means to run without another thread's conflicting access between
+// them (docs/seqcheck.md, "What a region is"). Two accesses are one region when
+// they lie in one block the program marks atomic, or when a lock section of
+// their thread spans both, or when the first is a read in a section and the
+// second an access of the thread's next section of the same lock (the value
+// read is used there: a lost update, a check then act), or when the thread
+// releases no lock between them within one function activation.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "predictor/seqcheck/trace_model.h"
+
+namespace seer::predictor::seqcheck {
+
+class Regions {
+ public:
+  // One pass over the model's events (function entries and exits, marked
+  // blocks, releases): three counters per node.
+  explicit Regions(const TraceModel& m);
+
+  // Whether the accesses e1 and e2 of one thread, e1 first in program order,
+  // are one region. Window bounds are the caller's.
+  bool OneRegion(uint32_t e1, uint32_t e2) const;
+
+ private:
+  bool SectionSpans(uint32_t e1, uint32_t e2) const;
+  bool ReadUsedInNextSection(uint32_t e1, uint32_t e2) const;
+  bool OneActivation(uint32_t e1, uint32_t e2) const;
+
+  const TraceModel& m_;
+  struct PerNode {
+    uint32_t releases = 0;        // releases of its thread before it
+    uint32_t activation = kNone;  // innermost function activation; kNone: the thread has none
+    uint32_t block = kNone;       // outermost marked atomic block it lies in, or kNone
+  };
+  std::vector<PerNode> nodes_;
+  // Per activation, the thread positions of its entry and exit: entry -1 for
+  // one entered before the trace (or window) starts, exit kNone for one still
+  // open at its end.
+  std::vector<int64_t> entry_;
+  std::vector<uint32_t> exit_;
+};
+
+}  // namespace seer::predictor::seqcheck
