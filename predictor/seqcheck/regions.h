@@ -18,7 +18,7 @@ namespace seer::predictor::seqcheck {
 class Regions {
  public:
   // One pass over the model's events (function entries and exits, marked
-  // blocks, releases): three counters per node.
+  // blocks, lock sections): four numbers per node.
   explicit Regions(const TraceModel& m);
 
   // Whether the accesses e1 and e2 of one thread, e1 first in program order,
@@ -33,8 +33,11 @@ class Regions {
   const TraceModel& m_;
   struct PerNode {
     uint32_t releases = 0;        // releases of its thread before it
-    uint32_t activation = kNone;  // innermost function activation; kNone: the thread has none
+    uint32_t activation = kNone;  // innermost function activation (a thread without function
+                                  // events has one)
     uint32_t block = kNone;       // outermost marked atomic block it lies in, or kNone
+    uint32_t held_until = 0;      // the latest release position of the sections open at it
+                                  // (UINT32_MAX: one is never released; 0: none is open)
   };
   std::vector<PerNode> nodes_;
   // Per activation, the thread positions of its entry and exit: entry -1 for
