@@ -22,7 +22,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static void* Producer(void* arg) {
   for (int i = 0; i <= ENTRIES; ++i) {
     pthread_mutex_lock(&mu);
-    if (i > 0) copies[i - 1] = entries[i - 1].value;  // MARK-COPY
+    if (i > 0) copies[i - 1] = entries[i - 1].value;   // MARK-COPY
     if (i < ENTRIES) entries[i].value = 10 * (i + 1);  // MARK-WRITE
     pthread_mutex_unlock(&mu);
     usleep(20000);  // the updater's turn
