@@ -47,11 +47,12 @@ bool Redirected(const char* name) {
   return false;
 }
 
-// The interposers that forward to a versioned libc function (interpose_pthread.cc):
+// The interposers that forward to a versioned libc function (interpose_pthread.cc,
+// interpose_sync_lifetime.cc):
 // a slot bound to the other version of these calls different code.
 const char* ForwardVersion(const char* name) {
-  static const char* const kVersioned[] = {"pthread_cond_signal", "pthread_cond_broadcast", "pthread_cond_wait",
-                                           "pthread_cond_timedwait"};
+  static const char* const kVersioned[] = {"pthread_cond_signal",    "pthread_cond_broadcast", "pthread_cond_wait",
+                                           "pthread_cond_timedwait", "pthread_cond_init",      "pthread_cond_destroy"};
   for (const char* n : kVersioned)
     if (Equal(name, n)) return "GLIBC_2.3.2";
   return nullptr;

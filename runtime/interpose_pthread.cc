@@ -3,6 +3,9 @@
 // number (in its lock's domain, or the global one) at the point where it takes
 // effect: after acquiring, before releasing, before signalling, after the wait
 // returned.
+// Each use of a lock, condition variable, barrier or semaphore also reads the
+// object's first byte (sync_object_access.h): after the acquire or the wait,
+// before the release or the signal.
 // Without inproc mode every wrapper just forwards (the eBPF recorder sees the
 // calls and stamps them with the thread's record count; see SyncThread).
 #include <pthread.h>
@@ -14,6 +17,7 @@
 #include "runtime/mutex_order.h"
 #include "runtime/real_function.h"
 #include "runtime/rt_state.h"
+#include "runtime/sync_object_access.h"
 
 extern "C" void* __libc_malloc(size_t);
 extern "C" void __libc_free(void*);
@@ -183,6 +187,7 @@ SEER_RT_INLINE bool Owns(int rc) { return rc == 0 || rc == EOWNERDEAD; }
 SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc) {
   if (!NestedRecursive(m, 1) && PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how))
     NoteAcquired(Addr(m));
+  SyncObjectUsed(m, pc);
 }
 
 // A blocking lock call, contention measured: `try_lock` first, so that a free lock
@@ -209,11 +214,30 @@ SEER_RT_INLINE void MutexAcquiredAfterWait(pthread_mutex_t* m, uint64_t waited_n
   MutexAcquired(m, kBlocking, pc);
 }
 
+// A successful rwlock or spin lock call: its acquire, then the use of the object.
+SEER_RT_INLINE void LockAcquired(const volatile void* lock, uint8_t mode, uint64_t how, uint64_t pc) {
+  Acquired(lock, mode, how, pc);
+  SyncObjectUsed(lock, pc);
+}
+
 // The same for a rwlock or spin lock (lock-shard domain).
 SEER_RT_INLINE void AcquiredAfterWait(const volatile void* lock, uint8_t mode, uint64_t waited_ns, uint64_t pc) {
   if (waited_ns != 0)
     if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kLockWait, mode, Addr(lock), waited_ns, pc);
-  Acquired(lock, mode, kBlocking, pc);
+  LockAcquired(lock, mode, kBlocking, pc);
+}
+
+// A signal (cond signal or broadcast, sem_post): the use of the object, then the
+// signal, numbered before the real call.
+SEER_RT_INLINE void Signalling(const volatile void* object, uint64_t pc) {
+  SyncObjectUsed(object, pc);
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(object), 0, pc);
+}
+
+// A successful sem wait: the wait, numbered after the real call, then the use.
+SEER_RT_INLINE void SemAcquired(sem_t* s, uint64_t pc) {
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, pc);
+  SyncObjectUsed(s, pc);
 }
 
 struct StartArgs {
@@ -431,8 +455,9 @@ int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const struct ti
 int pthread_mutex_unlock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) return FuzzRelease(real_mutex_unlock.get(), m);
   if (ForwardSyncCall()) return real_mutex_unlock.get()(m);
-  if (!NestedRecursive(m, 1))
-    PutMutexEvent(EventKind::kRelease, m, nullptr, SEER_RT_CALLER_PC(), /*after=*/false, TakeHeldNs(Addr(m)));
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  SyncObjectUsed(m, pc);
+  if (!NestedRecursive(m, 1)) PutMutexEvent(EventKind::kRelease, m, nullptr, pc, /*after=*/false, TakeHeldNs(Addr(m)));
   return real_mutex_unlock.get()(m);
 }
 
@@ -449,21 +474,21 @@ int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) FuzzYield();
   if (ForwardSyncCall()) return real_tryrdlock.get()(l);
   const int rc = real_tryrdlock.get()(l);
-  if (rc == 0) Acquired(l, kShared, kTry, SEER_RT_CALLER_PC());
+  if (rc == 0) LockAcquired(l, kShared, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_timedrdlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_tryrdlock.get(), l, EBUSY);
   if (ForwardSyncCall()) return real_timedrdlock.get()(l, t);
   const int rc = real_timedrdlock.get()(l, t);
-  if (rc == 0) Acquired(l, kShared, kTimed, SEER_RT_CALLER_PC());
+  if (rc == 0) LockAcquired(l, kShared, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_clockrdlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_tryrdlock.get(), l, EBUSY);
   if (ForwardSyncCall()) return real_clockrdlock.get()(l, clock, t);
   const int rc = real_clockrdlock.get()(l, clock, t);
-  if (rc == 0) Acquired(l, kShared, kTimed, SEER_RT_CALLER_PC());
+  if (rc == 0) LockAcquired(l, kShared, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
@@ -479,26 +504,27 @@ int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) FuzzYield();
   if (ForwardSyncCall()) return real_trywrlock.get()(l);
   const int rc = real_trywrlock.get()(l);
-  if (rc == 0) Acquired(l, kExclusive, kTry, SEER_RT_CALLER_PC());
+  if (rc == 0) LockAcquired(l, kExclusive, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_timedwrlock(pthread_rwlock_t* l, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_trywrlock.get(), l, EBUSY);
   if (ForwardSyncCall()) return real_timedwrlock.get()(l, t);
   const int rc = real_timedwrlock.get()(l, t);
-  if (rc == 0) Acquired(l, kExclusive, kTimed, SEER_RT_CALLER_PC());
+  if (rc == 0) LockAcquired(l, kExclusive, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_clockwrlock(pthread_rwlock_t* l, clockid_t clock, const struct timespec* t) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_trywrlock.get(), l, EBUSY);
   if (ForwardSyncCall()) return real_clockwrlock.get()(l, clock, t);
   const int rc = real_clockwrlock.get()(l, clock, t);
-  if (rc == 0) Acquired(l, kExclusive, kTimed, SEER_RT_CALLER_PC());
+  if (rc == 0) LockAcquired(l, kExclusive, kTimed, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_rwlock_unlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzRelease(real_rwlock_unlock.get(), l);
   if (ForwardSyncCall()) return real_rwlock_unlock.get()(l);
+  SyncObjectUsed(l, SEER_RT_CALLER_PC());
   if (ThreadState* ts = SyncThread()) {
     // glibc records the writer's kernel tid in the lock: that tells which mode we hold.
     const uint8_t mode = l->__data.__cur_writer == ts->os_tid ? kExclusive : kShared;
@@ -521,12 +547,13 @@ int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {
   if (FuzzOn()) FuzzYield();
   if (ForwardSyncCall()) return real_spin_trylock.get()(const_cast<int*>(l));
   const int rc = real_spin_trylock.get()(const_cast<int*>(l));
-  if (rc == 0) Acquired(l, kExclusive, kTry, SEER_RT_CALLER_PC());
+  if (rc == 0) LockAcquired(l, kExclusive, kTry, SEER_RT_CALLER_PC());
   return rc;
 }
 int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
   if (FuzzOn()) return FuzzRelease(real_spin_unlock.get(), const_cast<int*>(l));
   if (ForwardSyncCall()) return real_spin_unlock.get()(const_cast<int*>(l));
+  SyncObjectUsed(l, SEER_RT_CALLER_PC());
   Releasing(l, kExclusive, SEER_RT_CALLER_PC());
   return real_spin_unlock.get()(const_cast<int*>(l));
 }
@@ -534,19 +561,20 @@ int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
 int pthread_cond_signal(pthread_cond_t* c) noexcept {
   if (FuzzOn()) return FuzzRelease(real_cond_signal.get(), c);
   if (ForwardSyncCall()) return real_cond_signal.get()(c);
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, SEER_RT_CALLER_PC());
+  Signalling(c, SEER_RT_CALLER_PC());
   return real_cond_signal.get()(c);
 }
 int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   if (FuzzOn()) return FuzzRelease(real_cond_broadcast.get(), c);
   if (ForwardSyncCall()) return real_cond_broadcast.get()(c);
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, SEER_RT_CALLER_PC());
+  Signalling(c, SEER_RT_CALLER_PC());
   return real_cond_broadcast.get()(c);
 }
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
   if (FuzzOn()) return FuzzBlocking(real_cond_wait.get(), c, m);
   if (ForwardSyncCall()) return real_cond_wait.get()(c, m);
   const uint64_t pc = SEER_RT_CALLER_PC();
+  SyncObjectUsed(c, pc);
   CondWaitBegins(c, m, pc);
   const int rc = real_cond_wait.get()(c, m);
   CondWaitEnded(c, m, pc);
@@ -556,6 +584,7 @@ int pthread_cond_timedwait(pthread_cond_t* c, pthread_mutex_t* m, const struct t
   if (FuzzOn()) return FuzzBlocking(real_cond_timedwait.get(), c, m, t);
   if (ForwardSyncCall()) return real_cond_timedwait.get()(c, m, t);
   const uint64_t pc = SEER_RT_CALLER_PC();
+  SyncObjectUsed(c, pc);
   CondWaitBegins(c, m, pc);
   const int rc = real_cond_timedwait.get()(c, m, t);
   // Also after a timeout the mutex is held again.
@@ -567,6 +596,9 @@ int pthread_barrier_wait(pthread_barrier_t* b) noexcept {
   if (FuzzOn()) return FuzzBlocking(real_barrier_wait.get(), b);
   if (ForwardSyncCall()) return real_barrier_wait.get()(b);
   const uint64_t pc = SEER_RT_CALLER_PC();
+  // Only the arrival uses the barrier: once every thread arrived, any of them may
+  // destroy it (glibc's destroy waits for the others to leave).
+  SyncObjectUsed(b, pc);
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kBarrierArrive, 0, Addr(b), 0, pc);
   const int rc = real_barrier_wait.get()(b);
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kBarrierDepart, 0, Addr(b), 0, pc);
@@ -590,31 +622,28 @@ int pthread_once(pthread_once_t* control, void (*init)()) {
 int sem_post(sem_t* s) noexcept {
   if (FuzzOn()) return FuzzRelease(real_sem_post.get(), s);
   if (ForwardSyncCall()) return real_sem_post.get()(s);
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(s), 0, SEER_RT_CALLER_PC());
+  Signalling(s, SEER_RT_CALLER_PC());
   return real_sem_post.get()(s);
 }
 int sem_wait(sem_t* s) {
   if (FuzzOn()) return FuzzSemWait(real_sem_trywait.get(), s);
   if (ForwardSyncCall()) return real_sem_wait.get()(s);
   const int rc = real_sem_wait.get()(s);
-  if (rc == 0)
-    if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
+  if (rc == 0) SemAcquired(s, SEER_RT_CALLER_PC());
   return rc;
 }
 int sem_trywait(sem_t* s) noexcept {
   if (FuzzOn()) FuzzYield();
   if (ForwardSyncCall()) return real_sem_trywait.get()(s);
   const int rc = real_sem_trywait.get()(s);
-  if (rc == 0)
-    if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
+  if (rc == 0) SemAcquired(s, SEER_RT_CALLER_PC());
   return rc;
 }
 int sem_timedwait(sem_t* s, const struct timespec* t) {
   if (FuzzOn()) return FuzzSemWait(real_sem_trywait.get(), s);
   if (ForwardSyncCall()) return real_sem_timedwait.get()(s, t);
   const int rc = real_sem_timedwait.get()(s, t);
-  if (rc == 0)
-    if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, SEER_RT_CALLER_PC());
+  if (rc == 0) SemAcquired(s, SEER_RT_CALLER_PC());
   return rc;
 }
 
