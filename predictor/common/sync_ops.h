@@ -220,7 +220,10 @@ class EventLowering {
     if (it == block_sizes_.end()) return e.aux == 0 ? 1 : e.aux;
     const uint64_t size = it->second;
     block_sizes_.erase(it);
-    return size;
+    // A free that names fewer bytes than were allocated ends only those: an
+    // munmap of a mapping's first pages (the rest stays mapped). A malloc
+    // block's free names at least its allocated size (malloc_usable_size).
+    return e.aux != 0 && e.aux < size ? e.aux : size;
   }
 
   static void RememberLoad(FenceState* t, uint64_t address) {

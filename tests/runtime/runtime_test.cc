@@ -414,6 +414,29 @@ TEST_P(SyncObjectsTest, InitAndDestroyWriteUsesRead) {
 
 INSTANTIATE_TEST_SUITE_P(Builds, SyncObjectsTest, ::testing::Values("gcc", "clang", "plain"));
 
+// Memory mappings (runtime/interpose_mmap.cc), linked with gcc and clang and
+// preloaded into a plain build: a mapping is an allocation of its pages, an
+// munmap a free of the pages it unmaps, a MAP_FIXED mapping a free of what it
+// replaces and an allocation, in program order.
+class MappingsTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MappingsTest, MapsAllocateUnmapsFree) {
+  const Recording rec = GetParam() == "plain" ? RecordPreloaded("mappings_plain") : Record("mappings_" + GetParam());
+  ASSERT_EQ(rec.result.exit_code, 0);
+  const uint64_t first = rec.At("map"), second = first + 4096;
+  std::vector<std::string> seen;
+  for (const Event& e : rec.events) {
+    if (e.kind != EventKind::kAlloc && e.kind != EventKind::kFree) continue;
+    if (e.object != first && e.object != second) continue;
+    seen.push_back(std::string(e.kind == EventKind::kAlloc ? "alloc " : "free ") +
+                   (e.object == first ? "first " : "second ") + std::to_string(e.aux));
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"alloc first 8192", "free first 4096", "free second 4096",
+                                            "alloc second 4096", "free second 4096"}));
+}
+
+INSTANTIATE_TEST_SUITE_P(Builds, MappingsTest, ::testing::Values("gcc", "clang", "plain"));
+
 class ThreadsTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ThreadsTest, MutexCountsProgramOrderAndLockSemantics) {
