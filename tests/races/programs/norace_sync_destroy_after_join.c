@@ -1,8 +1,9 @@
 /* Every kind of synchronisation object made in main, used by two workers (a
    mutex, a rwlock, a spin lock, a condition variable with its wait, a barrier,
-   a semaphore), and destroyed by main after joining them, then made again and
-   destroyed once more: each destroy and init is ordered after every use by the
-   joins. */
+   a semaphore), and destroyed by main after joining them: each destroy is
+   ordered after every use by the joins. (Lockset, which knows no joins, pairs every init and destroy with
+   every use: racefuzzer.suite fuzzes each such pair, so the program stays
+   small.) */
 // seer-expect: none
 #include <pthread.h>
 #include <semaphore.h>
@@ -66,15 +67,12 @@ static void destroy(void) {
 }
 
 int main(void) {
-  for (int round = 0; round < 2; ++round) {
-    make();
-    ready = 0;
-    pthread_t t1, t2;
-    pthread_create(&t1, NULL, waiter, NULL);
-    pthread_create(&t2, NULL, signaller, NULL);
-    pthread_join(t1, NULL);
-    pthread_join(t2, NULL);
-    destroy();
-  }
-  return counter == 4 ? 0 : 2;
+  make();
+  pthread_t t1, t2;
+  pthread_create(&t1, NULL, waiter, NULL);
+  pthread_create(&t2, NULL, signaller, NULL);
+  pthread_join(t1, NULL);
+  pthread_join(t2, NULL);
+  destroy();
+  return counter == 2 ? 0 : 2;
 }
