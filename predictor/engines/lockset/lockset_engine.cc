@@ -1,6 +1,7 @@
 #include "predictor/engines/lockset/lockset_engine.h"
 
 #include <algorithm>
+#include <unordered_set>
 #include <vector>
 
 #include "predictor/common/held_locks.h"
@@ -54,7 +55,16 @@ class LocksetEngine : public Engine {
  public:
   explicit LocksetEngine(bool rapid) : rapid_(rapid) {}
 
+  Status Begin(const TraceInfo& info) override {
+    // Only the runtime writes sync-object bytes, and in a recorded trace locks
+    // and variables are addresses of one space; an imported or generated
+    // trace numbers its locks and variables apart (lock 0, variable 0).
+    learn_sync_objects_ = !info.Meta("record.sync").empty();
+    return Status::Ok();
+  }
+
   void Process(const Event* events, size_t n) override {
+    if (learn_sync_objects_) LearnSyncObjects(events, n);
     for (size_t i = 0; i < n; ++i) {
       const Event& e = events[i];
       if (!thread_ids_.Accept(e)) continue;
@@ -119,6 +129,11 @@ class LocksetEngine : public Engine {
       }
       case SyncOp::kRead:
       case SyncOp::kWrite: {
+        // The byte the runtime reads at each use of a synchronisation object
+        // and writes at its init and destroy (docs/runtime.md): its lifetime
+        // races are the ordering engines' to find. Locksets know no fork or
+        // join, so every init before a pthread_create would be a warning.
+        if (op.size == 1 && sync_objects_.count(op.object) != 0) return;
         const bool write = op.op == SyncOp::kWrite;
         const std::vector<uint64_t>& held = Held(tid, write);
         shadow_.Access(op.object, op.size, [&](Cell& cell) { Step(&cell, tid, write, op.atomic, held); });
@@ -138,6 +153,32 @@ class LocksetEngine : public Engine {
       case SyncOp::kWait:
       case SyncOp::kEndSignals: return;  // locksets ignore ordering
     }
+  }
+
+  // The synchronisation objects the batch uses, before its accesses: the
+  // runtime reads an object's byte just before a signal, post or barrier
+  // arrival, and writes it at the init, before any use. A byte learned late
+  // (its init in an earlier batch) starts afresh.
+  void LearnSyncObjects(const Event* events, size_t n) {
+    for (size_t i = 0; i < n; ++i) {
+      const Event& e = events[i];
+      switch (e.kind) {
+        case EventKind::kCondWaitBegin:
+        case EventKind::kCondWaitEnd:
+          Learn(e.aux);  // the mutex
+          [[fallthrough]];
+        case EventKind::kAcquire:
+        case EventKind::kRelease:
+        case EventKind::kSignal:
+        case EventKind::kWait:
+        case EventKind::kBarrierArrive:
+        case EventKind::kBarrierDepart: Learn(e.object); break;
+        default: break;
+      }
+    }
+  }
+  void Learn(uint64_t object) {
+    if (sync_objects_.insert(object).second) shadow_.Fresh(object, 1);
   }
 
   // The locks that protect a write (or a read) of thread tid now: computed once
@@ -215,6 +256,8 @@ class LocksetEngine : public Engine {
   HeldLocks held_;
   std::vector<Holds> holds_;
   ShadowMemory<Cell> shadow_;
+  bool learn_sync_objects_ = false;
+  std::unordered_set<uint64_t> sync_objects_;  // every lock and sync object seen
   RaceCollector collector_;
   EventRef current_;
   bool racy_ = false;
