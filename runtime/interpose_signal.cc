@@ -21,7 +21,7 @@
 //
 // What orders a handler with the rest of the program (what ThreadSanitizer
 // gives a handler, which it runs in the interrupted thread's context; docs/
-// runtime.md, "Signal handlers"), as kSignal/kWait events on objects above
+// runtime.md, ground rule 2), as kSignal/kWait events on objects above
 // every user-space address:
 // - sigaction() installing a handler signals the signal's object; each run of
 //   the handler begins with a wait on it: what the program did before it
@@ -34,7 +34,7 @@
 // A signal sent from elsewhere (another thread, a timer, kill) interrupts the
 // thread at a point the runtime cannot place in its ring (ground rule 2): its
 // handler follows the thread's last raise only, and is otherwise concurrent
-// with the code it interrupted (docs/runtime.md says what that reports).
+// with the code it interrupted (docs/recording.md says what that reports).
 //
 // SIGTRAP is the runtime's own while watchpoints are on (watchpoints.h): its
 // handler stays installed, and the program's is kept here and called for every
