@@ -10,6 +10,7 @@
 #include <fstream>
 #include <iterator>
 #include <set>
+#include <sstream>
 
 #include "predictor/analyze.h"
 #include "predictor/report/details.h"
@@ -323,23 +324,48 @@ TEST(ReportNamesTest, ASharedThreadNameCarriesTheThreadId) {
 namespace seer::predictor {
 namespace {
 
+// One recording of a test program and what `seer analyze ANALYZE` reports on it.
+struct Recorded {
+  json report;                 // --format json
+  std::string text;            // the text report
+  std::string program_output;  // what the program wrote on stdout
+};
+
+// Compiles `source` with `compile` (a compiler command line), records it with
+// --sync=`sync` and analyses the trace; fails the test at the first step that fails.
+void RecordAndAnalyze(const std::string& compile, const std::string& source, const std::string& sync,
+                      const std::string& analyze, Recorded* out) {
+  const std::string dir = testing::MakeTempDir("recorded");
+  ASSERT_FALSE(dir.empty());
+  const std::string prog = dir + "/prog", trace = dir + "/t.seer";
+  ASSERT_EQ(Shell(compile + " -O1 " + source + " -o " + prog + " -lpthread"), 0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=" + sync + " -o " + trace + " -- " + prog + " > " + dir +
+                  "/out.txt"),
+            0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze " + analyze + " --format json -o " + dir + "/r.json " + trace), 0);
+  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze " + analyze + " -o " + dir + "/r.txt " + trace), 0);
+  out->report = testing::ReadJson(dir + "/r.json");
+  auto slurp = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  out->text = slurp(dir + "/r.txt");
+  out->program_output = slurp(dir + "/out.txt");
+  std::filesystem::remove_all(dir);
+}
+
 // An atomicity violation names its variable as a race does: here the heap
 // block of the accounts, with the line that allocated it (programs/lost_updates.c).
 TEST(AtomicityReportTest, NamesTheHeapBlockAndItsAllocation) {
   const std::string source = std::string(SEER_REPORT_PROGRAMS) + "/lost_updates.c";
   auto line = [&](const char* marker) { return "lost_updates.c:" + std::to_string(MarkedLine(source, marker)); };
-  const std::string dir = testing::MakeTempDir("atomicity-report");
-  ASSERT_FALSE(dir.empty());
-  const std::string prog = dir + "/lost_updates", trace = dir + "/t.seer";
-  ASSERT_EQ(Shell(std::string(SEER_CC) + " -O1 " + source + " -o " + prog + " -lpthread"), 0);
-  ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + trace + " -- " + prog), 0)
-      << "the program checks that no reset was lost in the recorded run";
-  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a atomicity --format json -o " + dir + "/r.json " + trace), 0);
-  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a atomicity -o " + dir + "/r.txt " + trace), 0);
-  const json report = testing::ReadJson(dir + "/r.json");
-  std::ifstream in(dir + "/r.txt");
-  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove_all(dir);
+  Recorded r;
+  {
+    SCOPED_TRACE("the program exits non-zero if a reset was lost in the recorded run");
+    ASSERT_NO_FATAL_FAILURE(RecordAndAnalyze(SEER_CC, source, "inproc", "-a atomicity", &r));
+  }
+  const json& report = r.report;
+  const std::string& text = r.text;
 
   ASSERT_TRUE(report.is_object());
   const json* lost = nullptr;
@@ -368,19 +394,11 @@ TEST(AtomicityReportTest, LoopCopyOfAnEarlierIterationIsNoViolation) {
   const std::string source = std::string(SEER_REPORT_PROGRAMS) + "/loop_copy.c";
   for (const char* compiler : {"gcc", "clang"}) {
     SCOPED_TRACE(compiler);
-    const std::string dir = testing::MakeTempDir("loop-copy");
-    ASSERT_FALSE(dir.empty());
-    const std::string prog = dir + "/loop_copy", trace = dir + "/t.seer";
-    ASSERT_EQ(Shell(std::string("SEER_COMPILER=") + compiler + " " + SEER_CC + " -O1 " + source + " -o " + prog +
-                    " -lpthread"),
-              0);
-    ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + trace + " -- " + prog), 0);
-    ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze --format json -o " + dir + "/r.json " + trace), 0);
-    ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -o " + dir + "/r.txt " + trace), 0);
-    const json report = testing::ReadJson(dir + "/r.json");
-    std::ifstream in(dir + "/r.txt");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::filesystem::remove_all(dir);
+    Recorded r;
+    ASSERT_NO_FATAL_FAILURE(
+        RecordAndAnalyze(std::string("SEER_COMPILER=") + compiler + " " + SEER_CC, source, "inproc", "", &r));
+    const json& report = r.report;
+    const std::string& text = r.text;
 
     ASSERT_TRUE(report.is_object());
     EXPECT_TRUE(report["atomicity"].empty()) << report["atomicity"].dump(1);
@@ -478,17 +496,10 @@ TEST(LockOrderReportTest, OneThreadInversionIsReportedWithItsLines) {
   };
   for (const Build& b : builds) {
     SCOPED_TRACE(b.name);
-    const std::string dir = testing::MakeTempDir("lock-order");
-    ASSERT_FALSE(dir.empty());
-    const std::string prog = dir + "/prog", trace = dir + "/t.seer";
-    ASSERT_EQ(Shell(b.compile + " -O1 " + source + " -o " + prog + " -lpthread"), 0);
-    ASSERT_EQ(Shell(std::string(SEER_BIN) + " record -q --sync=" + b.sync + " -o " + trace + " -- " + prog), 0);
-    ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze --format json -o " + dir + "/r.json " + trace), 0);
-    ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -o " + dir + "/r.txt " + trace), 0);
-    const json report = testing::ReadJson(dir + "/r.json");
-    std::ifstream in(dir + "/r.txt");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    std::filesystem::remove_all(dir);
+    Recorded r;
+    ASSERT_NO_FATAL_FAILURE(RecordAndAnalyze(b.compile, source, b.sync, "", &r));
+    const json& report = r.report;
+    const std::string& text = r.text;
 
     ASSERT_TRUE(report.is_object());
     EXPECT_TRUE(report["deadlocks"].empty()) << report["deadlocks"].dump(1);
@@ -517,21 +528,12 @@ namespace {
 TEST(FdReportTest, RaceOnADescriptorNamesTheDescriptor) {
   const std::string source = std::string(SEER_REPORT_PROGRAMS) + "/fd_close_read.c";
   auto line = [&](const char* marker) { return "fd_close_read.c:" + std::to_string(MarkedLine(source, marker)); };
-  const std::string dir = testing::MakeTempDir("fd-report");
-  ASSERT_FALSE(dir.empty());
-  const std::string prog = dir + "/prog", trace = dir + "/t.seer";
-  ASSERT_EQ(Shell(std::string(SEER_CC) + " -O1 " + source + " -o " + prog + " -lpthread"), 0);
-  ASSERT_EQ(
-      Shell(std::string(SEER_BIN) + " record -q --sync=inproc -o " + trace + " -- " + prog + " > " + dir + "/fd.txt"),
-      0);
-  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb --format json -o " + dir + "/r.json " + trace), 0);
-  ASSERT_EQ(Shell(std::string(SEER_BIN) + " analyze -a hb -o " + dir + "/r.txt " + trace), 0);
-  const json report = testing::ReadJson(dir + "/r.json");
-  std::ifstream fd_in(dir + "/fd.txt"), text_in(dir + "/r.txt");
+  Recorded r;
+  ASSERT_NO_FATAL_FAILURE(RecordAndAnalyze(SEER_CC, source, "inproc", "-a hb", &r));
+  const json& report = r.report;
+  const std::string& text = r.text;
   std::string fd;
-  fd_in >> fd;
-  const std::string text((std::istreambuf_iterator<char>(text_in)), std::istreambuf_iterator<char>());
-  std::filesystem::remove_all(dir);
+  std::istringstream(r.program_output) >> fd;  // the program prints the descriptor's number
 
   ASSERT_FALSE(fd.empty());
   const json* pair = nullptr;
