@@ -85,6 +85,25 @@ std::atomic<bool> g_lock{false};
 __thread int tls_slot = -1;
 __thread bool tls_unscheduled = false;  // past its end, or no slot left: runs unscheduled
 __thread ShadowStack tls_stack;
+// Inside the scheduler: one of its functions, or the blocking call between
+// FuzzBlockBegin and FuzzBlockEnd (a counter: they nest). A signal handler
+// that interrupts the thread here runs unscheduled (FuzzHandlerBegin).
+__thread int tls_in_scheduler = 0;
+__thread bool tls_handler_unscheduled = false;  // in such a handler
+
+class InScheduler {
+ public:
+  InScheduler() {
+    ++tls_in_scheduler;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ~InScheduler() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    --tls_in_scheduler;
+  }
+  InScheduler(const InScheduler&) = delete;
+  InScheduler& operator=(const InScheduler&) = delete;
+};
 
 // sched_yield without the interposer (interpose_sleep.cc), which is a scheduling point.
 void Relax() { syscall(SYS_sched_yield); }
@@ -187,7 +206,7 @@ int NewSlotLocked(State state) {
 // created through pthread_create) joins here and waits for its turn. -1: the
 // thread runs unscheduled.
 int Me() {
-  if (tls_unscheduled) return -1;
+  if (tls_unscheduled || tls_handler_unscheduled) return -1;
   if (__builtin_expect(tls_slot >= 0, 1)) return tls_slot;
   bool wait = false;
   {
@@ -301,6 +320,21 @@ void* FuzzThreadStart(void* p) {
 
 }  // namespace
 
+bool FuzzHandlerBegin() {
+  const bool outer = tls_handler_unscheduled;
+  // The holder is changed only by itself (or by a poller when nobody holds
+  // it): the thread holds the token exactly when it reads its own slot here.
+  tls_handler_unscheduled = outer || tls_unscheduled || tls_in_scheduler > 0 || tls_slot < 0 ||
+                            __atomic_load_n(&g_holder, __ATOMIC_RELAXED) != tls_slot;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  return outer;
+}
+
+void FuzzHandlerEnd(bool outer) {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  tls_handler_unscheduled = outer;
+}
+
 void FuzzInitialize() {
   const char* spec = getenv("SEER_FUZZ");
   if (spec == nullptr || *spec == '\0') return;
@@ -336,22 +370,47 @@ void FuzzFunction(bool entry, uint64_t call_pc) {
   }
 }
 
+namespace {
+
+// Under the lock: the postponed threads whose pending access races with
+// `mine` (RaceFuzzer's set R), into `racing`; returns how many.
+int RacingLocked(int me, const Access& mine, int* racing) {
+  int n = 0;
+  for (int i = 0; i < g_slot_count; ++i) {
+    const Slot& s = g_slots[i];
+    if (i != me && s.state == State::kPostponed && OtherStatement(mine.pc, s.pending.pc) && Overlap(s.pending, mine) &&
+        (mine.write || s.pending.write))
+      racing[n++] = i;
+  }
+  return n;
+}
+
+// An access of a handler that runs unscheduled: it cannot wait, but it
+// confirms a race with a thread postponed at the other statement (which stays
+// postponed: the handler's access came first). Not when the handler
+// interrupted the scheduler, which may hold the lock.
+void AtTargetInHandler(const Access& mine) {
+  const int me = tls_slot;
+  if (me < 0 || tls_unscheduled || tls_in_scheduler > 0) return;
+  InScheduler in;
+  Guard g;
+  int racing[kMaxSlots];
+  if (RacingLocked(me, mine, racing) > 0) ReportLocked(racing[0], mine, me, /*b_first=*/true);
+}
+
+}  // namespace
+
 void FuzzAtTarget(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
+  const Access mine = {addr, size, pc, write};
+  if (tls_handler_unscheduled) return AtTargetInHandler(mine);
+  InScheduler in;
   const int me = Me();
   if (me < 0) return;
-  const Access mine = {addr, size, pc, write};
   bool wait;
   {
     Guard g;
-    // RaceFuzzer's set R: postponed threads whose next access races with ours.
     int racing[kMaxSlots];
-    int n = 0;
-    for (int i = 0; i < g_slot_count; ++i) {
-      const Slot& s = g_slots[i];
-      if (i != me && s.state == State::kPostponed && OtherStatement(pc, s.pending.pc) && Overlap(s.pending, mine) &&
-          (write || s.pending.write))
-        racing[n++] = i;
-    }
+    const int n = RacingLocked(me, mine, racing);
     if (n > 0) {
       const bool mine_first = (Draw() & 1) == 0;
       ReportLocked(racing[0], mine, me, mine_first);
@@ -371,6 +430,7 @@ void FuzzAtTarget(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
 }
 
 void FuzzYield() {
+  InScheduler in;
   const int me = Me();
   if (me < 0) return;
   bool wait;
@@ -384,6 +444,7 @@ void FuzzYield() {
 }
 
 bool FuzzSleep() {
+  InScheduler in;
   const int me = Me();
   if (me < 0) return true;
   bool others = false;
@@ -397,6 +458,7 @@ bool FuzzSleep() {
 }
 
 int FuzzAcquire(int (*try_fn)(void*), void* object, int busy) {
+  InScheduler in;
   const int me = Me();
   if (me < 0) {
     // Unscheduled: a plain blocking loop.
@@ -419,6 +481,7 @@ int FuzzAcquire(int (*try_fn)(void*), void* object, int busy) {
 }
 
 int FuzzSemWait(int (*try_fn)(void*), void* sem) {
+  InScheduler in;
   for (;;) {
     const int me = Me();
     if (me >= 0) FuzzYield();
@@ -438,6 +501,9 @@ int FuzzSemWait(int (*try_fn)(void*), void* sem) {
 }
 
 void FuzzBlockBegin() {
+  // Inside the scheduler until FuzzBlockEnd: the thread holds no token in the call.
+  ++tls_in_scheduler;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
   const int me = Me();
   if (me < 0) return;
   Guard g;
@@ -447,8 +513,10 @@ void FuzzBlockBegin() {
 }
 
 void FuzzBlockEnd() {
+  InScheduler in;  // with FuzzBlockBegin's count, given back on return
+  --tls_in_scheduler;
   const int me = tls_slot;
-  if (me < 0 || tls_unscheduled) return;
+  if (me < 0 || tls_unscheduled || tls_handler_unscheduled) return;
   bool wait;
   {
     Guard g;
@@ -463,6 +531,7 @@ void FuzzBlockEnd() {
 }
 
 int FuzzCreate(CreateFn real_create, pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*), void* arg) {
+  InScheduler in;
   auto* args = static_cast<StartArgs*>(__libc_malloc(sizeof(StartArgs)));
   if (args == nullptr) return EAGAIN;
   const int me = Me();
@@ -499,6 +568,7 @@ int SlotOfLocked(pthread_t th) {
 }  // namespace
 
 int FuzzJoin(int (*real_join)(pthread_t, void**), pthread_t th, void** ret) {
+  InScheduler in;
   const int me = Me();
   int target = -1;
   if (me >= 0) {
@@ -531,6 +601,7 @@ int FuzzJoin(int (*real_join)(pthread_t, void**), pthread_t th, void** ret) {
 }
 
 int FuzzTryJoin(int (*real_tryjoin)(pthread_t, void**), pthread_t th, void** ret) {
+  InScheduler in;
   FuzzYield();
   const int rc = real_tryjoin(th, ret);
   if (rc != 0 || Me() < 0) return rc;

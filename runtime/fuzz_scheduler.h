@@ -92,6 +92,22 @@ SEER_FUZZ_INLINE int FuzzRelease(int (*fn)(void*), void* object) {
   return rc;
 }
 
+// A signal handler's run (interpose_signal.cc's trampoline, around the
+// program's handler). The handler belongs to the step of the thread it
+// interrupted, as ThreadSanitizer runs it in that thread's context. When it
+// interrupted the thread's own code while the thread held the token (a
+// raise(), or a signal arriving between two scheduling points), its points
+// are the thread's points as usual. When it interrupted the scheduler itself
+// (the thread waiting for the token, holding the scheduler's lock, or blocked
+// in a call between FuzzBlockBegin and FuzzBlockEnd), the handler runs
+// unscheduled: a point there would wait on the lock or the token the thread
+// already holds or waits for (a run that hung until --timeout). Its accesses
+// then still confirm a race with a thread postponed at the other statement.
+// Returns what FuzzHandlerEnd gives back (handlers nest). A handler that
+// leaves by longjmp leaves the thread unscheduled for the rest of the run.
+bool FuzzHandlerBegin();
+void FuzzHandlerEnd(bool outer);
+
 // pthread_create and pthread_join under the scheduler. The child is runnable
 // from the moment it is created (it waits for the token before its start
 // routine); a join waits, disabled, until the child's start routine returned.

@@ -47,6 +47,7 @@
 #include <cerrno>
 #include <cstdint>
 
+#include "runtime/fuzz_scheduler.h"
 #include "runtime/real_function.h"
 #include "runtime/rt_state.h"
 #include "runtime/signal_chain.h"
@@ -175,6 +176,8 @@ void Trampoline(int sig, siginfo_t* info, void* context) {
   // Reset to SIG_DFL or SIG_IGN meanwhile (a one-shot handler): nothing to run.
   if (fn == reinterpret_cast<void*>(SIG_DFL) || fn == reinterpret_cast<void*>(SIG_IGN)) return;
   HandlerScope scope;
+  // Under seer fuzz, the handler is part of the interrupted thread's step (fuzz_scheduler.h).
+  const bool fuzz_outer = FuzzOn() && FuzzHandlerBegin();
   const auto pc = reinterpret_cast<uint64_t>(fn);
   const ThreadState* interrupted = scope.interrupted();
   ThreadState* ts = interrupted != nullptr ? SyncThread() : nullptr;  // the signal ring
@@ -189,6 +192,7 @@ void Trampoline(int sig, siginfo_t* info, void* context) {
   // Not reached when the handler leaves by longjmp: the code it jumps to then
   // follows it in no recorded order.
   if (ts != nullptr) PutOrdered(ts, EventKind::kSignal, 0, HandledObject(interrupted->ring), 0, pc);
+  if (FuzzOn()) FuzzHandlerEnd(fuzz_outer);
 }
 
 // A signal the calling thread sends itself: `send` delivers it before it returns.

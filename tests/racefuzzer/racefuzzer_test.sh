@@ -4,7 +4,8 @@
 #     lockset detector reports, never is (100 runs);
 #  2. replay: --pair P --seed S reproduces the schedule and the outcome, and
 #     every seed of a range gives the same outcome twice;
-#  3. a race followed by a crash is confirmed harmful, and replayed by its seed.
+#  3. a race followed by a crash is confirmed harmful, and replayed by its seed;
+#  4. signal handlers that interrupt the scheduler do not hang a run.
 # Usage: racefuzzer_test.sh SEER PROGRAMS_DIR SOURCE_DIR
 set -euo pipefail
 seer=$1 programs=$2 src=$3
@@ -116,7 +117,23 @@ replayed=$(cd "$work" && eval "\"\$seer\"${line#seer}")
 grep -q "HARMFUL: it crashed" <<<"$replayed" || fail "crash_after_race: the printed replay line ran without the crash: $replayed"
 echo "crash_after_race: the printed replay line replays the crash: $line"
 
-# --- 4. Bad input ----------------------------------------------------------------
+# --- 4. Signal handlers under the scheduler ---------------------------------------
+# A stream of signals interrupts main inside the scheduler: every seed's run
+# ends (a handler that waited on its own thread's lock or token hung it).
+hung=""
+for seed in $(seq 1 20); do
+  rc=0
+  SEER_FUZZ="$seed,0,0" SEER_FUZZ_OUT=/dev/null timeout 60 "$programs/signals_in_scheduler" >"$work/out" || rc=$?
+  if [ $rc = 124 ]; then
+    hung="$hung $seed"
+  elif [ $rc != 0 ] || [ "$(cat "$work/out")" != 200 ]; then
+    fail "signals_in_scheduler, seed $seed: exit $rc, printed '$(cat "$work/out")'"
+  fi
+done
+[ -z "$hung" ] || fail "signals_in_scheduler: seeds$hung hung under the scheduler"
+echo "signals_in_scheduler: 20 seeds ran to the end"
+
+# --- 5. Bad input ----------------------------------------------------------------
 if "$seer" fuzz --pairs "$work/fig1.json" -- /bin/true 2>"$work/err"; then fail "an uninstrumented program accepted"; fi
 grep -q "seer-cc" "$work/err" || fail "no hint to build with seer-cc: $(cat "$work/err")"
 echo '{' >"$work/bad.json"
