@@ -320,7 +320,8 @@ class StdImporter {
   }
 
   static Status ParseAttributes(EventKind kind, std::string_view op, std::string_view text, Attributes* a) {
-    const bool lock_op = kind == EventKind::kAcquire || kind == EventKind::kRelease || kind == EventKind::kLockWait;
+    const bool lock_op = kind == EventKind::kAcquire || kind == EventKind::kRelease || kind == EventKind::kLockWait ||
+                         kind == EventKind::kLockRequest;
     const bool cond_op = kind == EventKind::kCondWaitBegin || kind == EventKind::kCondWaitEnd;
     while (!text.empty()) {
       const size_t space = text.find(' ');
@@ -369,10 +370,9 @@ class StdImporter {
     e->object = index;
     if (fresh) w_->SetName(Namespace::kLock, index, std::string(name));
     Status s;
-    if (e->kind == EventKind::kLockWait) {
-      e->aux = a.waited_ns;
+    if (e->kind == EventKind::kLockWait) e->aux = a.waited_ns;
+    if (e->kind == EventKind::kLockWait || e->kind == EventKind::kLockRequest)
       e->mode = static_cast<uint8_t>(a.shared ? LockMode::kShared : LockMode::kExclusive);
-    }
     if (e->kind == EventKind::kAcquire || e->kind == EventKind::kRelease) {
       e->mode = static_cast<uint8_t>(a.shared ? LockMode::kShared : LockMode::kExclusive);
       return CheckLock(*e, e->object, e->kind == EventKind::kAcquire, a.shared, name);

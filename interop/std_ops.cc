@@ -66,7 +66,8 @@ Decor DecorOf(EventKind kind) {
     case EventKind::kWait:
     case EventKind::kBarrierArrive:
     case EventKind::kBarrierDepart:
-    case EventKind::kLockWait: return Decor::kLock;
+    case EventKind::kLockWait:
+    case EventKind::kLockRequest: return Decor::kLock;
     case EventKind::kFork:
     case EventKind::kJoin:
     case EventKind::kWatchHit: return Decor::kThread;

@@ -138,7 +138,8 @@ void StdTextWriter::AppendVariableAttributes(const Event& e, bool fresh) {
 
 void StdTextWriter::AppendLockAttributes(const Event& e) {
   if (IsNonBlockingAcquire(e)) ++nonblocking_;  // no attribute: see nonblocking_acquires()
-  if ((e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease || e.kind == EventKind::kLockWait) &&
+  if ((e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease || e.kind == EventKind::kLockWait ||
+       e.kind == EventKind::kLockRequest) &&
       e.mode == static_cast<uint8_t>(LockMode::kShared))
     buf_ += " mode=shared";
   if (e.kind == EventKind::kCondWaitBegin || e.kind == EventKind::kCondWaitEnd) {

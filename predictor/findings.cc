@@ -42,6 +42,7 @@ const char* GuaranteeName(Guarantee g) {
     case Guarantee::kHeuristic: return "heuristic";
     case Guarantee::kWitnessed: return "witnessed";
     case Guarantee::kCaught: return "caught";
+    case Guarantee::kHappened: return "happened";
   }
   return "unknown";
 }
@@ -68,6 +69,9 @@ const char* GuaranteeDescription(Guarantee g) {
       return "caught in the act: in the recorded run another thread touched the bytes (a watchpoint named it) or "
              "changed their value (writer not seen) while the first was held at its access; real by construction, "
              "and only what the samples happened to cover";
+    case Guarantee::kHappened:
+      return "the recorded run ended in it: its threads were still blocked on each other's locks; real by "
+             "construction";
   }
   return "";
 }

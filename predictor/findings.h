@@ -38,6 +38,7 @@ enum class Guarantee {
   kHeuristic,    // Eraser: neither sound nor complete
   kWitnessed,    // SeqCheck: every finding comes with a validated witness schedule
   kCaught,       // watch: the race happened in the recorded run (a hardware watchpoint caught it)
+  kHappened,     // blocked: the recorded run ended in the deadlock (its threads still waiting)
 };
 const char* GuaranteeName(Guarantee g);
 const char* GuaranteeDescription(Guarantee g);

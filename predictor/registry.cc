@@ -2,6 +2,7 @@
 // engine and no driver code changes.
 #include "predictor/engine.h"
 #include "predictor/engines/atomic_blocks/atomic_blocks_engine.h"
+#include "predictor/engines/blocked/blocked_engine.h"
 #include "predictor/engines/cp/cp_engine.h"
 #include "predictor/engines/hb/hb_engine.h"
 #include "predictor/engines/lock_order/lock_order_engine.h"
@@ -33,6 +34,9 @@ const std::vector<EngineSpec>& Engines() {
        CreateW3LinearEngine},
       {"deadlock", "SeqCheck: predicted deadlocks of any number of threads, each with a validated witness schedule",
        true, seqcheck::NewDeadlockEngine},
+      // The locks each thread holds and waits for, and a walk of the wait-for graph at the end.
+      {"blocked", "deadlocks that happened: threads left waiting for the locks the others hold when the run ended",
+       true, NewBlockedEngine},
       // A walk of the lock graph at the end: as cheap as the deadlock engine's first step.
       {"lock-order", "lock-order inversions (locks taken in cyclic orders, one thread included), as TSan reports them",
        true, NewLockOrderEngine},

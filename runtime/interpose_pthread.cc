@@ -192,14 +192,19 @@ SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc)
 
 // A blocking lock call, contention measured: `try_lock` first, so that a free lock
 // costs one call as before and no clock read; only when the lock is busy is the
-// blocking `lock` timed. *waited_ns is the wait (at least 1) when the call had to
+// blocking `lock` timed, after a kLockRequest: should the run end while the
+// thread waits (a deadlock that happened, the program killed), the trace says
+// what it waited for. *waited_ns is the wait (at least 1) when the call had to
 // wait, else 0. The try's other errors are the call's (a blocking lock returns the
 // same ones: EINVAL, EAGAIN, EOWNERDEAD).
 template <typename TryFn, typename LockFn>
-SEER_RT_INLINE int LockMeasuringWait(TryFn try_lock, LockFn lock, uint64_t* waited_ns) {
+SEER_RT_INLINE int LockMeasuringWait(TryFn try_lock, LockFn lock, const volatile void* object, uint8_t mode,
+                                     uint64_t pc, uint64_t* waited_ns) {
   *waited_ns = 0;
   const int rc = try_lock();
   if (rc != EBUSY) return rc;
+  // Numbered in the global domain: a mutex's own numbers are taken only by its holder.
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kLockRequest, mode, Addr(object), 0, pc);
   const uint64_t start = NowNs();
   const int locked = lock();
   const uint64_t waited = NowNs() - start;
@@ -426,9 +431,10 @@ int pthread_mutex_lock(pthread_mutex_t* m) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_mutex_trylock.get(), m, EBUSY);
   if (ForwardSyncCall()) return real_mutex_lock.get()(m);
   uint64_t waited = 0;
-  const int rc =
-      LockMeasuringWait([m] { return real_mutex_trylock.get()(m); }, [m] { return real_mutex_lock.get()(m); }, &waited);
-  if (Owns(rc)) MutexAcquiredAfterWait(m, waited, SEER_RT_CALLER_PC());
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const int rc = LockMeasuringWait([m] { return real_mutex_trylock.get()(m); },
+                                   [m] { return real_mutex_lock.get()(m); }, m, kExclusive, pc, &waited);
+  if (Owns(rc)) MutexAcquiredAfterWait(m, waited, pc);
   return rc;
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) noexcept {
@@ -465,9 +471,10 @@ int pthread_rwlock_rdlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_tryrdlock.get(), l, EBUSY);
   if (ForwardSyncCall()) return real_rdlock.get()(l);
   uint64_t waited = 0;
-  const int rc =
-      LockMeasuringWait([l] { return real_tryrdlock.get()(l); }, [l] { return real_rdlock.get()(l); }, &waited);
-  if (rc == 0) AcquiredAfterWait(l, kShared, waited, SEER_RT_CALLER_PC());
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const int rc = LockMeasuringWait([l] { return real_tryrdlock.get()(l); }, [l] { return real_rdlock.get()(l); }, l,
+                                   kShared, pc, &waited);
+  if (rc == 0) AcquiredAfterWait(l, kShared, waited, pc);
   return rc;
 }
 int pthread_rwlock_tryrdlock(pthread_rwlock_t* l) noexcept {
@@ -495,9 +502,10 @@ int pthread_rwlock_wrlock(pthread_rwlock_t* l) noexcept {
   if (FuzzOn()) return FuzzAcquire(real_trywrlock.get(), l, EBUSY);
   if (ForwardSyncCall()) return real_wrlock.get()(l);
   uint64_t waited = 0;
-  const int rc =
-      LockMeasuringWait([l] { return real_trywrlock.get()(l); }, [l] { return real_wrlock.get()(l); }, &waited);
-  if (rc == 0) AcquiredAfterWait(l, kExclusive, waited, SEER_RT_CALLER_PC());
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  const int rc = LockMeasuringWait([l] { return real_trywrlock.get()(l); }, [l] { return real_wrlock.get()(l); }, l,
+                                   kExclusive, pc, &waited);
+  if (rc == 0) AcquiredAfterWait(l, kExclusive, waited, pc);
   return rc;
 }
 int pthread_rwlock_trywrlock(pthread_rwlock_t* l) noexcept {
@@ -538,9 +546,10 @@ int pthread_spin_lock(pthread_spinlock_t* l) noexcept {
   if (ForwardSyncCall()) return real_spin_lock.get()(const_cast<int*>(l));
   uint64_t waited = 0;
   int* word = const_cast<int*>(l);
+  const uint64_t pc = SEER_RT_CALLER_PC();
   const int rc = LockMeasuringWait([word] { return real_spin_trylock.get()(word); },
-                                   [word] { return real_spin_lock.get()(word); }, &waited);
-  if (rc == 0) AcquiredAfterWait(l, kExclusive, waited, SEER_RT_CALLER_PC());
+                                   [word] { return real_spin_lock.get()(word); }, l, kExclusive, pc, &waited);
+  if (rc == 0) AcquiredAfterWait(l, kExclusive, waited, pc);
   return rc;
 }
 int pthread_spin_trylock(pthread_spinlock_t* l) noexcept {

@@ -11,7 +11,7 @@ constexpr std::array<std::string_view, kNumEventKinds> kKindNames = {
     "wait",         "barrier_arrive", "barrier_depart",  "fork",          "join",
     "thread_begin", "thread_end",     "alloc",           "free",          "func_entry",
     "func_exit",    "branch",         "atomic_begin",    "atomic_end",    "fence",
-    "lock_wait",    "watch_sample",   "watch_hit",
+    "lock_wait",    "watch_sample",   "watch_hit",       "lock_request",
 };
 
 }  // namespace

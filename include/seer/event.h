@@ -42,8 +42,11 @@ enum class EventKind : uint8_t {
   kWatchHit = 27,       // another thread touched those bytes while the sampled thread was held:
                         // object = that thread, aux = hits, mode = WatchHit, pc = its instruction;
                         // follows its kWatchSample in the sampled thread (a race caught in the act)
+  kLockRequest = 28,    // object = lock, mode = LockMode: a blocking acquire found the lock busy and
+                        // waits for it; its kLockWait and kAcquire follow once it has it. One with
+                        // neither after it was still waiting when the run ended
 };
-inline constexpr int kNumEventKinds = 28;
+inline constexpr int kNumEventKinds = 29;
 
 // Lock modes of kAcquire / kRelease. Shared (read-mode) sections of one rwlock do
 // not exclude each other.

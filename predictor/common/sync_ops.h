@@ -159,6 +159,7 @@ class EventLowering {
       case EventKind::kAtomicBegin:
       case EventKind::kAtomicEnd:
       case EventKind::kLockWait:
+      case EventKind::kLockRequest:
         return;  // a wait orders nothing: its acquire does
       // A race caught in the act orders nothing: the watch engine reports it.
       case EventKind::kWatchSample:

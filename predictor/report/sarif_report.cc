@@ -48,9 +48,10 @@ constexpr Rule kRules[] = {
     {"SEER1006", "DataRaceCaught", "Data race caught in the act by a hardware watchpoint.",
      "Two threads touched the same bytes in the recorded run, the second while the first was held at its access "
      "with a hardware watchpoint on them (seer record --watch): real by construction."},
-    {"SEER2001", "Deadlock", "Predicted deadlock with a witness schedule.",
+    {"SEER2001", "Deadlock", "A deadlock: predicted with a witness schedule, or one that happened.",
      "A cycle of threads, each holding a lock and blocked acquiring the next thread's, reached by a reordering of "
-     "the recorded run that SeqCheck found and an independent checker replayed."},
+     "the recorded run that SeqCheck found and an independent checker replayed (engine deadlock), or in which the "
+     "recorded run itself ended (engine blocked: the threads were still waiting when it was killed or stopped)."},
     {"SEER2002", "LockOrderInversion", "Locks taken in orders that form a cycle.",
      "Somewhere a lock A is taken while B is held, and elsewhere B while A is held (by any threads, one thread "
      "included), as ThreadSanitizer's lock-order-inversion: threads running these paths at once can deadlock. Not a "
@@ -72,7 +73,8 @@ const char* RaceRule(const RaceGroup& g) {
   // The strongest guarantee among the engines that report the pair.
   auto rank = [](Guarantee gu) {
     switch (gu) {
-      case Guarantee::kCaught: return 0;
+      case Guarantee::kCaught:
+      case Guarantee::kHappened: return 0;
       case Guarantee::kAllReal: return 1;
       case Guarantee::kWitnessed: return 2;
       case Guarantee::kFirstIsReal: return 3;
@@ -90,7 +92,8 @@ const char* RaceRule(const RaceGroup& g) {
     case Guarantee::kFirstIsReal: return "SEER1003";
     case Guarantee::kComplete: return "SEER1004";
     case Guarantee::kHeuristic: return "SEER1005";
-    case Guarantee::kCaught: return "SEER1006";
+    case Guarantee::kCaught:
+    case Guarantee::kHappened: return "SEER1006";  // no race engine has it
   }
   return "SEER1005";
 }

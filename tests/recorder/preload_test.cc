@@ -548,8 +548,9 @@ TEST_F(PreloadTest, DynamicAnnotationsInterposeALibrarysWeakDefinitions) {
   }
 }
 
-// A blocking acquire that found its lock busy is recorded with its wait
-// (kLockWait, right before the acquire); one that found it free is not.
+// A blocking acquire that found its lock busy is recorded with its request
+// (kLockRequest, before it blocks) and its wait (kLockWait, right before the
+// acquire); one that found it free with neither.
 TEST_F(PreloadTest, ContendedAcquiresRecordTheirWait) {
   ASSERT_EQ(Record("contended_locks"), 0) << Err();
   LoadedTrace trace;
@@ -569,6 +570,11 @@ TEST_F(PreloadTest, ContendedAcquiresRecordTheirWait) {
     if (mine[i]->kind == EventKind::kAcquire) ++acquires;
     if (mine[i]->kind != EventKind::kLockWait) continue;
     ASSERT_LT(i + 1, mine.size());
+    ASSERT_GT(i, 0u);
+    const Event& request = *mine[i - 1];
+    EXPECT_EQ(request.kind, EventKind::kLockRequest) << "a lock wait follows its request";
+    EXPECT_EQ(request.object, mine[i]->object);
+    EXPECT_EQ(request.mode, mine[i]->mode);
     const Event& next = *mine[i + 1];
     EXPECT_EQ(next.kind, EventKind::kAcquire) << "a lock wait is followed by its acquire";
     EXPECT_EQ(next.object, mine[i]->object);
@@ -584,6 +590,7 @@ TEST_F(PreloadTest, ContendedAcquiresRecordTheirWait) {
   EXPECT_EQ(acquires_after_wait, (std::vector<uint64_t>{0, 1, 2}));
   EXPECT_EQ(acquires, 4u);
   ASSERT_EQ(trace.Count(EventKind::kLockWait, worker), 3u);
+  EXPECT_EQ(trace.Count(EventKind::kLockRequest), 3u) << KindSummary(trace);
 
   // The trace keeps when its events happened: main held each lock for 100 ms,
   // so the samples span at least 300 ms, in ascending order.

@@ -293,12 +293,12 @@ TEST_F(WatchTest, WatchWithAFullRecordingIsRefused) {
 TEST_F(WatchTest, DefaultSetHasWatchOnlyForWatchTraces) {
   RecordAndAnalyze("--sync=none --watch", "watch_counter_gcc", "100");
   ASSERT_EQ(Run("analyze " + Path("trace.seer")), 0) << err_;
-  EXPECT_NE(out_.find("analyses: hb, shb, wcp, lockset, w3-linear, deadlock, lock-order, atomicity, watch\n"),
+  EXPECT_NE(out_.find("analyses: hb, shb, wcp, lockset, w3-linear, deadlock, blocked, lock-order, atomicity, watch\n"),
             std::string::npos)
       << out_;
   ASSERT_EQ(Run("gen --events 2000 --seed 3 -o " + Path("gen.seer")), 0) << err_;
   ASSERT_EQ(Run("analyze " + Path("gen.seer")), 0) << err_;
-  EXPECT_NE(out_.find("analyses: hb, shb, wcp, lockset, w3-linear, deadlock, lock-order, atomicity\n"),
+  EXPECT_NE(out_.find("analyses: hb, shb, wcp, lockset, w3-linear, deadlock, blocked, lock-order, atomicity\n"),
             std::string::npos)
       << out_;
 }
