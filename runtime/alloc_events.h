@@ -11,10 +11,12 @@
 
 namespace seer::rt {
 
-SEER_RT_INLINE void RecordAlloc(const void* p, uint64_t size, uint64_t pc) {
+// `region` kHeap: the allocation writes the block (EventLowering);
+// kDeclaredNew: the program only says the memory is new (AnnotateNewMemory).
+SEER_RT_INLINE void RecordAlloc(const void* p, uint64_t size, uint64_t pc, AllocRegion region = AllocRegion::kHeap) {
   if (p == nullptr) return;
   if (ThreadState* ts = RecordingThread())
-    PutOrdered(ts, EventKind::kAlloc, 0, reinterpret_cast<uint64_t>(p), size, pc);
+    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(region), reinterpret_cast<uint64_t>(p), size, pc);
 }
 
 SEER_RT_INLINE void RecordFree(const void* p, uint64_t size, uint64_t pc) {

@@ -301,14 +301,17 @@ void AnnotateRWLockReleased(const char*, int, const volatile void* lock, long is
   RecordLockReleasing(lock, LockModeOf(is_w), SEER_RT_CALLER_PC());
 }
 
-// Memory a custom allocator hands out again: a fresh variable identity (a heap
+// Memory a custom allocator hands out again: a fresh variable identity (a
 // block allocated here, for reports), so that accesses to the new object
-// neither race nor form atomicity patterns with the old object's. Its benign
-// ranges end.
+// neither race nor form atomicity patterns with the old object's. Unlike
+// malloc's block it is not written here (ThreadSanitizer resets its shadow
+// too): the allocator may declare it new in one thread for another to use.
+// Its benign ranges end.
 void AnnotateNewMemory(const char*, int, const volatile void* addr, long size) {
   if (size <= 0) return;
   ForgetBenignRanges(Addr(addr), static_cast<uint64_t>(size));
-  RecordAlloc(const_cast<const void*>(addr), static_cast<uint64_t>(size), SEER_RT_CALLER_PC());
+  RecordAlloc(const_cast<const void*>(addr), static_cast<uint64_t>(size), SEER_RT_CALLER_PC(),
+              seer::AllocRegion::kDeclaredNew);
 }
 
 // Benign races: plain accesses that overlap the range are not recorded (above).

@@ -68,7 +68,10 @@ enum class AcquireHow : uint8_t { kBlocking = 0, kTry = 1, kTimed = 2 };
 // gives a file descriptor (kFdShadowBase + N for descriptor N: every I/O call on
 // it reads it, close and dup2 write it), allocated when a call creates or closes
 // the descriptor (docs/runtime.md, "File descriptors").
-enum class AllocRegion : uint8_t { kHeap = 0, kStack = 1, kTls = 2, kFileDescriptor = 3 };
+// kHeap blocks (malloc, new, mmap) are written by their allocation
+// (EventLowering); kDeclaredNew is memory the program only declares new
+// (AnnotateNewMemory: a custom allocator's recycled object), which nothing writes.
+enum class AllocRegion : uint8_t { kHeap = 0, kStack = 1, kTls = 2, kFileDescriptor = 3, kDeclaredNew = 4 };
 // Above every user-space address (47 bits): descriptor N's byte.
 inline constexpr uint64_t kFdShadowBase = 0xfd0000000000;
 inline constexpr uint64_t kFdShadowLimit = kFdShadowBase + (uint64_t{1} << 16);

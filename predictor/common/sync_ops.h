@@ -9,7 +9,8 @@
 //   cond wait begin     -> release(mutex);  cond wait end -> wait(cond), acquire(mutex)
 //   signal / wait       -> signal(object) / wait(object): a release-acquire edge, no exclusion
 //   barrier arrive/depart -> signal(barrier) / wait(barrier)
-//   alloc               -> fresh(range): forget the range's access history
+//   alloc               -> fresh(range): forget the range's access history; then,
+//                          for a heap block, write(range)
 //   free                -> free(range): a write of the whole block
 // Kinds no race engine needs (function entry/exit, branches, atomic blocks, thread
 // begin/end) lower to nothing.
@@ -20,6 +21,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "predictor/common/shadow_memory.h"
 #include "seer/event.h"
 
 namespace seer::predictor {
@@ -149,6 +151,7 @@ class EventLowering {
       case EventKind::kAlloc:
         if (e.aux != 0) block_sizes_[e.object] = e.aux;
         fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false});
+        if (WritesBlock(e)) fn(LoweredOp{SyncOp::kWrite, e.object, e.aux, false, false});
         return;
       case EventKind::kFree: fn(LoweredOp{SyncOp::kFree, e.object, FreedBytes(e), false, false}); return;
       case EventKind::kThreadBegin:
@@ -216,6 +219,16 @@ class EventLowering {
   // keep a free's write after the next allocation there made the block fresh, and
   // a later free of that block would race with it. A free of a block no
   // allocation described keeps its own size (1 byte when unknown: imported traces).
+  // A heap block (malloc, new, mmap) is written by its allocation, as
+  // ThreadSanitizer's malloc writes it: a thread that touches the block with
+  // nothing ordering it after the allocation races with it, even if the
+  // allocating thread never wrote the block itself. Up to kFreeWholeBlockBytes
+  // (shadow_memory.h), the bound a free writes too: a thread's stack, TLS,
+  // descriptors and memory only declared new (AnnotateNewMemory) are fresh, not written.
+  static bool WritesBlock(const Event& e) {
+    return e.mode == static_cast<uint8_t>(AllocRegion::kHeap) && e.aux != 0 && e.aux <= kFreeWholeBlockBytes;
+  }
+
   uint64_t FreedBytes(const Event& e) {
     auto it = block_sizes_.find(e.object);
     if (it == block_sizes_.end()) return e.aux == 0 ? 1 : e.aux;

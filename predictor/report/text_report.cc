@@ -47,6 +47,8 @@ std::string AccessName(EventKind kind) {
     case EventKind::kAtomicStore: return "Atomic write";
     case EventKind::kAtomicRmw: return "Atomic read-modify-write";
     case EventKind::kWatchHit: return "Read or write";  // a read-write watchpoint's hit, the value unchanged
+    case EventKind::kAlloc: return "Allocation";        // a heap block is written by its allocation
+    case EventKind::kFree: return "Free";               // and by its free
     default: return std::string(EventKindName(kind));
   }
 }

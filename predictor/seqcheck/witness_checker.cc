@@ -17,6 +17,15 @@ bool Writes(EventKind k) {
   return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw || k == EventKind::kFree;
 }
 bool Accesses(EventKind k) { return Reads(k) || Writes(k); }
+// The allocation of a heap block up to 4096 bytes writes it, after its bytes
+// become new variables (ThreadSanitizer's model; the bound and the regions as
+// EventLowering has them, written out again here).
+bool AllocationWrites(const Event& e) {
+  return e.kind == EventKind::kAlloc && e.mode == static_cast<uint8_t>(AllocRegion::kHeap) && e.aux != 0 &&
+         e.aux <= 4096;
+}
+bool Writes(const Event& e) { return Writes(e.kind) || AllocationWrites(e); }
+bool Accesses(const Event& e) { return Accesses(e.kind) || AllocationWrites(e); }
 
 // The bytes [first, end) of a range: at least its first byte, without overflow.
 std::pair<uint64_t, uint64_t> ByteRange(uint64_t first, uint64_t size) {
@@ -168,7 +177,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     const auto [first_run, end_run] = has_bytes(i) ? runs_of(i) : std::pair<uint32_t, uint32_t>{0, 0};
     if (e.kind == EventKind::kAlloc)
       for (uint32_t r = first_run; r < end_run; ++r) run_slot[r] = kNoSlot;
-    if (Accesses(e.kind)) {
+    if (Accesses(e)) {
       for (uint32_t r = first_run; r < end_run; ++r) {
         if (e.kind == EventKind::kFree && !touched[r]) continue;
         if (run_slot[r] == kNoSlot) {
@@ -178,7 +187,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
         const uint32_t slot = run_slot[r];
         slots_.push_back(slot);
         recorded_.push_back(Reads(e.kind) ? last_write[slot] : -1);
-        if (Writes(e.kind)) last_write[slot] = static_cast<int64_t>(e.index);
+        if (Writes(e)) last_write[slot] = static_cast<int64_t>(e.index);
       }
     }
     if (e.kind == EventKind::kBranch) has_branches_ = true;
@@ -194,14 +203,14 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   // Each variable slot's writes, by a counting sort of (slot, position).
   write_begin_.assign(variables_ + 1, 0);
   for (size_t i = 0; i < trace.size(); ++i)
-    if (Writes(trace[i].kind))
+    if (Writes(trace[i]))
       for (uint32_t k = slot_begin_[i]; k < slot_begin_[i + 1]; ++k) ++write_begin_[slots_[k] + 1];
   for (size_t v = 0; v < variables_; ++v) write_begin_[v + 1] += write_begin_[v];
   write_pos_.resize(write_begin_[variables_]);
   {
     std::vector<uint32_t> fill(write_begin_.begin(), write_begin_.end() - 1);
     for (size_t i = 0; i < trace.size(); ++i)
-      if (Writes(trace[i].kind))
+      if (Writes(trace[i]))
         for (uint32_t k = slot_begin_[i]; k < slot_begin_[i + 1]; ++k)
           write_pos_[fill[slots_[k]]++] = static_cast<uint32_t>(i);
   }
@@ -392,7 +401,7 @@ Status WitnessChecker::Run(const Schedule& schedule, const std::vector<uint64_t>
       for (uint32_t k2 = slot_begin_[at]; k2 < slot_begin_[at + 1]; ++k2) {
         const int64_t saw = Reads(e.kind) ? last_write(slots_[k2]) : recorded_[k2];
         if (saw != recorded_[k2]) reads.push_back({at, k2, saw});
-        if (Writes(e.kind)) r->written[slots_[k2]] = static_cast<int64_t>(e.index);
+        if (Writes(e)) r->written[slots_[k2]] = static_cast<int64_t>(e.index);
       }
       if (Signals(e.kind)) ++r->signals_run[{e.object, e.tid}];
       Status locked = ApplyLock(e, &r->locks);
@@ -503,7 +512,7 @@ Status WitnessChecker::CheckAtomicity(const AtomicityViolation& v) const {
   const Event &e1 = trace_[a], &e = trace_[b], &e2 = trace_[c];
   if (e1.tid != e2.tid || e.tid == e1.tid) return Status::Internal("atomicity witness: wrong threads");
   if (!ShareVariable(a, b, c)) return Status::Internal("atomicity witness: not one variable");
-  auto kind = [](const Event& x) { return Writes(x.kind) ? "write" : (Reads(x.kind) ? "read" : "other"); };
+  auto kind = [](const Event& x) { return Writes(x) ? "write" : (Reads(x.kind) ? "read" : "other"); };
   const std::string pattern = std::string(kind(e1)) + "-" + kind(e) + "-" + kind(e2);
   if (pattern != v.pattern)
     return Status::Internal("atomicity witness: kinds " + pattern + " do not match " + v.pattern);
@@ -526,7 +535,7 @@ Status WitnessChecker::CheckRace(const Schedule& schedule, const EventRef& a, co
   // A free is a plain write of its block: it conflicts with any access to a byte
   // of it, atomic or not.
   const bool one_variable = ShareVariable(x, y, y);
-  if (ea.tid == eb.tid || !one_variable || !(Writes(ea.kind) || Writes(eb.kind)) || atomic_pair)
+  if (ea.tid == eb.tid || !one_variable || !(Writes(ea) || Writes(eb)) || atomic_pair)
     return Status::Internal("race witness: the events do not conflict");
   return Status::Ok();
 }

@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "predictor/common/shadow_memory.h"
 #include "tests/predictor/engines/engine_support.h"
 
 namespace seer::test {
@@ -235,12 +236,13 @@ INSTANTIATE_TEST_SUITE_P(Engines, Kinds, ::testing::Values("hb", "shb", "wcp", "
 
 // A free writes its whole block (predictor/common/sync_ops.h), in every race
 // engine: it races with an access of another thread that nothing orders
-// before it, and names the free as one side of the pair.
+// before it, and names the free as one side of the pair. (The block is
+// allocated before the freeing thread is forked: its allocation writes it too.)
 class Frees : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(Frees, AnUnorderedAccessBeforeAFreeRacesWithIt) {
   TraceBuilder b;
-  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16).Add("T1", EventKind::kWrite, 0x3008, 2, 4);
+  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16).Fork("T1", "T2", 10).Add("T1", EventKind::kWrite, 0x3008, 2, 4);
   b.Add("T2", EventKind::kFree, 0x3000, 3, 16);
   const predictor::RaceResult r = RunEngine(GetParam(), b);
   EXPECT_EQ(Pairs(r), (PcPairs{{2, 3}})) << GetParam();
@@ -251,14 +253,14 @@ TEST_P(Frees, AnUnorderedAccessBeforeAFreeRacesWithIt) {
 
 TEST_P(Frees, OnlyTheBlocksBytesConflict) {
   TraceBuilder b;  // the write is next to the block, not in it
-  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16).Add("T1", EventKind::kWrite, 0x3010, 2, 4);
+  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16).Fork("T1", "T2", 10).Add("T1", EventKind::kWrite, 0x3010, 2, 4);
   b.Add("T2", EventKind::kFree, 0x3000, 3, 16);
   EXPECT_EQ(RunEngine(GetParam(), b).racy_events, 0u) << GetParam();
 }
 
 TEST_P(Frees, AFreeOfUnknownSizeWritesTheAllocatedBlock) {
   TraceBuilder b;  // aux 0: the size the allocation recorded
-  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 32).Add("T1", EventKind::kWrite, 0x3018, 2, 8);
+  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 32).Fork("T1", "T2", 10).Add("T1", EventKind::kWrite, 0x3018, 2, 8);
   b.Add("T2", EventKind::kFree, 0x3000, 3, 0);
   EXPECT_EQ(Pairs(RunEngine(GetParam(), b)), (PcPairs{{2, 3}})) << GetParam();
   TraceBuilder unknown;  // no allocation either: the first byte only
@@ -316,6 +318,56 @@ TEST_P(FreesOrdered, OnlyTouchedBytesOfALargeBlockAreWritten) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Engines, FreesOrdered, ::testing::Values("hb", "shb", "wcp", "w3", "w3-linear"));
+
+// A heap block is written by its allocation (sync_ops.h), as ThreadSanitizer's
+// malloc writes it: an access of another thread that nothing orders after the
+// allocation races with it, even when the allocating thread never wrote the
+// block; the pair names the allocation.
+class Allocations : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(Allocations, AnUnorderedAccessRacesWithTheAllocation) {
+  TraceBuilder b;
+  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16);
+  b.Add("T2", EventKind::kWrite, 0x3008, 2, 4);
+  const predictor::RaceResult r = RunEngine(GetParam(), b);
+  EXPECT_EQ(Pairs(r), (PcPairs{{1, 2}})) << GetParam();
+  ASSERT_EQ(r.pairs.size(), 1u);
+  EXPECT_EQ(r.pairs[0].first.kind, EventKind::kAlloc);
+  EXPECT_EQ(r.pairs[0].first.object, 0x3000u);
+}
+
+TEST_P(Allocations, AnAccessOrderedAfterTheAllocationDoesNotRace) {
+  TraceBuilder b;  // the block's address handed over under a lock
+  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16);
+  b.Acquire("T1", "m", 2).Write("T1", "slot", 3).Release("T1", "m", 4);
+  b.Acquire("T2", "m", 5).Read("T2", "slot", 6).Release("T2", "m", 7);
+  b.Add("T2", EventKind::kWrite, 0x3008, 8, 4);
+  EXPECT_EQ(RunEngine(GetParam(), b).racy_events, 0u) << GetParam();
+}
+
+TEST_P(Allocations, OnlyHeapBlocksUpToTheBoundAreWritten) {
+  for (const auto region : {AllocRegion::kStack, AllocRegion::kTls, AllocRegion::kDeclaredNew}) {
+    TraceBuilder b;  // a thread's stack or TLS, memory only declared new: fresh, not written
+    b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16, static_cast<uint8_t>(region));
+    b.Add("T2", EventKind::kWrite, 0x3008, 2, 4);
+    EXPECT_EQ(RunEngine(GetParam(), b).racy_events, 0u) << GetParam() << " region " << static_cast<int>(region);
+  }
+  TraceBuilder large;  // above kFreeWholeBlockBytes: not written
+  large.Add("T1", EventKind::kAlloc, 0x100000, 1, predictor::kFreeWholeBlockBytes + 1);
+  large.Add("T2", EventKind::kWrite, 0x100008, 2, 4);
+  EXPECT_EQ(RunEngine(GetParam(), large).racy_events, 0u) << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Engines, Allocations, ::testing::Values("hb", "shb", "wcp", "w3", "w3-linear"));
+
+// Locksets know no ordering: an allocation's write would make every block
+// handed to another thread a warning, so the lockset engine leaves it out.
+TEST(Lockset, IgnoresTheAllocationsWrite) {
+  TraceBuilder b;
+  b.Add("T1", EventKind::kAlloc, 0x3000, 1, 16);
+  b.Add("T2", EventKind::kWrite, 0x3008, 2, 4);
+  EXPECT_EQ(RunEngine("lockset", b).racy_events, 0u);
+}
 
 // Ordering edges that only the clock engines see (a lockset ignores them).
 class OrderingKinds : public ::testing::TestWithParam<const char*> {};

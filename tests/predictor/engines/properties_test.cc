@@ -119,10 +119,10 @@ TEST(Properties, InclusionsAndConflictsOnRandomTraces) {
           EXPECT_TRUE(a.object < b.object + std::max<uint64_t>(1, b.aux) &&
                       b.object < a.object + std::max<uint64_t>(1, a.aux))
               << where << " " << r->engine << ": no common byte";
-          // A free writes its block.
+          // A free writes its block, and so does the allocation of a heap block.
           auto writes = [](EventKind k) {
             return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw ||
-                   k == EventKind::kFree;
+                   k == EventKind::kFree || k == EventKind::kAlloc;
           };
           const bool a_write = writes(a.kind);
           const bool b_write = writes(b.kind);

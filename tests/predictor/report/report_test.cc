@@ -132,7 +132,7 @@ TEST_F(ReportTest, FreeRaceShowsTheBlocksSize) {
   EXPECT_EQ(EventAt(*pair, Line("MARK-FREE-WORKER"))["size"], 4);
   EXPECT_EQ((*pair)["variable_details"]["size"], 20);
   const std::string text = Report(false);
-  EXPECT_NE(text.find("free of size 20 at"), std::string::npos) << text;
+  EXPECT_NE(text.find("  Free of size 20 at"), std::string::npos) << text;
   EXPECT_NE(text.find("heap block of size 20 at"), std::string::npos) << text;
 }
 
