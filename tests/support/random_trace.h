@@ -31,4 +31,18 @@ struct RandomTraceOptions {
 // identify program points; accesses of the same variable in a loop share none.
 std::vector<Event> RandomTrace(const RandomTraceOptions& options, uint64_t seed);
 
+// Traces rich in lock cycles, for the deadlock-side engines: three threads
+// nesting up to three of three locks, a tenth of the acquisitions trylocks or
+// timed, and no fork/join (which orders most lock cycles away).
+inline RandomTraceOptions LockCycleTraceOptions() {
+  RandomTraceOptions o;
+  o.threads = 3;
+  o.events = 60;
+  o.locks = 3;
+  o.max_nesting = 3;
+  o.nonblocking = 0.1;
+  o.fork_join = false;
+  return o;
+}
+
 }  // namespace seer::test

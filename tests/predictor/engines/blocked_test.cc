@@ -112,14 +112,7 @@ TEST(BlockedTest, ReadersDoNotBlockReaders) {
 TEST(BlockedTest, EveryPredictedDeadlockRunToItsWitnessHappened) {
   int deadlocks = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    test::RandomTraceOptions o;
-    o.threads = 3;
-    o.events = 60;
-    o.locks = 3;
-    o.max_nesting = 3;
-    o.nonblocking = 0.1;
-    o.fork_join = false;  // forks and joins order most lock cycles away
-    const std::vector<Event> events = test::RandomTrace(o, seed);
+    const std::vector<Event> events = test::RandomTrace(test::LockCycleTraceOptions(), seed);
     for (const Deadlock& predicted : test::RunEngine("deadlock", events).deadlocks) {
       ++deadlocks;
       std::vector<Event> run;

@@ -91,14 +91,7 @@ TEST(LockOrderTest, TrylockAndRecursionOrderNothing) {
 TEST(LockOrderTest, EveryPredictedDeadlockIsAnInversion) {
   int deadlocks = 0;
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    test::RandomTraceOptions o;
-    o.threads = 3;
-    o.events = 60;
-    o.locks = 3;
-    o.max_nesting = 3;
-    o.nonblocking = 0.1;
-    o.fork_join = false;  // forks and joins order most lock cycles away
-    const std::vector<Event> events = test::RandomTrace(o, seed);
+    const std::vector<Event> events = test::RandomTrace(test::LockCycleTraceOptions(), seed);
     const Findings d = test::RunEngine("deadlock", events);
     const Findings l = test::RunEngine("lock-order", events);
     std::set<std::set<uint64_t>> inverted;

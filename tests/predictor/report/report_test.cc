@@ -331,6 +331,19 @@ struct Recorded {
   std::string program_output;  // what the program wrote on stdout
 };
 
+// The ways users build and record a program: seer-cc with gcc and with clang
+// (linked runtime), and the unmodified binary with the runtime preloaded.
+struct ProgramBuild {
+  const char* name;
+  std::string compile;  // the compiler command line
+  const char* sync;     // seer record --sync=
+};
+std::vector<ProgramBuild> ProgramBuilds() {
+  return {{"seer-cc (gcc)", "SEER_COMPILER=gcc " + std::string(SEER_CC), "inproc"},
+          {"seer-cc (clang)", "SEER_COMPILER=clang " + std::string(SEER_CC), "inproc"},
+          {"unmodified (gcc)", "cc -g", "preload"}};
+}
+
 // Compiles `source` with `compile` (a compiler command line), records it with
 // --sync=`sync` and analyses the trace; fails the test at the first step that fails.
 // `record_exit`: what seer record exits with (the program's status, 128 + the
@@ -486,17 +499,7 @@ TEST(LockOrderReportTest, OneThreadInversionIsReportedWithItsLines) {
   auto line = [&](const char* marker) {
     return "lock_order_one_thread.c:" + std::to_string(MarkedLine(source, marker));
   };
-  struct Build {
-    const char* name;
-    std::string compile;
-    const char* sync;
-  };
-  const Build builds[] = {
-      {"seer-cc (gcc)", "SEER_COMPILER=gcc " + std::string(SEER_CC), "inproc"},
-      {"seer-cc (clang)", "SEER_COMPILER=clang " + std::string(SEER_CC), "inproc"},
-      {"unmodified (gcc)", "cc -g", "preload"},
-  };
-  for (const Build& b : builds) {
+  for (const ProgramBuild& b : ProgramBuilds()) {
     SCOPED_TRACE(b.name);
     Recorded r;
     ASSERT_NO_FATAL_FAILURE(RecordAndAnalyze(b.compile, source, b.sync, "", &r));
@@ -567,17 +570,7 @@ namespace {
 TEST(BlockedReportTest, ADeadlockThatHappenedIsReportedWithItsLines) {
   const std::string source = std::string(SEER_REPORT_PROGRAMS) + "/deadlock_happened.c";
   auto line = [&](const char* marker) { return "deadlock_happened.c:" + std::to_string(MarkedLine(source, marker)); };
-  struct Build {
-    const char* name;
-    std::string compile;
-    const char* sync;
-  };
-  const Build builds[] = {
-      {"seer-cc (gcc)", "SEER_COMPILER=gcc " + std::string(SEER_CC), "inproc"},
-      {"seer-cc (clang)", "SEER_COMPILER=clang " + std::string(SEER_CC), "inproc"},
-      {"unmodified (gcc)", "cc -g", "preload"},
-  };
-  for (const Build& b : builds) {
+  for (const ProgramBuild& b : ProgramBuilds()) {
     SCOPED_TRACE(b.name);
     Recorded r;
     constexpr int kKilledByAlarm = 128 + 14;  // SIGALRM
