@@ -54,9 +54,11 @@ test: build
 
 # The race suite's STD round trip records every program a second time: the
 # release pass runs it; the sanitizer pass keeps the recordings of the first
-# test and the STD reader and writer's own tests.
+# test and the STD reader and writer's own tests. The sanitizer pass builds and
+# runs the race suite's gcc programs only (tests/races/CMakeLists.txt).
 test-sanitize: deps
-	@cmake -S . -B build-asan -G Ninja -DSEER_WERROR=ON -DSEER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null
+	@cmake -S . -B build-asan -G Ninja -DSEER_WERROR=ON -DSEER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+	  -DSEER_RACE_SUITE_CLANG=OFF >/dev/null
 	@ninja -C build-asan -j $(JOBS)
 	@date -u "+make test: %T sanitizer build done"
 	@cd build-asan && $(TEST_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
