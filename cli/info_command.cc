@@ -135,6 +135,10 @@ std::string Text(const TraceInfo& info, const std::vector<ThreadRow>& threads, u
     row("sync mode:", how.empty() ? mode : fmt::format("{} ({})", mode, how));
   }
   if (!info.Meta("record.not_seen").empty()) row("not seen:", info.Meta("record.not_seen"));
+  if (!info.Meta("record.process").empty())
+    row("process:", info.Meta("record.pid") + ", " + info.Meta("record.process"));
+  if (!info.Meta("record.processes").empty()) row("processes:", info.Meta("record.processes"));
+  if (!info.Meta("record.unrecorded_processes").empty()) row("not recorded:", info.Meta("record.unrecorded_processes"));
   if (!info.Meta("record.tracefs").empty()) row("tracefs:", info.Meta("record.tracefs"));
   const std::string start = info.Meta(meta::kStartTime), end = info.Meta(meta::kEndTime);
   row("time:", start.empty() && end.empty()

@@ -2,6 +2,7 @@
 #include "recorder/proc_maps.h"
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -85,6 +86,32 @@ std::string ThreadName(pid_t pid, pid_t tid) {
   std::string name;
   std::getline(in, name);
   return name;
+}
+
+std::string ProcessCommandLine(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
+  std::string line((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!line.empty() && line.back() == '\0') line.pop_back();
+  std::replace(line.begin(), line.end(), '\0', ' ');
+  return line;
+}
+
+std::string ProcessExecutable(pid_t pid) {
+  char target[4096];
+  const ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), target, sizeof target - 1);
+  return n > 0 ? std::string(target, static_cast<size_t>(n)) : std::string();
+}
+
+std::vector<pid_t> ChildProcesses(pid_t pid) {
+  std::vector<pid_t> tids, children;
+  if (!ListThreads(pid, &tids).ok()) return children;
+  for (pid_t tid : tids) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/children");
+    for (long child; in >> child;) children.push_back(static_cast<pid_t>(child));
+  }
+  std::sort(children.begin(), children.end());
+  children.erase(std::unique(children.begin(), children.end()), children.end());
+  return children;
 }
 
 }  // namespace seer::recorder

@@ -37,4 +37,13 @@ Status ListThreads(pid_t pid, std::vector<pid_t>* tids);
 // /proc/PID/task/TID/comm without the newline; empty when the thread is gone.
 std::string ThreadName(pid_t pid, pid_t tid);
 
+// /proc/PID/cmdline, its arguments joined by spaces; empty when the process is gone.
+std::string ProcessCommandLine(pid_t pid);
+
+// The file /proc/PID/exe names; empty when the process is gone (or a kernel thread).
+std::string ProcessExecutable(pid_t pid);
+
+// The processes whose parent is `pid` (/proc/PID/task/*/children), sorted.
+std::vector<pid_t> ChildProcesses(pid_t pid);
+
 }  // namespace seer::recorder

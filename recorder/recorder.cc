@@ -15,6 +15,7 @@
 #include "recorder/launch.h"
 #include "recorder/runtime_modes/injected_runtime.h"
 #include "recorder/runtime_modes/inproc_recording.h"
+#include "recorder/runtime_modes/process_family.h"
 #include "seer/ring_layout.h"
 
 namespace seer::recorder {
@@ -36,6 +37,10 @@ Status StartMode(const RecordOptions& options, std::unique_ptr<Recording>* out) 
     case RecordMode::kEbpf: return StartEbpfRecording(options, out);
     case RecordMode::kInproc:
     case RecordMode::kPreload:
+      // A launch into a file follows the program's processes; the service's
+      // windows (open_writer) record the first one only.
+      if (!options.open_writer && options.pid <= 0) return StartProcessFamilyRecording(options, out);
+      return StartInprocRecording(options, out);
     case RecordMode::kInject: return StartInprocRecording(options, out);
   }
   return Status::InvalidArgument("unknown recording mode");

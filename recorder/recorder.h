@@ -111,6 +111,9 @@ struct InprocOptions {
   // user's own entries); kInject: the one loaded into the process. Empty:
   // FindRuntimeLibrary().
   std::string runtime_library;
+  // kInproc and kPreload: the socket on which the program's processes ask for
+  // rings of their own (runtime_modes/process_family.h); empty: they do not.
+  std::string children_socket;
 };
 
 struct RecordOptions {
@@ -163,6 +166,22 @@ struct RecordResult {
   std::string raw_syscalls_note;
   // The target called exec: the trace ends there (the new program is not recorded).
   bool exec_not_followed = false;
+  // Launched kInproc and kPreload: the other processes of the program's
+  // family, each recorded into a trace of its own (runtime_modes/process_family.h),
+  // and the processes seen that could not be recorded, each with why.
+  struct ProcessTrace {
+    pid_t pid = 0;
+    pid_t parent = 0;
+    bool forked = false;  // else exec'd
+    std::string command_line;
+    std::string output;
+    uint64_t events = 0;
+    uint64_t lost = 0;
+    uint64_t threads = 0;
+    std::string error;  // the trace could not be completed: why (empty when it was)
+  };
+  std::vector<ProcessTrace> processes;
+  std::vector<std::string> unrecorded_processes;
   std::string exec_program;  // what it executed, when /proc still told
   // kInproc: the costs `bench/runtime` reports.
   double wall_seconds = 0;        // from start to the target's exit
@@ -216,6 +235,17 @@ class Recording {
   // been handed to the writer (the collector copied the rings a grace period
   // after the pause and the merger passed on all of it). True when not paused.
   virtual bool PauseDrained() const { return true; }
+
+  // The process recorded (launched or attached); 0 when there is none yet.
+  virtual pid_t target_pid() const { return 0; }
+
+  // Metadata the trace is closed with, set before Finish (the processes a
+  // family recording followed, runtime_modes/process_family.h). Ignored by
+  // the modes that follow no process.
+  virtual void AddEndMeta(const std::string& key, const std::string& value) {
+    (void)key;
+    (void)value;
+  }
 };
 
 // Start, Poll until the end, Finish: one whole recording.

@@ -47,6 +47,15 @@ uint64_t TakeAtomicNumber(const volatile void* addr) {
   return lock.Take();
 }
 
+void ResetAtomicOrderInChild() {
+  // The only thread: a stripe another thread held at the fork stays held
+  // otherwise, and the child's domains start afresh (RecordForkedChild).
+  for (Stripe& s : stripes) {
+    s.locked.store(0, std::memory_order_relaxed);
+    s.next = 0;
+  }
+}
+
 namespace {
 
 // C11 memory orders as the hooks pass them; the upper bits carry flags (HLE).

@@ -7,8 +7,10 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -168,31 +170,6 @@ void CreateAttachPoint() {
   g_attach_point = a;
 }
 
-// A forked child shares the parent's rings and attach page through its
-// mappings: it must not write to them. The child of a program never recorded
-// gets an attach point of its own; once the parent recorded, the order
-// counters the child inherits are not fresh, and it stays unrecorded.
-void OnForkChild() {
-  const bool recorded = g_rt.shm != nullptr;
-  g_rt.active = false;
-  WatchForgetInChild();
-  tls_state = nullptr;
-  // The child is one thread with the TLS block it forked from: its own now.
-  tls_shared = false;
-  tls_vars = {};
-  if (attach_fd >= 0) {
-    munmap(g_attach_point, kAttachAreaOffset);
-    LibcClose(attach_fd);
-    g_attach_point = &no_attach_point;
-    attach_fd = -1;
-    if (!recorded) {
-      CreateAttachPoint();
-      return;
-    }
-  }
-  tls_vars.finished = true;
-}
-
 void FinishThread(bool free_stack) {
   SamplerThreadEnds();
   FinishSlot(CurrentSlot(), free_stack, reinterpret_cast<uint64_t>(__builtin_return_address(0)));
@@ -218,15 +195,11 @@ bool ClaimArea(ShmHeader* h, uint64_t bytes) {
   return valid && h->owner_pid.compare_exchange_strong(expected, getpid());
 }
 
-bool MapSharedArea() {
-  const char* fd_text = getenv(kShmFdEnv);
-  if (fd_text == nullptr || *fd_text == '\0') return false;
-  char* end = nullptr;
-  const long fd = strtol(fd_text, &end, 10);
-  if (*end != '\0' || fd < 0) return false;
+// Maps the area in memfd `fd` and claims it; the mapping outlives the descriptor.
+bool MapArea(int fd) {
   struct stat st;
-  if (fstat(static_cast<int>(fd), &st) != 0 || st.st_size < static_cast<off_t>(sizeof(ShmHeader))) return false;
-  void* p = mmap(nullptr, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, static_cast<int>(fd), 0);
+  if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(ShmHeader))) return false;
+  void* p = mmap(nullptr, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) return false;
   auto* h = static_cast<ShmHeader*>(p);
   if (!ClaimArea(h, static_cast<uint64_t>(st.st_size))) {
@@ -247,6 +220,115 @@ bool MapSharedArea() {
   g_rt.repeat_marks = (h->options & kOptionRepeatMarks) != 0 && !futex;
   g_rt.watch_only = (h->options & kOptionWatchOnly) != 0;
   return true;
+}
+
+// The area the recorder made before launching the program (SEER_RT_SHM_FD).
+bool MapSharedArea() {
+  const char* fd_text = getenv(kShmFdEnv);
+  if (fd_text == nullptr || *fd_text == '\0') return false;
+  char* end = nullptr;
+  const long fd = strtol(fd_text, &end, 10);
+  if (*end != '\0' || fd < 0) return false;
+  return MapArea(static_cast<int>(fd));
+}
+
+// A process of the recording's family that the area it inherited is not for
+// asks the recorder for one of its own (ring_layout.h, ChildRequest) and maps
+// it. False when there is no recorder to ask, or it refused. Raw system calls:
+// the runtime's socket interposers model the program's sockets, not this one.
+bool MapChildArea(uint32_t how) {
+  const char* path = getenv(kChildrenEnv);
+  if (path == nullptr || *path == '\0') return false;
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  for (size_t i = 0; path[i] != '\0'; ++i) {
+    if (i + 1 >= sizeof addr.sun_path) return false;
+    addr.sun_path[i] = path[i];
+  }
+  const int s = static_cast<int>(syscall(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+  if (s < 0) return false;
+  // A recorder that stopped answering must not hang the program for long.
+  const timeval timeout = {5, 0};
+  syscall(SYS_setsockopt, s, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  const ChildRequest request = {kChildMagic, kShmVersion, how, static_cast<int64_t>(getppid())};
+  int fd = -1;
+  if (syscall(SYS_connect, s, &addr, sizeof addr) == 0 &&
+      syscall(SYS_sendto, s, &request, sizeof request, MSG_NOSIGNAL, nullptr, 0) == sizeof request) {
+    char answer = 0;
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
+    iovec iov = {&answer, 1};
+    msghdr msg = {};
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = control;
+    msg.msg_controllen = sizeof control;
+    if (syscall(SYS_recvmsg, s, &msg, MSG_CMSG_CLOEXEC) == 1 && answer == 1) {
+      const cmsghdr* c = CMSG_FIRSTHDR(&msg);
+      if (c != nullptr && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+        __builtin_memcpy(&fd, CMSG_DATA(c), sizeof fd);
+    }
+  }
+  LibcClose(s);
+  if (fd < 0) return false;
+  const bool mapped = MapArea(fd);
+  LibcClose(fd);
+  return mapped;
+}
+
+// Lets the recorder read the module map while every library the process
+// needs is loaded (bounded): even a process that exits at once has one.
+void WaitForModuleMap() {
+  const uint64_t deadline = NowNs() + 1000000000ull;
+  while (g_rt.shm->modules_read.load(std::memory_order_acquire) == 0 && NowNs() < deadline) {
+    timespec pause = {0, 50000};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+// A forked child of a launched recording: records into an area of its own,
+// a trace of its own (ring_layout.h, ChildRequest), from the fork on. Its one
+// thread starts as an attached process's threads do (no fork event, locks it
+// holds released without their acquire: the recorder filters those).
+bool RecordForkedChild() {
+  // The parent's numbers are not the child's: its domains start afresh.
+  for (OrderCounter& c : g_order) c.next.store(0, std::memory_order_relaxed);
+  ResetAtomicOrderInChild();
+  if (!MapChildArea(kChildForked)) return false;
+  WaitForModuleMap();
+  __atomic_store_n(&g_rt.active, true, __ATOMIC_RELEASE);
+  AttachThread();  // without a ring, counted in the child's area as the launched program's threads are
+  return true;
+}
+
+// A forked child shares the parent's rings and attach page through its
+// mappings: it must not write to them. The child of a launched recording asks
+// the recorder for rings of its own; the child of a program never recorded
+// gets an attach point of its own; an attached process's child (its order
+// counters not fresh, no recorder to ask) stays unrecorded.
+void OnForkChild() {
+  ShmHeader* const parents = g_rt.shm;  // still mapped: the parent's, shared
+  const bool recorded = parents != nullptr;
+  g_rt.active = false;
+  WatchForgetInChild();
+  tls_state = nullptr;
+  // The child is one thread with the TLS block it forked from: its own now.
+  tls_shared = false;
+  tls_vars = {};
+  if (attach_fd >= 0) {
+    munmap(g_attach_point, kAttachAreaOffset);
+    LibcClose(attach_fd);
+    g_attach_point = &no_attach_point;
+    attach_fd = -1;
+    if (!recorded) {
+      CreateAttachPoint();
+      return;
+    }
+  } else if (recorded) {
+    g_rt.shm = nullptr;  // the parent's
+    if (RecordForkedChild()) return;
+  }
+  if (recorded) parents->forks_unrecorded.fetch_add(1, std::memory_order_relaxed);
+  tls_vars.finished = true;
 }
 
 // Attach mode, once the recorder asked: maps the area it laid out behind the
@@ -319,14 +401,10 @@ void Initialize() {
     while (init_state.load() != 2) sched_yield();
     return;
   }
-  const bool launched = MapSharedArea();
+  // A program exec'd by a recorded process finds the area it inherited taken.
+  const bool launched = MapSharedArea() || MapChildArea(kChildExeced);
   if (launched) {
-    // Let the recorder read our module map while every library we need is loaded.
-    const uint64_t deadline = NowNs() + 1000000000ull;
-    while (g_rt.shm->modules_read.load(std::memory_order_acquire) == 0 && NowNs() < deadline) {
-      timespec pause = {0, 50000};
-      nanosleep(&pause, nullptr);
-    }
+    WaitForModuleMap();
   } else {
     CreateAttachPoint();
     FuzzInitialize();  // seer fuzz: never while recording

@@ -606,6 +606,10 @@ SEER_RT_INLINE uint64_t TakeNumber(uint32_t domain) {
 // itself but must order with the hooks' own accesses to that address.
 uint64_t TakeAtomicNumber(const volatile void* addr);
 
+// In a forked child that records (rt_state.cc, RecordForkedChild): every
+// atomic stripe unlocked and its order domain back at 0.
+void ResetAtomicOrderInChild();
+
 // One ordered event: room first (a thread that took a number must not wait for
 // the drainer, and a dropped record must not leave a hole in a domain), then
 // its number, then the record.

@@ -11,9 +11,10 @@
 namespace seer::rt {
 
 inline constexpr uint64_t kShmMagic = 0x3174722d72656573ull;  // "seer-rt1"
-inline constexpr uint32_t kShmVersion = 10;  // 3: long records of 3-5 words; 4: the writer state in the descriptor;
+inline constexpr uint32_t kShmVersion = 11;  // 3: long records of 3-5 words; 4: the writer state in the descriptor;
                                              // 5: the pause word; 6: options; 7: ring reuse; 8: the access sampler;
-                                             // 9: its walks; 10: watches of an attached process
+                                             // 9: its walks; 10: watches of an attached process;
+                                             // 11: forked children not recorded
 inline constexpr const char* kShmFdEnv = "SEER_RT_SHM_FD";
 // Set in the target's environment when the runtime should interpose pthread and
 // emit synchronisation events itself (`seer record --sync=inproc`: "inproc";
@@ -24,6 +25,26 @@ inline constexpr const char* kSyncInprocFutex = "inproc+futex";
 // The registration: FUTEX_WAKE on the thread's ThreadState (its cursor and
 // origin) for 0 waiters, with this in val3 (bpf/sync_event.h SEER_FUTEX_REGISTER_MAGIC).
 inline constexpr uint32_t kFutexRegisterMagic = 0x5ee25ee2u;
+// The processes of a launched recording (docs/recording.md, "Processes"). A
+// process of the recorded program's family that the area it inherited is not
+// for, a forked child (its copy of the parent's mapping) or a program one of
+// them exec'd (the area is claimed), asks the recorder for an area of its
+// own: it connects to the unix socket (SOCK_SEQPACKET) named in this variable
+// and sends a ChildRequest. The recorder answers with one byte, 1, and the new
+// area's memfd (SCM_RIGHTS), or closes the connection when it cannot record
+// one more process. It learns the pid from the socket (SO_PEERCRED), not from
+// the request.
+inline constexpr const char* kChildrenEnv = "SEER_RT_CHILDREN";
+inline constexpr uint64_t kChildMagic = 0x3163702d72656573ull;  // "seer-pc1"
+inline constexpr uint32_t kChildForked = 1;                     // ChildRequest::how
+inline constexpr uint32_t kChildExeced = 2;
+struct ChildRequest {
+  uint64_t magic;    // kChildMagic
+  uint32_t version;  // kShmVersion: a runtime of another seer gets no area
+  uint32_t how;      // kChildForked or kChildExeced
+  int64_t parent;    // the forking process, or the exec'd process's parent
+};
+
 // The symbol whose presence in an ELF file says "this binary carries the runtime".
 inline constexpr const char* kRuntimeMarkerSymbol = "__seer_rt_present";
 
@@ -102,6 +123,10 @@ struct alignas(64) ShmHeader {
   // detach left the process (kWatchDetach*).
   std::atomic<uint32_t> sampler_untimed;
   std::atomic<uint32_t> watch_detach;
+  // runtime: children forked by the process while it recorded that record
+  // nothing (an attached process's, or no recorder answered their request),
+  // counted by each child in its copy of the mapping, which is this one.
+  std::atomic<uint32_t> forks_unrecorded;
 };
 
 // ShmHeader::watch_errno besides an errno: the debug registers were accepted

@@ -540,6 +540,13 @@ Status Session::FinishTrace() {
   result_->events = writer_->events_written();
   result_->threads = merger_->Threads().size();
   for (uint64_t n : lost_reported_) result_->lost += n;
+  // Named, never dropped silently (the in-process modes follow them: process_family.h).
+  if (const uint64_t forks = merger_->stats().process_forks; forks > 0)
+    result_->unrecorded_processes.push_back(
+        std::to_string(forks) + " child process" + (forks == 1 ? "" : "es") + " the target forked (" +
+        std::string(launched_ ? "the eBPF mode follows no process; --sync=preload or a seer-cc build does"
+                              : "a process recorded by its pid is recorded alone") +
+        ")");
   return writer_->Close();
 }
 

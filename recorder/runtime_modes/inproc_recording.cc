@@ -85,10 +85,12 @@ constexpr const char* kFutexByRuntime = "raw futex syscalls through libc's sysca
 // futex tracepoints for the child's pid); when that fails the child ends
 // without exec and its error is returned.
 Status LaunchWithRings(const std::vector<std::string>& argv, const SharedArea& area, const std::string& preload,
-                       const std::function<Status(pid_t)>& before_exec, pid_t* pid) {
+                       const std::string& children_socket, const std::function<Status(pid_t)>& before_exec,
+                       pid_t* pid) {
   LaunchOptions options;
   options.argv = argv;
   if (!preload.empty()) options.env.emplace_back("LD_PRELOAD", PreloadWith(getenv("LD_PRELOAD"), preload));
+  if (!children_socket.empty()) options.env.emplace_back(rt::kChildrenEnv, children_socket);
   // The go-ahead byte says whether the futex tracepoints stamp the child's records.
   options.in_child = [&area](char futex) { area.ExportToChild(/*sync_inproc=*/true, /*futex_stamps=*/futex == '1'); };
   Launch launch;
@@ -129,6 +131,8 @@ class InprocRecording final : public Recording {
   ~InprocRecording() override;
 
   Status Begin();
+  // A process of the family (StartChildRecording): the area, the trace, and the area handed over.
+  Status BeginChild(const ChildProcess& child);
   // kInject: loads the runtime into the running process options_.pid.
   Status AttachByInjection(const std::string& library, const std::function<Status(pid_t)>& load_futex);
   // kInject: the process still runs (not ended, not a zombie).
@@ -141,6 +145,8 @@ class InprocRecording final : public Recording {
   RecordCounters counters() const override;
   bool SetPaused(bool paused) override;
   bool PauseDrained() const override;
+  void AddEndMeta(const std::string& key, const std::string& value) override { end_meta_.emplace_back(key, value); }
+  pid_t target_pid() const override { return pid_ > 0 ? pid_ : 0; }
 
  private:
   // Finds header_in_target_; false when the target's maps do not show the area.
@@ -157,6 +163,10 @@ class InprocRecording final : public Recording {
             opts_.watch_delay_us,
             opts_.watch_budget_permille};
   }
+  // The collector, merger and merge thread, once the area is the target's.
+  Status StartMerging();
+  // The metadata every in-process trace starts with.
+  void WriteStartMeta(const std::string& command_line);
   void NewModules(std::vector<ModuleInfo>* out);
   void CollectOnce();
   // Nanoseconds since the recording started (start_): SpoolItem::copied_ns's clock.
@@ -200,14 +210,18 @@ class InprocRecording final : public Recording {
   // kInject: the runtime loaded into a running process, which is never killed
   // or waited for; the recording ends at --duration, Stop or its exit.
   bool attached_ = false;
+  // A process of a launched recording's family (StartChildRecording): watched
+  // through pidfd_, merged as an attached one.
+  bool child_ = false;
   // InprocOptions::repeat_runs; SEER_REPEAT_RUNS=0 in the environment turns it
   // off (for benchmarks that compare, in one build).
   bool repeat_runs_ = true;
   std::atomic<bool> stop_requested_{false};
   InjectedRuntime injected_;
-  std::string detach_note_;  // why the calls may not have been put back
+  std::string detach_note_;                                    // why the calls may not have been put back
+  std::vector<std::pair<std::string, std::string>> end_meta_;  // AddEndMeta
   bool detached_ = false;
-  int pidfd_ = -1;  // kInject: readable once the process has ended (zombie included)
+  int pidfd_ = -1;  // kInject, child_: readable once the process has ended (zombie included)
   // kPreload with the privileges: raw futex syscalls from the eBPF tracepoints.
   std::unique_ptr<FutexEvents> futex_;
   std::string futex_note_;         // why the tracepoints stopped, when they failed during the recording
@@ -268,16 +282,7 @@ Status InprocRecording::Begin() {
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
 
-  WriteRecordingStart(writer_.get());
-  writer_->SetMeta(meta::kCommandLine,
-                   attached_ ? "attach to process " + std::to_string(options_.pid) : JoinArgs(argv));
-  writer_->SetMeta(meta::kClock, kClockDescription);
-  writer_->SetMeta(meta::kPcKind, "address");
-  writer_->SetMeta("sync", "inproc");  // the runtime records synchronisation (kPreload too)
-  writer_->SetMeta("record.sync", std::string(RecordModeName(options_.mode)));
-  writer_->SetMeta("record.uprobes", "0");
-  writer_->SetMeta("record.not_seen", kNotSeen);
-  writer_->SetMeta("record.futex", kFutexByRuntime);
+  WriteStartMeta(attached_ ? "attach to process " + std::to_string(options_.pid) : JoinArgs(argv));
   if (preload_ || attached_) writer_->SetMeta("record.runtime_library", library);
 
   start_ = Clock::now();
@@ -297,8 +302,10 @@ Status InprocRecording::Begin() {
       return st.WithContext("--futex-tracepoints: the futex tracepoints could not be loaded");
     };
   }
-  s = attached_ ? AttachByInjection(library, before_exec) : LaunchWithRings(argv, area_, library, before_exec, &pid_);
+  s = attached_ ? AttachByInjection(library, before_exec)
+                : LaunchWithRings(argv, area_, library, opts_.children_socket, before_exec, &pid_);
   if (!s.ok()) return s;
+  if (!attached_) writer_->SetMeta("record.pid", std::to_string(pid_));
   if (futex_) {
     writer_->SetMeta("record.tracefs", futex_->tracefs_note());
     writer_->SetMeta("record.syscall_tracepoints", futex_->raw_syscall_tracepoints() ? "raw" : "per-syscall");
@@ -309,6 +316,46 @@ Status InprocRecording::Begin() {
                                          "they read from each thread's record counter");
   }
 
+  return StartMerging();
+}
+
+void InprocRecording::WriteStartMeta(const std::string& command_line) {
+  WriteRecordingStart(writer_.get());
+  writer_->SetMeta(meta::kCommandLine, command_line);
+  writer_->SetMeta(meta::kClock, kClockDescription);
+  writer_->SetMeta(meta::kPcKind, "address");
+  writer_->SetMeta("sync", "inproc");  // the runtime records synchronisation (kPreload too)
+  writer_->SetMeta("record.sync", std::string(RecordModeName(options_.mode)));
+  writer_->SetMeta("record.uprobes", "0");
+  writer_->SetMeta("record.not_seen", kNotSeen);
+  writer_->SetMeta("record.futex", kFutexByRuntime);
+}
+
+Status InprocRecording::BeginChild(const ChildProcess& child) {
+  child_ = true;
+  pid_ = child.pid;
+  preload_ = options_.mode == RecordMode::kPreload;
+  const char* repeat_env = getenv("SEER_REPEAT_RUNS");
+  repeat_runs_ = opts_.repeat_runs && !(repeat_env != nullptr && std::string(repeat_env) == "0");
+  // Not seer's child: no wait4. A pidfd tells when it ends.
+  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  if (pidfd_ < 0)
+    return Status::IOError("cannot watch process " + std::to_string(pid_) + " (pidfd_open): " + strerror(errno));
+  Status s = area_.Create(AreaOptions());
+  if (!s.ok()) return s;
+  s = OpenRecordingWriter(options_, opts_.writer, &writer_);
+  if (!s.ok()) return s;
+  WriteStartMeta(ProcessCommandLine(pid_));
+  writer_->SetMeta("record.pid", std::to_string(pid_));
+  writer_->SetMeta("record.process", std::string(child.forked ? "forked by process " : "exec'd; parent process ") +
+                                         std::to_string(child.parent));
+  start_ = Clock::now();
+  s = child.give_area(area_.fd());
+  if (!s.ok()) return s;
+  return StartMerging();
+}
+
+Status InprocRecording::StartMerging() {
   rt::ShmHeader* shm = area_.header();
   collector_ = std::make_unique<RingCollector>(shm);
   merger_ = std::make_unique<RingMerger>(shm);
@@ -325,7 +372,7 @@ Status InprocRecording::Begin() {
   MergeThreadOptions merge;
   merge.start_idle = drain_idle_;
   merge.idle_nice = idle_nice_;
-  merge.attached = attached_;
+  merge.attached = attached_ || child_;
   merge.flush_interval_s = opts_.flush_interval_s;
   merge.writer_takes_runs = opts_.writer.encode_threads > 0;
   merge_thread_ = std::make_unique<MergeThread>(&queue_, merger_.get(), writer_.get(), merge);
@@ -345,8 +392,9 @@ void InprocRecording::NewModules(std::vector<ModuleInfo>* out) {
 // round that sees the target gone copies everything that is left).
 void InprocRecording::CollectOnce() {
   rt::ShmHeader* shm = area_.header();
-  const pid_t w = attached_ ? 0 : wait4(pid_, &status_, WNOHANG, &usage_);
-  if (w == pid_ || (attached_ && (detached_ || !AttachedAlive()))) target_alive_ = false;
+  const pid_t w = attached_ || child_ ? 0 : wait4(pid_, &status_, WNOHANG, &usage_);
+  if (w == pid_ || (attached_ && (detached_ || !AttachedAlive())) || (child_ && !AttachedAlive()))
+    target_alive_ = false;
   if (w < 0 && errno != EINTR) {
     kill(pid_, SIGKILL);
     waitpid(pid_, &status_, 0);
@@ -360,7 +408,7 @@ void InprocRecording::CollectOnce() {
       target_alive_ = false;
     } else if (target_alive_) {
       kill(pid_, SIGKILL);
-      waitpid(pid_, &status_, 0);
+      if (!child_) waitpid(pid_, &status_, 0);
       target_alive_ = false;
     }
     return;
@@ -563,12 +611,15 @@ Status InprocRecording::CloseTrace() {
     out->SetMeta("record.futex", std::string(kFutexByRuntime) + "; " + futex_note_);
     out->SetMeta("record.not_seen", std::string(kNotSeen) + " (after " + futex_note_ + ")");
   }
-  if (attached_) {
+  if (attached_ || child_) {
     out->SetMeta("record.unmatched_releases", std::to_string(merge_thread_->attach_filter().unmatched_releases()));
     out->SetMeta("record.frees_before_attach", std::to_string(merge_thread_->attach_filter().frees_before_attach()));
     if (!detach_note_.empty()) out->SetMeta("record.detach", detach_note_);
   }
+  for (const auto& [key, value] : end_meta_) out->SetMeta(key, value);
   out->SetMeta("record.rings_returned", std::to_string(merger_->rings_returned()));
+  if (const uint32_t forks = shm->forks_unrecorded.load(); forks > 0)
+    out->SetMeta("record.forks_unrecorded", std::to_string(forks));
   if (opts_.watch_period != 0) out->SetMeta("record.watch", WatchSummary(*shm, opts_));
   WriteRecordingEnd(out);
   return out->Close();
@@ -589,6 +640,7 @@ Status InprocRecording::Finish(RecordResult* result) {
     while (target_alive_) CollectOnce();
     exited_ = Clock::now();
   }
+  if (exited_ == Clock::time_point()) exited_ = Clock::now();
   if (attached_) area_.ReleaseRings();  // collected; the process keeps the memfd mapped
   Status s = CloseTrace();
   if (!s.ok()) return s;
@@ -597,6 +649,12 @@ Status InprocRecording::Finish(RecordResult* result) {
   for (int k = 0; k < kNumEventKinds; ++k) result->lost += lost[k];
   if (futex_)
     for (uint64_t n : futex_->Lost()) result->lost += n;
+  // A launched recording that follows processes names each one (process_family.h).
+  if (const uint32_t forks = area_.header()->forks_unrecorded.load(); forks > 0 && opts_.children_socket.empty())
+    result->unrecorded_processes.push_back(
+        std::to_string(forks) + " child process" + (forks == 1 ? "" : "es") + " forked by process " +
+        std::to_string(pid_) +
+        (attached_ ? " (a process recorded by its pid is recorded alone)" : " (this recording follows no process)"));
   result->events = merge_thread_->out()->events_written();
   result->threads = merger_->Threads().size();
   result->runtime_seen = area_.header()->owner_pid.load() != 0;
@@ -605,9 +663,10 @@ Status InprocRecording::Finish(RecordResult* result) {
   if (attached_) {
     result->runtime_note = detach_note_;
     result->uprobes = 0;
-  } else if (WIFEXITED(status_))
+  } else if (!child_ && WIFEXITED(status_)) {
     result->exit_code = WEXITSTATUS(status_);
-  if (WIFSIGNALED(status_)) result->term_signal = WTERMSIG(status_);
+  }
+  if (!child_ && WIFSIGNALED(status_)) result->term_signal = WTERMSIG(status_);
   result->wall_seconds = std::chrono::duration<double>(exited_ - start_).count();
   result->drain_seconds = std::chrono::duration<double>(Clock::now() - exited_).count();
   result->max_rss_kb = usage_.ru_maxrss;
@@ -622,6 +681,14 @@ Status InprocRecording::Finish(RecordResult* result) {
 Status StartInprocRecording(const RecordOptions& options, std::unique_ptr<Recording>* out) {
   auto recording = std::make_unique<InprocRecording>(options);
   Status st = recording->Begin();
+  if (!st.ok()) return st;
+  *out = std::move(recording);
+  return Status::Ok();
+}
+
+Status StartChildRecording(const RecordOptions& options, const ChildProcess& child, std::unique_ptr<Recording>* out) {
+  auto recording = std::make_unique<InprocRecording>(options);
+  Status st = recording->BeginChild(child);
   if (!st.ok()) return st;
   *out = std::move(recording);
   return Status::Ok();

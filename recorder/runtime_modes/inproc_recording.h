@@ -5,6 +5,9 @@
 // runs and writes the trace.
 #pragma once
 
+#include <sys/types.h>
+
+#include <functional>
 #include <memory>
 
 #include "recorder/recorder.h"
@@ -13,5 +16,21 @@ namespace seer::recorder {
 
 // Recording::Start for RecordMode::kInproc.
 Status StartInprocRecording(const RecordOptions& options, std::unique_ptr<Recording>* out);
+
+// A process of a launched recording's family that asked for rings of its own
+// (runtime_modes/process_family.h).
+struct ChildProcess {
+  pid_t pid = 0;
+  pid_t parent = 0;
+  bool forked = false;  // else a program exec'd
+  // Hands the area's memfd to the process, which then records.
+  std::function<Status(int area_fd)> give_area;
+};
+
+// Records `child` into options.output from now on, as an attached process is
+// recorded: its thread begins without a fork, and a lock it held at the fork
+// is released without its acquire (left out, counted). Not seer's child: it
+// is watched through a pidfd, and its exit code is not known.
+Status StartChildRecording(const RecordOptions& options, const ChildProcess& child, std::unique_ptr<Recording>* out);
 
 }  // namespace seer::recorder

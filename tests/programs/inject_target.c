@@ -7,6 +7,8 @@
  * this run never deadlocks, another schedule would) and prints "inverted".
  * "handoff" runs three futex handoffs through syscall(SYS_futex) from main to
  * a new thread (each wait ended by main's FUTEX_WAKE) and prints "handed".
+ * "fork" forks a child that takes a lock once and exits, waits for it and
+ * prints "forked".
  * "stop" ends the workers and prints "ok TOTAL SUM": the shared count and the
  * sum of what each worker counted, which are equal when no increment was lost;
  * it exits with 0 then, 1 otherwise. */
@@ -14,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -117,6 +120,15 @@ int main(void) {
     } else if (strncmp(line, "handoff", 7) == 0) {
       handoff();
       printf("handed\n");
+    } else if (strncmp(line, "fork", 4) == 0) {
+      const pid_t child = fork();
+      if (child == 0) {
+        pthread_mutex_lock(&a);
+        pthread_mutex_unlock(&a);
+        _exit(0);
+      }
+      waitpid(child, 0, 0);
+      printf("forked\n");
     } else if (strncmp(line, "release", 7) == 0) {
       released = 1;
     } else if (strncmp(line, "stop", 4) == 0) {

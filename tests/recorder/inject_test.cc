@@ -227,7 +227,8 @@ TEST_F(InjectTest, ProgramOutlivesAKilledRecorder) {
 }
 
 // The process ends while it is recorded (no --duration): the recording ends
-// with it, and the trace is complete.
+// with it, and the trace is complete. A child it forked meanwhile is not
+// recorded, and is named.
 TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
   const pid_t pid = StartTarget("inject_target");
   ASSERT_GT(pid, 0);
@@ -238,12 +239,19 @@ TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
       << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
   target_.Send("invert\n");
   EXPECT_EQ(target_.ReadLine(), "inverted");
+  target_.Send("fork\n");
+  EXPECT_EQ(target_.ReadLine(), "forked");
   EXPECT_EQ(StopTarget(), 2);
   EXPECT_EQ(seer.Wait(std::chrono::seconds(30)), 0) << test::ReadWholeFile(Path("seer.err"));
+  const std::string err = test::ReadWholeFile(Path("seer.err"));
+  EXPECT_NE(err.find("seer record: not recorded: 1 child process forked by process " + std::to_string(pid)),
+            std::string::npos)
+      << err;
   LoadedTrace t;
   ASSERT_TRUE(LoadTrace(trace, &t).ok());
   EXPECT_TRUE(t.info.complete);
   EXPECT_EQ(t.Count(EventKind::kFork), 2u) << KindSummary(t);
+  EXPECT_EQ(t.info.Meta("record.forks_unrecorded"), "1");
   EXPECT_EQ(CheckOrder(t), "");
 }
 

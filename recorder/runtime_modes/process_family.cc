@@ -1,0 +1,247 @@
+#include "recorder/runtime_modes/process_family.h"
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "recorder/proc_maps.h"
+#include "recorder/runtime_modes/child_listener.h"
+#include "recorder/runtime_modes/inproc_recording.h"
+
+namespace seer::recorder {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using ProcessTrace = RecordResult::ProcessTrace;
+
+// Processes recorded at once besides the first: each has its rings, a merge
+// thread and encoders. A server forking a process per connection past this
+// has the others named as not recorded.
+constexpr size_t kMaxProcesses = 64;
+// How often /proc is read for processes that did not ask.
+constexpr auto kScanPeriod = std::chrono::milliseconds(100);
+
+constexpr const char* kNoRuntime =
+    "its program does not load seer's runtime (a static program, one not built with seer-cc / seer-c++ under "
+    "--sync=inproc, or an environment without LD_PRELOAD or SEER_RT_CHILDREN)";
+
+// "PID (PROGRAM)": the program as /proc names it, its command name once it has ended.
+std::string Describe(pid_t pid, const std::string& program) {
+  const std::string name = !program.empty() ? program : ThreadName(pid, pid);
+  return "process " + std::to_string(pid) + (name.empty() ? "" : " (" + name + ")");
+}
+
+class ProcessFamilyRecording final : public Recording {
+ public:
+  explicit ProcessFamilyRecording(const RecordOptions& options) : options_(options) {}
+
+  Status Begin();
+  Status Poll(bool* running) override;
+  void Stop() override;
+  Status Finish(RecordResult* result) override;
+  RecordCounters counters() const override { return main_->counters(); }
+  bool SetPaused(bool paused) override { return main_->SetPaused(paused); }
+  bool PauseDrained() const override { return main_->PauseDrained(); }
+
+ private:
+  struct Member {
+    ProcessTrace trace;
+    std::string program;  // its executable when it asked: a change means it exec'd
+    std::unique_ptr<Recording> recording;
+    bool running = true;
+  };
+  // A process that did not ask (yet): named at the end unless it asks.
+  struct Unseen {
+    pid_t parent = 0;
+    std::string program;
+    std::string why;
+  };
+
+  void AdoptAskingProcesses();
+  void Adopt(ChildAsk* ask);
+  void LookForUnrecorded();
+  std::vector<std::string> UnrecordedNames() const;
+
+  const RecordOptions options_;
+  ChildListener listener_;
+  std::unique_ptr<Recording> main_;
+  pid_t main_pid_ = 0;
+  std::string main_program_;
+  bool main_running_ = true;
+  std::vector<Member> children_;
+  std::map<pid_t, int> programs_of_pid_;  // traces made per pid so far
+  std::map<pid_t, Unseen> unseen_;
+  Clock::time_point last_scan_;
+  std::atomic<bool> stop_requested_{false};
+  bool stop_passed_on_ = false;
+};
+
+Status ProcessFamilyRecording::Begin() {
+  Status st = listener_.Open();
+  if (!st.ok()) return st.WithContext("following the program's processes");
+  RecordOptions main = options_;
+  main.inproc.children_socket = listener_.path();
+  st = StartInprocRecording(main, &main_);
+  if (!st.ok()) return st;
+  main_pid_ = main_->target_pid();
+  main_program_ = ProcessExecutable(main_pid_);
+  return Status::Ok();
+}
+
+void ProcessFamilyRecording::Adopt(ChildAsk* ask) {
+  unseen_.erase(ask->pid);
+  size_t running = 0;
+  for (const Member& m : children_) running += m.running;
+  Member m;
+  m.trace.pid = ask->pid;
+  m.trace.parent = ask->parent;
+  m.trace.forked = ask->forked;
+  m.trace.command_line = ProcessCommandLine(ask->pid);
+  m.program = ProcessExecutable(ask->pid);
+  if (running >= kMaxProcesses) {
+    ChildListener::Refuse(ask);
+    unseen_[ask->pid] = {ask->parent, m.program,
+                         "more than " + std::to_string(kMaxProcesses) + " processes were being recorded at once"};
+    return;
+  }
+  RecordOptions child = options_;
+  child.output = ProcessTracePath(options_.output, ask->pid, ++programs_of_pid_[ask->pid]);
+  child.command.clear();
+  // The tracepoints were loaded for the first process; the watchpoints are its too.
+  child.inproc.futex_tracepoints = false;
+  child.inproc.watch_period = 0;
+  m.trace.output = child.output;
+  ChildProcess process;
+  process.pid = ask->pid;
+  process.parent = ask->parent;
+  process.forked = ask->forked;
+  process.give_area = [ask](int area_fd) { return ChildListener::Answer(ask, area_fd); };
+  Status st = StartChildRecording(child, process, &m.recording);
+  if (ask->fd >= 0) ChildListener::Refuse(ask);  // not answered: it goes on unrecorded
+  if (!st.ok()) {
+    unseen_[ask->pid] = {ask->parent, m.program, "its trace could not be started: " + st.ToString()};
+    return;
+  }
+  if (stop_passed_on_) m.recording->Stop();
+  children_.push_back(std::move(m));
+}
+
+void ProcessFamilyRecording::AdoptAskingProcesses() {
+  ChildAsk ask;
+  while (listener_.Next(&ask)) Adopt(&ask);
+}
+
+// The children /proc lists of every recorded process still running, and the
+// recorded processes whose program changed (an exec): each is recorded once
+// it asks; until then it is a process seer did not record.
+void ProcessFamilyRecording::LookForUnrecorded() {
+  last_scan_ = Clock::now();
+  std::map<pid_t, const std::string*> recorded;  // running pid: its latest program
+  if (main_running_) recorded[main_pid_] = &main_program_;
+  for (const Member& m : children_)
+    if (m.running) recorded[m.trace.pid] = &m.program;
+  for (const auto& [pid, program] : recorded) {
+    for (pid_t child : ChildProcesses(pid)) {
+      if (recorded.count(child) != 0 || unseen_.count(child) != 0) continue;
+      bool asked = false;
+      for (const Member& m : children_) asked = asked || m.trace.pid == child;
+      if (!asked) unseen_[child] = {pid, ProcessExecutable(child), kNoRuntime};
+    }
+    const std::string now = ProcessExecutable(pid);
+    if (!now.empty() && now != *program && unseen_.count(pid) == 0)
+      unseen_[pid] = {0, now, std::string("exec'd without asking for rings: ") + kNoRuntime};
+  }
+}
+
+Status ProcessFamilyRecording::Poll(bool* running) {
+  AdoptAskingProcesses();
+  if (stop_requested_.load() && !stop_passed_on_) {
+    stop_passed_on_ = true;
+    for (Member& m : children_) m.recording->Stop();
+  }
+  if (main_running_) {
+    Status st = main_->Poll(&main_running_);
+    if (!st.ok()) return st;
+  }
+  bool any = main_running_;
+  for (Member& m : children_) {
+    if (!m.running) continue;
+    Status st = m.recording->Poll(&m.running);
+    if (!st.ok()) {
+      m.trace.error = st.ToString();
+      m.running = false;
+    }
+    any = any || m.running;
+  }
+  if (Clock::now() - last_scan_ >= kScanPeriod) LookForUnrecorded();
+  if (!any) AdoptAskingProcesses();  // one that asked as the last one ended
+  for (const Member& m : children_) any = any || m.running;
+  *running = any;
+  return Status::Ok();
+}
+
+void ProcessFamilyRecording::Stop() {
+  // Async-signal-safe: the children hear of it at the next Poll.
+  stop_requested_.store(true);
+  main_->Stop();
+}
+
+std::vector<std::string> ProcessFamilyRecording::UnrecordedNames() const {
+  std::vector<std::string> names;
+  for (const auto& [pid, u] : unseen_)
+    names.push_back(Describe(pid, u.program) + (u.parent > 0 ? ", child of " + std::to_string(u.parent) : "") + ": " +
+                    u.why);
+  return names;
+}
+
+Status ProcessFamilyRecording::Finish(RecordResult* result) {
+  // The processes first: the main trace names them.
+  std::vector<ProcessTrace> traces;
+  std::string listed;
+  for (Member& m : children_) {
+    RecordResult r;
+    Status st = m.recording->Finish(&r);
+    if (!st.ok() && m.trace.error.empty()) m.trace.error = st.ToString();
+    m.trace.events = r.events;
+    m.trace.lost = r.lost;
+    m.trace.threads = r.threads;
+    listed += (listed.empty() ? "" : "; ") + std::to_string(m.trace.pid) +
+              (m.trace.forked ? " forked by " : " exec'd, child of ") + std::to_string(m.trace.parent) + ": " +
+              m.trace.output;
+    traces.push_back(m.trace);
+  }
+  const std::vector<std::string> unrecorded = UnrecordedNames();
+  std::string unlisted;
+  for (const std::string& u : unrecorded) unlisted += (unlisted.empty() ? "" : "; ") + u;
+  if (!listed.empty()) main_->AddEndMeta("record.processes", listed);
+  if (!unlisted.empty()) main_->AddEndMeta("record.unrecorded_processes", unlisted);
+  Status st = main_->Finish(result);
+  result->processes = std::move(traces);
+  result->unrecorded_processes = unrecorded;
+  return st;
+}
+
+}  // namespace
+
+std::string ProcessTracePath(const std::string& output, pid_t pid, int nth) {
+  const std::string tag = std::to_string(pid) + (nth > 1 ? "." + std::to_string(nth) : "");
+  const std::string ending = ".seer";
+  const size_t slash = output.rfind('/');
+  const bool has_ending = output.size() > ending.size() &&
+                          output.compare(output.size() - ending.size(), ending.size(), ending) == 0 &&
+                          (slash == std::string::npos || output.size() - ending.size() > slash + 1);
+  if (has_ending) return output.substr(0, output.size() - ending.size()) + "." + tag + ending;
+  return output + "." + tag;
+}
+
+Status StartProcessFamilyRecording(const RecordOptions& options, std::unique_ptr<Recording>* out) {
+  auto recording = std::make_unique<ProcessFamilyRecording>(options);
+  Status st = recording->Begin();
+  if (!st.ok()) return st;
+  *out = std::move(recording);
+  return Status::Ok();
+}
+
+}  // namespace seer::recorder

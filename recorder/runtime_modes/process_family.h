@@ -1,0 +1,29 @@
+// A launched in-process recording (kInproc, kPreload) that follows the
+// program's processes. A process that forks from a recorded one, or a program
+// one of them execs that loads the runtime (built with seer-cc, or preloaded:
+// the environment is inherited), asks for rings of its own
+// (child_listener.h) and is recorded into a trace of its own beside the main
+// one: `run.seer` gives `run.PID.seer`. The recording ends once every
+// recorded process has ended. A process seen that did not ask (a child that
+// /proc lists, a recorded process whose program changed) is named in the
+// result and in the main trace, with why, never dropped silently.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+
+#include "recorder/recorder.h"
+
+namespace seer::recorder {
+
+// Recording::Start for a launched kInproc or kPreload recording written to a file.
+Status StartProcessFamilyRecording(const RecordOptions& options, std::unique_ptr<Recording>* out);
+
+// Where the trace of process `pid` goes, beside `output`: "run.seer" and 42
+// give "run.42.seer"; `nth` > 1 numbers a later program of the same pid
+// ("run.42.2.seer"). A name without the ".seer" ending gets ".42".
+std::string ProcessTracePath(const std::string& output, pid_t pid, int nth);
+
+}  // namespace seer::recorder

@@ -1,0 +1,167 @@
+// `seer record` follows a launched program's processes
+// (recorder/runtime_modes/process_family.h): a forked child and a program a
+// child execs are each recorded into a trace of their own, named in the
+// summary and in the main trace; a process that cannot be followed is named
+// as not recorded. Run on tests/programs/process_family.c as users record it:
+// the plain build with the runtime preloaded, and its seer-cc builds (gcc and
+// clang), whose child traces must show the race the child has.
+#include "recorder/runtime_modes/process_family.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <regex>
+#include <set>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/cli_test_util.h"
+
+namespace seer::test {
+namespace {
+
+using nlohmann::json;
+
+TEST(ProcessTracePathTest, PutsThePidBeforeTheEnding) {
+  EXPECT_EQ(recorder::ProcessTracePath("run.seer", 42, 1), "run.42.seer");
+  EXPECT_EQ(recorder::ProcessTracePath("/t/run.seer", 42, 2), "/t/run.42.2.seer");
+  EXPECT_EQ(recorder::ProcessTracePath("/t.seer/run", 42, 1), "/t.seer/run.42");
+  EXPECT_EQ(recorder::ProcessTracePath("/t/.seer", 7, 1), "/t/.seer.7");
+}
+
+// The program and how `seer record` records it.
+struct Build {
+  std::string name;     // the test's suffix
+  std::string program;  // path
+  bool instrumented;    // its accesses are recorded (seer-cc): races can be found
+};
+
+void PrintTo(const Build& b, std::ostream* os) { *os << b.name; }
+
+class ProcessFamilyTest : public TempDirTest, public ::testing::WithParamInterface<Build> {
+ protected:
+  // `seer record -o T.seer -- PROGRAM what`: seer's exit code, stderr kept.
+  int Record(const std::string& what) {
+    result_ = Seer("record -o " + Path("T.seer") + " -- " + GetParam().program + " " + what);
+    return result_.code;
+  }
+
+  // The "process PID (forked by|exec'd, child of PARENT): ... -> PATH" lines of the summary.
+  struct Line {
+    int pid = 0;
+    bool forked = false;
+    std::string path;
+  };
+  std::vector<Line> ProcessLines() const {
+    std::vector<Line> lines;
+    static const std::regex line(R"(seer record: process (\d+) \((forked by|exec'd, child of) \d+\): .* -> (\S+))");
+    for (const std::string& l : result_.ErrLines()) {
+      std::smatch m;
+      if (std::regex_match(l, m, line)) lines.push_back({std::stoi(m[1]), m[2] == "forked by", m[3]});
+    }
+    return lines;
+  }
+
+  json Info(const std::string& trace) const {
+    const RunResult r = Seer("info --json " + trace);
+    EXPECT_EQ(r.code, 0) << r.err;
+    return json::parse(r.out, nullptr, false);
+  }
+
+  // The functions of each side of the hb race pairs of `trace`, "first|second".
+  std::set<std::string> Races(const std::string& trace) const {
+    const RunResult r = Seer("analyze -a hb --format json " + trace);
+    EXPECT_EQ(r.code, 0) << r.err;
+    std::set<std::string> pairs;
+    const json report = json::parse(r.out, nullptr, false);
+    if (report.is_discarded()) {
+      ADD_FAILURE() << r.out;
+      return pairs;
+    }
+    for (const json& p : report["races"]["hb"]["pairs"])
+      pairs.insert(p["first"].value("function", "?") + "|" + p["second"].value("function", "?"));
+    return pairs;
+  }
+
+  RunResult result_;
+};
+
+// The race of process_family.c: the unlocked increments of the child's threads.
+const std::set<std::string> kChildsRace = {"bump_racy|bump_racy"};
+
+TEST_P(ProcessFamilyTest, ForkedChildIsRecordedIntoATraceOfItsOwn) {
+  ASSERT_EQ(Record("fork"), 0) << result_.err;
+  const std::vector<Line> lines = ProcessLines();
+  ASSERT_EQ(lines.size(), 1u) << result_.err;
+  EXPECT_TRUE(lines[0].forked);
+  EXPECT_EQ(lines[0].path, Path("T." + std::to_string(lines[0].pid) + ".seer"));
+  struct stat st;
+  ASSERT_EQ(stat(lines[0].path.c_str(), &st), 0) << lines[0].path;
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  // The child's trace: its thread and the two it made, no more.
+  const json child = Info(lines[0].path);
+  EXPECT_EQ(child.value("threads", 0), 3) << child.dump();
+  EXPECT_EQ(child["meta"].value("record.pid", ""), std::to_string(lines[0].pid));
+  EXPECT_NE(child["meta"].value("record.process", "").find("forked by process"), std::string::npos);
+  // The main trace names it.
+  const json main = Info(Path("T.seer"));
+  EXPECT_NE(main["meta"].value("record.processes", "").find(lines[0].path), std::string::npos) << main.dump();
+  EXPECT_EQ(main.value("threads", 0), 3);
+
+  if (!GetParam().instrumented) return;
+  // The race is the child's; the parent's increments hold a lock.
+  EXPECT_EQ(Races(lines[0].path), kChildsRace);
+  EXPECT_TRUE(Races(Path("T.seer")).empty());
+}
+
+TEST_P(ProcessFamilyTest, ProgramAChildExecsIsRecordedIntoATraceOfItsOwn) {
+  ASSERT_EQ(Record("exec"), 0) << result_.err;
+  const std::vector<Line> lines = ProcessLines();
+  // The child as forked (until its exec), then the program it exec'd.
+  ASSERT_EQ(lines.size(), 2u) << result_.err;
+  EXPECT_TRUE(lines[0].forked);
+  EXPECT_FALSE(lines[1].forked);
+  EXPECT_EQ(lines[1].pid, lines[0].pid);
+  EXPECT_EQ(lines[1].path, Path("T." + std::to_string(lines[0].pid) + ".2.seer"));
+  const json worker = Info(lines[1].path);
+  EXPECT_EQ(worker.value("threads", 0), 3) << worker.dump();
+  EXPECT_NE(worker.value("command_line", "").find("worker"), std::string::npos) << worker.dump();
+  if (!GetParam().instrumented) return;
+  EXPECT_EQ(Races(lines[1].path), kChildsRace);
+}
+
+TEST_P(ProcessFamilyTest, ProcessThatCannotBeFollowedIsNamed) {
+  // The child execs /bin/sleep with an empty environment: no runtime, no socket.
+  ASSERT_EQ(Record("exec-bare"), 0) << result_.err;
+  EXPECT_NE(result_.err.find("seer record: not recorded: process "), std::string::npos) << result_.err;
+  EXPECT_NE(result_.err.find("(/usr/bin/sleep)"), std::string::npos) << result_.err;
+  const json main = Info(Path("T.seer"));
+  EXPECT_NE(main["meta"].value("record.unrecorded_processes", "").find("/usr/bin/sleep"), std::string::npos)
+      << main.dump();
+}
+
+// The eBPF mode follows no process: the child it saw forked is named.
+class EbpfProcessTest : public TempDirTest {};
+
+TEST_F(EbpfProcessTest, ChildItDoesNotFollowIsNamed) {
+  if (geteuid() != 0) GTEST_SKIP() << "*** SKIPPED: --sync=ebpf needs root (as in CI); this process is not root";
+  const RunResult r = Seer("record --sync=ebpf -o " + Path("T.seer") + " -- " + SEER_PLAIN_PROGRAM + " fork");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("seer record: not recorded: 1 child process the target forked (the eBPF mode follows no "
+                       "process"),
+            std::string::npos)
+      << r.err;
+}
+
+INSTANTIATE_TEST_SUITE_P(Builds, ProcessFamilyTest,
+                         ::testing::Values(Build{"preloaded", SEER_PLAIN_PROGRAM, false},
+                                           Build{"gcc", std::string(SEER_FAMILY_PROGRAMS) + "/process_family", true},
+                                           Build{"clang", std::string(SEER_FAMILY_PROGRAMS) + "/process_family.clang",
+                                                 true}),
+                         [](const ::testing::TestParamInfo<Build>& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace seer::test
