@@ -31,15 +31,23 @@ bool Contains(const char* s, const char* part) {
 }
 
 // What attach mode redirects: synchronisation (pthread, semaphores, C++
-// static-init guards, syscall() for raw futex calls) and allocation; and
-// sigaction() and signal(), so that the program cannot take SIGTRAP from the
-// watches' sampler (interpose_signal.cc). Not the memory functions
-// (interpose_mem.cc): they record accesses, which only instrumented code needs.
+// static-init guards, syscall() for raw futex calls) and allocation; the
+// descriptors as the preloaded runtime models them (interpose_fd.cc: the
+// kernel's synchronisation through pipes and sockets, a close racing with a
+// read) and mmap's pages (interpose_mmap.cc); and sigaction() and signal(),
+// so that the program cannot take SIGTRAP from the watches' sampler
+// (interpose_signal.cc). Not the memory functions (interpose_mem.cc): they
+// record accesses, which only instrumented code needs.
 bool Redirected(const char* name) {
   static const char* const kPrefixes[] = {"pthread_", "sem_", "__cxa_guard_", "_Znw", "_Zna", "_Zdl", "_Zda"};
-  static const char* const kNames[] = {"malloc",         "calloc",        "realloc",  "free",   "reallocarray",
-                                       "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
-                                       "syscall",        "sigaction",     "signal"};
+  static const char* const kNames[] = {
+      "malloc",  "calloc",  "realloc",  "free",       "reallocarray", "posix_memalign", "aligned_alloc", "memalign",
+      "valloc",  "pvalloc", "syscall",  "sigaction",  "signal",       "read",           "write",         "pread",
+      "pread64", "pwrite",  "pwrite64", "readv",      "writev",       "recv",           "recvfrom",      "recvmsg",
+      "send",    "sendto",  "sendmsg",  "open",       "open64",       "openat",         "openat64",      "creat",
+      "creat64", "close",   "socket",   "socketpair", "pipe",         "pipe2",          "eventfd",       "connect",
+      "accept",  "accept4", "dup",      "dup2",       "dup3",         "puts",           "fputs",         "fread",
+      "fwrite",  "vfork",   "mmap",     "mmap64",     "munmap",       "mremap"};
   for (const char* p : kPrefixes)
     if (StartsWith(name, p)) return true;
   for (const char* n : kNames)

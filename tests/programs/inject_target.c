@@ -8,7 +8,9 @@
  * "handoff" runs three futex handoffs through syscall(SYS_futex) from main to
  * a new thread (each wait ended by main's FUTEX_WAKE) and prints "handed".
  * "fork" forks a child that takes a lock once and exits, waits for it and
- * prints "forked".
+ * prints "forked". "pipe" hands a byte through a pipe from a new thread to
+ * main (the kernel's synchronisation: a signal and a wait on the pipe) and
+ * prints "piped".
  * "stop" ends the workers and prints "ok TOTAL SUM": the shared count and the
  * sum of what each worker counted, which are equal when no increment was lost;
  * it exits with 0 then, 1 otherwise. */
@@ -93,6 +95,26 @@ static void* handoff_waiter(void* arg) {
   return 0;
 }
 
+static int pipe_fds[2];
+
+static void* pipe_writer(void* arg) {
+  (void)arg;
+  const char byte = 1;
+  if (write(pipe_fds[1], &byte, 1) != 1) return (void*)1;
+  return 0;
+}
+
+static void pipe_handoff(void) {
+  pthread_t t;
+  char byte = 0;
+  if (pipe(pipe_fds) != 0) return;
+  pthread_create(&t, 0, pipe_writer, 0);
+  if (read(pipe_fds[0], &byte, 1) != 1) byte = 0;
+  pthread_join(t, 0);
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+}
+
 static void handoff(void) {
   pthread_t t;
   atomic_store(&handoff_word, 0);
@@ -120,6 +142,9 @@ int main(void) {
     } else if (strncmp(line, "handoff", 7) == 0) {
       handoff();
       printf("handed\n");
+    } else if (strncmp(line, "pipe", 4) == 0) {
+      pipe_handoff();
+      printf("piped\n");
     } else if (strncmp(line, "fork", 4) == 0) {
       const pid_t child = fork();
       if (child == 0) {

@@ -227,8 +227,9 @@ TEST_F(InjectTest, ProgramOutlivesAKilledRecorder) {
 }
 
 // The process ends while it is recorded (no --duration): the recording ends
-// with it, and the trace is complete. A child it forked meanwhile is not
-// recorded, and is named.
+// with it, and the trace is complete. A pipe's hand-off is in it, as the
+// preloaded runtime models it. A child it forked meanwhile is not recorded,
+// and is named.
 TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
   const pid_t pid = StartTarget("inject_target");
   ASSERT_GT(pid, 0);
@@ -239,6 +240,8 @@ TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
       << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
   target_.Send("invert\n");
   EXPECT_EQ(target_.ReadLine(), "inverted");
+  target_.Send("pipe\n");
+  EXPECT_EQ(target_.ReadLine(), "piped");
   target_.Send("fork\n");
   EXPECT_EQ(target_.ReadLine(), "forked");
   EXPECT_EQ(StopTarget(), 2);
@@ -250,7 +253,11 @@ TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
   LoadedTrace t;
   ASSERT_TRUE(LoadTrace(trace, &t).ok());
   EXPECT_TRUE(t.info.complete);
-  EXPECT_EQ(t.Count(EventKind::kFork), 2u) << KindSummary(t);
+  // The inversion's two threads and the pipe's writer.
+  EXPECT_EQ(t.Count(EventKind::kFork), 3u) << KindSummary(t);
+  // The write to the pipe and the read that received it.
+  EXPECT_EQ(t.Count(EventKind::kSignal), 1u) << KindSummary(t);
+  EXPECT_EQ(t.Count(EventKind::kWait), 1u) << KindSummary(t);
   EXPECT_EQ(t.info.Meta("record.forks_unrecorded"), "1");
   EXPECT_EQ(CheckOrder(t), "");
 }
