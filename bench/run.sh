@@ -33,6 +33,9 @@ fi
 echo "== recorder (eBPF) =="
 bash bench/record_bench.sh "$build"
 echo
+echo "== a recorded program's forks (each child followed into a trace of its own) =="
+bash bench/recorder/fork_cost.sh "$build"
+echo
 echo "== runtime (seer --sync=inproc vs native vs ThreadSanitizer) =="
 "$build/bench/runtime/seer_runtime_bench" 2 2000000 3 shared
 echo

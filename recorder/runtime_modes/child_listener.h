@@ -30,6 +30,8 @@ class ChildListener {
   Status Open();
   // The socket's path, for the program's environment (kChildrenEnv).
   const std::string& path() const { return path_; }
+  // The listening socket, to wait on (readable: a process is asking).
+  int fd() const { return fd_; }
 
   // The next process that asked, without waiting; false when none has. A
   // connection whose request is not one (another seer's runtime, garbage) is

@@ -350,9 +350,18 @@ Status InprocRecording::BeginChild(const ChildProcess& child) {
   writer_->SetMeta("record.process", std::string(child.forked ? "forked by process " : "exec'd; parent process ") +
                                          std::to_string(child.parent));
   start_ = Clock::now();
+  // The module map now, from the process that asked: its mappings at the fork
+  // (or after its libraries loaded), so that it need not wait for the
+  // collector's first round before it goes on (rt_state.cc, WaitForModuleMap).
+  SpoolItem first;
+  NewModules(&first.modules);
+  last_modules_ = Clock::now();
+  area_.header()->modules_read.store(1, std::memory_order_release);
   s = child.give_area(area_.fd());
   if (!s.ok()) return s;
-  return StartMerging();
+  s = StartMerging();
+  if (s.ok() && !first.modules.empty()) queue_.Push(std::move(first));
+  return s;
 }
 
 Status InprocRecording::StartMerging() {

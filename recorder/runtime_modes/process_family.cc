@@ -1,8 +1,12 @@
 #include "recorder/runtime_modes/process_family.h"
 
+#include <poll.h>
+
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -36,6 +40,7 @@ std::string Describe(pid_t pid, const std::string& program) {
 class ProcessFamilyRecording final : public Recording {
  public:
   explicit ProcessFamilyRecording(const RecordOptions& options) : options_(options) {}
+  ~ProcessFamilyRecording() override { StopAnswering(); }
 
   Status Begin();
   Status Poll(bool* running) override;
@@ -48,8 +53,8 @@ class ProcessFamilyRecording final : public Recording {
  private:
   struct Member {
     ProcessTrace trace;
-    std::string program;  // its executable when it asked: a change means it exec'd
-    std::unique_ptr<Recording> recording;
+    std::string program;                   // its executable when it asked: a change means it exec'd
+    std::unique_ptr<Recording> recording;  // null once closed
     bool running = true;
   };
   // A process that did not ask (yet): named at the end unless it asks.
@@ -59,8 +64,18 @@ class ProcessFamilyRecording final : public Recording {
     std::string why;
   };
 
-  void AdoptAskingProcesses();
+  // The answering thread: each process that asks is answered there at once
+  // (it waits, inside fork() or its start-up, until it is), and its new
+  // recording handed to the polling thread through adopted_.
+  void Answer();
   void Adopt(ChildAsk* ask);
+  void StopAnswering();
+  // The polling thread: takes the recordings the answering thread made.
+  void TakeAdopted();
+  // One round of member `i` (closed once it ended); 1 while it runs.
+  size_t PollMember(size_t i);
+  // Finishes the trace of a member whose process ended (or whose recording failed).
+  void Close(Member* m);
   void LookForUnrecorded();
   std::vector<std::string> UnrecordedNames() const;
 
@@ -71,8 +86,15 @@ class ProcessFamilyRecording final : public Recording {
   std::string main_program_;
   bool main_running_ = true;
   std::vector<Member> children_;
-  std::map<pid_t, int> programs_of_pid_;  // traces made per pid so far
   std::map<pid_t, Unseen> unseen_;
+  // The answering thread's, and what it hands over under mu_.
+  std::thread answerer_;
+  std::atomic<bool> answering_{true};
+  std::map<pid_t, int> programs_of_pid_;  // traces made per pid so far
+  std::mutex mu_;
+  std::vector<Member> adopted_;              // recordings made, not yet taken over
+  std::map<pid_t, Unseen> refused_;          // processes answered no
+  std::atomic<size_t> running_children_{0};  // adopted and not yet closed
   Clock::time_point last_scan_;
   std::atomic<bool> stop_requested_{false};
   bool stop_passed_on_ = false;
@@ -87,23 +109,55 @@ Status ProcessFamilyRecording::Begin() {
   if (!st.ok()) return st;
   main_pid_ = main_->target_pid();
   main_program_ = ProcessExecutable(main_pid_);
+  answerer_ = std::thread([this] { Answer(); });
   return Status::Ok();
 }
 
+void ProcessFamilyRecording::Answer() {
+  while (answering_.load()) {
+    pollfd p = {listener_.fd(), POLLIN, 0};
+    if (poll(&p, 1, 50) <= 0) continue;
+    ChildAsk ask;
+    while (listener_.Next(&ask)) Adopt(&ask);
+  }
+}
+
+void ProcessFamilyRecording::StopAnswering() {
+  answering_.store(false);
+  if (answerer_.joinable()) answerer_.join();
+}
+
+void ProcessFamilyRecording::TakeAdopted() {
+  std::vector<Member> taken;
+  std::map<pid_t, Unseen> refused;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    taken.swap(adopted_);
+    refused.swap(refused_);
+  }
+  for (auto& [pid, u] : refused) unseen_[pid] = std::move(u);
+  for (Member& m : taken) {
+    unseen_.erase(m.trace.pid);
+    if (stop_passed_on_) m.recording->Stop();
+    children_.push_back(std::move(m));
+  }
+}
+
 void ProcessFamilyRecording::Adopt(ChildAsk* ask) {
-  unseen_.erase(ask->pid);
-  size_t running = 0;
-  for (const Member& m : children_) running += m.running;
   Member m;
   m.trace.pid = ask->pid;
   m.trace.parent = ask->parent;
   m.trace.forked = ask->forked;
   m.trace.command_line = ProcessCommandLine(ask->pid);
   m.program = ProcessExecutable(ask->pid);
-  if (running >= kMaxProcesses) {
+  // At the bound, a burst waits a little for recorded processes to end.
+  for (int i = 0; i < 1000 && running_children_.load() >= kMaxProcesses && answering_.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  if (running_children_.load() >= kMaxProcesses) {
     ChildListener::Refuse(ask);
-    unseen_[ask->pid] = {ask->parent, m.program,
-                         "more than " + std::to_string(kMaxProcesses) + " processes were being recorded at once"};
+    std::lock_guard<std::mutex> lock(mu_);
+    refused_[ask->pid] = {ask->parent, m.program,
+                          "more than " + std::to_string(kMaxProcesses) + " processes were being recorded at once"};
     return;
   }
   RecordOptions child = options_;
@@ -120,17 +174,26 @@ void ProcessFamilyRecording::Adopt(ChildAsk* ask) {
   process.give_area = [ask](int area_fd) { return ChildListener::Answer(ask, area_fd); };
   Status st = StartChildRecording(child, process, &m.recording);
   if (ask->fd >= 0) ChildListener::Refuse(ask);  // not answered: it goes on unrecorded
+  std::lock_guard<std::mutex> lock(mu_);
   if (!st.ok()) {
-    unseen_[ask->pid] = {ask->parent, m.program, "its trace could not be started: " + st.ToString()};
+    refused_[ask->pid] = {ask->parent, m.program, "its trace could not be started: " + st.ToString()};
     return;
   }
-  if (stop_passed_on_) m.recording->Stop();
-  children_.push_back(std::move(m));
+  running_children_.fetch_add(1);
+  adopted_.push_back(std::move(m));
 }
 
-void ProcessFamilyRecording::AdoptAskingProcesses() {
-  ChildAsk ask;
-  while (listener_.Next(&ask)) Adopt(&ask);
+size_t ProcessFamilyRecording::PollMember(size_t i) {
+  Member& m = children_[i];
+  Status st = m.recording->Poll(&m.running);
+  if (!st.ok()) {
+    m.trace.error = st.ToString();
+    m.running = false;
+  }
+  // Closed at once: a program that forks a process per request would
+  // otherwise keep a merge thread and encoders per process it ever made.
+  if (!m.running) Close(&m);
+  return m.running ? 1 : 0;
 }
 
 // The children /proc lists of every recorded process still running, and the
@@ -155,29 +218,38 @@ void ProcessFamilyRecording::LookForUnrecorded() {
   }
 }
 
+void ProcessFamilyRecording::Close(Member* m) {
+  if (m->recording == nullptr) return;
+  RecordResult r;
+  Status st = m->recording->Finish(&r);
+  if (!st.ok() && m->trace.error.empty()) m->trace.error = st.ToString();
+  m->trace.events = r.events;
+  m->trace.lost = r.lost;
+  m->trace.threads = r.threads;
+  m->recording.reset();
+  m->running = false;
+  running_children_.fetch_sub(1);
+}
+
 Status ProcessFamilyRecording::Poll(bool* running) {
-  AdoptAskingProcesses();
+  TakeAdopted();
   if (stop_requested_.load() && !stop_passed_on_) {
     stop_passed_on_ = true;
-    for (Member& m : children_) m.recording->Stop();
+    for (Member& m : children_)
+      if (m.recording != nullptr) m.recording->Stop();
   }
   if (main_running_) {
     Status st = main_->Poll(&main_running_);
     if (!st.ok()) return st;
   }
   bool any = main_running_;
-  for (Member& m : children_) {
-    if (!m.running) continue;
-    Status st = m.recording->Poll(&m.running);
-    if (!st.ok()) {
-      m.trace.error = st.ToString();
-      m.running = false;
-    }
-    any = any || m.running;
-  }
+  for (size_t i = 0; i < children_.size(); ++i)
+    if (children_[i].running) any = PollMember(i) != 0 || any;
   if (Clock::now() - last_scan_ >= kScanPeriod) LookForUnrecorded();
-  if (!any) AdoptAskingProcesses();  // one that asked as the last one ended
-  for (const Member& m : children_) any = any || m.running;
+  if (!any) {  // one that asked as the last one ended
+    TakeAdopted();
+    for (const Member& m : children_) any = any || m.running;
+  }
   *running = any;
   return Status::Ok();
 }
@@ -197,16 +269,13 @@ std::vector<std::string> ProcessFamilyRecording::UnrecordedNames() const {
 }
 
 Status ProcessFamilyRecording::Finish(RecordResult* result) {
+  StopAnswering();
+  TakeAdopted();
   // The processes first: the main trace names them.
   std::vector<ProcessTrace> traces;
   std::string listed;
   for (Member& m : children_) {
-    RecordResult r;
-    Status st = m.recording->Finish(&r);
-    if (!st.ok() && m.trace.error.empty()) m.trace.error = st.ToString();
-    m.trace.events = r.events;
-    m.trace.lost = r.lost;
-    m.trace.threads = r.threads;
+    Close(&m);
     listed += (listed.empty() ? "" : "; ") + std::to_string(m.trace.pid) +
               (m.trace.forked ? " forked by " : " exec'd, child of ") + std::to_string(m.trace.parent) + ": " +
               m.trace.output;
