@@ -7,10 +7,15 @@
 // clang), whose child traces must show the race the child has.
 #include "recorder/runtime_modes/process_family.h"
 
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <filesystem>
 #include <regex>
 #include <set>
 #include <string>
@@ -40,14 +45,9 @@ struct Build {
 
 void PrintTo(const Build& b, std::ostream* os) { *os << b.name; }
 
-class ProcessFamilyTest : public TempDirTest, public ::testing::WithParamInterface<Build> {
+// What the tests read of a recording: its summary's process lines, `seer info`, the races.
+class FamilyTestBase : public TempDirTest {
  protected:
-  // `seer record -o T.seer -- PROGRAM what`: seer's exit code, stderr kept.
-  int Record(const std::string& what) {
-    result_ = Seer("record -o " + Path("T.seer") + " -- " + GetParam().program + " " + what);
-    return result_.code;
-  }
-
   // The "process PID (forked by|exec'd, child of PARENT): ... -> PATH" lines of the summary.
   struct Line {
     int pid = 0;
@@ -85,7 +85,16 @@ class ProcessFamilyTest : public TempDirTest, public ::testing::WithParamInterfa
     return pairs;
   }
 
-  RunResult result_;
+  RunResult result_;  // of `seer record`
+};
+
+class ProcessFamilyTest : public FamilyTestBase, public ::testing::WithParamInterface<Build> {
+ protected:
+  // `seer record -o T.seer -- PROGRAM what`: seer's exit code, stderr kept.
+  int Record(const std::string& what) {
+    result_ = Seer("record -o " + Path("T.seer") + " -- " + GetParam().program + " " + what);
+    return result_.code;
+  }
 };
 
 // The race of process_family.c: the unlocked increments of the child's threads.
@@ -141,6 +150,58 @@ TEST_P(ProcessFamilyTest, ProcessThatCannotBeFollowedIsNamed) {
   const json main = Info(Path("T.seer"));
   EXPECT_NE(main["meta"].value("record.unrecorded_processes", "").find("/usr/bin/sleep"), std::string::npos)
       << main.dump();
+}
+
+// SIGTERM to seer is passed on to every recorded process, which all end; the
+// traces are complete. A shell whose background child execs sleep(1), preloaded.
+class ProcessFamilyStopTest : public FamilyTestBase {};
+
+TEST_F(ProcessFamilyStopTest, SigtermReachesEveryRecordedProcess) {
+  const std::string err_path = Path("seer.err");
+  const pid_t seer = fork();
+  ASSERT_GE(seer, 0);
+  if (seer == 0) {
+    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (err >= 0) dup2(err, 2);
+    const std::string out = Path("T.seer");
+    execl(SEER_BINARY, SEER_BINARY, "record", "--sync=preload", "-o", out.c_str(), "--", "/bin/sh", "-c",
+          "sleep 60 & wait", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  // Until the program sleep(1) became is recorded: its trace is the pid's second.
+  bool sleeping = false;
+  for (int i = 0; i < 200 && !sleeping; ++i) {
+    for (const auto& e : fs::directory_iterator(dir_))
+      sleeping = sleeping || e.path().filename().string().find(".2.seer") != std::string::npos;
+    if (!sleeping) usleep(50000);
+  }
+  ASSERT_TRUE(sleeping) << ReadFile(err_path);
+  ASSERT_EQ(kill(seer, SIGTERM), 0);
+  int status = 0;
+  pid_t waited = 0;
+  for (int i = 0; i < 200 && waited == 0; ++i) {
+    waited = waitpid(seer, &status, WNOHANG);
+    if (waited == 0) usleep(50000);
+  }
+  if (waited == 0) {
+    kill(seer, SIGKILL);
+    waitpid(seer, &status, 0);
+    FAIL() << "seer did not end within 10 s of SIGTERM: " << ReadFile(err_path);
+  }
+  // The shell, killed by the SIGTERM passed on to it: 128 + 15.
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM) << ReadFile(err_path);
+  result_.err = ReadFile(err_path);
+  const std::vector<Line> lines = ProcessLines();
+  ASSERT_EQ(lines.size(), 2u) << result_.err;
+  // sleep(1) is gone (reaped by whoever adopted it), not left running.
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    gone = kill(lines[1].pid, 0) != 0 && errno == ESRCH;
+    if (!gone) usleep(20000);
+  }
+  EXPECT_TRUE(gone) << "process " << lines[1].pid << " still runs";
+  for (const Line& l : lines) EXPECT_TRUE(Info(l.path).value("complete", false)) << l.path;
 }
 
 // The eBPF mode follows no process: the child it saw forked is named.
