@@ -87,6 +87,11 @@ Status Record(const RecordOptions& options, RecordResult* result) {
   return st.ok() ? finished : st;
 }
 
+std::string UnfollowedForks(uint64_t forks, pid_t pid, const std::string& why) {
+  return std::to_string(forks) + " child process" + (forks == 1 ? "" : "es") + " forked by process " +
+         std::to_string(pid) + " (" + why + ")";
+}
+
 Status CheckRecordPrivileges() {
   if (geteuid() == 0) return Status::Ok();
   __user_cap_header_struct header = {_LINUX_CAPABILITY_VERSION_3, 0};

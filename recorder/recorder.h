@@ -173,7 +173,6 @@ struct RecordResult {
     pid_t pid = 0;
     pid_t parent = 0;
     bool forked = false;  // else exec'd
-    std::string command_line;
     std::string output;
     uint64_t events = 0;
     uint64_t lost = 0;
@@ -247,6 +246,10 @@ class Recording {
     (void)value;
   }
 };
+
+// RecordResult::unrecorded_processes's entry for `forks` children of process
+// `pid` that a mode does not follow: "2 child processes forked by process 42 (why)".
+std::string UnfollowedForks(uint64_t forks, pid_t pid, const std::string& why);
 
 // Start, Poll until the end, Finish: one whole recording.
 Status Record(const RecordOptions& options, RecordResult* result);

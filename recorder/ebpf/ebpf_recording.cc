@@ -76,20 +76,9 @@ Status ProbedBinaryForPid(pid_t pid, std::string* binary) {
     *binary = libc->path;
     return Status::Ok();
   }
-  char exe[4096];
-  ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), exe, sizeof(exe) - 1);
-  if (n <= 0) return Status::NotFound("cannot read the executable of process " + std::to_string(pid));
-  *binary = std::string(exe, static_cast<size_t>(n));
+  *binary = ProcessExecutable(pid);
+  if (binary->empty()) return Status::NotFound("cannot read the executable of process " + std::to_string(pid));
   return Status::Ok();
-}
-
-std::string ProcessCommandLine(pid_t pid) {
-  std::ifstream in("/proc/" + std::to_string(pid) + "/cmdline", std::ios::binary);
-  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  for (char& c : raw)
-    if (c == '\0') c = ' ';
-  while (!raw.empty() && raw.back() == ' ') raw.pop_back();
-  return raw;
 }
 
 EventKind LostKind(uint32_t raw) {
@@ -323,9 +312,7 @@ bool Session::AfterExec(const sync_event& e) {
   if (e.ts < exec_from_ns_) return true;
   exec_ts_ = e.ts;
   result_->exec_not_followed = true;
-  char exe[PATH_MAX];
-  ssize_t n = readlink(("/proc/" + std::to_string(pid_) + "/exe").c_str(), exe, sizeof(exe) - 1);
-  if (n > 0) result_->exec_program.assign(exe, static_cast<size_t>(n));
+  result_->exec_program = ProcessExecutable(pid_);
   merger_->Add(e);
   return true;
 }
@@ -543,10 +530,9 @@ Status Session::FinishTrace() {
   // Named, never dropped silently (the in-process modes follow them: process_family.h).
   if (const uint64_t forks = merger_->stats().process_forks; forks > 0)
     result_->unrecorded_processes.push_back(
-        std::to_string(forks) + " child process" + (forks == 1 ? "" : "es") + " the target forked (" +
-        std::string(launched_ ? "the eBPF mode follows no process; --sync=preload or a seer-cc build does"
-                              : "a process recorded by its pid is recorded alone") +
-        ")");
+        UnfollowedForks(forks, pid_,
+                        launched_ ? "the eBPF mode follows no process; --sync=preload or a seer-cc build does"
+                                  : "a process recorded by its pid is recorded alone"));
   return writer_->Close();
 }
 

@@ -29,12 +29,6 @@ namespace {
 // The flag of __seer_rt_inject (runtime/attach_inject.cc): register each thread's counter.
 constexpr uint64_t kInjectFutexStamps = 1;
 
-std::string ExePath(pid_t pid) {
-  char buf[PATH_MAX];
-  const ssize_t n = readlink(("/proc/" + std::to_string(pid) + "/exe").c_str(), buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
-}
-
 // True when the file is a 64-bit x86 ELF object, as seer is.
 bool IsX86_64Elf(const std::string& path) {
   Elf64_Ehdr h;
@@ -91,7 +85,7 @@ Status InjectedRuntime::Inject(pid_t pid, const std::string& given_library, cons
   std::vector<Mapping> maps;
   Status st = ReadProcMaps(pid, &maps);
   if (!st.ok()) return st;
-  const std::string exe = ExePath(pid);
+  const std::string exe = ProcessExecutable(pid);
   uint64_t exe_start = ~0ull, exe_end = 0;
   for (const Mapping& m : maps)
     if (m.executable && m.path == exe) exe_start = std::min(exe_start, m.start), exe_end = std::max(exe_end, m.end);

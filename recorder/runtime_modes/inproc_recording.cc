@@ -127,7 +127,11 @@ constexpr auto kIdleDeferral = std::chrono::seconds(2);
 
 class InprocRecording final : public Recording {
  public:
-  explicit InprocRecording(const RecordOptions& options) : options_(options), opts_(options.inproc) {}
+  explicit InprocRecording(const RecordOptions& options)
+      : options_(options), opts_(options.inproc), preload_(options.mode == RecordMode::kPreload) {
+    const char* repeat_env = getenv("SEER_REPEAT_RUNS");
+    repeat_runs_ = opts_.repeat_runs && !(repeat_env != nullptr && std::string(repeat_env) == "0");
+  }
   ~InprocRecording() override;
 
   Status Begin();
@@ -165,6 +169,8 @@ class InprocRecording final : public Recording {
   }
   // The collector, merger and merge thread, once the area is the target's.
   Status StartMerging();
+  // pidfd_ for pid_, a process that is not seer's child (kInject, child_).
+  Status OpenPidfd();
   // The metadata every in-process trace starts with.
   void WriteStartMeta(const std::string& command_line);
   void NewModules(std::vector<ModuleInfo>* out);
@@ -249,12 +255,9 @@ Status InprocRecording::Begin() {
   const std::vector<std::string>& argv = options_.command;
   if (argv.empty() && options_.pid <= 0) return Status::InvalidArgument("no program to record");
   attached_ = options_.mode == RecordMode::kInject;
-  const char* repeat_env = getenv("SEER_REPEAT_RUNS");
-  repeat_runs_ = opts_.repeat_runs && !(repeat_env != nullptr && std::string(repeat_env) == "0");
   if (attached_ != (options_.pid > 0))
     return Status::InvalidArgument(attached_ ? "attach by injection needs a running process (-p PID)"
                                              : "in-process recording needs a command to run, not a running process");
-  preload_ = options_.mode == RecordMode::kPreload;
   std::string library;
   if (attached_) {
     if (const std::string why = InjectedRuntime::WhyNotInjectable(options_.pid); !why.empty())
@@ -334,14 +337,9 @@ void InprocRecording::WriteStartMeta(const std::string& command_line) {
 Status InprocRecording::BeginChild(const ChildProcess& child) {
   child_ = true;
   pid_ = child.pid;
-  preload_ = options_.mode == RecordMode::kPreload;
-  const char* repeat_env = getenv("SEER_REPEAT_RUNS");
-  repeat_runs_ = opts_.repeat_runs && !(repeat_env != nullptr && std::string(repeat_env) == "0");
-  // Not seer's child: no wait4. A pidfd tells when it ends.
-  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
-  if (pidfd_ < 0)
-    return Status::IOError("cannot watch process " + std::to_string(pid_) + " (pidfd_open): " + strerror(errno));
-  Status s = area_.Create(AreaOptions());
+  Status s = OpenPidfd();
+  if (!s.ok()) return s;
+  s = area_.Create(AreaOptions());
   if (!s.ok()) return s;
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
@@ -362,6 +360,14 @@ Status InprocRecording::BeginChild(const ChildProcess& child) {
   s = StartMerging();
   if (s.ok() && !first.modules.empty()) queue_.Push(std::move(first));
   return s;
+}
+
+Status InprocRecording::OpenPidfd() {
+  // Not seer's child: no wait4. A pidfd tells when it ends, at one poll per round.
+  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
+  if (pidfd_ < 0)
+    return Status::IOError("cannot watch process " + std::to_string(pid_) + " (pidfd_open): " + strerror(errno));
+  return Status::Ok();
 }
 
 Status InprocRecording::StartMerging() {
@@ -496,10 +502,8 @@ void InprocRecording::CollectOnce() {
 
 Status InprocRecording::AttachByInjection(const std::string& library, const std::function<Status(pid_t)>& load_futex) {
   pid_ = options_.pid;
-  // Not seer's child: no wait4. A pidfd tells when it ends, at one poll per drain round.
-  pidfd_ = static_cast<int>(syscall(SYS_pidfd_open, pid_, 0));
-  if (pidfd_ < 0)
-    return Status::IOError("cannot watch process " + std::to_string(pid_) + " (pidfd_open): " + strerror(errno));
+  Status opened = OpenPidfd();
+  if (!opened.ok()) return opened;
   // The futex tracepoints first, so that each thread's counter registration
   // (at its first recorded call) finds them.
   if (load_futex) {
@@ -660,10 +664,9 @@ Status InprocRecording::Finish(RecordResult* result) {
     for (uint64_t n : futex_->Lost()) result->lost += n;
   // A launched recording that follows processes names each one (process_family.h).
   if (const uint32_t forks = area_.header()->forks_unrecorded.load(); forks > 0 && opts_.children_socket.empty())
-    result->unrecorded_processes.push_back(
-        std::to_string(forks) + " child process" + (forks == 1 ? "" : "es") + " forked by process " +
-        std::to_string(pid_) +
-        (attached_ ? " (a process recorded by its pid is recorded alone)" : " (this recording follows no process)"));
+    result->unrecorded_processes.push_back(UnfollowedForks(
+        forks, pid_,
+        attached_ ? "a process recorded by its pid is recorded alone" : "this recording follows no process"));
   result->events = merge_thread_->out()->events_written();
   result->threads = merger_->Threads().size();
   result->runtime_seen = area_.header()->owner_pid.load() != 0;

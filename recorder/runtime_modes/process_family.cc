@@ -148,7 +148,6 @@ void ProcessFamilyRecording::Adopt(ChildAsk* ask) {
   m.trace.pid = ask->pid;
   m.trace.parent = ask->parent;
   m.trace.forked = ask->forked;
-  m.trace.command_line = ProcessCommandLine(ask->pid);
   m.program = ProcessExecutable(ask->pid);
   // At the bound, a burst waits a little for recorded processes to end.
   for (int i = 0; i < 1000 && running_children_.load() >= kMaxProcesses && answering_.load(); ++i)
