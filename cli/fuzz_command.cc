@@ -1,9 +1,13 @@
-// `seer fuzz`: RaceFuzzer's confirmation of predicted races (Sen, PLDI 2008).
-// Each predicted pair of statements is given to the runtime's race-directed
-// scheduler (runtime/fuzz_scheduler.h) in runs of the program with seeds S,
-// S+1, ...: a run in which two threads reach the two statements on the same
-// bytes at once, one of them writing, proves the race real; a run that then
-// ends or prints differently from an unscheduled run shows it harmful.
+// `seer fuzz`: RaceFuzzer's confirmation of predicted races (Sen, PLDI 2008),
+// and AtomFuzzer's of atomicity candidates (Park and Sen, FSE 2008). Each
+// predicted pair of statements, and each atomicity violation or candidate
+// (first, remote, second), is given to the runtime's directed scheduler
+// (runtime/fuzz_scheduler.h) in runs of the program with seeds S, S+1, ...: a
+// run in which two threads reach the two statements on the same bytes at once,
+// one of them writing, proves the race real; one in which another thread's
+// access at `remote` comes between a thread's accesses at `first` and
+// `second`, the violation. A run that then ends or prints differently from an
+// unscheduled run (or whose load does: --load) shows it harmful.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -16,6 +20,7 @@
 #include <memory>
 #include <sstream>
 #include <string_view>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
@@ -44,6 +49,7 @@ struct FuzzCommandOptions {
   uint64_t pair = 0;  // 0: every pair
   double timeout_s = 10;
   bool find_harmful = false;
+  std::string load;  // --load: a shell command that drives a server
   std::string format = "text";
   std::string output;
   std::vector<std::string> command;
@@ -55,16 +61,21 @@ struct Statement {
   std::string site;  // "function file:line" when symbolised
 };
 
-// A distinct pair of statements, with the report entries that name it.
+// A distinct pair of statements, or atomicity candidate, with the report
+// entries that name it. Races and atomicity candidates are numbered together.
 struct FuzzPair {
   uint64_t id = 0;
-  Statement a, b;
+  bool atomicity = false;
+  std::string pattern;       // atomicity: "read-write-write", ...
+  Statement a, b;            // a race's two statements; atomicity: first and second
+  Statement remote;          // atomicity: the other thread's
   std::string not_directed;  // why the scheduler cannot direct this pair ("" when it can)
   std::vector<std::string> engines;
   std::vector<json*> entries;
 };
 
-// What the runtime wrote for a confirmed race (fuzz_scheduler.cc, ReportLocked).
+// What the runtime wrote for a confirmed race or violation (fuzz_scheduler.cc,
+// ReportLocked and EndRegionLocked): "k=v" words.
 struct RaceSeen {
   std::map<std::string, std::string> fields;
 };
@@ -144,6 +155,41 @@ Status CollectPairs(json* report, const std::string& exe, std::vector<FuzzPair>*
   return Status::Ok();
 }
 
+// Distinct (first, second, remote) of the atomicity violations and of the
+// candidates no reordering of the run realises, numbered after the races.
+Status CollectAtomicity(json* report, const std::string& exe, std::vector<FuzzPair>* out) {
+  std::map<std::tuple<uint64_t, uint64_t, uint64_t>, size_t> seen;
+  for (const char* list : {"atomicity", "atomicity_candidates"}) {
+    if (!report->contains(list)) continue;
+    if (!(*report)[list].is_array())
+      return Status::InvalidArgument(fmt::format("not a seer JSON report (\"{}\" is not a list)", list));
+    const bool candidate = std::string_view(list) == "atomicity_candidates";
+    for (json& v : (*report)[list]) {
+      if (!v.contains("local_first") || !v.contains("remote") || !v.contains("local_second"))
+        return Status::InvalidArgument("an atomicity entry without \"local_first\", \"remote\" and \"local_second\"");
+      FuzzPair pair;
+      pair.atomicity = true;
+      pair.pattern = v.value("pattern", "");
+      Status s = StatementOf(v["local_first"], exe, &pair.a, &pair.not_directed);
+      if (s.ok()) s = StatementOf(v["local_second"], exe, &pair.b, &pair.not_directed);
+      if (s.ok()) s = StatementOf(v["remote"], exe, &pair.remote, &pair.not_directed);
+      if (!s.ok()) return s;
+      const auto key = std::make_tuple(pair.a.offset, pair.b.offset, pair.remote.offset);
+      auto it = seen.find(key);
+      if (it == seen.end()) {
+        it = seen.emplace(key, out->size()).first;
+        pair.id = out->size() + 1;
+        out->push_back(pair);
+      }
+      FuzzPair& known = (*out)[it->second];
+      known.engines.push_back(candidate ? v.value("engine", "atomicity") + " candidate"
+                                        : v.value("engine", "atomicity"));
+      known.entries.push_back(&v);
+    }
+  }
+  return Status::Ok();
+}
+
 Status LoadReport(const FuzzCommandOptions& o, json* report) {
   const std::string& path = o.pairs.empty() ? o.input : o.pairs;
   if (path.empty()) return Status::InvalidArgument("give the predicted pairs: --pairs REPORT.json or TRACE.seer");
@@ -178,27 +224,42 @@ RaceSeen ParseRaceLine(const std::string& line) {
   return r;
 }
 
-// One scheduled run; `race` is set when the runtime confirmed the race.
+RunOptions Run(const FuzzCommandOptions& o, std::vector<std::pair<std::string, std::string>> env) {
+  RunOptions r;
+  r.argv = o.command;
+  r.env = std::move(env);
+  r.timeout_s = o.timeout_s;
+  r.load = o.load;
+  return r;
+}
+
+// One scheduled run; `race` is set when the runtime confirmed the race or violation.
 Status FuzzRun(const FuzzCommandOptions& o, const FuzzPair& p, uint64_t seed, const std::string& out_path,
                ProgramResult* result, bool* confirmed, RaceSeen* race) {
   unlink(out_path.c_str());
-  const std::string spec = fmt::format("{},{:x},{:x}", seed, p.a.offset, p.b.offset);
-  Status s = RunProgram(o.command, {{"SEER_FUZZ", spec}, {"SEER_FUZZ_OUT", out_path}}, o.timeout_s, result);
+  const std::string spec = p.atomicity ? fmt::format("{},{:x},{:x},{:x}", seed, p.a.offset, p.b.offset, p.remote.offset)
+                                       : fmt::format("{},{:x},{:x}", seed, p.a.offset, p.b.offset);
+  Status s = RunProgram(Run(o, {{"SEER_FUZZ", spec}, {"SEER_FUZZ_OUT", out_path}}), result);
   if (!s.ok()) return s;
   std::ifstream in(out_path);
   std::string line;
-  *confirmed = static_cast<bool>(std::getline(in, line)) && line.rfind("race ", 0) == 0;
+  *confirmed = static_cast<bool>(std::getline(in, line)) && line.rfind(p.atomicity ? "atomicity " : "race ", 0) == 0;
   if (*confirmed) *race = ParseRaceLine(line);
   return Status::Ok();
 }
 
-// How a run differs from the unscheduled one; "" when it does not.
+// How a run differs from the unscheduled one; "" when it does not. A signal
+// the reference ended by too (a server stopped after its load) is no crash.
 std::string Harm(const ProgramResult& reference, const ProgramResult& run) {
   if (run.timed_out) return "it hung (timed out)";
-  if (run.signal != 0) return fmt::format("it crashed ({})", DescribeEnd(run));
+  if (run.signal != 0 && run.signal != reference.signal) return fmt::format("it crashed ({})", DescribeEnd(run));
   if (run.exit_code != reference.exit_code)
     return fmt::format("it exited differently ({} instead of {})", DescribeEnd(run), DescribeEnd(reference));
   if (run.out != reference.out) return "its output differs from the unscheduled run's";
+  if (run.load_ran != reference.load_ran || run.load_exit_code != reference.load_exit_code ||
+      run.load_signal != reference.load_signal)
+    return fmt::format("its load ended differently ({} instead of {})", DescribeLoad(run), DescribeLoad(reference));
+  if (run.load_out != reference.load_out) return "its load's output differs from the unscheduled run's";
   return std::string();
 }
 
@@ -293,29 +354,37 @@ std::string ReplayLine(const FuzzCommandOptions& o, uint64_t pair, uint64_t seed
   line += o.pairs.empty() ? ShellWord(o.input) : "--pairs " + ShellWord(o.pairs);
   line += fmt::format(" --pair {} --seed {}", pair, seed);
   if (o.timeout_s != FuzzCommandOptions().timeout_s) line += fmt::format(" --timeout {}", o.timeout_s);
+  if (!o.load.empty()) line += " --load " + ShellWord(o.load);
   line += " --";
   for (const std::string& word : o.command) line += " " + ShellWord(word);
   return line;
 }
 
 json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols) {
-  json j = {
-      {"pair", p.id},
-      {"statements", {{{"site", p.a.site}, {"offset", p.a.offset}}, {{"site", p.b.site}, {"offset", p.b.offset}}}},
-      {"runs", r.runs},
-      {"confirmed", r.confirmed ? json("fuzz") : json(nullptr)},
-      {"seed", r.confirmed ? json(r.seed) : json(nullptr)},
-      {"harmful", r.harmful},
-      {"harm", r.harm.empty() ? json(nullptr) : json(r.harm)},
-      {"not_directed", p.not_directed.empty() ? json(nullptr) : json(p.not_directed)}};
+  json statements = {{{"site", p.a.site}, {"offset", p.a.offset}}, {{"site", p.b.site}, {"offset", p.b.offset}}};
+  if (p.atomicity) {
+    statements = {{{"role", "first"}, {"site", p.a.site}, {"offset", p.a.offset}},
+                  {{"role", "remote"}, {"site", p.remote.site}, {"offset", p.remote.offset}},
+                  {{"role", "second"}, {"site", p.b.site}, {"offset", p.b.offset}}};
+  }
+  json j = {{"pair", p.id},
+            {"kind", p.atomicity ? "atomicity" : "race"},
+            {"pattern", p.atomicity ? json(p.pattern) : json(nullptr)},
+            {"statements", statements},
+            {"runs", r.runs},
+            {"confirmed", r.confirmed ? json("fuzz") : json(nullptr)},
+            {"seed", r.confirmed ? json(r.seed) : json(nullptr)},
+            {"harmful", r.harmful},
+            {"harm", r.harm.empty() ? json(nullptr) : json(r.harm)},
+            {"not_directed", p.not_directed.empty() ? json(nullptr) : json(p.not_directed)}};
   if (r.confirmed) {
     json race = json::object();
     for (const auto& [k, v] : r.race.fields) race[k] = v;
-    for (const char* side : {"a", "b"}) {
+    for (const char* side : {"a", "b", "first", "remote", "second"}) {
       auto stack = r.race.fields.find(std::string(side) + "_stack");
       if (stack != r.race.fields.end()) race[std::string(side) + "_frames"] = symbols->Text(stack->second);
     }
-    j["race"] = race;
+    j[p.atomicity ? "violation" : "race"] = race;
     j["run_end"] = r.end;
     j["replay"] = ReplayLine(o, p.id, r.seed);
   }
@@ -325,7 +394,9 @@ json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutco
 std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols) {
   std::string engines;
   for (const std::string& e : p.engines) engines += (engines.empty() ? "" : ", ") + e;
-  std::string text = fmt::format("pair {}: {}  <->  {}  [{}]\n", p.id, p.a.site, p.b.site, engines);
+  std::string text = p.atomicity ? fmt::format("pair {}: atomicity {}: {}  ..  {}  ..  {}  [{}]\n", p.id, p.pattern,
+                                               p.a.site, p.remote.site, p.b.site, engines)
+                                 : fmt::format("pair {}: {}  <->  {}  [{}]\n", p.id, p.a.site, p.b.site, engines);
   if (!p.not_directed.empty()) return text + "  not fuzzed: " + p.not_directed + "\n";
   if (!r.confirmed)
     return text + fmt::format("  not confirmed in {} run(s) (seeds {}..{})\n", r.runs, o.seed, o.seed + r.runs - 1);
@@ -335,6 +406,19 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
     auto it = r.race.fields.find(k);
     return it == r.race.fields.end() ? std::string("?") : it->second;
   };
+  if (p.atomicity) {
+    text += fmt::format("  violation on 0x{}, in this order; run ended with {}\n", field("addr"), r.end);
+    const auto step = [&](const char* label, const std::string& tid, const char* side) {
+      const std::string s(side);
+      return fmt::format("    {} thread {} {} {} bytes at {} (offsets {})\n", label, tid,
+                         field((s + "_write").c_str()) == "1" ? "writes" : "reads", field((s + "_size").c_str()),
+                         symbols->Text(field((s + "_stack").c_str())), field((s + "_stack").c_str()));
+    };
+    text += step("first: ", field("first_tid"), "first");
+    text += step("remote:", field("remote_tid"), "remote");
+    text += step("second:", field("first_tid"), "second");
+    return text + "  replay: " + ReplayLine(o, p.id, r.seed) + "\n";
+  }
   text += fmt::format("  race on 0x{}: {} went first; run ended with {}\n", field("addr"),
                       field("first") == "a" ? "the postponed access" : "the arriving access", r.end);
   text += fmt::format("    postponed: thread {} {} {} bytes at {} (offsets {})\n", field("a_tid"),
@@ -359,19 +443,27 @@ int RunFuzz(const FuzzCommandOptions& o) {
   if (!s.ok()) return Fail(s);
   std::vector<FuzzPair> pairs;
   s = CollectPairs(&report, exe, &pairs);
+  if (s.ok()) s = CollectAtomicity(&report, exe, &pairs);
   if (!s.ok()) return Fail(s);
   if (o.pair > pairs.size())
     return Fail(Status::InvalidArgument(fmt::format("--pair {}: the report has {} pair(s)", o.pair, pairs.size())));
 
   ProgramResult reference;
-  s = RunProgram(o.command, {{"SEER_FUZZ", ""}}, o.timeout_s, &reference);
+  s = RunProgram(Run(o, {{"SEER_FUZZ", ""}}), &reference);
   if (!s.ok()) return Fail(s);
+  if (!o.load.empty() && !reference.load_ran)
+    return Fail(Status::InvalidArgument(fmt::format(
+        "--load: the unscheduled run of {} ended ({}) without listening on a TCP port: the load was never started",
+        o.command[0], DescribeEnd(reference))));
   char dir_template[] = "/tmp/seer-fuzz-XXXXXX";
   if (mkdtemp(dir_template) == nullptr) return Fail(Status::IOError("cannot create a temporary folder"));
   const std::string out_path = std::string(dir_template) + "/races";
 
   StackSymbols symbols(exe);
-  std::string text = fmt::format("seer fuzz: {} pair(s); unscheduled run: {}\n", pairs.size(), DescribeEnd(reference));
+  const size_t atomicity = std::count_if(pairs.begin(), pairs.end(), [](const FuzzPair& p) { return p.atomicity; });
+  std::string text = fmt::format("seer fuzz: {} race pair(s), {} atomicity candidate(s); unscheduled run: {}{}\n",
+                                 pairs.size() - atomicity, atomicity, DescribeEnd(reference),
+                                 o.load.empty() ? "" : ", its load: " + DescribeLoad(reference));
   json outcomes = json::array();
   uint64_t confirmed = 0, harmful = 0;
   for (const FuzzPair& p : pairs) {
@@ -390,10 +482,9 @@ int RunFuzz(const FuzzCommandOptions& o) {
   rmdir(dir_template);
   if (!s.ok()) return Fail(s);
   text += fmt::format("{} confirmed, {} harmful, of {} pair(s) fuzzed\n", confirmed, harmful, outcomes.size());
-  report["fuzz"] = {{"program", o.command},
-                    {"reference", {{"end", DescribeEnd(reference)}}},
-                    {"base_seed", o.seed},
-                    {"pairs", outcomes}};
+  json reference_json = {{"end", DescribeEnd(reference)}};
+  if (!o.load.empty()) reference_json["load"] = {{"command", o.load}, {"end", DescribeLoad(reference)}};
+  report["fuzz"] = {{"program", o.command}, {"reference", reference_json}, {"base_seed", o.seed}, {"pairs", outcomes}};
   s = WriteOutput(o.output, o.format == "json" ? report.dump(2) + "\n" : text);
   if (!s.ok()) return Fail(s);
   return kExitOk;
@@ -404,7 +495,7 @@ int RunFuzz(const FuzzCommandOptions& o) {
 void RegisterFuzz(CLI::App& app, Runner& runner) {
   auto o = std::make_shared<FuzzCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "fuzz", "Confirm predicted races by making them happen (RaceFuzzer's race-directed scheduling)");
+      "fuzz", "Confirm predicted races and atomicity violations by making them happen (RaceFuzzer, AtomFuzzer)");
   cmd->add_option("--pairs", o->pairs, "the JSON report whose race pairs to confirm");
   cmd->add_option("--runs", o->runs, "scheduled runs per pair at most (default 100; 1 with --seed)")
       ->check(CLI::PositiveNumber)
@@ -416,6 +507,9 @@ void RegisterFuzz(CLI::App& app, Runner& runner) {
   cmd->add_option("--timeout", o->timeout_s, "seconds before a run counts as hung")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  cmd->add_option("--load", o->load,
+                  "a shell command that drives a server: started once the program listens on a TCP port "
+                  "(its port in $SEER_LOAD_PORT); when it ends, the program gets SIGTERM");
   cmd->add_flag("--find-harmful", o->find_harmful,
                 "after a confirming run, go on (up to --runs) until one ends or prints differently");
   cmd->add_option("--format", o->format, "output format")

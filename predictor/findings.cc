@@ -88,6 +88,7 @@ void Findings::Append(Findings other) {
   MoveAppend(&other.deadlocks, &deadlocks);
   MoveAppend(&other.lock_order, &lock_order);
   MoveAppend(&other.atomicity, &atomicity);
+  MoveAppend(&other.atomicity_candidates, &atomicity_candidates);
   MoveAppend(&other.stats, &stats);
 }
 

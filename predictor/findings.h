@@ -160,6 +160,12 @@ struct Findings {
   std::vector<Deadlock> deadlocks;
   std::vector<LockOrderInversion> lock_order;
   std::vector<AtomicityViolation> atomicity;
+  // Atomicity candidates that no sound reordering of the run realises (every
+  // check of theirs was infeasible: e.g. the intruder reads what it
+  // overwrites, and would read another value earlier), one per (pattern, pc1,
+  // pc, pc2) that `atomicity` does not report, with an empty witness. Not
+  // findings: `seer fuzz` tries them on the program (docs/seqcheck.md).
+  std::vector<AtomicityViolation> atomicity_candidates;
   std::vector<AnalysisStats> stats;
 
   // Moves `other`'s findings after these, kind by kind (the order one engine

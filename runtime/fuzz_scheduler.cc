@@ -40,6 +40,15 @@ constexpr int kMaxReports = 4;  // races written per run: the first is the proof
 // postponed or blocked) would postpone forever a thread it waits for. Counted
 // in scheduling points, not time, so that a seed still fixes the schedule.
 constexpr uint64_t kMaxPostponedSteps = 48;
+// Atomicity mode: a thread inside a candidate region is held at most this many
+// times per region (each hold up to kMaxPostponedSteps of the others' points).
+constexpr int kMaxHoldsPerRegion = 8;
+// Atomicity mode: while every other thread is blocked in the kernel (a
+// server's threads waiting for their clients), a held thread waits this long
+// for one of them to come back and intrude. The intruder is often such a
+// thread, which no count of scheduling points would ever wait for; the price
+// is that the run then depends on timing (docs/runtime.md).
+constexpr int64_t kHoldForBlockedNs = 20 * 1000 * 1000;
 
 enum class State : uint8_t {
   kFree,       // no thread
@@ -62,6 +71,19 @@ struct Access {
   bool write;
 };
 
+// Atomicity mode: a thread's candidate region, from its access at `first`
+// until its access at `second` on the same bytes.
+struct Region {
+  bool armed = false;
+  bool intruded = false;  // another thread made the conflicting access at `remote`
+  int holds = 0;
+  Access first = {};
+  ShadowStack first_stack = {};
+  int remote_tid = 0;
+  Access remote = {};
+  ShadowStack remote_stack = {};
+};
+
 struct Slot {
   std::atomic<uint32_t> go{0};  // futex word: 1 once the token is handed to this thread
   State state = State::kFree;
@@ -69,7 +91,9 @@ struct Slot {
   int os_tid = 0;
   Access pending = {};        // the access a postponed thread is about to make
   uint64_t postponed_at = 0;  // g_steps when it was postponed
+  int64_t held_since_ns = 0;  // atomicity mode: CLOCK_MONOTONIC when it was postponed
   ShadowStack* stack = nullptr;
+  Region region;
 };
 
 Slot g_slots[kMaxSlots];
@@ -125,6 +149,12 @@ uint64_t Draw() {
   return z ^ (z >> 31);
 }
 
+int64_t NowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
+}
+
 void FutexWait(std::atomic<uint32_t>* word, const timespec* timeout) {
   LibcSyscall()(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, 0, timeout, nullptr, 0);
 }
@@ -150,12 +180,30 @@ int PickLocked() {
       g_slots[i].state = State::kRunnable;
   for (int i = 0; i < g_slot_count; ++i)
     if (g_slots[i].state == State::kRunnable) candidates[n++] = i;
+  if (n == 0 && g_fuzz.mode == FuzzMode::kAtomicity) {
+    // Every other thread is postponed, waiting, blocked or done. A held thread
+    // waits a while for one that is blocked in the kernel to come back
+    // (WaitForToken polls for the end of the wait): nobody holds the token.
+    bool blocked = false, fresh_hold = false;
+    const int64_t now = NowNs();
+    for (int i = 0; i < g_slot_count; ++i) {
+      blocked |= g_slots[i].state == State::kBlocked;
+      fresh_hold |= g_slots[i].state == State::kPostponed && now - g_slots[i].held_since_ns < kHoldForBlockedNs;
+    }
+    if (blocked && fresh_hold) return -1;
+  }
   if (n == 0) {
     for (int i = 0; i < g_slot_count; ++i)
       if (g_slots[i].state == State::kPostponed) candidates[n++] = i;
   }
   if (n == 0) return -1;
   return candidates[Draw() % static_cast<uint64_t>(n)];
+}
+
+// Under the lock: whether a postponed thread has waited long enough for a
+// thread in the kernel (PickLocked) to take the token nobody holds.
+bool HoldOverLocked(const Slot& s) {
+  return g_fuzz.mode == FuzzMode::kAtomicity && NowNs() - s.held_since_ns >= kHoldForBlockedNs;
 }
 
 // Under the lock: makes `next` the holder (or nobody) and wakes it.
@@ -170,6 +218,7 @@ void HandToLocked(int next) {
 // Blocks until the token is handed to `me`. A thread that waits disabled
 // (`poll`) also takes the token when nobody holds it: every thread left may be
 // blocked in the kernel, on something only this thread's retry can see change.
+// So does a held thread (atomicity mode) once its wait for them is over.
 void WaitForToken(int me, bool poll) {
   Slot& s = g_slots[me];
   const timespec pause = {0, 1000000};
@@ -177,7 +226,8 @@ void WaitForToken(int me, bool poll) {
     FutexWait(&s.go, poll ? &pause : nullptr);
     if (poll && s.go.load(std::memory_order_acquire) == 0) {
       Guard g;
-      if (g_holder < 0 && s.state == State::kWaiting) HandToLocked(me);
+      if (g_holder < 0 && (s.state == State::kWaiting || (s.state == State::kPostponed && HoldOverLocked(s))))
+        HandToLocked(me);
     }
   }
   s.go.store(0, std::memory_order_relaxed);
@@ -338,15 +388,20 @@ void FuzzHandlerEnd(bool outer) {
 void FuzzInitialize() {
   const char* spec = getenv("SEER_FUZZ");
   if (spec == nullptr || *spec == '\0') return;
-  unsigned long long seed = 0, a = 0, b = 0;
-  if (sscanf(spec, "%llu,%llx,%llx", &seed, &a, &b) != 3) {
-    static const char kMsg[] = "seer: SEER_FUZZ must be \"seed,pc_a,pc_b\" (hex offsets); not fuzzing\n";
+  unsigned long long seed = 0, a = 0, b = 0, c = 0;
+  const int fields = sscanf(spec, "%llu,%llx,%llx,%llx", &seed, &a, &b, &c);
+  if (fields != 3 && fields != 4) {
+    static const char kMsg[] =
+        "seer: SEER_FUZZ must be \"seed,pc_a,pc_b\" or \"seed,first,second,remote\" (hex offsets); not fuzzing\n";
     if (LibcWrite(2, kMsg, sizeof kMsg - 1) < 0) return;
     return;
   }
   dl_iterate_phdr(FindExecutable, &g_bias);
+  g_fuzz.mode = fields == 4 ? FuzzMode::kAtomicity : FuzzMode::kRace;
   g_fuzz.target[0] = a + g_bias;
   g_fuzz.target[1] = b + g_bias;
+  // No access is at pc 0: a race's third target never matches.
+  g_fuzz.target[2] = fields == 4 ? c + g_bias : 0;
   g_rng = seed;
   if (const char* out = getenv("SEER_FUZZ_OUT"))
     g_out_fd = LibcOpen(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -398,10 +453,124 @@ void AtTargetInHandler(const Access& mine) {
   if (RacingLocked(me, mine, racing) > 0) ReportLocked(racing[0], mine, me, /*b_first=*/true);
 }
 
+// --- Atomicity mode -------------------------------------------------------
+
+// Under the lock: starts the calling thread's region at its access at `first`.
+void ArmLocked(int me, const Access& first) {
+  Region& r = g_slots[me].region;
+  r.armed = true;
+  r.intruded = false;
+  r.holds = 0;
+  r.first = first;
+  r.first_stack = *g_slots[me].stack;
+}
+
+// Under the lock: `mine`, an access at `remote`, intrudes into the regions of
+// other threads on overlapping bytes when it conflicts with their first access
+// (the candidates' patterns: a write between any two accesses, a read between
+// two writes; the statements fix the kinds of the rest). A held thread so
+// intruded goes on: it may now reach `second`. Returns whether any was.
+bool IntrudeLocked(int me, const Access& mine) {
+  bool any = false;
+  for (int i = 0; i < g_slot_count; ++i) {
+    Slot& s = g_slots[i];
+    Region& r = s.region;
+    if (i == me || !r.armed || r.intruded || !Overlap(r.first, mine) || !(mine.write || r.first.write)) continue;
+    r.intruded = true;
+    r.remote = mine;
+    r.remote_tid = g_slots[me].os_tid;
+    r.remote_stack = *g_slots[me].stack;
+    if (s.state == State::kPostponed) s.state = State::kRunnable;
+    any = true;
+  }
+  return any;
+}
+
+// Under the lock: whether the calling thread is held at this scheduling point
+// (inside its region, not intruded yet, holds left); if so it is postponed.
+bool HoldLocked(int me) {
+  Slot& s = g_slots[me];
+  Region& r = s.region;
+  if (g_fuzz.mode != FuzzMode::kAtomicity || !r.armed || r.intruded || r.holds >= kMaxHoldsPerRegion) return false;
+  ++r.holds;
+  s.postponed_at = g_steps;
+  s.held_since_ns = NowNs();
+  return true;
+}
+
+// Under the lock: the region ends at `second`. Intruded: the violation
+// happened (first, remote, second in this order), and is written at once.
+void EndRegionLocked(int me, const Access& second) {
+  Slot& s = g_slots[me];
+  Region& r = s.region;
+  r.armed = false;
+  if (!r.intruded || g_out_fd < 0 || g_reports >= kMaxReports) return;
+  ++g_reports;
+  char line[4096];
+  size_t n = static_cast<size_t>(
+      snprintf(line, sizeof line,
+               "atomicity addr=%lx first_tid=%d first_size=%lu first_write=%d remote_tid=%d remote_size=%lu "
+               "remote_write=%d second_size=%lu second_write=%d",
+               static_cast<unsigned long>(r.first.addr), s.os_tid, static_cast<unsigned long>(r.first.size),
+               r.first.write ? 1 : 0, r.remote_tid, static_cast<unsigned long>(r.remote.size), r.remote.write ? 1 : 0,
+               static_cast<unsigned long>(second.size), second.write ? 1 : 0));
+  n += PutStack(line + n, sizeof line - n, "first_stack", r.first.pc, &r.first_stack);
+  if (n < sizeof line) n += PutStack(line + n, sizeof line - n, "remote_stack", r.remote.pc, &r.remote_stack);
+  if (n < sizeof line) n += PutStack(line + n, sizeof line - n, "second_stack", second.pc, s.stack);
+  if (n >= sizeof line - 1) n = sizeof line - 2;
+  line[n++] = '\n';
+  if (LibcWrite(g_out_fd, line, n) < 0) {
+    // Nothing to do: the run then simply reports no confirmation.
+  }
+}
+
+// An access at one of the three statements. The order of the steps matters
+// when statements coincide: an intruder is never held before its own intruding
+// access (the access must happen first), and an access at both `second` and
+// `first` ends one region and starts the next.
+void AtomicityAtTarget(const Access& mine) {
+  const bool at_first = mine.pc == g_fuzz.target[0];
+  const bool at_second = mine.pc == g_fuzz.target[1];
+  const bool at_remote = mine.pc == g_fuzz.target[2];
+  if (tls_handler_unscheduled) {
+    // A handler that cannot wait may still intrude (not when it interrupted the
+    // scheduler, which may hold the lock).
+    if (!at_remote || tls_slot < 0 || tls_unscheduled || tls_in_scheduler > 0) return;
+    InScheduler in;
+    Guard g;
+    IntrudeLocked(tls_slot, mine);
+    return;
+  }
+  InScheduler in;
+  const int me = Me();
+  if (me < 0) return;
+  bool wait = false;
+  {
+    Guard g;
+    const bool intruding = at_remote && IntrudeLocked(me, mine);
+    Region& r = g_slots[me].region;
+    if (at_second && r.armed && Overlap(r.first, mine)) {
+      if (!intruding && HoldLocked(me)) {
+        g_slots[me].state = State::kPostponed;
+        g_slots[me].pending = mine;
+        wait = PassLocked(me, PickLocked());
+      }
+      if (!wait) EndRegionLocked(me, mine);
+    }
+    if (!wait && at_first) ArmLocked(me, mine);
+  }
+  if (!wait) return;
+  WaitForToken(me, /*poll=*/true);
+  Guard g;
+  if (g_slots[me].region.armed && Overlap(g_slots[me].region.first, mine)) EndRegionLocked(me, mine);
+  if (at_first) ArmLocked(me, mine);
+}
+
 }  // namespace
 
 void FuzzAtTarget(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
   const Access mine = {addr, size, pc, write};
+  if (g_fuzz.mode == FuzzMode::kAtomicity) return AtomicityAtTarget(mine);
   if (tls_handler_unscheduled) return AtTargetInHandler(mine);
   InScheduler in;
   const int me = Me();
@@ -437,10 +606,10 @@ void FuzzYield() {
   {
     Guard g;
     EnableWaitersLocked();
-    g_slots[me].state = State::kRunnable;
+    g_slots[me].state = HoldLocked(me) ? State::kPostponed : State::kRunnable;
     wait = PassLocked(me, PickLocked());
   }
-  if (wait) WaitForToken(me, false);
+  if (wait) WaitForToken(me, g_fuzz.mode == FuzzMode::kAtomicity);
 }
 
 bool FuzzSleep() {

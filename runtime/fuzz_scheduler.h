@@ -13,6 +13,13 @@
 // goes first. A postponed thread is released when every other thread is
 // postponed, blocked or done (docs/runtime.md, "Race-directed scheduling").
 //
+// Atomicity mode ("seed,first,second,remote"): a thread that made its access at
+// `first` is held at its next scheduling points and before its access at
+// `second` on those bytes, until another thread makes a conflicting access at
+// `remote` on them (then it goes on), or for a bounded time; reaching `second`
+// after such an intrusion confirms the violation (docs/runtime.md,
+// "Atomicity-directed scheduling").
+//
 // Cost when off: the hooks reach these functions only from the slow paths that
 // a thread not recording takes anyway, behind one test of g_fuzz.on.
 #pragma once
@@ -25,9 +32,19 @@
 
 namespace seer::rt {
 
+// What a run is steered towards: a race between two statements (RaceFuzzer), or
+// an atomicity violation: one thread's accesses at `first` and `second` with
+// another thread's access at `remote` between them (AtomFuzzer, Park and Sen,
+// FSE 2008; CTrigger, Park, Lu and Zhou, ASPLOS 2009). SEER_FUZZ is then
+// "seed,first,second,remote".
+enum class FuzzMode : uint8_t { kRace, kAtomicity };
+
 struct FuzzConfig {
   bool on = false;
-  uint64_t target[2] = {0, 0};  // the pair's statements, as run-time pcs
+  FuzzMode mode = FuzzMode::kRace;
+  // Run-time pcs. A race: the pair's two statements. An atomicity violation:
+  // first, second, remote.
+  uint64_t target[3] = {0, 0, 0};
 };
 extern FuzzConfig g_fuzz;
 
@@ -37,12 +54,13 @@ void FuzzInitialize();
 
 SEER_FUZZ_INLINE bool FuzzOn() { return __builtin_expect(g_fuzz.on, 0); }
 
-// An access to a statement of the pair: may postpone the calling thread.
+// An access to a target statement: may postpone the calling thread.
 void FuzzAtTarget(uint64_t addr, uint64_t size, bool write, uint64_t pc);
 
 // A plain access or range (from the hooks' slow paths).
 SEER_FUZZ_INLINE void FuzzAccess(uint64_t addr, uint64_t size, bool write, uint64_t pc) {
-  if (FuzzOn() && (pc == g_fuzz.target[0] || pc == g_fuzz.target[1])) FuzzAtTarget(addr, size, write, pc);
+  if (FuzzOn() && (pc == g_fuzz.target[0] || pc == g_fuzz.target[1] || pc == g_fuzz.target[2]))
+    FuzzAtTarget(addr, size, write, pc);
 }
 
 // Function entry (`call_pc`: the call site) and exit: the shadow stack that

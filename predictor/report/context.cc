@@ -46,11 +46,12 @@ std::vector<EventRef> NamedEvents(const Findings& findings) {
       out.push_back(t.held_acquire);
       out.push_back(t.blocked_acquire);
     }
-  for (const AtomicityViolation& a : findings.atomicity) {
-    out.push_back(a.local_first);
-    out.push_back(a.remote);
-    out.push_back(a.local_second);
-  }
+  for (const auto* list : {&findings.atomicity, &findings.atomicity_candidates})
+    for (const AtomicityViolation& a : *list) {
+      out.push_back(a.local_first);
+      out.push_back(a.remote);
+      out.push_back(a.local_second);
+    }
   return out;
 }
 
@@ -62,9 +63,10 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
   for (const RaceResult& r : findings.races)
     for (const RacePair& p : r.pairs)
       if (IsMemoryEvent(p.first.kind)) out->targets_.push_back({p.first.object, p.first.index, false, {}});
-  for (const AtomicityViolation& a : findings.atomicity)
-    if (IsMemoryEvent(a.local_first.kind))
-      out->targets_.push_back({a.local_first.object, a.local_first.index, false, {}});
+  for (const auto* list : {&findings.atomicity, &findings.atomicity_candidates})
+    for (const AtomicityViolation& a : *list)
+      if (IsMemoryEvent(a.local_first.kind))
+        out->targets_.push_back({a.local_first.object, a.local_first.index, false, {}});
   std::sort(out->targets_.begin(), out->targets_.end(), [](const Target& a, const Target& b) {
     return a.address != b.address ? a.address < b.address : a.index < b.index;
   });

@@ -186,23 +186,27 @@ std::string JsonReport(const TraceReader& trace, const Findings& findings, const
   for (const LockOrderInversion& inv : findings.lock_order) inversions.push_back(cycle_json(inv.engine, inv.cycle));
   out["lock_order_inversions"] = inversions;
 
-  json atomicity = json::array();
-  for (const AtomicityViolation& a : findings.atomicity) {
+  // A candidate has no witness (it is not a finding: `seer fuzz` tries it).
+  auto atomicity_json = [&](const AtomicityViolation& a, bool candidate) {
     VariableInfo v;
     if (details != nullptr) v = DescribeVariable(*details, a.local_first);
-    atomicity.push_back(
-        {{"engine", a.engine},
-         {"pattern", a.pattern},
-         {"variable", names.Object(a.local_first.kind, a.local_first.object)},
-         {"variable_details", VariableJson(details, a.local_first, &v)},
-         {"local_first", event(a.local_first)},
-         {"remote", event(a.remote)},
-         {"local_second", event(a.local_second)},
-         {"events", json::array({WithRole(event(a.local_first), "local_first"), WithRole(event(a.remote), "remote"),
-                                 WithRole(event(a.local_second), "local_second")})},
-         {"witness", WitnessJson(a.witness)}});
-  }
+    return json{
+        {"engine", a.engine},
+        {"pattern", a.pattern},
+        {"variable", names.Object(a.local_first.kind, a.local_first.object)},
+        {"variable_details", VariableJson(details, a.local_first, &v)},
+        {"local_first", event(a.local_first)},
+        {"remote", event(a.remote)},
+        {"local_second", event(a.local_second)},
+        {"events", json::array({WithRole(event(a.local_first), "local_first"), WithRole(event(a.remote), "remote"),
+                                WithRole(event(a.local_second), "local_second")})},
+        {"witness", candidate ? json(nullptr) : WitnessJson(a.witness)}};
+  };
+  json atomicity = json::array(), candidates = json::array();
+  for (const AtomicityViolation& a : findings.atomicity) atomicity.push_back(atomicity_json(a, false));
+  for (const AtomicityViolation& a : findings.atomicity_candidates) candidates.push_back(atomicity_json(a, true));
   out["atomicity"] = atomicity;
+  out["atomicity_candidates"] = candidates;
   json stats = json::object();
   for (const AnalysisStats& st : findings.stats) {
     json counters = json::object();

@@ -365,6 +365,12 @@ std::string TextReport(const TraceReader& trace, const Findings& findings, const
     if (atomicity_groups.size() != findings.atomicity.size())
       body += fmt::format(" (at {} code location{})", atomicity_groups.size(), atomicity_groups.size() == 1 ? "" : "s");
     body += "\n";
+    // Not findings, one line: what only a steered run can show.
+    if (const size_t n = findings.atomicity_candidates.size(); n != 0)
+      body += fmt::format(
+          "  {} more candidate{} no reordering of this run realises (listed in --format json): seer fuzz can try "
+          "{}\n",
+          n, n == 1 ? "" : "s", n == 1 ? "it" : "them");
   }
   for (const auto& group : atomicity_groups) {
     const AtomicityViolation& a = *group.front();

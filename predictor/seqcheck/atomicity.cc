@@ -163,8 +163,10 @@ class ForcedIntruders {
 }  // namespace
 
 std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, const AtomicityOptions& options,
-                                                           SeqCheckStats* stats) {
+                                                           SeqCheckStats* stats,
+                                                           std::vector<AtomicityViolation>* candidates) {
   std::vector<AtomicityViolation> found;
+
   FeasibilityChecker feasibility(m, options.feasibility);
   WitnessChecker checker(m.events(), m.carried());
   const uint64_t distance = options.intruder_distance ? options.intruder_distance : options.window;
@@ -177,6 +179,9 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   // (pattern, pc1, pc, pc2) -> checks tried; a reported key is not tried again.
   using TryKey = std::tuple<const char*, uint64_t, uint64_t, uint64_t>;
   std::map<TryKey, uint32_t> tries;
+  // Keys checked infeasible, each with its first instance, until reported.
+  std::map<TryKey, size_t> unrealised;
+  std::vector<AtomicityViolation> unrealised_list;
   TryKey last_key;
   uint32_t* last_tried = nullptr;
 
@@ -184,6 +189,20 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   const HeldLockSets held_sets(m);
   ProtectingLocks protecting(m, held_sets);
   const Regions regions(m);
+  // Whether hard orders put e after e2 or before e1 (a hard path stays between
+  // its ends in the trace): asked once per new candidate key.
+  HardReach outside(m);
+  auto hard_outside = [&](uint32_t e1, uint32_t e, uint32_t e2) {
+    if (e > e2) {
+      outside.ScanFrom(e2, e);
+      return outside.From(e);
+    }
+    if (e < e1) {
+      outside.ScanTo(e1, e);
+      return outside.To(e);
+    }
+    return false;
+  };
   // Per variable, the previous access of the thread being scanned (valid when
   // last_thread says it is that thread's): vectors, not a hash map per thread,
   // since every access looks its variable up.
@@ -255,23 +274,39 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
           q.threads.push_back({ne.tid, ne.pos + 1, false, false});  // may go on to release its locks
           q.order = {{e1, e}, {e, e2}};
           FeasibilityResult r = TimedCheck(&feasibility, q, stats);
-          if (!r.feasible) continue;
           AtomicityViolation v;
           v.engine = "atomicity";
           v.pattern = pattern;
           v.local_first = EventRef::Of(m.event(e1));
           v.remote = EventRef::Of(m.event(e));
           v.local_second = EventRef::Of(m.event(e2));
+          if (!r.feasible) {
+            // Infeasible, not undecided: no sound reordering of this run has it.
+            // A candidate still, unless hard orders keep e out of [e1, e2] in
+            // every run (main's read after it joined the thread).
+            if (candidates != nullptr && !r.undecided && unrealised.count(key) == 0 && !hard_outside(e1, e, e2)) {
+              unrealised.emplace(key, unrealised_list.size());
+              unrealised_list.push_back(std::move(v));
+            }
+            continue;
+          }
           v.witness = MakeWitness(m, r);
           const std::string what = std::string("a ") + pattern + " atomicity violation at events " +
                                    std::to_string(v.local_first.index) + ", " + std::to_string(v.remote.index) + ", " +
                                    std::to_string(v.local_second.index);
           if (!AcceptWitness(checker.CheckAtomicity(v), what, &v.witness, stats)) continue;
           found.push_back(std::move(v));
+          unrealised.erase(key);
           tried = options.max_tries;  // reported: no more instances of this key
         }
       }
     }
+  }
+  if (candidates != nullptr) {
+    std::vector<size_t> kept;
+    for (const auto& [key, index] : unrealised) kept.push_back(index);
+    std::sort(kept.begin(), kept.end());
+    for (size_t i : kept) candidates->push_back(std::move(unrealised_list[i]));
   }
   return found;
 }

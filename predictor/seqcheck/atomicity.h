@@ -33,7 +33,11 @@ struct AtomicityOptions {
 
 // One violation per distinct (pattern, pc of e1, pc of e, pc of e2), each with a
 // validated witness; rejected witnesses go to stderr and stats->invalid_witnesses.
+// `candidates` (may be null) receives, in the order first checked, one instance
+// of each key whose every check was infeasible: no sound reordering of this run
+// realises it, but a run steered by `seer fuzz` may (Findings::atomicity_candidates).
 std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& model, const AtomicityOptions& options,
-                                                           SeqCheckStats* stats);
+                                                           SeqCheckStats* stats,
+                                                           std::vector<AtomicityViolation>* candidates = nullptr);
 
 }  // namespace seer::predictor::seqcheck

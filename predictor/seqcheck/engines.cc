@@ -269,24 +269,33 @@ class AtomicityEngine final : public WindowedEngine {
     AtomicityOptions options = options_;
     options.max_checks = budget;
     TraceModel model(std::move(*window), carried);
-    found->atomicity = PredictAtomicityViolations(model, options, stats);
+    found->atomicity = PredictAtomicityViolations(model, options, stats, &found->atomicity_candidates);
     *window = std::move(model).ReleaseEvents();
   }
   void Keep(Findings* found) override {
     for (AtomicityViolation& v : found->atomicity)
-      if (seen_.insert({v.pattern, v.local_first.pc, v.remote.pc, v.local_second.pc}).second)
-        found_.push_back(std::move(v));
+      if (seen_.insert(KeyOf(v)).second) found_.push_back(std::move(v));
+    for (AtomicityViolation& v : found->atomicity_candidates)
+      if (candidates_seen_.insert(KeyOf(v)).second) candidates_.push_back(std::move(v));
   }
   void AddFindings(const SeqCheckStats& stats, Findings* findings) override {
     for (AtomicityViolation& v : found_) findings->atomicity.push_back(std::move(v));
+    // A candidate of one window that another window proves is that violation.
+    for (AtomicityViolation& v : candidates_)
+      if (seen_.count(KeyOf(v)) == 0) findings->atomicity_candidates.push_back(std::move(v));
     findings->stats.push_back(StatsOf("atomicity", stats));
     findings->stats.back().counters.push_back({"outside_region", static_cast<double>(stats.outside_region)});
     AddWindowCount(windows(), &findings->stats.back());
   }
 
+  using Key = std::tuple<std::string, uint64_t, uint64_t, uint64_t>;
+  static Key KeyOf(const AtomicityViolation& v) {
+    return {v.pattern, v.local_first.pc, v.remote.pc, v.local_second.pc};
+  }
+
   AtomicityOptions options_;
-  std::set<std::tuple<std::string, uint64_t, uint64_t, uint64_t>> seen_;
-  std::vector<AtomicityViolation> found_;
+  std::set<Key> seen_, candidates_seen_;
+  std::vector<AtomicityViolation> found_, candidates_;
 };
 
 }  // namespace

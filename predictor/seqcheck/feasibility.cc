@@ -255,6 +255,7 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
   result.window = order.size();
   if (static_cast<uint64_t>(order.size()) * order.active().size() > opt_.max_clock_cells) {
     result.reason = "window too large";
+    result.undecided = true;
     return result;
   }
   auto in_x = [&](uint32_t node) { return node != kNone && m_.node(node).pos < cut_[m_.node(node).tid]; };

@@ -47,9 +47,10 @@ struct FeasibilityResult {
   // they run.
   uint32_t prefix = 0;
   std::vector<uint32_t> schedule;
-  std::string reason;   // why not, when infeasible or undecided
-  uint32_t window = 0;  // events reordered (after the fixed prefix)
-  uint32_t rounds = 0;  // closure rounds
+  std::string reason;      // why not, when infeasible or undecided
+  bool undecided = false;  // too large to decide: no answer, not "infeasible"
+  uint32_t window = 0;     // events reordered (after the fixed prefix)
+  uint32_t rounds = 0;     // closure rounds
 };
 
 class FeasibilityChecker {

@@ -43,6 +43,52 @@ TEST(Atomicity, LostUpdateAcrossTwoCriticalSections) {
   EXPECT_EQ(found[0].local_second.pc, 5u);
 }
 
+// The candidates no sound reordering realises (Findings::atomicity_candidates).
+std::vector<AtomicityViolation> Candidates(const std::vector<std::string>& lines, size_t* violations) {
+  SeqCheckStats stats;
+  TraceModel m(test::TraceBuilder().Std(lines).events());
+  std::vector<AtomicityViolation> candidates;
+  *violations = PredictAtomicityViolations(m, AtomicityOptions{}, &stats, &candidates).size();
+  return candidates;
+}
+
+TEST(Atomicity, IntruderThatReadsWhatItOverwritesIsACandidate) {
+  // T2 copies the count, then overwrites it: moved between T1's two sections its
+  // read would see T1's first value, not T1's write: no sound witness, so no
+  // violation; the program run that way loses T1's update all the same.
+  size_t violations = 0;
+  auto candidates = Candidates({"T1|acq(l)|1", "T1|r(count)|2", "T1|rel(l)|3", "T1|acq(l)|4", "T1|w(count)|5",
+                                "T1|rel(l)|6", "T2|acq(l)|7", "T2|r(count)|8", "T2|w(count)|9", "T2|rel(l)|10"},
+                               &violations);
+  EXPECT_EQ(violations, 0u);
+  ASSERT_EQ(candidates.size(), 1u);
+  EXPECT_EQ(candidates[0].pattern, "read-write-write");
+  EXPECT_EQ(candidates[0].local_first.pc, 2u);
+  EXPECT_EQ(candidates[0].remote.pc, 9u);
+  EXPECT_EQ(candidates[0].local_second.pc, 5u);
+  EXPECT_TRUE(candidates[0].witness.schedule.empty());
+}
+
+TEST(Atomicity, ProvenViolationIsNoCandidate) {
+  size_t violations = 0;
+  auto candidates = Candidates({"T1|acq(l)|1", "T1|r(count)|2", "T1|rel(l)|3", "T1|acq(l)|4", "T1|w(count)|5",
+                                "T1|rel(l)|6", "T2|acq(l)|7", "T2|w(count)|8", "T2|rel(l)|9"},
+                               &violations);
+  EXPECT_EQ(violations, 1u);
+  EXPECT_TRUE(candidates.empty());
+}
+
+TEST(Atomicity, IntruderAfterAJoinIsNoCandidate) {
+  // main writes the count after joining T1: in every run after T1's write, so
+  // no run can have it between T1's accesses (infeasible, and not a candidate).
+  size_t violations = 0;
+  auto candidates = Candidates({"M|fork(T1)|1", "T1|acq(l)|2", "T1|r(count)|3", "T1|rel(l)|4", "T1|acq(l)|5",
+                                "T1|w(count)|6", "T1|rel(l)|7", "M|join(T1)|8", "M|w(count)|9"},
+                               &violations);
+  EXPECT_EQ(violations, 0u);
+  EXPECT_TRUE(candidates.empty());
+}
+
 TEST(Atomicity, LostUpdateFixedInOneCriticalSection) {
   EXPECT_TRUE(Predict({"T1|acq(l)|1", "T1|r(count)|2", "T1|w(count)|5", "T1|rel(l)|6", "T2|acq(l)|7", "T2|w(count)|8",
                        "T2|rel(l)|9"})
