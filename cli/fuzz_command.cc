@@ -88,6 +88,10 @@ struct PairOutcome {
   std::string harm;  // how the harmful run differed
   RaceSeen race;
   std::string end;  // how the reported run ended
+  // Hand-offs of the reported run that timing decided, not the seed (a thread
+  // back from the kernel took the free token, ...: fuzz_scheduler.cc,
+  // TakeFreeTokenLocked). Not 0: replaying the seed may take another path.
+  uint64_t timed_takes = 0;
 };
 
 std::string RealPath(const std::string& path) {
@@ -233,14 +237,23 @@ RunOptions Run(const FuzzCommandOptions& o, std::vector<std::pair<std::string, s
   return r;
 }
 
-// One scheduled run; `race` is set when the runtime confirmed the race or violation.
+// One scheduled run; `race` is set when the runtime confirmed the race or
+// violation, `timed_takes` to the run's hand-offs that timing decided.
 Status FuzzRun(const FuzzCommandOptions& o, const FuzzPair& p, uint64_t seed, const std::string& out_path,
-               ProgramResult* result, bool* confirmed, RaceSeen* race) {
+               ProgramResult* result, bool* confirmed, RaceSeen* race, uint64_t* timed_takes) {
   unlink(out_path.c_str());
+  const std::string timing_path = out_path + ".timing";
+  unlink(timing_path.c_str());
   const std::string spec = p.atomicity ? fmt::format("{},{:x},{:x},{:x}", seed, p.a.offset, p.b.offset, p.remote.offset)
                                        : fmt::format("{},{:x},{:x}", seed, p.a.offset, p.b.offset);
-  Status s = RunProgram(Run(o, {{"SEER_FUZZ", spec}, {"SEER_FUZZ_OUT", out_path}}), result);
+  Status s =
+      RunProgram(Run(o, {{"SEER_FUZZ", spec}, {"SEER_FUZZ_OUT", out_path}, {"SEER_FUZZ_TIMING", timing_path}}), result);
   if (!s.ok()) return s;
+  *timed_takes = 0;
+  std::ifstream timing(timing_path);
+  timing >> *timed_takes;
+  timing.close();
+  unlink(timing_path.c_str());
   std::ifstream in(out_path);
   std::string line;
   *confirmed = static_cast<bool>(std::getline(in, line)) && line.rfind(p.atomicity ? "atomicity " : "race ", 0) == 0;
@@ -271,7 +284,8 @@ Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const Progra
     ProgramResult result;
     bool confirmed = false;
     RaceSeen race;
-    Status s = FuzzRun(o, p, seed, out_path, &result, &confirmed, &race);
+    uint64_t timed_takes = 0;
+    Status s = FuzzRun(o, p, seed, out_path, &result, &confirmed, &race, &timed_takes);
     if (!s.ok()) return s;
     outcome->runs = i + 1;
     if (!confirmed) continue;
@@ -283,6 +297,7 @@ Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const Progra
       outcome->end = DescribeEnd(result);
       outcome->harmful = !harm.empty();
       outcome->harm = harm;
+      outcome->timed_takes = timed_takes;
     }
     if (!o.find_harmful || outcome->harmful) break;
   }
@@ -360,6 +375,18 @@ std::string ReplayLine(const FuzzCommandOptions& o, uint64_t pair, uint64_t seed
   return line;
 }
 
+// The replay line, and when timing decided part of the run, that the seed
+// alone may not repeat it.
+std::string ReplayText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r) {
+  std::string text = "  replay: " + ReplayLine(o, p.id, r.seed) + "\n";
+  if (r.timed_takes != 0)
+    text += fmt::format(
+        "  (not exact: timing, not the seed, decided {} hand-off{} of this run (a thread back from the kernel, "
+        "or retrying while nobody ran): a replay may take another path)\n",
+        r.timed_takes, r.timed_takes == 1 ? "" : "s");
+  return text;
+}
+
 json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r, StackSymbols* symbols) {
   json statements = {{{"site", p.a.site}, {"offset", p.a.offset}}, {{"site", p.b.site}, {"offset", p.b.offset}}};
   if (p.atomicity) {
@@ -387,6 +414,8 @@ json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutco
     j[p.atomicity ? "violation" : "race"] = race;
     j["run_end"] = r.end;
     j["replay"] = ReplayLine(o, p.id, r.seed);
+    j["timed_handoffs"] = r.timed_takes;
+    j["replay_exact"] = r.timed_takes == 0;
   }
   return j;
 }
@@ -417,7 +446,7 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
     text += step("first: ", field("first_tid"), "first");
     text += step("remote:", field("remote_tid"), "remote");
     text += step("second:", field("first_tid"), "second");
-    return text + "  replay: " + ReplayLine(o, p.id, r.seed) + "\n";
+    return text + ReplayText(o, p, r);
   }
   text += fmt::format("  race on 0x{}: {} went first; run ended with {}\n", field("addr"),
                       field("first") == "a" ? "the postponed access" : "the arriving access", r.end);
@@ -427,7 +456,7 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
   text += fmt::format("    arriving:  thread {} {} {} bytes at {} (offsets {})\n", field("b_tid"),
                       field("b_write") == "1" ? "writes" : "reads", field("b_size"), symbols->Text(field("b_stack")),
                       field("b_stack"));
-  return text + "  replay: " + ReplayLine(o, p.id, r.seed) + "\n";
+  return text + ReplayText(o, p, r);
 }
 
 int RunFuzz(const FuzzCommandOptions& o) {

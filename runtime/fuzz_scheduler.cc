@@ -103,6 +103,13 @@ uint64_t g_rng = 0;
 uint64_t g_bias = 0;  // the executable's load bias: run-time pc = offset + bias
 int g_out_fd = -1;
 int g_reports = 0;
+// Takes of a token nobody held (a thread back from the kernel, a thread
+// retrying an acquire or ending a hold, a thread the scheduler did not start):
+// which thread comes first is timing, not the seed. Counted so that seer fuzz
+// can say when a seed may not replay its run; written to SEER_FUZZ_TIMING at
+// each take (the run may crash at any point).
+uint64_t g_timed_takes = 0;
+int g_timing_fd = -1;
 uint64_t g_steps = 0;  // scheduling points passed, by every thread
 std::atomic<bool> g_lock{false};
 
@@ -206,6 +213,20 @@ bool HoldOverLocked(const Slot& s) {
   return g_fuzz.mode == FuzzMode::kAtomicity && NowNs() - s.held_since_ns >= kHoldForBlockedNs;
 }
 
+// Under the lock: `me` takes the token nobody holds, at a moment timing chose.
+void TakeFreeTokenLocked(int me) {
+  g_holder = me;
+  g_slots[me].state = State::kRunning;
+  ++g_timed_takes;
+  if (g_timing_fd < 0) return;
+  char text[24];
+  const int n = snprintf(text, sizeof text, "%lu\n", static_cast<unsigned long>(g_timed_takes));
+  // The raw call: pwrite itself is interposed (interpose_fd.cc), a scheduling point.
+  if (LibcSyscall()(SYS_pwrite64, g_timing_fd, text, static_cast<size_t>(n), 0) < 0) {
+    // Nothing to do: seer fuzz then reads no count, and says nothing of timing.
+  }
+}
+
 // Under the lock: makes `next` the holder (or nobody) and wakes it.
 void HandToLocked(int next) {
   g_holder = next;
@@ -226,8 +247,10 @@ void WaitForToken(int me, bool poll) {
     FutexWait(&s.go, poll ? &pause : nullptr);
     if (poll && s.go.load(std::memory_order_acquire) == 0) {
       Guard g;
-      if (g_holder < 0 && (s.state == State::kWaiting || (s.state == State::kPostponed && HoldOverLocked(s))))
-        HandToLocked(me);
+      if (g_holder < 0 && (s.state == State::kWaiting || (s.state == State::kPostponed && HoldOverLocked(s)))) {
+        TakeFreeTokenLocked(me);
+        break;  // the token is this thread's: no wake-up to wait for
+      }
     }
   }
   s.go.store(0, std::memory_order_relaxed);
@@ -269,10 +292,7 @@ int Me() {
     tls_slot = i;
     g_slots[i].stack = &tls_stack;
     g_slots[i].os_tid = static_cast<int>(syscall(SYS_gettid));
-    if (g_holder < 0) {
-      g_holder = i;
-      g_slots[i].state = State::kRunning;
-    }
+    if (g_holder < 0) TakeFreeTokenLocked(i);
     wait = g_holder != i;
   }
   if (wait) WaitForToken(tls_slot, false);
@@ -405,6 +425,8 @@ void FuzzInitialize() {
   g_rng = seed;
   if (const char* out = getenv("SEER_FUZZ_OUT"))
     g_out_fd = LibcOpen(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (const char* timing = getenv("SEER_FUZZ_TIMING"))
+    g_timing_fd = LibcOpen(timing, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   pthread_key_create(&g_end_key, OnThreadEnd);
   pthread_atfork(nullptr, nullptr, OnForkChild);
   // The calling thread (the main thread, from the constructor) holds the token.
@@ -690,10 +712,7 @@ void FuzzBlockEnd() {
   {
     Guard g;
     g_slots[me].state = State::kRunnable;
-    if (g_holder < 0) {
-      g_holder = me;
-      g_slots[me].state = State::kRunning;
-    }
+    if (g_holder < 0) TakeFreeTokenLocked(me);
     wait = g_holder != me;
   }
   if (wait) WaitForToken(me, false);
