@@ -88,10 +88,10 @@ struct PairOutcome {
   std::string harm;  // how the harmful run differed
   RaceSeen race;
   std::string end;  // how the reported run ended
-  // Hand-offs of the reported run that timing decided, not the seed (a thread
-  // back from the kernel took the free token, ...: fuzz_scheduler.cc,
-  // TakeFreeTokenLocked). Not 0: replaying the seed may take another path.
-  uint64_t timed_takes = 0;
+  // Scheduling events of the reported run that timing decided, not the seed (a
+  // thread back from the kernel, a retry while nobody ran: fuzz_scheduler.cc,
+  // CountTimedLocked). Not 0: replaying the seed may take another path.
+  uint64_t timed_events = 0;
 };
 
 std::string RealPath(const std::string& path) {
@@ -238,9 +238,9 @@ RunOptions Run(const FuzzCommandOptions& o, std::vector<std::pair<std::string, s
 }
 
 // One scheduled run; `race` is set when the runtime confirmed the race or
-// violation, `timed_takes` to the run's hand-offs that timing decided.
+// violation, `timed_events` to the run's scheduling events that timing decided.
 Status FuzzRun(const FuzzCommandOptions& o, const FuzzPair& p, uint64_t seed, const std::string& out_path,
-               ProgramResult* result, bool* confirmed, RaceSeen* race, uint64_t* timed_takes) {
+               ProgramResult* result, bool* confirmed, RaceSeen* race, uint64_t* timed_events) {
   unlink(out_path.c_str());
   const std::string timing_path = out_path + ".timing";
   unlink(timing_path.c_str());
@@ -249,9 +249,9 @@ Status FuzzRun(const FuzzCommandOptions& o, const FuzzPair& p, uint64_t seed, co
   Status s =
       RunProgram(Run(o, {{"SEER_FUZZ", spec}, {"SEER_FUZZ_OUT", out_path}, {"SEER_FUZZ_TIMING", timing_path}}), result);
   if (!s.ok()) return s;
-  *timed_takes = 0;
+  *timed_events = 0;
   std::ifstream timing(timing_path);
-  timing >> *timed_takes;
+  timing >> *timed_events;
   timing.close();
   unlink(timing_path.c_str());
   std::ifstream in(out_path);
@@ -284,8 +284,8 @@ Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const Progra
     ProgramResult result;
     bool confirmed = false;
     RaceSeen race;
-    uint64_t timed_takes = 0;
-    Status s = FuzzRun(o, p, seed, out_path, &result, &confirmed, &race, &timed_takes);
+    uint64_t timed_events = 0;
+    Status s = FuzzRun(o, p, seed, out_path, &result, &confirmed, &race, &timed_events);
     if (!s.ok()) return s;
     outcome->runs = i + 1;
     if (!confirmed) continue;
@@ -297,7 +297,7 @@ Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const Progra
       outcome->end = DescribeEnd(result);
       outcome->harmful = !harm.empty();
       outcome->harm = harm;
-      outcome->timed_takes = timed_takes;
+      outcome->timed_events = timed_events;
     }
     if (!o.find_harmful || outcome->harmful) break;
   }
@@ -379,11 +379,11 @@ std::string ReplayLine(const FuzzCommandOptions& o, uint64_t pair, uint64_t seed
 // alone may not repeat it.
 std::string ReplayText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r) {
   std::string text = "  replay: " + ReplayLine(o, p.id, r.seed) + "\n";
-  if (r.timed_takes != 0)
+  if (r.timed_events != 0)
     text += fmt::format(
-        "  (not exact: timing, not the seed, decided {} hand-off{} of this run (a thread back from the kernel, "
-        "or retrying while nobody ran): a replay may take another path)\n",
-        r.timed_takes, r.timed_takes == 1 ? "" : "s");
+        "  (not exact: timing, not the seed, decided {} scheduling event{} of this run (a thread back from the "
+        "kernel, or retrying while nobody ran): a replay may take another path)\n",
+        r.timed_events, r.timed_events == 1 ? "" : "s");
   return text;
 }
 
@@ -414,8 +414,8 @@ json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutco
     j[p.atomicity ? "violation" : "race"] = race;
     j["run_end"] = r.end;
     j["replay"] = ReplayLine(o, p.id, r.seed);
-    j["timed_handoffs"] = r.timed_takes;
-    j["replay_exact"] = r.timed_takes == 0;
+    j["timed_events"] = r.timed_events;
+    j["replay_exact"] = r.timed_events == 0;
   }
   return j;
 }

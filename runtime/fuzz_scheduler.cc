@@ -103,12 +103,13 @@ uint64_t g_rng = 0;
 uint64_t g_bias = 0;  // the executable's load bias: run-time pc = offset + bias
 int g_out_fd = -1;
 int g_reports = 0;
-// Takes of a token nobody held (a thread back from the kernel, a thread
-// retrying an acquire or ending a hold, a thread the scheduler did not start):
-// which thread comes first is timing, not the seed. Counted so that seer fuzz
-// can say when a seed may not replay its run; written to SEER_FUZZ_TIMING at
-// each take (the run may crash at any point).
-uint64_t g_timed_takes = 0;
+// Scheduling events that timing decides, not the seed: a thread back from a
+// call the scheduler does not model (it becomes runnable, or takes the free
+// token, whenever the kernel lets it go), a thread taking the token nobody
+// held (retrying an acquire, ending a hold, a thread the scheduler did not
+// start). Counted so that seer fuzz can say when a seed may not replay its
+// run; written to SEER_FUZZ_TIMING at each (the run may crash at any point).
+uint64_t g_timed_events = 0;
 int g_timing_fd = -1;
 uint64_t g_steps = 0;  // scheduling points passed, by every thread
 std::atomic<bool> g_lock{false};
@@ -213,18 +214,23 @@ bool HoldOverLocked(const Slot& s) {
   return g_fuzz.mode == FuzzMode::kAtomicity && NowNs() - s.held_since_ns >= kHoldForBlockedNs;
 }
 
-// Under the lock: `me` takes the token nobody holds, at a moment timing chose.
-void TakeFreeTokenLocked(int me) {
-  g_holder = me;
-  g_slots[me].state = State::kRunning;
-  ++g_timed_takes;
+// Under the lock: one more event that timing decided.
+void CountTimedLocked() {
+  ++g_timed_events;
   if (g_timing_fd < 0) return;
   char text[24];
-  const int n = snprintf(text, sizeof text, "%lu\n", static_cast<unsigned long>(g_timed_takes));
+  const int n = snprintf(text, sizeof text, "%lu\n", static_cast<unsigned long>(g_timed_events));
   // The raw call: pwrite itself is interposed (interpose_fd.cc), a scheduling point.
   if (LibcSyscall()(SYS_pwrite64, g_timing_fd, text, static_cast<size_t>(n), 0) < 0) {
     // Nothing to do: seer fuzz then reads no count, and says nothing of timing.
   }
+}
+
+// Under the lock: `me` takes the token nobody holds, at a moment timing chose.
+void TakeFreeTokenLocked(int me) {
+  g_holder = me;
+  g_slots[me].state = State::kRunning;
+  CountTimedLocked();
 }
 
 // Under the lock: makes `next` the holder (or nobody) and wakes it.
@@ -712,7 +718,11 @@ void FuzzBlockEnd() {
   {
     Guard g;
     g_slots[me].state = State::kRunnable;
-    if (g_holder < 0) TakeFreeTokenLocked(me);
+    if (g_holder < 0) {
+      TakeFreeTokenLocked(me);
+    } else {
+      CountTimedLocked();  // runnable from a moment the kernel chose
+    }
     wait = g_holder != me;
   }
   if (wait) WaitForToken(me, false);

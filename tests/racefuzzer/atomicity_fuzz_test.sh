@@ -123,7 +123,7 @@ replay=$(outcome "$work/$name.fuzz.json" "$want" replay)
 [ "$replay" = "seer fuzz --pairs $work/$name.json --pair $pair --seed $seed -- $programs/lost_update copy" ] ||
   fail "$name: the replay line is '$replay'"
 [ "$(outcome "$work/$name.fuzz.json" "$want" replay_exact)" = true ] ||
-  fail "$name: timing decided $(outcome "$work/$name.fuzz.json" "$want" timed_handoffs) hand-offs of a run without I/O"
+  fail "$name: timing decided $(outcome "$work/$name.fuzz.json" "$want" timed_events) events of a run without I/O"
 for i in 1 2; do
   text=$(cd "$work" && eval "\"\$seer\"${replay#seer}")
   grep -q "HARMFUL: it exited differently" <<<"$text" || fail "$name: replay $i of seed $seed: $text"
@@ -168,7 +168,7 @@ esac
 text=$("$seer" fuzz --pairs "$work/server.json" --pair "$spair" --runs 20 --load "$load" -- "$programs/counter_server")
 grep -q "(not exact: timing, not the seed, decided" <<<"$text" || fail "counter_server: the replay line does not say it is not exact: $text"
 echo "counter_server: ($swant) confirmed under --load in run $(outcome "$work/server.fuzz.json" "$swant" runs), harmful;" \
-  "timing decided $(outcome "$work/server.fuzz.json" "$swant" timed_handoffs) hand-offs"
+  "timing decided $(outcome "$work/server.fuzz.json" "$swant" timed_events) scheduling events"
 
 # --- 6. Bad input -----------------------------------------------------------------
 # A program that never listens: the load is never started, and seer says so.
