@@ -29,6 +29,7 @@ seer=$build/cli/seer
 programs=$build/tests/races/programs
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+export TMPDIR=$work  # seer fuzz keeps the schedules of runs timing decided part of there
 
 # Median wall time in ms of 5 runs of "$@" (environment from the caller).
 median_ms() {

@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -49,7 +51,8 @@ struct FuzzCommandOptions {
   uint64_t pair = 0;  // 0: every pair
   double timeout_s = 10;
   bool find_harmful = false;
-  std::string load;  // --load: a shell command that drives a server
+  std::string load;      // --load: a shell command that drives a server
+  std::string schedule;  // --schedule: the timing events an earlier run logged, to follow
   std::string format = "text";
   std::string output;
   std::vector<std::string> command;
@@ -90,9 +93,41 @@ struct PairOutcome {
   std::string end;  // how the reported run ended
   // Scheduling events of the reported run that timing decided, not the seed (a
   // thread back from the kernel, a retry while nobody ran: fuzz_scheduler.cc,
-  // CountTimedLocked). Not 0: replaying the seed may take another path.
+  // LogTimedLocked). Not 0: the seed alone may not replay the run; its log,
+  // kept in `schedule`, lets a replay follow them (--schedule).
   uint64_t timed_events = 0;
+  std::string schedule;
+  // A replay (--schedule) that could not follow its schedule: from which of
+  // its events on the run was free (-1: it followed it to the end).
+  int64_t left_schedule_at = -1;
 };
+
+// What the runtime logged of one run's timing events (SEER_FUZZ_TIMING): the
+// records of fuzz_scheduler.cc's TimedRecord (16 bytes: step, slot, kind).
+struct TimingLog {
+  uint64_t events = 0;
+  int64_t left_schedule_at = -1;  // a kDiverged record's event index
+};
+
+TimingLog ReadTimingLog(const std::string& path) {
+  constexpr uint32_t kDiverged = 9;
+  TimingLog log;
+  std::ifstream in(path, std::ios::binary);
+  struct {
+    uint64_t step;
+    int32_t slot;
+    uint32_t kind;
+  } record;
+  static_assert(sizeof record == 16);
+  while (in.read(reinterpret_cast<char*>(&record), sizeof record)) {
+    if (record.kind == kDiverged) {
+      if (log.left_schedule_at < 0) log.left_schedule_at = record.slot;
+    } else {
+      ++log.events;
+    }
+  }
+  return log;
+}
 
 std::string RealPath(const std::string& path) {
   char buf[PATH_MAX];
@@ -238,22 +273,21 @@ RunOptions Run(const FuzzCommandOptions& o, std::vector<std::pair<std::string, s
 }
 
 // One scheduled run; `race` is set when the runtime confirmed the race or
-// violation, `timed_events` to the run's scheduling events that timing decided.
+// violation, `timing` to what it logged of its timing events (the log itself
+// is left at `timing_path`).
 Status FuzzRun(const FuzzCommandOptions& o, const FuzzPair& p, uint64_t seed, const std::string& out_path,
-               ProgramResult* result, bool* confirmed, RaceSeen* race, uint64_t* timed_events) {
+               const std::string& timing_path, ProgramResult* result, bool* confirmed, RaceSeen* race,
+               TimingLog* timing) {
   unlink(out_path.c_str());
-  const std::string timing_path = out_path + ".timing";
   unlink(timing_path.c_str());
   const std::string spec = p.atomicity ? fmt::format("{},{:x},{:x},{:x}", seed, p.a.offset, p.b.offset, p.remote.offset)
                                        : fmt::format("{},{:x},{:x}", seed, p.a.offset, p.b.offset);
-  Status s =
-      RunProgram(Run(o, {{"SEER_FUZZ", spec}, {"SEER_FUZZ_OUT", out_path}, {"SEER_FUZZ_TIMING", timing_path}}), result);
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"SEER_FUZZ", spec}, {"SEER_FUZZ_OUT", out_path}, {"SEER_FUZZ_TIMING", timing_path}};
+  if (!o.schedule.empty()) env.push_back({"SEER_FUZZ_REPLAY", o.schedule});
+  Status s = RunProgram(Run(o, env), result);
   if (!s.ok()) return s;
-  *timed_events = 0;
-  std::ifstream timing(timing_path);
-  timing >> *timed_events;
-  timing.close();
-  unlink(timing_path.c_str());
+  *timing = ReadTimingLog(timing_path);
   std::ifstream in(out_path);
   std::string line;
   *confirmed = static_cast<bool>(std::getline(in, line)) && line.rfind(p.atomicity ? "atomicity " : "race ", 0) == 0;
@@ -276,16 +310,19 @@ std::string Harm(const ProgramResult& reference, const ProgramResult& run) {
   return std::string();
 }
 
+// `dir`: where the runs' files go; the timing log of the reported run stays
+// there as pairN.seedS.schedule when timing decided part of it.
 Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const ProgramResult& reference,
-                    const std::string& out_path, PairOutcome* outcome) {
+                    const std::string& dir, PairOutcome* outcome) {
   const uint64_t runs = o.seed_given && !o.runs_given ? 1 : o.runs;
+  const std::string out_path = dir + "/races", timing_path = dir + "/timing";
   for (uint64_t i = 0; i < runs; ++i) {
     const uint64_t seed = o.seed + i;
     ProgramResult result;
     bool confirmed = false;
     RaceSeen race;
-    uint64_t timed_events = 0;
-    Status s = FuzzRun(o, p, seed, out_path, &result, &confirmed, &race, &timed_events);
+    TimingLog timing;
+    Status s = FuzzRun(o, p, seed, out_path, timing_path, &result, &confirmed, &race, &timing);
     if (!s.ok()) return s;
     outcome->runs = i + 1;
     if (!confirmed) continue;
@@ -297,7 +334,13 @@ Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const Progra
       outcome->end = DescribeEnd(result);
       outcome->harmful = !harm.empty();
       outcome->harm = harm;
-      outcome->timed_events = timed_events;
+      outcome->timed_events = timing.events;
+      outcome->left_schedule_at = timing.left_schedule_at;
+      outcome->schedule.clear();
+      if (timing.events != 0 && o.schedule.empty()) {
+        outcome->schedule = fmt::format("{}/pair{}.seed{}.schedule", dir, p.id, seed);
+        if (rename(timing_path.c_str(), outcome->schedule.c_str()) != 0) outcome->schedule.clear();
+      }
     }
     if (!o.find_harmful || outcome->harmful) break;
   }
@@ -363,27 +406,44 @@ std::string ShellWord(const std::string& word) {
 
 // The command that runs pair `pair` with `seed` again, pasted as it is into a
 // shell: the pairs' file as it was given (report or trace, by the same
-// option), the timeout when not the default, and the program's whole command line.
-std::string ReplayLine(const FuzzCommandOptions& o, uint64_t pair, uint64_t seed) {
+// option), the timeout when not the default, the load, the schedule to follow
+// when timing decided part of the run, and the program's whole command line.
+std::string ReplayLine(const FuzzCommandOptions& o, uint64_t pair, uint64_t seed, const std::string& schedule) {
   std::string line = "seer fuzz ";
   line += o.pairs.empty() ? ShellWord(o.input) : "--pairs " + ShellWord(o.pairs);
   line += fmt::format(" --pair {} --seed {}", pair, seed);
   if (o.timeout_s != FuzzCommandOptions().timeout_s) line += fmt::format(" --timeout {}", o.timeout_s);
   if (!o.load.empty()) line += " --load " + ShellWord(o.load);
+  if (!schedule.empty()) line += " --schedule " + ShellWord(schedule);
   line += " --";
   for (const std::string& word : o.command) line += " " + ShellWord(word);
   return line;
 }
 
-// The replay line, and when timing decided part of the run, that the seed
-// alone may not repeat it.
+// The schedule a replay of `r` follows: the one kept of its run, or the one
+// this command followed itself.
+std::string ScheduleOf(const FuzzCommandOptions& o, const PairOutcome& r) {
+  return r.schedule.empty() ? o.schedule : r.schedule;
+}
+
+// The replay line, and what timing decided of the run: the seed alone replays
+// a run that timing decided nothing of; else the replay follows the run's
+// logged timing events, and says when it could not.
 std::string ReplayText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r) {
-  std::string text = "  replay: " + ReplayLine(o, p.id, r.seed) + "\n";
-  if (r.timed_events != 0)
+  const std::string schedule = ScheduleOf(o, r);
+  std::string text = "  replay: " + ReplayLine(o, p.id, r.seed, schedule) + "\n";
+  if (!o.schedule.empty() && r.left_schedule_at >= 0)
     text += fmt::format(
-        "  (not exact: timing, not the seed, decided {} scheduling event{} of this run (a thread back from the "
-        "kernel, or retrying while nobody ran): a replay may take another path)\n",
-        r.timed_events, r.timed_events == 1 ? "" : "s");
+        "  (this run left the schedule at its timing event {}: from there on the kernel's timing, not the "
+        "schedule, decided)\n",
+        r.left_schedule_at);
+  else if (!o.schedule.empty())
+    text += fmt::format("  (this run followed the schedule: {} timing events)\n", r.timed_events);
+  else if (r.timed_events != 0)
+    text += fmt::format(
+        "  (timing, not the seed, decided {} scheduling event{} of this run (a thread back from the kernel, or "
+        "retrying while nobody ran): the replay follows them from {})\n",
+        r.timed_events, r.timed_events == 1 ? "" : "s", schedule.empty() ? "(a schedule not kept)" : schedule);
   return text;
 }
 
@@ -413,9 +473,10 @@ json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutco
     }
     j[p.atomicity ? "violation" : "race"] = race;
     j["run_end"] = r.end;
-    j["replay"] = ReplayLine(o, p.id, r.seed);
+    j["replay"] = ReplayLine(o, p.id, r.seed, ScheduleOf(o, r));
     j["timed_events"] = r.timed_events;
-    j["replay_exact"] = r.timed_events == 0;
+    j["schedule"] = ScheduleOf(o, r).empty() ? json(nullptr) : json(ScheduleOf(o, r));
+    j["left_schedule_at"] = r.left_schedule_at >= 0 ? json(r.left_schedule_at) : json(nullptr);
   }
   return j;
 }
@@ -467,6 +528,9 @@ int RunFuzz(const FuzzCommandOptions& o) {
   if (!recorder::CarriesRuntime(exe))
     return Fail(Status::InvalidArgument(
         fmt::format("{} does not carry seer's runtime: build it with seer-cc or seer-c++", o.command[0])));
+  if (!o.schedule.empty() && (!o.seed_given || o.pair == 0 || o.runs_given))
+    return Fail(Status::InvalidArgument(
+        "--schedule replays one reported run: give its --pair and --seed (and no --runs), as its replay line does"));
   json report;
   Status s = LoadReport(o, &report);
   if (!s.ok()) return Fail(s);
@@ -484,9 +548,12 @@ int RunFuzz(const FuzzCommandOptions& o) {
     return Fail(Status::InvalidArgument(fmt::format(
         "--load: the unscheduled run of {} ended ({}) without listening on a TCP port: the load was never started",
         o.command[0], DescribeEnd(reference))));
-  char dir_template[] = "/tmp/seer-fuzz-XXXXXX";
-  if (mkdtemp(dir_template) == nullptr) return Fail(Status::IOError("cannot create a temporary folder"));
-  const std::string out_path = std::string(dir_template) + "/races";
+  // The runs' files; kept (with the schedules a replay follows) when a
+  // reported run needs its schedule.
+  const char* tmp = getenv("TMPDIR");
+  std::string dir = std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/seer-fuzz-XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr)
+    return Fail(Status::IOError(fmt::format("cannot create a folder {}: {}", dir, std::strerror(errno))));
 
   StackSymbols symbols(exe);
   const size_t atomicity = std::count_if(pairs.begin(), pairs.end(), [](const FuzzPair& p) { return p.atomicity; });
@@ -498,7 +565,7 @@ int RunFuzz(const FuzzCommandOptions& o) {
   for (const FuzzPair& p : pairs) {
     if (o.pair != 0 && p.id != o.pair) continue;
     PairOutcome r;
-    if (p.not_directed.empty()) s = FuzzPairRuns(o, p, reference, out_path, &r);
+    if (p.not_directed.empty()) s = FuzzPairRuns(o, p, reference, dir, &r);
     if (!s.ok()) break;
     confirmed += r.confirmed;
     harmful += r.harmful;
@@ -507,8 +574,9 @@ int RunFuzz(const FuzzCommandOptions& o) {
     for (json* entry : p.entries) (*entry)["fuzz"] = j;
     outcomes.push_back(j);
   }
-  unlink(out_path.c_str());
-  rmdir(dir_template);
+  unlink((dir + "/races").c_str());
+  unlink((dir + "/timing").c_str());
+  rmdir(dir.c_str());  // fails, and keeps it, when a schedule is in it
   if (!s.ok()) return Fail(s);
   text += fmt::format("{} confirmed, {} harmful, of {} pair(s) fuzzed\n", confirmed, harmful, outcomes.size());
   json reference_json = {{"end", DescribeEnd(reference)}};
@@ -539,6 +607,9 @@ void RegisterFuzz(CLI::App& app, Runner& runner) {
   cmd->add_option("--load", o->load,
                   "a shell command that drives a server: started once the program listens on a TCP port "
                   "(its port in $SEER_LOAD_PORT); when it ends, the program gets SIGTERM");
+  cmd->add_option("--schedule", o->schedule,
+                  "with --pair and --seed: follow the timing events a reported run logged (its replay line names it)")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--find-harmful", o->find_harmful,
                 "after a confirming run, go on (up to --runs) until one ends or prints differently");
   cmd->add_option("--format", o->format, "output format")

@@ -9,6 +9,7 @@
 #include <link.h>
 #include <linux/futex.h>
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -108,10 +109,38 @@ int g_reports = 0;
 // token, whenever the kernel lets it go), a thread taking the token nobody
 // held (retrying an acquire, ending a hold, a thread the scheduler did not
 // start). Counted so that seer fuzz can say when a seed may not replay its
-// run; written to SEER_FUZZ_TIMING at each (the run may crash at any point).
+// run, and log them so that a replay can follow them: one TimedRecord each,
+// appended to SEER_FUZZ_TIMING at once (the run may crash at any point).
 uint64_t g_timed_events = 0;
 int g_timing_fd = -1;
 uint64_t g_steps = 0;  // scheduling points passed, by every thread
+
+// What a TimedRecord logs. Its layout is read by seer fuzz (cli/fuzz_command.cc).
+enum class Timed : uint32_t {
+  kReturn = 1,      // back from an unmodelled call while another thread held the token: runnable
+  kReturnTake = 2,  // back from such a call, and took the free token
+  kPollTake = 3,    // a retrying (or held) thread took the free token
+  kJoin = 4,        // a thread the scheduler did not start joined (not followed in a replay)
+  kDiverged = 9,    // a replay could not follow its schedule from here: `slot` is the record's index
+};
+struct TimedRecord {
+  uint64_t step;  // g_steps when it happened
+  int32_t slot;
+  uint32_t kind;
+};
+static_assert(sizeof(TimedRecord) == 16);
+
+// A replay (SEER_FUZZ_REPLAY: the records of an earlier run with the same
+// seed): each timing event waits for its turn, the same step and the same
+// order, and a pick at the step of an event still to come waits for it
+// (PickLocked). When the run leaves the schedule (an event out of order, or
+// none for kReplayPatienceNs) the rest of the run is free, and logged so.
+constexpr int64_t kReplayPatienceNs = 2000ll * 1000 * 1000;
+const TimedRecord* g_replay = nullptr;
+size_t g_replay_count = 0;
+size_t g_replay_next = 0;
+bool g_replaying = false;
+bool g_pick_deferred = false;  // a pick waits for the next event (PickLocked)
 std::atomic<bool> g_lock{false};
 
 __thread int tls_slot = -1;
@@ -157,11 +186,8 @@ uint64_t Draw() {
   return z ^ (z >> 31);
 }
 
-int64_t NowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return int64_t{ts.tv_sec} * 1000000000 + ts.tv_nsec;
-}
+// Monotonic nanoseconds, signed for differences (rt_state.h's NowNs).
+int64_t Now() { return static_cast<int64_t>(NowNs()); }
 
 void FutexWait(std::atomic<uint32_t>* word, const timespec* timeout) {
   LibcSyscall()(SYS_futex, reinterpret_cast<uint32_t*>(word), FUTEX_WAIT_PRIVATE, 0, timeout, nullptr, 0);
@@ -182,6 +208,12 @@ void EnableWaitersLocked() {
 int PickLocked() {
   int candidates[kMaxSlots];
   int n = 0;
+  if (g_replaying && g_replay_next < g_replay_count && g_replay[g_replay_next].step == g_steps) {
+    // The recorded run had a timing event before this pick: the event's
+    // thread makes the pick when its turn comes (ResumePickLocked).
+    g_pick_deferred = true;
+    return -1;
+  }
   ++g_steps;
   for (int i = 0; i < g_slot_count; ++i)
     if (g_slots[i].state == State::kPostponed && g_steps - g_slots[i].postponed_at > kMaxPostponedSteps)
@@ -193,7 +225,7 @@ int PickLocked() {
     // waits a while for one that is blocked in the kernel to come back
     // (WaitForToken polls for the end of the wait): nobody holds the token.
     bool blocked = false, fresh_hold = false;
-    const int64_t now = NowNs();
+    const int64_t now = Now();
     for (int i = 0; i < g_slot_count; ++i) {
       blocked |= g_slots[i].state == State::kBlocked;
       fresh_hold |= g_slots[i].state == State::kPostponed && now - g_slots[i].held_since_ns < kHoldForBlockedNs;
@@ -208,29 +240,80 @@ int PickLocked() {
   return candidates[Draw() % static_cast<uint64_t>(n)];
 }
 
+void HandToLocked(int next);
+
 // Under the lock: whether a postponed thread has waited long enough for a
 // thread in the kernel (PickLocked) to take the token nobody holds.
 bool HoldOverLocked(const Slot& s) {
-  return g_fuzz.mode == FuzzMode::kAtomicity && NowNs() - s.held_since_ns >= kHoldForBlockedNs;
+  return g_fuzz.mode == FuzzMode::kAtomicity && Now() - s.held_since_ns >= kHoldForBlockedNs;
 }
 
-// Under the lock: one more event that timing decided.
-void CountTimedLocked() {
-  ++g_timed_events;
+void WriteRecordLocked(const TimedRecord& r) {
   if (g_timing_fd < 0) return;
-  char text[24];
-  const int n = snprintf(text, sizeof text, "%lu\n", static_cast<unsigned long>(g_timed_events));
-  // The raw call: pwrite itself is interposed (interpose_fd.cc), a scheduling point.
-  if (LibcSyscall()(SYS_pwrite64, g_timing_fd, text, static_cast<size_t>(n), 0) < 0) {
-    // Nothing to do: seer fuzz then reads no count, and says nothing of timing.
+  // The raw call: write itself is interposed (interpose_fd.cc), a scheduling point.
+  if (LibcSyscall()(SYS_write, g_timing_fd, &r, sizeof r) < 0) {
+    // Nothing to do: seer fuzz then reads fewer events, and says less of timing.
   }
 }
 
+// Under the lock: one more event that timing decided.
+void LogTimedLocked(int slot, Timed kind) {
+  ++g_timed_events;
+  WriteRecordLocked({g_steps, slot, static_cast<uint32_t>(kind)});
+}
+
+// Under the lock: the replay ends here; the rest of the run is free.
+void LeaveScheduleLocked() {
+  if (!g_replaying) return;
+  g_replaying = false;
+  WriteRecordLocked({g_steps, static_cast<int32_t>(g_replay_next), static_cast<uint32_t>(Timed::kDiverged)});
+  if (g_pick_deferred && g_holder < 0) {
+    g_pick_deferred = false;
+    HandToLocked(PickLocked());
+  }
+}
+
+// Under the lock: whether a timing event of `me`, one of `kinds`, may happen
+// now: always when not replaying; in a replay, when it is the next recorded
+// event (consumed; *recorded is its kind). An event the schedule does not
+// have next at this step, while the schedule is past it or over, leaves it.
+bool TurnLocked(int me, std::initializer_list<Timed> kinds, Timed* recorded) {
+  if (!g_replaying) return true;
+  if (g_replay_next < g_replay_count) {
+    const TimedRecord& r = g_replay[g_replay_next];
+    bool kind_ok = false;
+    for (Timed k : kinds) kind_ok |= r.kind == static_cast<uint32_t>(k);
+    if (r.step == g_steps && r.slot == me && kind_ok) {
+      ++g_replay_next;
+      *recorded = static_cast<Timed>(r.kind);
+      return true;
+    }
+    if (r.step >= g_steps) return false;  // still to come
+  }
+  LeaveScheduleLocked();
+  return true;
+}
+
+// Under the lock: after an event that did not take the token, the pick that
+// waited for it.
+void ResumePickLocked() {
+  if (!g_pick_deferred || g_holder >= 0) return;
+  g_pick_deferred = false;
+  HandToLocked(PickLocked());  // may wait again, for the next event at this step
+}
+
 // Under the lock: `me` takes the token nobody holds, at a moment timing chose.
-void TakeFreeTokenLocked(int me) {
+void TakeFreeTokenLocked(int me, Timed kind) {
   g_holder = me;
   g_slots[me].state = State::kRunning;
-  CountTimedLocked();
+  g_pick_deferred = false;
+  LogTimedLocked(me, kind);
+}
+
+// A raw millisecond's sleep (nanosleep is interposed: interpose_sleep.cc).
+void SleepMillisecond() {
+  const timespec pause = {0, 1000000};
+  LibcSyscall()(SYS_nanosleep, &pause, nullptr);
 }
 
 // Under the lock: makes `next` the holder (or nobody) and wakes it.
@@ -249,14 +332,25 @@ void HandToLocked(int next) {
 void WaitForToken(int me, bool poll) {
   Slot& s = g_slots[me];
   const timespec pause = {0, 1000000};
+  int64_t free_since = 0;  // replaying: when this poller first found the token free
   while (s.go.load(std::memory_order_acquire) == 0) {
     FutexWait(&s.go, poll ? &pause : nullptr);
     if (poll && s.go.load(std::memory_order_acquire) == 0) {
       Guard g;
-      if (g_holder < 0 && (s.state == State::kWaiting || (s.state == State::kPostponed && HoldOverLocked(s)))) {
-        TakeFreeTokenLocked(me);
+      // In a replay the schedule says when (a held thread's time is up then).
+      const bool may =
+          s.state == State::kWaiting || (s.state == State::kPostponed && (g_replaying || HoldOverLocked(s)));
+      if (g_holder >= 0 || !may) {
+        free_since = 0;
+        continue;
+      }
+      Timed recorded;
+      if (TurnLocked(me, {Timed::kPollTake}, &recorded)) {
+        TakeFreeTokenLocked(me, Timed::kPollTake);
         break;  // the token is this thread's: no wake-up to wait for
       }
+      if (free_since == 0) free_since = Now();
+      if (Now() - free_since > kReplayPatienceNs) LeaveScheduleLocked();
     }
   }
   s.go.store(0, std::memory_order_relaxed);
@@ -298,7 +392,11 @@ int Me() {
     tls_slot = i;
     g_slots[i].stack = &tls_stack;
     g_slots[i].os_tid = static_cast<int>(syscall(SYS_gettid));
-    if (g_holder < 0) TakeFreeTokenLocked(i);
+    if (g_holder < 0) {
+      TakeFreeTokenLocked(i, Timed::kJoin);
+    } else {
+      LogTimedLocked(i, Timed::kJoin);
+    }
     wait = g_holder != i;
   }
   if (wait) WaitForToken(tls_slot, false);
@@ -394,6 +492,35 @@ void* FuzzThreadStart(void* p) {
   return ret;
 }
 
+// Reads a schedule written by an earlier run (SEER_FUZZ_TIMING). Unreadable:
+// no replay, and the run's own log says it left the schedule at once.
+void LoadSchedule(const char* path) {
+  g_replaying = true;
+  const int fd = LibcOpen(path, O_RDONLY | O_CLOEXEC);
+  if (fd >= 0) {
+    // At most 1M events (16 MB), from memory the program does not see.
+    constexpr size_t kMaxRecords = 1 << 20;
+    void* mem = mmap(nullptr, kMaxRecords * sizeof(TimedRecord), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem != MAP_FAILED) {
+      char* out = static_cast<char*>(mem);
+      size_t got = 0;
+      for (;;) {
+        const ssize_t n = LibcRead(fd, out + got, kMaxRecords * sizeof(TimedRecord) - got);
+        if (n <= 0) break;
+        got += static_cast<size_t>(n);
+      }
+      g_replay = static_cast<const TimedRecord*>(mem);
+      g_replay_count = got / sizeof(TimedRecord);
+      // A record of an earlier divergence ends what can be followed.
+      for (size_t i = 0; i < g_replay_count; ++i)
+        if (g_replay[i].kind == static_cast<uint32_t>(Timed::kDiverged)) g_replay_count = i;
+    }
+    LibcClose(fd);
+  }
+  if (g_replay == nullptr) LeaveScheduleLocked();
+}
+
 }  // namespace
 
 bool FuzzHandlerBegin() {
@@ -432,7 +559,8 @@ void FuzzInitialize() {
   if (const char* out = getenv("SEER_FUZZ_OUT"))
     g_out_fd = LibcOpen(out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
   if (const char* timing = getenv("SEER_FUZZ_TIMING"))
-    g_timing_fd = LibcOpen(timing, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    g_timing_fd = LibcOpen(timing, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+  if (const char* replay = getenv("SEER_FUZZ_REPLAY")) LoadSchedule(replay);
   pthread_key_create(&g_end_key, OnThreadEnd);
   pthread_atfork(nullptr, nullptr, OnForkChild);
   // The calling thread (the main thread, from the constructor) holds the token.
@@ -522,7 +650,7 @@ bool HoldLocked(int me) {
   if (g_fuzz.mode != FuzzMode::kAtomicity || !r.armed || r.intruded || r.holds >= kMaxHoldsPerRegion) return false;
   ++r.holds;
   s.postponed_at = g_steps;
-  s.held_since_ns = NowNs();
+  s.held_since_ns = Now();
   return true;
 }
 
@@ -714,16 +842,32 @@ void FuzzBlockEnd() {
   --tls_in_scheduler;
   const int me = tls_slot;
   if (me < 0 || tls_unscheduled || tls_handler_unscheduled) return;
-  bool wait;
-  {
-    Guard g;
-    g_slots[me].state = State::kRunnable;
-    if (g_holder < 0) {
-      TakeFreeTokenLocked(me);
-    } else {
-      CountTimedLocked();  // runnable from a moment the kernel chose
+  // Runnable (or holding the free token) from a moment the kernel chose: in a
+  // replay, the moment the schedule says.
+  const int64_t start = Now();
+  bool wait = false;
+  for (bool done = false; !done;) {
+    {
+      Guard g;
+      Timed recorded = Timed{0};  // set when the event followed the schedule
+      done = TurnLocked(me, {Timed::kReturn, Timed::kReturnTake}, &recorded);
+      if (done) {
+        // Followed: the recorded kind decides; free: whether the token is.
+        const bool take = recorded == Timed{0} ? g_holder < 0 : recorded == Timed::kReturnTake;
+        if (take && g_holder < 0) {
+          TakeFreeTokenLocked(me, Timed::kReturnTake);
+        } else {
+          if (take) LeaveScheduleLocked();  // the recorded run found the token free here
+          g_slots[me].state = State::kRunnable;
+          LogTimedLocked(me, Timed::kReturn);
+          ResumePickLocked();
+        }
+        wait = g_holder != me;
+      } else if (Now() - start > kReplayPatienceNs) {
+        LeaveScheduleLocked();  // the next turn is free
+      }
     }
-    wait = g_holder != me;
+    if (!done) SleepMillisecond();
   }
   if (wait) WaitForToken(me, false);
 }

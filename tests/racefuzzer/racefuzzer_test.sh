@@ -5,6 +5,8 @@
 #  2. replay: --pair P --seed S reproduces the schedule and the outcome, and
 #     every seed of a range gives the same outcome twice;
 #  3. a race followed by a crash is confirmed harmful, and replayed by its seed;
+#     one whose outcome the kernel's timing decides is replayed by the run's
+#     schedule (its logged timing events);
 #  4. signal handlers that interrupt the scheduler do not hang a run.
 # Usage: racefuzzer_test.sh SEER PROGRAMS_DIR SOURCE_DIR
 set -euo pipefail
@@ -14,6 +16,7 @@ if [ "$(id -u)" != 0 ]; then
   exit 77
 fi
 work=$(mktemp -d)
+export TMPDIR=$work  # seer fuzz keeps the schedules of runs timing decided part of there
 trap 'rm -rf "$work"' EXIT
 failures=0
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
@@ -116,6 +119,37 @@ esac
 replayed=$(cd "$work" && eval "\"\$seer\"${line#seer}")
 grep -q "HARMFUL: it crashed" <<<"$replayed" || fail "crash_after_race: the printed replay line ran without the crash: $replayed"
 echo "crash_after_race: the printed replay line replays the crash: $line"
+
+# --- 3b. A crash that the kernel's timing decides, replayed by its schedule -----------
+# Which worker comes back from its pipe read first is timing: the seed alone
+# replays the crash now and then; the replay line names the run's logged
+# timing events, and following them the crash comes back every time.
+predict crash_after_wait hb
+text=$("$seer" fuzz --pairs "$work/crash_after_wait.json" --runs 100 --find-harmful -- "$programs/crash_after_wait")
+line=$(sed -n 's/^  replay: //p' <<<"$text" | head -1)
+grep -q "HARMFUL: it crashed" <<<"$text" || fail "crash_after_wait: no crash in 100 runs: $text"
+case "$line" in
+  *" --schedule $work/seer-fuzz-"*) ;;
+  *) fail "crash_after_wait: the replay line names no schedule: $text" ;;
+esac
+crashes=0
+for i in 1 2 3 4 5; do
+  replayed=$(cd "$work" && eval "\"\$seer\"${line#seer}")
+  grep -q "(this run followed the schedule: " <<<"$replayed" || fail "crash_after_wait: replay $i left its schedule: $replayed"
+  if grep -q "HARMFUL: it crashed" <<<"$replayed"; then crashes=$((crashes + 1)); fi
+done
+[ $crashes = 5 ] || fail "crash_after_wait: $crashes of 5 replays that follow the schedule crashed"
+echo "crash_after_wait: the replay that follows the schedule crashed 5 times of 5: $line"
+# A schedule with nothing in it: the run leaves it at its first timing event, and says so.
+: >"$work/empty.schedule"
+replayed=$("$seer" fuzz --pairs "$work/crash_after_wait.json" --pair 1 --seed "$(sed 's/.*--seed \([0-9]*\).*/\1/' <<<"$line")" \
+  --schedule "$work/empty.schedule" -- "$programs/crash_after_wait")
+grep -q "left the schedule at its timing event 0" <<<"$replayed" || fail "an empty schedule: $replayed"
+if "$seer" fuzz --pairs "$work/crash_after_wait.json" --schedule "$work/empty.schedule" -- "$programs/crash_after_wait" \
+  2>"$work/err"; then
+  fail "--schedule without --pair and --seed accepted"
+fi
+grep -q "give its --pair and --seed" "$work/err" || fail "--schedule alone: $(cat "$work/err")"
 
 # --- 4. Signal handlers under the scheduler ---------------------------------------
 # A stream of signals interrupts main inside the scheduler: every seed's run
