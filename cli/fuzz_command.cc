@@ -161,6 +161,22 @@ Status StatementOf(const json& event, const std::string& exe, Statement* out, st
   return Status::Ok();
 }
 
+// Lists `pair` under `key` (numbered next) unless a pair with that key is
+// listed already; either way the listed one gets the engine and the report entry.
+template <typename Key>
+void AddDistinct(const Key& key, FuzzPair pair, const std::string& engine, json* entry, std::map<Key, size_t>* seen,
+                 std::vector<FuzzPair>* out) {
+  auto it = seen->find(key);
+  if (it == seen->end()) {
+    it = seen->emplace(key, out->size()).first;
+    pair.id = out->size() + 1;
+    out->push_back(std::move(pair));
+  }
+  FuzzPair& known = (*out)[it->second];
+  known.engines.push_back(engine);
+  known.entries.push_back(entry);
+}
+
 // Distinct pairs of statements over every engine, numbered from 1 in report order.
 Status CollectPairs(json* report, const std::string& exe, std::vector<FuzzPair>* out) {
   if (!report->is_object() || !report->contains("races") || !(*report)["races"].is_object())
@@ -180,15 +196,7 @@ Status CollectPairs(json* report, const std::string& exe, std::vector<FuzzPair>*
       const uint64_t tag = pair.not_directed.empty() ? 0 : 1ull << 63;
       const std::pair<uint64_t, uint64_t> key(std::min(pair.a.offset, pair.b.offset) | tag,
                                               std::max(pair.a.offset, pair.b.offset) | tag);
-      auto it = seen.find(key);
-      if (it == seen.end()) {
-        it = seen.emplace(key, out->size()).first;
-        pair.id = out->size() + 1;
-        out->push_back(pair);
-      }
-      FuzzPair& known = (*out)[it->second];
-      known.engines.push_back(engine);
-      known.entries.push_back(&p);
+      AddDistinct(key, std::move(pair), engine, &p, &seen, out);
     }
   }
   return Status::Ok();
@@ -213,17 +221,10 @@ Status CollectAtomicity(json* report, const std::string& exe, std::vector<FuzzPa
       if (s.ok()) s = StatementOf(v["local_second"], exe, &pair.b, &pair.not_directed);
       if (s.ok()) s = StatementOf(v["remote"], exe, &pair.remote, &pair.not_directed);
       if (!s.ok()) return s;
-      const auto key = std::make_tuple(pair.a.offset, pair.b.offset, pair.remote.offset);
-      auto it = seen.find(key);
-      if (it == seen.end()) {
-        it = seen.emplace(key, out->size()).first;
-        pair.id = out->size() + 1;
-        out->push_back(pair);
-      }
-      FuzzPair& known = (*out)[it->second];
-      known.engines.push_back(candidate ? v.value("engine", "atomicity") + " candidate"
-                                        : v.value("engine", "atomicity"));
-      known.entries.push_back(&v);
+      const uint64_t tag = pair.not_directed.empty() ? 0 : 1ull << 63;  // as for races
+      const auto key = std::make_tuple(pair.a.offset | tag, pair.b.offset | tag, pair.remote.offset | tag);
+      const std::string engine = v.value("engine", "atomicity");
+      AddDistinct(key, std::move(pair), candidate ? engine + " candidate" : engine, &v, &seen, out);
     }
   }
   return Status::Ok();
