@@ -91,7 +91,7 @@ class BatchSideWork {
 
 // One thread: every engine takes each batch in turn.
 Status FeedInOrder(const std::vector<const EngineSpec*>& specs, const std::vector<std::unique_ptr<Engine>>& engines,
-                   AnalysisRun* run, BatchSideWork* side, AnalysisProgress* progress) {
+                   AnalysisRun* run, BatchSideWork* side, AnalysisProgress* progress, std::vector<Findings>* each) {
   std::vector<Event> batch;
   while (true) {
     Status s = run->reader->Next(&batch);
@@ -102,8 +102,9 @@ Status FeedInOrder(const std::vector<const EngineSpec*>& specs, const std::vecto
     if (!s.ok()) return s;
     if (progress != nullptr) progress->Fed(run->events, run->reader->info().counters.events);
   }
+  each->assign(engines.size(), Findings());
   for (size_t i = 0; i < engines.size(); ++i) {
-    Status s = engines[i]->Finish(&run->findings);
+    Status s = engines[i]->Finish(&(*each)[i]);
     if (!s.ok()) return s.WithContext(specs[i]->name);
   }
   return Status::Ok();
@@ -112,7 +113,7 @@ Status FeedInOrder(const std::vector<const EngineSpec*>& specs, const std::vecto
 // --jobs N: this thread decodes, the engines run on the pool's N threads.
 Status FeedInParallel(JobPool* pool, const std::vector<const EngineSpec*>& specs,
                       const std::vector<std::unique_ptr<Engine>>& engines, AnalysisRun* run, BatchSideWork* side,
-                      AnalysisProgress* progress) {
+                      AnalysisProgress* progress, std::vector<Findings>* each) {
   std::vector<Engine*> lanes;
   for (const auto& engine : engines) lanes.push_back(engine.get());
   ParallelFeed feed(pool, lanes, kMaxEventsInFlight);
@@ -129,7 +130,7 @@ Status FeedInParallel(JobPool* pool, const std::vector<const EngineSpec*>& specs
     if (progress != nullptr) progress->Fed(feed.processed(), run->reader->info().counters.events);
   }
   size_t failed = 0;
-  Status s = feed.Finish(&run->findings, &failed, [&](uint64_t processed) {
+  Status s = feed.Finish(each, &failed, [&](uint64_t processed) {
     if (progress != nullptr) progress->Fed(processed, run->reader->info().counters.events);
   });
   if (!s.ok()) return s.WithContext(specs[failed]->name);
@@ -161,9 +162,14 @@ Status RunAnalyses(const std::string& path, const std::vector<const EngineSpec*>
 
   run->events = 0;
   BatchSideWork side(path, options, run, observe);
-  s = pool ? FeedInParallel(pool.get(), specs, engines, run, &side, progress)
-           : FeedInOrder(specs, engines, run, &side, progress);
+  std::vector<Findings> each;
+  s = pool ? FeedInParallel(pool.get(), specs, engines, run, &side, progress, &each)
+           : FeedInOrder(specs, engines, run, &side, progress, &each);
   if (!s.ok()) return s;
+  if (run->keep_by_engine)
+    run->by_engine = std::move(each);
+  else
+    for (Findings& f : each) run->findings.Append(std::move(f));
   if (progress != nullptr) progress->Fed(run->events, info.counters.events);
   // A post-pass, not an engine: it decides the pairs the race engines reported.
   if (options.confirm_races && !run->findings.races.empty()) {

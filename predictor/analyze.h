@@ -29,6 +29,10 @@ struct AnalysisRun {
   std::unique_ptr<TraceReader> reader;  // kept open: reports look names up in it
   Findings findings;
   uint64_t events = 0;  // events fed to the engines
+  // Set before the run: each engine's findings go to by_engine (in the order
+  // of the engines) instead of into `findings` (a shard keeps them apart).
+  bool keep_by_engine = false;
+  std::vector<Findings> by_engine;
 };
 
 // Runs `engines` over the trace at `path`. `progress`, if set, hears how far the

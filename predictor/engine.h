@@ -11,11 +11,31 @@
 
 #include "predictor/findings.h"
 #include "predictor/progress.h"
+#include "predictor/seqcheck/stats.h"
 #include "seer/event.h"
 #include "seer/status.h"
 #include "seer/trace.h"
 
 namespace seer::predictor {
+
+// How a run decides the SeqCheck windows of the windowed engines (deadlock,
+// atomicity) when it is one part of an analysis (`seer analyze --shard`,
+// predictor/shard.h) or the merge of parts: it decides only some windows, each
+// with the checks it is told, and hands each result here instead of joining
+// them into the engine's findings (the merge joins them, as the engine would).
+class WindowHook {
+ public:
+  virtual ~WindowHook() = default;
+  // Before window `k` of `engine` fills: whether this run decides it, and with
+  // how many feasibility checks (`whole`: the engine's budget over the whole
+  // trace). A window not decided is not kept in memory.
+  virtual bool Decides(const std::string& engine, uint64_t k, uint64_t whole, uint64_t* budget) = 0;
+  // A window it decides, in window order.
+  virtual void Decided(const std::string& engine, uint64_t k, uint64_t budget, Findings found,
+                       const seqcheck::SeqCheckStats& stats) = 0;
+  // At the engine's Finish: how many windows the trace made.
+  virtual void Windows(const std::string& engine, uint64_t count) = 0;
+};
 
 // Options the user can set for analyses; engines read the ones they know.
 struct AnalysisOptions {
@@ -47,6 +67,9 @@ struct AnalysisOptions {
   // and SeqCheck's windows in parallel (docs/analyses.md, "Jobs"). Findings do
   // not depend on it.
   unsigned jobs = 1;
+  // Set by a sharded run or a merge (predictor/shard.h), never by users: the
+  // windowed engines decide the windows it says (null: all of them, joined).
+  WindowHook* window_hook = nullptr;
 };
 
 class JobPool;

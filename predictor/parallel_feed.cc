@@ -105,7 +105,7 @@ void ParallelFeed::Run(Lane* lane) {
   if (again) pool_->Submit([this, lane] { Run(lane); }, lane->thread);
 }
 
-Status ParallelFeed::Finish(Findings* findings, size_t* failed, const std::function<void(uint64_t)>& waiting) {
+Status ParallelFeed::Finish(std::vector<Findings>* each, size_t* failed, const std::function<void(uint64_t)>& waiting) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     finish_ = true;
@@ -132,7 +132,8 @@ Status ParallelFeed::Finish(Findings* findings, size_t* failed, const std::funct
       return lanes_[i]->status;
     }
   }
-  for (auto& lane : lanes_) findings->Append(std::move(lane->findings));
+  each->clear();
+  for (auto& lane : lanes_) each->push_back(std::move(lane->findings));
   return Status::Ok();
 }
 

@@ -45,10 +45,12 @@ class ParallelFeed {
   // Events every lane has processed (the slowest lane's count).
   uint64_t processed() const;
   // Has every engine Finish into a Findings of its own, waits for all, and
-  // appends them to *findings in engine order (what one thread would have
-  // appended). *failed is the first engine (in order) whose Finish failed.
-  // `waiting`, if set, gets processed() about five times a second meanwhile.
-  Status Finish(Findings* findings, size_t* failed, const std::function<void(uint64_t processed)>& waiting = {});
+  // hands them over in engine order (*each: one per engine; appended one
+  // after another they are what one thread would have found). *failed is the
+  // first engine (in order) whose Finish failed. `waiting`, if set, gets
+  // processed() about five times a second meanwhile.
+  Status Finish(std::vector<Findings>* each, size_t* failed,
+                const std::function<void(uint64_t processed)>& waiting = {});
 
  private:
   struct Lane {

@@ -39,6 +39,15 @@ void TraceWindows::Track(const Event& e) {
 }
 
 bool TraceWindows::Add(const Event* events, size_t n, size_t* used) {
+  if (skip_) {
+    size_t i = 0;
+    for (; i < n && (window_ == 0 || skipped_ < window_); ++i) {
+      Track(events[i]);
+      ++skipped_;
+    }
+    *used = i;
+    return window_ != 0 && skipped_ >= window_;
+  }
   // A window fills to its size: grow once, not by doublings that copy it, with
   // room for the carried acquires of later windows (one per held lock), so
   // that the recycled vector is big enough for each.
@@ -63,6 +72,8 @@ std::vector<Event> TraceWindows::Take(size_t* carried) {
   std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return a.index < b.index; });
   carried_ = events_.size();
   ++taken_;
+  skip_ = false;
+  skipped_ = 0;
   return out;
 }
 

@@ -35,7 +35,13 @@ class TraceWindows {
   // the next window fills it instead of a new one (a window is tens of MB, and
   // fresh memory costs a page fault per 4 KB as it fills).
   void Recycle(std::vector<Event> events);
-  bool empty() const { return events_.size() == carried_; }
+  // Whether the window filling now (or the next, right after Take) keeps its
+  // events: a skipped window (another shard's, predictor/shard.h) is only
+  // counted and followed for the locks held, and Take returns its carried
+  // acquires alone. Reset by Take.
+  void SkipCurrent(bool skip) { skip_ = skip; }
+  bool skipping() const { return skip_; }
+  bool empty() const { return events_.size() == carried_ && skipped_ == 0; }
   uint64_t windows_taken() const { return taken_; }
 
  private:
@@ -44,6 +50,8 @@ class TraceWindows {
   const uint64_t window_;
   std::vector<Event> events_;
   size_t carried_ = 0;  // events_ starts with this many carried acquires
+  bool skip_ = false;
+  uint64_t skipped_ = 0;  // events of the current window not kept
   uint64_t taken_ = 0;
   // (thread, lock) -> (depth, the outermost acquire) for every held lock.
   std::map<std::pair<uint32_t, uint64_t>, std::pair<uint32_t, Event>> held_;

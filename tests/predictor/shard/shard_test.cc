@@ -1,0 +1,233 @@
+// `seer analyze --shard I/N` then `seer merge` (predictor/shard.h) reports
+// what one run reports: on generated and random traces, with SeqCheck windows
+// small enough that there are many and check budgets small enough that they
+// run out (the merge then decides a window again), the text and JSON reports
+// of the merge of 1, 2 and 3 shards are one run's, byte for byte. Every part
+// goes through its file's encoding on the way (predictor/partial_file.h).
+#include "predictor/shard.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <initializer_list>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "gen/generator.h"
+#include "predictor/analyze.h"
+#include "predictor/partial_file.h"
+#include "predictor/report/report.h"
+#include "seer/trace.h"
+#include "tests/support/random_trace.h"
+#include "tests/support/temp_dir.h"
+#include "tests/support/test_scale.h"
+
+namespace seer::predictor {
+namespace {
+
+struct Reports {
+  std::string text;
+  std::string json;
+  Findings findings;
+};
+
+// Every engine but the exact w3 (quadratic: the default set has its linear variant).
+std::vector<const EngineSpec*> AllEngines() {
+  std::vector<const EngineSpec*> specs;
+  for (const EngineSpec& spec : Engines())
+    if (spec.name != "w3") specs.push_back(&spec);
+  return specs;
+}
+
+std::vector<std::string> Names(const std::vector<const EngineSpec*>& specs) {
+  std::vector<std::string> names;
+  for (const EngineSpec* spec : specs) names.push_back(spec->name);
+  return names;
+}
+
+Reports ReportsOf(const AnalysisRun& run, const std::vector<std::string>& names) {
+  return {TextReport(*run.reader, run.findings, names, nullptr), JsonReport(*run.reader, run.findings, names, nullptr),
+          run.findings};
+}
+
+Reports OneRun(const std::string& path, const AnalysisOptions& options) {
+  AnalysisRun run;
+  Status s = RunAnalyses(path, AllEngines(), options, &run);
+  EXPECT_TRUE(s.ok()) << path << ": " << s.ToString();
+  if (!s.ok()) return {};
+  return ReportsOf(run, Names(AllEngines()));
+}
+
+// N shards (the odd ones with two jobs), each part encoded and decoded, merged.
+Reports Sharded(const std::string& path, AnalysisOptions options, uint32_t n) {
+  std::vector<PartialResult> parts;
+  std::vector<std::string> names;
+  for (uint32_t i = 0; i < n; ++i) {
+    options.jobs = i % 2 == 1 ? 2 : 1;
+    PartialResult part;
+    Status s = RunShard(path, "", AllEngines(), options, {i, n}, &part);
+    EXPECT_TRUE(s.ok()) << path << " shard " << i << "/" << n << ": " << s.ToString();
+    if (!s.ok()) return {};
+    names.push_back("part" + std::to_string(i));
+    parts.emplace_back();
+    s = DecodePartial(names.back(), EncodePartial(part), &parts.back());
+    EXPECT_TRUE(s.ok()) << s.ToString();
+  }
+  // Any order of the parts.
+  std::reverse(parts.begin(), parts.end());
+  std::reverse(names.begin(), names.end());
+  AnalysisRun run;
+  Status s = MergeParts(parts, names, "", &run);
+  EXPECT_TRUE(s.ok()) << path << " merge of " << n << ": " << s.ToString();
+  if (!s.ok()) return {};
+  return ReportsOf(run, Names(AllEngines()));
+}
+
+// A test's traces need not survive a crash of the machine: no fsync.
+TraceWriterOptions Unsynced() {
+  TraceWriterOptions o;
+  o.sync_on_close = false;
+  return o;
+}
+
+double Stat(const Findings& f, const std::string& analysis, const std::string& counter) {
+  for (const AnalysisStats& st : f.stats)
+    if (st.analysis == analysis)
+      for (const auto& [name, value] : st.counters)
+        if (name == counter) return value;
+  return -1;
+}
+
+// "" when equal, else where they first differ (gtest's diff of long strings is quadratic).
+std::string FirstDifference(const std::string& a, const std::string& b) {
+  if (a == b) return "";
+  size_t at = 0;
+  while (at < a.size() && at < b.size() && a[at] == b[at]) ++at;
+  return "byte " + std::to_string(at) + ": '" + a.substr(at, 80) + "' vs '" + b.substr(at, 80) + "'";
+}
+
+class ShardTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = test::MakeTempDir("shard");
+    ASSERT_FALSE(dir_.empty());
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  Findings ExpectSameReports(const std::string& path, const AnalysisOptions& options, const std::string& what) {
+    const Reports one = OneRun(path, options);
+    for (uint32_t n : {1u, 2u, 3u}) {
+      const Reports merged = Sharded(path, options, n);
+      EXPECT_EQ(FirstDifference(merged.json, one.json), "") << what << ", " << n << " shards, JSON";
+      EXPECT_EQ(FirstDifference(merged.text, one.text), "") << what << ", " << n << " shards, text";
+    }
+    return one.findings;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(ShardTest, GeneratedTracesMergeToOneRunsReports) {
+  const int traces = test::Iterations(16);
+  uint64_t deadlocks = 0, violations = 0, budget_spent = 0, multi_window = 0;
+  for (int seed = 1; seed <= traces; ++seed) {
+    std::mt19937_64 rng(static_cast<uint64_t>(seed));
+    gen::GenOptions g;
+    g.seed = static_cast<uint64_t>(seed);
+    g.events = 2000 + rng() % 6000;
+    g.threads = 2 + static_cast<uint32_t>(rng() % 6);
+    g.locks = 1 + static_cast<uint32_t>(rng() % 5);
+    g.variables = 4 + rng() % 60;
+    g.locations = 16 + rng() % 200;
+    g.max_nesting = 1 + static_cast<uint32_t>(rng() % 3);
+    g.random_order_fraction = 0.3;
+    const std::string path = dir_ + "/g" + std::to_string(seed) + ".seer";
+    {
+      std::unique_ptr<TraceWriter> w;
+      ASSERT_TRUE(TraceWriter::Create(path, Unsynced(), &w).ok());
+      ASSERT_TRUE(gen::Generate(g, w.get()).ok());
+      ASSERT_TRUE(w->Close().ok());
+    }
+    AnalysisOptions options;
+    const uint64_t windows[] = {0, 500, 1500, 4000};
+    options.seqcheck_window = windows[rng() % 4];
+    const uint64_t checks[] = {5, 40, 20000};
+    options.deadlock_max_checks = checks[rng() % 3];
+    options.atomicity_window = 50 + rng() % 500;
+    const Findings f = ExpectSameReports(path, options, "seed " + std::to_string(seed));
+    deadlocks += f.deadlocks.size();
+    violations += f.atomicity.size();
+    if (Stat(f, "deadlock", "checks") == static_cast<double>(options.deadlock_max_checks) &&
+        Stat(f, "deadlock", "windows") > 1)
+      ++budget_spent;
+    if (Stat(f, "deadlock", "windows") > 1) ++multi_window;
+  }
+  // Not vacuous: findings to join, windows to spread, budgets that ran out
+  // over several windows (where a merge decides a window again).
+  EXPECT_GT(deadlocks, test::AtLeast(10));
+  EXPECT_GT(violations, test::AtLeast(50));
+  EXPECT_GT(budget_spent, test::AtLeast(1));
+  EXPECT_GT(multi_window, test::AtLeast(5));
+}
+
+TEST_F(ShardTest, RandomTracesMergeToOneRunsReports) {
+  const int traces = test::Iterations(80);
+  uint64_t findings = 0;
+  for (int seed = 1; seed <= traces; ++seed) {
+    std::mt19937_64 rng(static_cast<uint64_t>(seed) * 7919);
+    test::RandomTraceOptions r;
+    r.threads = 2 + static_cast<uint32_t>(rng() % 3);
+    r.events = 20 + static_cast<uint32_t>(rng() % 100);
+    r.locks = 1 + static_cast<uint32_t>(rng() % 3);
+    r.variables = 1 + static_cast<uint32_t>(rng() % 4);
+    r.rwlocks = seed % 2 == 0;
+    r.atomics = seed % 3 == 0;
+    r.signals = seed % 5 == 0;
+    r.frees = seed % 7 == 0 ? 0.1 : 0;
+    r.nonblocking = seed % 11 == 0 ? 0.2 : 0;
+    const std::vector<Event> events = test::RandomTrace(r, static_cast<uint64_t>(seed));
+    const std::string path = dir_ + "/r" + std::to_string(seed) + ".seer";
+    {
+      std::unique_ptr<TraceWriter> w;
+      ASSERT_TRUE(TraceWriter::Create(path, Unsynced(), &w).ok());
+      for (uint32_t t = 0; t < r.threads; ++t) w->AddThread({t, -1, t == 0 ? -1 : 0, ""});
+      for (const Event& e : events) ASSERT_TRUE(w->Append(e).ok());
+      ASSERT_TRUE(w->Close().ok());
+    }
+    AnalysisOptions options;
+    options.seqcheck_window = rng() % 2 == 0 ? 0 : 4 + rng() % 30;
+    options.deadlock_max_checks = rng() % 2 == 0 ? 2 : 20000;
+    const Findings f = ExpectSameReports(path, options, "random seed " + std::to_string(seed));
+    findings += f.deadlocks.size() + f.atomicity.size();
+    for (const RaceResult& race : f.races) findings += race.pairs.size();
+  }
+  EXPECT_GT(findings, test::AtLeast(250));
+}
+
+// Who runs what: every work item in exactly one shard, spread round robin.
+TEST(ShardPlanTest, ItemsGoRoundRobin) {
+  EXPECT_EQ(WindowItem(3, 2, 0, 0), 3u);
+  EXPECT_EQ(WindowItem(3, 2, 1, 0), 4u);
+  EXPECT_EQ(WindowItem(3, 2, 0, 5), 13u);
+  std::vector<int> per_shard(4, 0);
+  for (uint64_t item = 0; item < 400; ++item) ++per_shard[ShardOfItem(item, 4)];
+  for (int n : per_shard) EXPECT_EQ(n, 100);
+}
+
+TEST(ShardPlanTest, ParsesIOverN) {
+  ShardSpec s;
+  ASSERT_TRUE(ParseShard("2/5", &s).ok());
+  EXPECT_EQ(s.index, 2u);
+  EXPECT_EQ(s.count, 5u);
+  ASSERT_TRUE(ParseShard("0/1", &s).ok());
+  for (const char* bad : {"", "5/5", "1/0", "-1/3", "1", "1/", "/3", "a/3", "1/3/4", "1 /3", "0/70000"}) {
+    const Status st = ParseShard(bad, &s);
+    EXPECT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find("expected I/N"), std::string::npos) << st.ToString();
+  }
+}
+
+}  // namespace
+}  // namespace seer::predictor
