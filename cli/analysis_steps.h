@@ -9,6 +9,7 @@
 #include "cli/progress.h"
 #include "predictor/analyze.h"
 #include "predictor/report/details.h"
+#include "predictor/report/report.h"
 #include "seer/status.h"
 
 namespace seer::cli {
@@ -31,5 +32,13 @@ struct AnalyzedTrace {
 // Runs `specs` over the trace at `input` and symbolises the findings' stacks.
 Status AnalyzeAndSymbolize(const std::string& input, const std::vector<const predictor::EngineSpec*>& specs,
                            const AnalysisStepsOptions& options, AnalyzedTrace* out);
+
+// The second step alone, on out->run already made (`seer merge`'s joined parts).
+Status SymbolizeFindings(const std::string& input, const AnalysisStepsOptions& options, AnalyzedTrace* out);
+
+// The report of `format` (text, json, sarif, html) on an analysed trace; the
+// same for `seer analyze` and `seer merge`.
+Status RenderReport(const std::string& format, AnalyzedTrace* analyzed, const std::vector<std::string>& analyses,
+                    const predictor::ReportOptions& report_options, std::string* report);
 
 }  // namespace seer::cli

@@ -10,8 +10,10 @@
 #include "cli/commands.h"
 #include "cli/output.h"
 #include "predictor/analyze.h"
+#include "predictor/partial_file.h"
 #include "predictor/report/details.h"
 #include "predictor/report/report.h"
+#include "predictor/shard.h"
 
 namespace seer::cli {
 namespace {
@@ -19,6 +21,7 @@ namespace {
 struct AnalyzeCommandOptions {
   std::string input;
   std::string analyses;
+  std::string shard;  // --shard I/N
   std::string format = "text";
   std::string output;
   std::string source_root;
@@ -29,6 +32,24 @@ struct AnalyzeCommandOptions {
   ProgressMode progress = ProgressMode::kTerminal;
   predictor::AnalysisOptions engine;
 };
+
+// --shard I/N: one part of the analysis, written as a partial result for `seer merge`.
+int RunShardOfAnalysis(const AnalyzeCommandOptions& o, const std::vector<const predictor::EngineSpec*>& specs) {
+  predictor::ShardSpec shard;
+  Status s = predictor::ParseShard(o.shard, &shard);
+  if (!s.ok()) return Fail(s);
+  if (o.output.empty() || o.output == "-")
+    return Fail(Status::InvalidArgument("--shard writes a partial result: give its file with -o PART"));
+  predictor::PartialResult part;
+  {
+    AnalysisProgressLine progress(o.progress);
+    s = predictor::RunShard(o.input, o.analyses, specs, o.engine, shard, &part, &progress);
+  }
+  if (!s.ok()) return Fail(s);
+  s = predictor::WritePartial(o.output, part);
+  if (!s.ok()) return Fail(s);
+  return kExitOk;
+}
 
 int RunAnalyze(const AnalyzeCommandOptions& o) {
   std::vector<const predictor::EngineSpec*> specs;
@@ -41,6 +62,7 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
     s = predictor::SelectEnginesFor(o.analyses, reader->info(), &specs);
   }
   if (!s.ok()) return Fail(s);
+  if (!o.shard.empty()) return RunShardOfAnalysis(o, specs);
   std::vector<std::string> names;
   for (const predictor::EngineSpec* spec : specs) names.push_back(spec->name);
 
@@ -48,21 +70,12 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   s = AnalyzeAndSymbolize(o.input, specs, {o.engine, !o.no_symbolize, o.binary_dirs, o.progress}, &analyzed);
   if (!s.ok()) return Fail(s);
   const predictor::AnalysisRun& run = analyzed.run;
-  predictor::ReportDetails* with = analyzed.details_or_null();
   std::string report;
   predictor::ReportOptions report_options;
   report_options.source_root = o.source_root;
   // The default set is quiet; a user who picks the analyses reads what they give.
   report_options.list_heuristic = o.lockset_warnings || !o.analyses.empty();
-  if (o.format == "json") {
-    report = predictor::JsonReport(*run.reader, run.findings, names, with);
-  } else if (o.format == "sarif") {
-    s = predictor::SarifReport(*run.reader, run.findings, names, with, report_options, &report);
-  } else if (o.format == "html") {
-    s = predictor::HtmlReport(*run.reader, run.findings, names, with, report_options, &report);
-  } else {
-    report = predictor::TextReport(*run.reader, run.findings, names, with, report_options);
-  }
+  s = RenderReport(o.format, &analyzed, names, report_options, &report);
   if (!s.ok()) return Fail(s.WithContext("writing the report"));
   s = WriteOutput(o.output, report);
   if (!s.ok()) return Fail(s);
@@ -103,7 +116,10 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
       "--source-root", o->source_root,
       "sarif: source paths are written relative to this folder; html: relative source paths are read from it "
       "(default: the current folder)");
-  cmd->add_option("-o,--output", o->output, "file to write the report to (default: stdout)");
+  cmd->add_option("-o,--output", o->output, "file to write the report to (default: stdout; with --shard: the part)");
+  cmd->add_option("--shard", o->shard,
+                  "I/N: analyse part I (0..N-1) of the work, written with -o as a partial result that `seer merge` "
+                  "joins with the other N-1 into this report (docs/analyses.md, \"Shards\")");
   cmd->add_option("--binary-dir", o->binary_dirs,
                   "folder to look in (by file name and build-id) for a recorded binary that moved or changed; "
                   "repeatable");

@@ -9,6 +9,7 @@ void RegisterCommands(CLI::App& app, Runner& runner) {
   RegisterInfo(app, runner);
   RegisterGen(app, runner);
   RegisterAnalyze(app, runner);
+  RegisterMerge(app, runner);
   RegisterFuzz(app, runner);
   RegisterDaemon(app, runner);
 }

@@ -14,6 +14,7 @@ void RegisterExport(CLI::App& app, Runner& runner);   // cli/export_command.cc
 void RegisterInfo(CLI::App& app, Runner& runner);     // cli/info_command.cc
 void RegisterGen(CLI::App& app, Runner& runner);      // cli/gen_command.cc
 void RegisterAnalyze(CLI::App& app, Runner& runner);  // cli/analyze_command.cc
+void RegisterMerge(CLI::App& app, Runner& runner);    // cli/merge_command.cc
 void RegisterFuzz(CLI::App& app, Runner& runner);     // cli/fuzz_command.cc
 void RegisterDaemon(CLI::App& app, Runner& runner);   // cli/daemon_command.cc
 
