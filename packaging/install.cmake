@@ -10,7 +10,8 @@
 #   lib/systemd/system/seer-daemon.service   installed, never enabled
 #   share/man/man1/    seer.1.gz, seer-COMMAND.1.gz (help2man), seer-cc.1.gz and its twins
 #   share/doc/seer/    README.md, the docs, copyright, changelog.gz
-#   share/seer/        grafana-dashboard.json
+#   share/seer/        grafana-dashboard.json; slurm/ (seer-slurm-analyze and
+#                      seer-analyze.sbatch: `seer analyze --shard` as a Slurm job array)
 #   etc/seer/seer.toml the example configuration: /etc/seer/ for the prefix /usr
 #                      (the package), PREFIX/etc/seer/ otherwise
 #
@@ -89,6 +90,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/README.md ${SEER_DOCS} ${SEER_PACKAGING_DIR}
               ${SEER_INSTALL_STAGE}/changelog.gz
         DESTINATION share/doc/seer)
 install(FILES ${PROJECT_SOURCE_DIR}/tools/daemon/grafana-dashboard.json DESTINATION share/seer)
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/slurm/seer-slurm-analyze ${PROJECT_SOURCE_DIR}/tools/slurm/seer-analyze.sbatch
+        DESTINATION share/seer/slurm)
 
 # What depends on the prefix the install runs with (the package's /usr, or
 # PREFIX): the unit's ExecStart and --config, and where the configuration goes.

@@ -14,6 +14,7 @@ packages=(
   libtomlplusplus-dev libcpp-httplib-dev prometheus curl
   clang-format python3 procps
   help2man dpkg-dev lintian
+  slurm-wlm munge
 )
 # libzydis-dev: the x86-64 decoder of the runtime's access sampler
 # (runtime/access_sampler.h).
@@ -32,6 +33,9 @@ packages=(
 # clang-format, python3: `make test` checks the layout of the code
 # (tools/check_format.sh) and that no block of it is written twice
 # (tools/check_duplicates.py).
+# slurm-wlm, munge: `seer analyze --shard` runs as a Slurm job array
+# (tools/slurm/); its test starts a one-node cluster (slurmctld, slurmd, munged
+# with a key of its own) on localhost (tests/cli/slurm/).
 # help2man: the manual pages, made from --help at build time (packaging/);
 # dpkg-dev (dpkg-shlibdeps: the package's Depends) and lintian:
 # `make package` builds the Debian package and fails on lintian errors, and

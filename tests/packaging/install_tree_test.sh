@@ -40,6 +40,8 @@ done
 expect_mode 644 "$p/lib/systemd/system/seer-daemon.service"
 expect_mode 644 "$p/etc/seer/seer.toml"
 expect_mode 644 "$p/share/seer/grafana-dashboard.json"
+expect_mode 755 "$p/share/seer/slurm/seer-slurm-analyze"
+expect_mode 755 "$p/share/seer/slurm/seer-analyze.sbatch"
 for f in README.md daemon.md ARCHITECTURE.md copyright changelog.gz; do expect_mode 644 "$p/share/doc/seer/$f"; done
 for page in seer seer-record seer-analyze seer-daemon seer-cc seer-c++ seer-clang seer-clang++; do
   expect_mode 644 "$p/share/man/man1/$page.1.gz"
