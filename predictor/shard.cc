@@ -84,23 +84,32 @@ Status DigestTrace(const std::string& path, uint64_t* digest) {
   }
 }
 
-// A shard's windows: those of its items, each on the engine's whole budget.
+// A shard's windows: those of its items. The budget of window k in one run is
+// what the windows before it left: the whole budget less the checks they used,
+// which is at least what this shard's own earlier windows used (one run uses
+// min(whole, the checks each window needs, summed)). So each window here is
+// decided on the whole budget less its own earlier windows' checks: never
+// less than one run's budget (the merge's rule needs that), and once its own
+// windows used the whole budget, the windows after them are not decided at all
+// (one run decides none there either).
 class ShardHook final : public WindowHook {
  public:
   ShardHook(ShardSpec shard, uint64_t whole, std::vector<WindowedPart>* parts)
-      : shard_(shard), whole_(whole), parts_(parts) {}
+      : shard_(shard), whole_(whole), parts_(parts), used_(parts->size(), 0) {}
 
   bool Decides(const std::string& engine, uint64_t k, uint64_t budget_whole, uint64_t* budget) override {
     std::lock_guard<std::mutex> lock(mu_);
     const size_t w = Find(engine);
     (*parts_)[w].max_checks = budget_whole;
-    *budget = budget_whole;
+    *budget = budget_whole - std::min(budget_whole, used_[w]);
     return ShardOfItem(WindowItem(whole_, parts_->size(), w, k), shard_.count) == shard_.index;
   }
   void Decided(const std::string& engine, uint64_t k, uint64_t budget, Findings found,
                const seqcheck::SeqCheckStats& stats) override {
     std::lock_guard<std::mutex> lock(mu_);
-    (*parts_)[Find(engine)].decided.push_back({k, budget, std::move(found), stats});
+    const size_t w = Find(engine);
+    used_[w] += stats.checks;
+    (*parts_)[w].decided.push_back({k, budget, std::move(found), stats});
   }
   void Windows(const std::string& engine, uint64_t count) override {
     std::lock_guard<std::mutex> lock(mu_);
@@ -118,6 +127,7 @@ class ShardHook final : public WindowHook {
   const uint64_t whole_;
   std::mutex mu_;  // windowed engines run on lanes of their own with --jobs
   std::vector<WindowedPart>* const parts_;
+  std::vector<uint64_t> used_;  // checks this shard's windows used so far, per engine
 };
 
 // The merge's: one window, on the checks the windows before it left.
@@ -203,7 +213,7 @@ Status CheckParts(const std::vector<PartialResult>& parts, const std::vector<std
 // The findings of the windowed engine `name`: its windows joined in window
 // order, as one run joins them, each window's budget the checks left then.
 Status JoinWindows(const std::string& name, const std::vector<PartialResult>& parts, const std::string& trace_path,
-                   Findings* out) {
+                   Findings* out, uint64_t* decided_again) {
   std::map<uint64_t, const WindowResult*> results;
   uint64_t windows = 0, max_checks = 0;
   bool first = true;
@@ -231,8 +241,12 @@ Status JoinWindows(const std::string& name, const std::vector<PartialResult>& pa
     const uint64_t left = sum.checks < max_checks ? max_checks - sum.checks : 0;
     Findings found;
     seqcheck::SeqCheckStats stats;
-    if (r.budget > left && r.stats.checks >= left) {
-      // The run would have stopped earlier: decide it again on what is left.
+    // A window decided on exactly what was left is one run's; so is one that
+    // stopped on its own, short of its budget and of what was left (a run on
+    // more checks that used fewer is exactly the run on fewer). Any other
+    // stopped on its budget where one run would not have: decided again.
+    const bool as_one_run = r.budget == left || (r.stats.checks < r.budget && r.stats.checks < left);
+    if (!as_one_run) {
       if (left > 0) {
         RedecideHook hook(k, left);
         AnalysisOptions options = parts[0].options;
@@ -244,6 +258,7 @@ Status JoinWindows(const std::string& name, const std::vector<PartialResult>& pa
         if (!hook.done_) return Status::Corruption(name + ": the trace has no window " + std::to_string(k));
         found = std::move(hook.found_);
         stats = hook.stats_;
+        ++*decided_again;
       }
     } else {
       found = r.found;
@@ -305,7 +320,9 @@ Status RunShard(const std::string& path, const std::string& analysis_list, const
 }
 
 Status MergeParts(const std::vector<PartialResult>& parts, const std::vector<std::string>& names,
-                  const std::string& trace_path, AnalysisRun* run) {
+                  const std::string& trace_path, AnalysisRun* run, uint64_t* decided_again) {
+  uint64_t again = 0;
+  if (decided_again == nullptr) decided_again = &again;
   Status s = CheckParts(parts, names);
   if (!s.ok()) return s;
   const PartialResult& first = parts[0];
@@ -334,7 +351,7 @@ Status MergeParts(const std::vector<PartialResult>& parts, const std::vector<std
   for (const std::string& name : first.analyses) {
     Findings f;
     if (seqcheck::IsWindowedEngine(name)) {
-      s = JoinWindows(name, parts, path, &f);
+      s = JoinWindows(name, parts, path, &f, decided_again);
       if (!s.ok()) return s;
     } else {
       const EnginePart* found = nullptr;

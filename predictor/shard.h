@@ -56,8 +56,8 @@ Status IdentifyTrace(const std::string& path, const TraceInfo& info, TraceIdenti
 // Folds `n` events into a digest (start at 0): each field of each event, in order.
 uint64_t EventDigest(uint64_t digest, const Event* events, size_t n);
 
-// One window a shard decided, with the budget it was given (the engine's
-// whole budget: the checks the windows before it use are not known there).
+// One window a shard decided, with the budget it was given: at least one run's
+// (the checks all the windows before it use are not known there; shard.cc).
 struct WindowResult {
   uint64_t window = 0;
   uint64_t budget = 0;
@@ -101,8 +101,9 @@ Status RunShard(const std::string& path, const std::string& analysis_list, const
 // `trace_path`, or the path the parts name when it is empty (then its
 // modification time must be theirs too). A window whose budget the windows
 // before it used up is decided again from the trace (rare: near the end of
-// the budget). `names` are the parts' sources, for messages.
+// the budget). `names` are the parts' sources, for messages; *decided_again,
+// if given, counts the windows decided again from the trace.
 Status MergeParts(const std::vector<PartialResult>& parts, const std::vector<std::string>& names,
-                  const std::string& trace_path, AnalysisRun* run);
+                  const std::string& trace_path, AnalysisRun* run, uint64_t* decided_again = nullptr);
 
 }  // namespace seer::predictor

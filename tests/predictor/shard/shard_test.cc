@@ -60,8 +60,9 @@ Reports OneRun(const std::string& path, const AnalysisOptions& options) {
   return ReportsOf(run, Names(AllEngines()));
 }
 
-// N shards (the odd ones with two jobs), each part encoded and decoded, merged.
-Reports Sharded(const std::string& path, AnalysisOptions options, uint32_t n) {
+// N shards (the odd ones with two jobs), each part encoded and decoded, merged;
+// *decided_again counts the windows the merge decided again.
+Reports Sharded(const std::string& path, AnalysisOptions options, uint32_t n, uint64_t* decided_again) {
   std::vector<PartialResult> parts;
   std::vector<std::string> names;
   for (uint32_t i = 0; i < n; ++i) {
@@ -79,7 +80,7 @@ Reports Sharded(const std::string& path, AnalysisOptions options, uint32_t n) {
   std::reverse(parts.begin(), parts.end());
   std::reverse(names.begin(), names.end());
   AnalysisRun run;
-  Status s = MergeParts(parts, names, "", &run);
+  Status s = MergeParts(parts, names, "", &run, decided_again);
   EXPECT_TRUE(s.ok()) << path << " merge of " << n << ": " << s.ToString();
   if (!s.ok()) return {};
   return ReportsOf(run, Names(AllEngines()));
@@ -119,7 +120,7 @@ class ShardTest : public testing::Test {
   Findings ExpectSameReports(const std::string& path, const AnalysisOptions& options, const std::string& what) {
     const Reports one = OneRun(path, options);
     for (uint32_t n : {1u, 2u, 3u}) {
-      const Reports merged = Sharded(path, options, n);
+      const Reports merged = Sharded(path, options, n, &decided_again_);
       EXPECT_EQ(FirstDifference(merged.json, one.json), "") << what << ", " << n << " shards, JSON";
       EXPECT_EQ(FirstDifference(merged.text, one.text), "") << what << ", " << n << " shards, text";
     }
@@ -127,6 +128,7 @@ class ShardTest : public testing::Test {
   }
 
   std::string dir_;
+  uint64_t decided_again_ = 0;
 };
 
 TEST_F(ShardTest, GeneratedTracesMergeToOneRunsReports) {
@@ -170,6 +172,7 @@ TEST_F(ShardTest, GeneratedTracesMergeToOneRunsReports) {
   EXPECT_GT(violations, test::AtLeast(50));
   EXPECT_GT(budget_spent, test::AtLeast(1));
   EXPECT_GT(multi_window, test::AtLeast(5));
+  EXPECT_GT(decided_again_, test::AtLeast(2));
 }
 
 TEST_F(ShardTest, RandomTracesMergeToOneRunsReports) {
