@@ -1,6 +1,7 @@
 #include "predictor/seqcheck/trace_windows.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace seer::predictor::seqcheck {
 
@@ -31,11 +32,23 @@ void TraceWindows::Track(const Event& e) {
     auto [it, fresh] = held_.try_emplace({e.tid, acquired}, 0, e);
     if (fresh || it->second.first == 0) it->second.second = e;
     ++it->second.first;
+    if (fresh && held_.size() > prune_at_) Prune();
   }
   if (releases) {
+    // An entry stays at depth 0 once released: every event of every window
+    // comes through here, and a map node allocated and freed per critical
+    // section was a tenth of a shard's time (predictor/shard.h).
     auto it = held_.find({e.tid, released});
-    if (it != held_.end() && --it->second.first == 0) held_.erase(it);
+    if (it != held_.end() && it->second.first > 0) --it->second.first;
   }
+}
+
+void TraceWindows::Prune() {
+  // Released entries go when there are many (a program with a lock per
+  // object): memory stays that of the locks held, and a sweep frees at least
+  // half of what it looks at before the next one.
+  for (auto it = held_.begin(); it != held_.end();) it = it->second.first == 0 ? held_.erase(it) : std::next(it);
+  prune_at_ = std::max(kPruneAt, 2 * held_.size());
 }
 
 bool TraceWindows::Add(const Event* events, size_t n, size_t* used) {
@@ -68,7 +81,8 @@ std::vector<Event> TraceWindows::Take(size_t* carried) {
   std::vector<Event> out = std::move(events_);
   events_.clear();
   // The acquires of the locks held now open the next window, in trace order.
-  for (const auto& [key, state] : held_) events_.push_back(state.second);
+  for (const auto& [key, state] : held_)
+    if (state.first > 0) events_.push_back(state.second);
   std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return a.index < b.index; });
   carried_ = events_.size();
   ++taken_;

@@ -46,6 +46,10 @@ class TraceWindows {
 
  private:
   void Track(const Event& e);
+  void Prune();
+
+  // Released locks' entries kept for their next acquire, up to this many entries.
+  static constexpr size_t kPruneAt = size_t{1} << 14;
 
   const uint64_t window_;
   std::vector<Event> events_;
@@ -53,8 +57,10 @@ class TraceWindows {
   bool skip_ = false;
   uint64_t skipped_ = 0;  // events of the current window not kept
   uint64_t taken_ = 0;
-  // (thread, lock) -> (depth, the outermost acquire) for every held lock.
+  // (thread, lock) -> (depth, the outermost acquire) for every lock a thread
+  // took: held while the depth is above 0.
   std::map<std::pair<uint32_t, uint64_t>, std::pair<uint32_t, Event>> held_;
+  size_t prune_at_ = kPruneAt;
 };
 
 }  // namespace seer::predictor::seqcheck

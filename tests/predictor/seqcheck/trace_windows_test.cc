@@ -148,3 +148,64 @@ TEST(TraceWindows, RandomTracesWindowedFindingsHoldOnTheWholeTrace) {
 
 }  // namespace
 }  // namespace seer::predictor::seqcheck
+
+namespace seer::predictor::seqcheck {
+namespace {
+
+Event Lock(uint64_t index, uint32_t tid, EventKind kind, uint64_t lock) {
+  Event e;
+  e.index = index;
+  e.tid = tid;
+  e.kind = kind;
+  e.object = lock;
+  return e;
+}
+
+// The locks held as each window begins are carried in, whether the window
+// before was kept or skipped (another shard's), and however many other locks
+// were taken and released before (their entries are pruned, not carried).
+TEST(TraceWindows, CarriesTheHeldLocksPastSkippedWindowsAndManyReleasedLocks) {
+  std::vector<Event> trace;
+  uint64_t i = 0;
+  trace.push_back(Lock(i++, 1, EventKind::kAcquire, 7));  // held throughout
+  trace.push_back(Lock(i++, 2, EventKind::kAcquire, 8));
+  trace.push_back(Lock(i++, 2, EventKind::kAcquire, 8));  // reentrant: depth 2
+  for (uint64_t lock = 100; lock < 100 + 3 * 16384; ++lock) {
+    trace.push_back(Lock(i++, 3, EventKind::kAcquire, lock));
+    trace.push_back(Lock(i++, 3, EventKind::kRelease, lock));
+  }
+  trace.push_back(Lock(i++, 2, EventKind::kRelease, 8));  // still held once
+  const uint64_t window = 1000;
+  for (bool skip : {false, true}) {
+    TraceWindows windows(window);
+    size_t at = 0, carried = 0;
+    uint64_t taken = 0;
+    while (at < trace.size()) {
+      windows.SkipCurrent(skip && taken % 2 == 1);
+      size_t used = 0;
+      const bool full = windows.Add(trace.data() + at, trace.size() - at, &used);
+      at += used;
+      if (!full) break;
+      const std::vector<Event> w = windows.Take(&carried);
+      ++taken;
+      if (taken > 1) {
+        // Every window after the first opens with the two held locks' first
+        // acquires (and thread 3's lock when a window closed inside its section).
+        ASSERT_GE(w.size(), 2u);
+        ASSERT_GE(carried, 2u) << "window " << taken << (skip ? ", skipping" : "");
+        ASSERT_LE(carried, 3u) << "window " << taken << (skip ? ", skipping" : "");
+        EXPECT_EQ(w[0].index, 0u);
+        EXPECT_EQ(w[1].index, 1u);
+      }
+      if (skip && taken % 2 == 0) {
+        EXPECT_EQ(w.size(), carried) << "a skipped window keeps its carried acquires alone";
+      } else {
+        EXPECT_EQ(w.size(), carried + window);
+      }
+    }
+    EXPECT_GT(taken, 90u);
+  }
+}
+
+}  // namespace
+}  // namespace seer::predictor::seqcheck
