@@ -31,9 +31,11 @@ Status ParseShard(const std::string& text, ShardSpec* out) {
   return Status::Ok();
 }
 
-uint32_t ShardOfItem(uint64_t item, uint32_t count) { return static_cast<uint32_t>(item % count); }
+uint32_t ShardOfAnalysis(uint64_t j, uint32_t count) { return static_cast<uint32_t>(j % count); }
 
-uint64_t WindowItem(uint64_t whole, uint64_t windowed, uint64_t w, uint64_t k) { return whole + k * windowed + w; }
+uint32_t ShardOfWindow(uint64_t whole, uint64_t w, uint64_t k, uint32_t count) {
+  return static_cast<uint32_t>((whole + w + k) % count);
+}
 
 Status IdentifyTrace(const std::string& path, const TraceInfo& info, TraceIdentity* out) {
   struct stat st;
@@ -97,7 +99,7 @@ class ShardHook final : public WindowHook {
     const size_t w = Find(engine);
     (*parts_)[w].max_checks = budget_whole;
     *budget = budget_whole - std::min(budget_whole, used_[w]);
-    return ShardOfItem(WindowItem(whole_, parts_->size(), w, k), shard_.count) == shard_.index;
+    return ShardOfWindow(whole_, w, k, shard_.count) == shard_.index;
   }
   void Decided(const std::string& engine, uint64_t k, uint64_t budget, Findings found,
                const seqcheck::SeqCheckStats& stats) override {
@@ -287,7 +289,7 @@ Status RunShard(const std::string& path, const std::string& analysis_list, const
       out->windowed.push_back({spec->name, 0, 0, {}});
       continue;
     }
-    if (ShardOfItem(whole++, shard.count) == shard.index) {
+    if (ShardOfAnalysis(whole++, shard.count) == shard.index) {
       run.push_back(spec);
       out->engines.push_back({spec->name, Findings()});
     }

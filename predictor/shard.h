@@ -25,13 +25,15 @@ struct ShardSpec {
 // "I/N" with 0 <= I < N; anything else is an InvalidArgument saying so.
 Status ParseShard(const std::string& text, ShardSpec* out);
 
-// Who runs what. The work items are, in order, the selected analyses that
-// decide the trace as a whole (hb, wcp, ...: `whole` of them, in selection
-// order), then window by window the windows of the windowed ones (deadlock,
-// atomicity: `windowed` of them): window k of the w-th is item
-// whole + k * windowed + w. Item j is shard j mod N's.
-uint32_t ShardOfItem(uint64_t item, uint32_t count);
-uint64_t WindowItem(uint64_t whole, uint64_t windowed, uint64_t w, uint64_t k);
+// Who runs what. The selected analyses that decide the trace as a whole (hb,
+// wcp, ...: the j-th of them in selection order) go round robin: shard j mod N.
+// The windows of the windowed ones (deadlock, atomicity: the w-th of them)
+// follow on round robin, each analysis's own from the next shard on: window k
+// of the w-th is shard (whole + w + k) mod N's, `whole` the number of the
+// others. So every shard has its share of each windowed analysis's windows,
+// whatever N.
+uint32_t ShardOfAnalysis(uint64_t j, uint32_t count);
+uint32_t ShardOfWindow(uint64_t whole, uint64_t w, uint64_t k, uint32_t count);
 
 // What says that parts were made of one trace, and that the trace the merge
 // reads is that one: what the reports print of it, and what changes when it

@@ -209,14 +209,22 @@ TEST_F(ShardTest, RandomTracesMergeToOneRunsReports) {
   EXPECT_GT(findings, test::AtLeast(250));
 }
 
-// Who runs what: every work item in exactly one shard, spread round robin.
-TEST(ShardPlanTest, ItemsGoRoundRobin) {
-  EXPECT_EQ(WindowItem(3, 2, 0, 0), 3u);
-  EXPECT_EQ(WindowItem(3, 2, 1, 0), 4u);
-  EXPECT_EQ(WindowItem(3, 2, 0, 5), 13u);
-  std::vector<int> per_shard(4, 0);
-  for (uint64_t item = 0; item < 400; ++item) ++per_shard[ShardOfItem(item, 4)];
-  for (int n : per_shard) EXPECT_EQ(n, 100);
+// Who runs what: every shard its share of the whole-trace analyses and of
+// each windowed analysis's windows, for any N (2 windowed analyses and 2
+// shards once gave one shard every deadlock window, the other every atomicity one).
+TEST(ShardPlanTest, EveryShardHasItsShareOfEachAnalysis) {
+  for (uint32_t n : {1u, 2u, 3u, 4u, 7u}) {
+    std::vector<int> analyses(n, 0);
+    for (uint64_t j = 0; j < 7u * n; ++j) ++analyses[ShardOfAnalysis(j, n)];
+    for (int count : analyses) EXPECT_EQ(count, 7) << n << " shards";
+    for (uint64_t w = 0; w < 2; ++w) {
+      std::vector<int> windows(n, 0);
+      for (uint64_t k = 0; k < 10u * n; ++k) ++windows[ShardOfWindow(7, w, k, n)];
+      for (int count : windows) EXPECT_EQ(count, 10) << n << " shards, windowed analysis " << w;
+    }
+  }
+  EXPECT_EQ(ShardOfWindow(7, 0, 0, 4), 3u);  // after the 7 analyses: shards 0..3, 0..2
+  EXPECT_EQ(ShardOfWindow(7, 1, 0, 4), 0u);
 }
 
 TEST(ShardPlanTest, ParsesIOverN) {
