@@ -25,6 +25,9 @@ echo
 echo "== seer analyze --jobs 1 vs 2, default analyses of a 100M-event generated trace =="
 bash bench/jobs_speed.sh "$build"
 echo
+echo "== seer analyze --shard I/N + seer merge: total CPU of 1, 2, 4 shards vs one run (10M events) =="
+bash bench/shard_cost.sh "$build"
+echo
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "SKIPPED: recorder and runtime benchmarks need root (uprobes, recording)" >&2
