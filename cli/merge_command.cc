@@ -61,7 +61,7 @@ int RunMerge(const MergeCommandOptions& o) {
 void RegisterMerge(CLI::App& app, Runner& runner) {
   auto o = std::make_shared<MergeCommandOptions>();
   CLI::App* cmd =
-      app.add_subcommand("merge", "Join the parts of `seer analyze --shard I/N` into the report of one `seer analyze`");
+      app.add_subcommand("merge", "Join the parts of seer analyze --shard I/N into the report one seer analyze writes");
   cmd->add_option("parts", o->parts, "the N partial results, shards 0..N-1 once each, in any order")->required();
   cmd->add_option("--trace", o->trace,
                   "the trace the parts were made of, when it is not at the path they name (a copy: same size and "
