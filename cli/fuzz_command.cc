@@ -326,6 +326,10 @@ Status FuzzPairRuns(const FuzzCommandOptions& o, const FuzzPair& p, const Progra
     Status s = FuzzRun(o, p, seed, out_path, timing_path, &result, &confirmed, &race, &timing);
     if (!s.ok()) return s;
     outcome->runs = i + 1;
+    if (!o.schedule.empty()) {  // one run: what it made of its schedule, confirmed or not
+      outcome->timed_events = timing.events;
+      outcome->left_schedule_at = timing.left_schedule_at;
+    }
     if (!confirmed) continue;
     const std::string harm = Harm(reference, result);
     if (!outcome->confirmed || !harm.empty()) {
@@ -430,16 +434,22 @@ std::string ScheduleOf(const FuzzCommandOptions& o, const PairOutcome& r) {
 // The replay line, and what timing decided of the run: the seed alone replays
 // a run that timing decided nothing of; else the replay follows the run's
 // logged timing events, and says when it could not.
-std::string ReplayText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r) {
-  const std::string schedule = ScheduleOf(o, r);
-  std::string text = "  replay: " + ReplayLine(o, p.id, r.seed, schedule) + "\n";
-  if (!o.schedule.empty() && r.left_schedule_at >= 0)
-    text += fmt::format(
+// A replay (--schedule), confirmed or not: whether it followed its schedule.
+std::string ScheduleNote(const FuzzCommandOptions& o, const PairOutcome& r) {
+  if (o.schedule.empty()) return std::string();
+  if (r.left_schedule_at >= 0)
+    return fmt::format(
         "  (this run left the schedule at its timing event {}: from there on the kernel's timing, not the "
         "schedule, decided)\n",
         r.left_schedule_at);
-  else if (!o.schedule.empty())
-    text += fmt::format("  (this run followed the schedule: {} timing events)\n", r.timed_events);
+  return fmt::format("  (this run followed the schedule: {} timing events)\n", r.timed_events);
+}
+
+std::string ReplayText(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutcome& r) {
+  const std::string schedule = ScheduleOf(o, r);
+  std::string text = "  replay: " + ReplayLine(o, p.id, r.seed, schedule) + "\n";
+  if (!o.schedule.empty())
+    text += ScheduleNote(o, r);
   else if (r.timed_events != 0)
     text += fmt::format(
         "  (timing, not the seed, decided {} scheduling event{} of this run (a thread back from the kernel, or "
@@ -465,6 +475,8 @@ json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutco
             {"harmful", r.harmful},
             {"harm", r.harm.empty() ? json(nullptr) : json(r.harm)},
             {"not_directed", p.not_directed.empty() ? json(nullptr) : json(p.not_directed)}};
+  // A replay's, confirmed or not (null: it followed its schedule, or is no replay).
+  j["left_schedule_at"] = r.left_schedule_at >= 0 ? json(r.left_schedule_at) : json(nullptr);
   if (r.confirmed) {
     json race = json::object();
     for (const auto& [k, v] : r.race.fields) race[k] = v;
@@ -477,7 +489,6 @@ json OutcomeJson(const FuzzCommandOptions& o, const FuzzPair& p, const PairOutco
     j["replay"] = ReplayLine(o, p.id, r.seed, ScheduleOf(o, r));
     j["timed_events"] = r.timed_events;
     j["schedule"] = ScheduleOf(o, r).empty() ? json(nullptr) : json(ScheduleOf(o, r));
-    j["left_schedule_at"] = r.left_schedule_at >= 0 ? json(r.left_schedule_at) : json(nullptr);
   }
   return j;
 }
@@ -490,7 +501,8 @@ std::string OutcomeText(const FuzzCommandOptions& o, const FuzzPair& p, const Pa
                                  : fmt::format("pair {}: {}  <->  {}  [{}]\n", p.id, p.a.site, p.b.site, engines);
   if (!p.not_directed.empty()) return text + "  not fuzzed: " + p.not_directed + "\n";
   if (!r.confirmed)
-    return text + fmt::format("  not confirmed in {} run(s) (seeds {}..{})\n", r.runs, o.seed, o.seed + r.runs - 1);
+    return text + fmt::format("  not confirmed in {} run(s) (seeds {}..{})\n", r.runs, o.seed, o.seed + r.runs - 1) +
+           ScheduleNote(o, r);
   text += fmt::format("  confirmed: fuzz (seed {}, in run {}){}\n", r.seed, r.seed - o.seed + 1,
                       r.harmful ? ", HARMFUL: " + r.harm : ", not shown harmful");
   const auto field = [&](const char* k) {
