@@ -56,9 +56,15 @@ test: build
 # release pass runs it; the sanitizer pass keeps the recordings of the first
 # test and the STD reader and writer's own tests. The sanitizer pass builds and
 # runs the race suite's gcc programs only (tests/races/CMakeLists.txt).
+# What the sanitizers never touch -- the runtime and the programs built with
+# seer's wrappers -- the sanitizer build copies from the release build $(BUILD)
+# when there is one (cmake/unsanitized_from.cmake), brought up to date there
+# first; without one it builds them itself.
 test-sanitize: deps
-	@cmake -S . -B build-asan -G Ninja -DSEER_WERROR=ON -DSEER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
-	  -DSEER_RACE_SUITE_CLANG=OFF >/dev/null
+	@from=; if [ -f $(BUILD)/build.ninja ] && ! grep -q '^SEER_SANITIZE:BOOL=ON' $(BUILD)/CMakeCache.txt; then \
+	  ninja -C $(BUILD) -j $(JOBS) seer_unsanitized && from=$(abspath $(BUILD)) || exit 1; fi; \
+	cmake -S . -B build-asan -G Ninja -DSEER_WERROR=ON -DSEER_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+	  -DSEER_RACE_SUITE_CLANG=OFF -DSEER_UNSANITIZED_FROM=$$from >/dev/null
 	@ninja -C build-asan -j $(JOBS)
 	@date -u "+make test: %T sanitizer build done"
 	@cd build-asan && $(TEST_ENV) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
