@@ -88,7 +88,9 @@ void Pump(Child* program, std::string* program_out, Child* load, std::string* lo
   if (program->out_fd >= 0) fds[n++] = {program->out_fd, POLLIN, 0};
   if (load != nullptr && load->out_fd >= 0) fds[n++] = {load->out_fd, POLLIN, 0};
   if (n == 0) {
-    usleep(static_cast<useconds_t>(ms) * 1000);
+    // Nothing to read: the program closed its output and is exiting. A
+    // millisecond, not `ms`: a run's end is waited for in every fuzz run.
+    usleep(1000);
     return;
   }
   if (poll(fds, static_cast<nfds_t>(n), ms) <= 0) return;

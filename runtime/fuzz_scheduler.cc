@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <initializer_list>
 
 #include "runtime/libc_io.h"
 #include "runtime/rt_state.h"
@@ -344,7 +345,7 @@ void WaitForToken(int me, bool poll) {
         free_since = 0;
         continue;
       }
-      Timed recorded;
+      Timed recorded = Timed{0};
       if (TurnLocked(me, {Timed::kPollTake}, &recorded)) {
         TakeFreeTokenLocked(me, Timed::kPollTake);
         break;  // the token is this thread's: no wake-up to wait for
@@ -409,7 +410,8 @@ uint64_t Offset(uint64_t pc) { return pc - g_bias; }
 size_t PutStack(char* out, size_t room, const char* key, uint64_t pc, const ShadowStack* st) {
   size_t n = static_cast<size_t>(snprintf(out, room, " %s=%lx", key, static_cast<unsigned long>(Offset(pc))));
   if (st == nullptr) return n;
-  for (int i = st->depth; i-- > 0 && n < room;)
+  // Deeper than kStackDepth, the frames past it were not kept (FuzzFunction).
+  for (int i = st->depth < kStackDepth ? st->depth : kStackDepth; i-- > 0 && n < room;)
     n += static_cast<size_t>(snprintf(out + n, room - n, ",%lx", static_cast<unsigned long>(Offset(st->pcs[i]))));
   return n;
 }
@@ -510,11 +512,16 @@ void LoadSchedule(const char* path) {
         if (n <= 0) break;
         got += static_cast<size_t>(n);
       }
-      g_replay = static_cast<const TimedRecord*>(mem);
-      g_replay_count = got / sizeof(TimedRecord);
-      // A record of an earlier divergence ends what can be followed.
-      for (size_t i = 0; i < g_replay_count; ++i)
-        if (g_replay[i].kind == static_cast<uint32_t>(Timed::kDiverged)) g_replay_count = i;
+      // Joins are not followed: dropped. A record of an earlier divergence
+      // ends what can be followed.
+      auto* records = static_cast<TimedRecord*>(mem);
+      size_t kept = 0;
+      for (size_t i = 0; i < got / sizeof(TimedRecord); ++i) {
+        if (records[i].kind == static_cast<uint32_t>(Timed::kDiverged)) break;
+        if (records[i].kind != static_cast<uint32_t>(Timed::kJoin)) records[kept++] = records[i];
+      }
+      g_replay = records;
+      g_replay_count = kept;
     }
     LibcClose(fd);
   }
