@@ -9,10 +9,9 @@
 #include "cli/analysis_steps.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/report_flags.h"
 #include "predictor/analyze.h"
 #include "predictor/partial_file.h"
-#include "predictor/report/details.h"
-#include "predictor/report/report.h"
 #include "predictor/shard.h"
 
 namespace seer::cli {
@@ -22,13 +21,7 @@ struct AnalyzeCommandOptions {
   std::string input;
   std::string analyses;
   std::string shard;  // --shard I/N
-  std::string format = "text";
-  std::string output;
-  std::string source_root;
-  bool fail_on_findings = false;
-  std::vector<std::string> binary_dirs;
-  bool no_symbolize = false;
-  bool lockset_warnings = false;
+  ReportFlags report;
   ProgressMode progress = ProgressMode::kTerminal;
   predictor::AnalysisOptions engine;
 };
@@ -38,7 +31,7 @@ int RunShardOfAnalysis(const AnalyzeCommandOptions& o, const std::vector<const p
   predictor::ShardSpec shard;
   Status s = predictor::ParseShard(o.shard, &shard);
   if (!s.ok()) return Fail(s);
-  if (o.output.empty() || o.output == "-")
+  if (o.report.output.empty() || o.report.output == "-")
     return Fail(Status::InvalidArgument("--shard writes a partial result: give its file with -o PART"));
   predictor::PartialResult part;
   {
@@ -46,7 +39,7 @@ int RunShardOfAnalysis(const AnalyzeCommandOptions& o, const std::vector<const p
     s = predictor::RunShard(o.input, o.analyses, specs, o.engine, shard, &part, &progress);
   }
   if (!s.ok()) return Fail(s);
-  s = predictor::WritePartial(o.output, part);
+  s = predictor::WritePartial(o.report.output, part);
   if (!s.ok()) return Fail(s);
   return kExitOk;
 }
@@ -67,21 +60,12 @@ int RunAnalyze(const AnalyzeCommandOptions& o) {
   for (const predictor::EngineSpec* spec : specs) names.push_back(spec->name);
 
   AnalyzedTrace analyzed;
-  s = AnalyzeAndSymbolize(o.input, specs, {o.engine, !o.no_symbolize, o.binary_dirs, o.progress}, &analyzed);
+  s = AnalyzeAndSymbolize(o.input, specs, {o.engine, !o.report.no_symbolize, o.report.binary_dirs, o.progress},
+                          &analyzed);
   if (!s.ok()) return Fail(s);
-  const predictor::AnalysisRun& run = analyzed.run;
-  std::string report;
-  predictor::ReportOptions report_options;
-  report_options.source_root = o.source_root;
-  // The default set is quiet; a user who picks the analyses reads what they give.
-  report_options.list_heuristic = o.lockset_warnings || !o.analyses.empty();
-  s = RenderReport(o.format, &analyzed, names, report_options, &report);
-  if (!s.ok()) return Fail(s.WithContext("writing the report"));
-  s = WriteOutput(o.output, report);
-  if (!s.ok()) return Fail(s);
+  const int status = WriteReport(o.report, &analyzed, names, /*analyses_picked=*/!o.analyses.empty());
   if (specs.empty()) Warn("no analysis selected: this build has no engine in its default set");
-  if (o.fail_on_findings && predictor::CountFindings(run.findings) > 0) return kExitFindings;
-  return kExitOk;
+  return status;
 }
 
 // The CPUs this process may run on (its affinity mask: a container's or
@@ -109,25 +93,10 @@ void RegisterAnalyze(CLI::App& app, Runner& runner) {
   cmd->footer("Analyses:" + EngineList());
   cmd->add_option("trace", o->input, "trace file")->required();
   cmd->add_option("-a,--analysis", o->analyses, "comma-separated analyses (default: the default set)");
-  cmd->add_option("--format", o->format, "report format")
-      ->check(CLI::IsMember({"text", "json", "sarif", "html"}))
-      ->capture_default_str();
-  cmd->add_option(
-      "--source-root", o->source_root,
-      "sarif: source paths are written relative to this folder; html: relative source paths are read from it "
-      "(default: the current folder)");
-  cmd->add_option("-o,--output", o->output, "file to write the report to (default: stdout; with --shard: the part)");
   cmd->add_option("--shard", o->shard,
                   "I/N: analyse part I (0..N-1) of the work, written with -o as a partial result that `seer merge` "
                   "joins with the other N-1 into this report (docs/analyses.md, \"Shards\")");
-  cmd->add_option("--binary-dir", o->binary_dirs,
-                  "folder to look in (by file name and build-id) for a recorded binary that moved or changed; "
-                  "repeatable");
-  cmd->add_flag("--no-symbolize", o->no_symbolize, "report pcs only: no stacks, source lines or variables");
-  cmd->add_flag("--lockset-warnings", o->lockset_warnings,
-                "text report: list the race pairs only the lockset heuristic reports (default: one line counts them; "
-                "also listed when --analysis is given)");
-  cmd->add_flag("--fail-on-findings", o->fail_on_findings, "exit with 1 when anything is reported");
+  AddReportFlags(cmd, "file to write the report to (default: stdout; with --shard: the part)", &o->report);
   cmd->add_option("--atomicity-window", o->engine.atomicity_window,
                   "atomicity: max events of a thread between its two accesses")
       ->check(CLI::NonNegativeNumber)
