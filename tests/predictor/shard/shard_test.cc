@@ -21,11 +21,15 @@
 #include "predictor/report/report.h"
 #include "seer/trace.h"
 #include "tests/support/random_trace.h"
+#include "tests/support/same_reports.h"
 #include "tests/support/temp_dir.h"
 #include "tests/support/test_scale.h"
 
 namespace seer::predictor {
 namespace {
+
+using test::FirstDifference;
+using test::Stat;
 
 struct Reports {
   std::string text;
@@ -86,29 +90,6 @@ Reports Sharded(const std::string& path, AnalysisOptions options, uint32_t n, ui
   return ReportsOf(run, Names(AllEngines()));
 }
 
-// A test's traces need not survive a crash of the machine: no fsync.
-TraceWriterOptions Unsynced() {
-  TraceWriterOptions o;
-  o.sync_on_close = false;
-  return o;
-}
-
-double Stat(const Findings& f, const std::string& analysis, const std::string& counter) {
-  for (const AnalysisStats& st : f.stats)
-    if (st.analysis == analysis)
-      for (const auto& [name, value] : st.counters)
-        if (name == counter) return value;
-  return -1;
-}
-
-// "" when equal, else where they first differ (gtest's diff of long strings is quadratic).
-std::string FirstDifference(const std::string& a, const std::string& b) {
-  if (a == b) return "";
-  size_t at = 0;
-  while (at < a.size() && at < b.size() && a[at] == b[at]) ++at;
-  return "byte " + std::to_string(at) + ": '" + a.substr(at, 80) + "' vs '" + b.substr(at, 80) + "'";
-}
-
 class ShardTest : public testing::Test {
  protected:
   void SetUp() override {
@@ -136,28 +117,9 @@ TEST_F(ShardTest, GeneratedTracesMergeToOneRunsReports) {
   uint64_t deadlocks = 0, violations = 0, budget_spent = 0, multi_window = 0;
   for (int seed = 1; seed <= traces; ++seed) {
     std::mt19937_64 rng(static_cast<uint64_t>(seed));
-    gen::GenOptions g;
-    g.seed = static_cast<uint64_t>(seed);
-    g.events = 2000 + rng() % 6000;
-    g.threads = 2 + static_cast<uint32_t>(rng() % 6);
-    g.locks = 1 + static_cast<uint32_t>(rng() % 5);
-    g.variables = 4 + rng() % 60;
-    g.locations = 16 + rng() % 200;
-    g.max_nesting = 1 + static_cast<uint32_t>(rng() % 3);
-    g.random_order_fraction = 0.3;
     const std::string path = dir_ + "/g" + std::to_string(seed) + ".seer";
-    {
-      std::unique_ptr<TraceWriter> w;
-      ASSERT_TRUE(TraceWriter::Create(path, Unsynced(), &w).ok());
-      ASSERT_TRUE(gen::Generate(g, w.get()).ok());
-      ASSERT_TRUE(w->Close().ok());
-    }
     AnalysisOptions options;
-    const uint64_t windows[] = {0, 500, 1500, 4000};
-    options.seqcheck_window = windows[rng() % 4];
-    const uint64_t checks[] = {5, 40, 20000};
-    options.deadlock_max_checks = checks[rng() % 3];
-    options.atomicity_window = 50 + rng() % 500;
+    ASSERT_TRUE(test::WriteVariedGeneratedTrace(path, static_cast<uint64_t>(seed), 6000, &rng, &options).ok());
     const Findings f = ExpectSameReports(path, options, "seed " + std::to_string(seed));
     deadlocks += f.deadlocks.size();
     violations += f.atomicity.size();
@@ -179,29 +141,9 @@ TEST_F(ShardTest, RandomTracesMergeToOneRunsReports) {
   const int traces = test::Iterations(80);
   uint64_t findings = 0;
   for (int seed = 1; seed <= traces; ++seed) {
-    std::mt19937_64 rng(static_cast<uint64_t>(seed) * 7919);
-    test::RandomTraceOptions r;
-    r.threads = 2 + static_cast<uint32_t>(rng() % 3);
-    r.events = 20 + static_cast<uint32_t>(rng() % 100);
-    r.locks = 1 + static_cast<uint32_t>(rng() % 3);
-    r.variables = 1 + static_cast<uint32_t>(rng() % 4);
-    r.rwlocks = seed % 2 == 0;
-    r.atomics = seed % 3 == 0;
-    r.signals = seed % 5 == 0;
-    r.frees = seed % 7 == 0 ? 0.1 : 0;
-    r.nonblocking = seed % 11 == 0 ? 0.2 : 0;
-    const std::vector<Event> events = test::RandomTrace(r, static_cast<uint64_t>(seed));
     const std::string path = dir_ + "/r" + std::to_string(seed) + ".seer";
-    {
-      std::unique_ptr<TraceWriter> w;
-      ASSERT_TRUE(TraceWriter::Create(path, Unsynced(), &w).ok());
-      for (uint32_t t = 0; t < r.threads; ++t) w->AddThread({t, -1, t == 0 ? -1 : 0, ""});
-      for (const Event& e : events) ASSERT_TRUE(w->Append(e).ok());
-      ASSERT_TRUE(w->Close().ok());
-    }
     AnalysisOptions options;
-    options.seqcheck_window = rng() % 2 == 0 ? 0 : 4 + rng() % 30;
-    options.deadlock_max_checks = rng() % 2 == 0 ? 2 : 20000;
+    ASSERT_TRUE(test::WriteVariedRandomTrace(path, seed, &options).ok());
     const Findings f = ExpectSameReports(path, options, "random seed " + std::to_string(seed));
     findings += f.deadlocks.size() + f.atomicity.size();
     for (const RaceResult& race : f.races) findings += race.pairs.size();
