@@ -11,9 +11,9 @@
 # With SEER_FUZZ_SUITE_CHECK=1 (the ctest racefuzzer.suite) no timing is done, and
 # the exit status is 1 unless at least 90% of the racy programs' pairs are
 # confirmed and no race-free program's pair is. SEER_FUZZ_SUITE_FREE_RUNS: the
-# runs of each race-free program's pair (default RUNS; the ctest gives 25: a
-# pair that is never confirmed runs them all, and they were four fifths of its
-# time).
+# runs of each race-free program's pair (default RUNS; the ctest gives 8: a
+# pair that is never confirmed runs them all, and at 25 they were two thirds of
+# its time).
 set -euo pipefail
 check=${SEER_FUZZ_SUITE_CHECK:-0}
 if [ "$(id -u)" != 0 ]; then
