@@ -111,6 +111,10 @@ class InjectTest : public ::testing::Test {
                       "run the recorder tests as root ***";
     scratch_ = std::make_unique<test::ScratchDir>(std::string("seer-inject-") +
                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // Where seer makes the directory of its children's socket: a seer killed
+    // by a test leaves it behind, in the scratch folder rather than in /tmp.
+    mkdir(Path("tmp").c_str(), 0700);
+    setenv("TMPDIR", Path("tmp").c_str(), 1);
   }
 
   std::string Path(const std::string& name) const { return scratch_->Path(name); }
@@ -411,6 +415,40 @@ TEST_F(InjectTest, ChildRunningAtTheDetachRunsOn) {
   target_.Send("stop\n");
   EXPECT_EQ(target_.ReadLine(), "bye");
   EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0) << test::ReadWholeFile(Path("target.err"));
+}
+
+// seer killed while a child is recorded: the child notices as its parent does
+// (the recorder's pid in its attach page), puts its calls back by itself and
+// runs on, never waiting for the recorder.
+TEST_F(InjectTest, ChildOutlivesAKilledRecorder) {
+  const pid_t pid = StartTarget("inject_family");
+  ASSERT_GT(pid, 0);
+  Child seer;
+  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  const std::string marker = Path("marker");
+  target_.Send("fork-long " + marker + "\n");
+  pid_t child = 0;
+  for (int i = 0; i < 2; ++i)
+    if (const pid_t started = PidAfter(target_.ReadLine(), "started "); started > 0) child = started;
+  ASSERT_GT(child, 0);
+  ASSERT_TRUE(WaitThread(child, "seer-detach", true, std::chrono::seconds(5)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(seer.pid, SIGKILL);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(10)), 128 + SIGKILL);
+  EXPECT_TRUE(WaitThread(child, "seer-detach", false, std::chrono::seconds(5)))
+      << "the child's runtime did not notice that its recorder died";
+  EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)));
+  EXPECT_EQ(SlotTarget(child, kPrograms + "/inject_family", "pthread_mutex_lock"), "libc.so.6");
+  { std::ofstream touch(marker); }
+  const std::string done = target_.ReadLine();
+  EXPECT_EQ(done.rfind("child " + std::to_string(child) + " ok ", 0), 0u) << done;
+  target_.Send("reap\n");
+  EXPECT_EQ(target_.ReadLine(), "reaped " + std::to_string(child) + " 0");
+  target_.Send("stop\n");
+  EXPECT_EQ(target_.ReadLine(), "bye");
+  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0);
 }
 
 // A program a followed child execs does not carry the runtime: it is named as
