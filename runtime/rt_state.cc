@@ -318,6 +318,12 @@ void WaitForModuleMap() {
 // (MapArea), and a detach watcher of its own (g_start_detach_watcher, the same
 // as its parent's) puts the calls back when the recorder detaches it or dies:
 // it then runs on unrecorded, never waiting for a recorder that is gone.
+// Chosen over a check of the recorder's pid alone: the child's recording ends
+// exactly as the injected process's does, through the code that ends that one
+// (a full ring gives up at once, MakeRoom; a thread stops at its next
+// synchronisation call, AtSyncCallSlow), the recorder can end it at its Stop
+// without a signal and know when it has (AttachPoint::restored), and the child
+// runs on at full speed rather than through an interposer per call.
 bool RecordForkedChild(const char* children_socket) {
   // The parent's numbers are not the child's: its domains start afresh.
   for (OrderCounter& c : g_order) c.next.store(0, std::memory_order_relaxed);
