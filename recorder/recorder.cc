@@ -41,7 +41,10 @@ Status StartMode(const RecordOptions& options, std::unique_ptr<Recording>* out) 
       // windows (open_writer) record the first one only.
       if (!options.open_writer && options.pid <= 0) return StartProcessFamilyRecording(options, out);
       return StartInprocRecording(options, out);
-    case RecordMode::kInject: return StartInprocRecording(options, out);
+    case RecordMode::kInject:
+      // So does a process attached by injection, into a file: the children it forks.
+      if (!options.open_writer) return StartProcessFamilyRecording(options, out);
+      return StartInprocRecording(options, out);
   }
   return Status::InvalidArgument("unknown recording mode");
 }

@@ -102,7 +102,10 @@ SEER_RT_EXPORT int64_t __seer_rt_inject(uint64_t flags) {
   // gets its timer here) or is made through the interposed pthread_create;
   // before the detach thread, which is not the program's to sample.
   if (r.error == 0) WatchStart(g_rt.shm, /*attached=*/true);
+  // A forked child that is followed starts a watcher of its own (rt_state.cc, RecordForkedChild).
+  g_start_detach_watcher = StartWatcher;
   if (r.error != 0 || !StartWatcher()) {
+    g_start_detach_watcher = nullptr;
     WatchStop();
     RestoreRedirected();
     StopRecording();

@@ -37,6 +37,7 @@ AttachPoint no_attach_point;
 // test for null. Constant-initialised: hooks may run before the runtime's
 // constructor.
 AttachPoint* g_attach_point = &no_attach_point;
+bool (*g_start_detach_watcher)() = nullptr;
 OrderCounter g_order[kFirstAtomicDomain];
 std::atomic<uint32_t> g_mutex_domains{0};
 __thread ThreadState* tls_state = nullptr;
@@ -196,18 +197,40 @@ bool ClaimArea(ShmHeader* h, uint64_t bytes) {
 }
 
 // Maps the area in memfd `fd` and claims it; the mapping outlives the descriptor.
+// The forked child of an injected process gets its area laid out as an attach
+// memfd (ring_layout.h, AttachPoint::children_socket): the page first, the
+// header at kAttachAreaOffset. The page becomes its attach point and `fd`
+// attach_fd (kept open: the caller must not close it), so that the attached
+// process's machinery ends its recording too: RecorderGone reads the page's
+// state and the recorder's pid, the detach watcher puts the calls back.
 bool MapArea(int fd) {
   struct stat st;
   if (fstat(fd, &st) != 0 || st.st_size < static_cast<off_t>(sizeof(ShmHeader))) return false;
   void* p = mmap(nullptr, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
   if (p == MAP_FAILED) return false;
-  auto* h = static_cast<ShmHeader*>(p);
-  if (!ClaimArea(h, static_cast<uint64_t>(st.st_size))) {
+  auto* page = static_cast<AttachPoint*>(p);
+  const bool attach_layout = g_rt.injected && static_cast<uint64_t>(st.st_size) > kAttachAreaOffset &&
+                             __atomic_load_n(&page->magic, __ATOMIC_ACQUIRE) == kAttachMagic &&
+                             page->version == kAttachVersion;
+  const uint64_t offset = attach_layout ? kAttachAreaOffset : 0;
+  auto* h = reinterpret_cast<ShmHeader*>(static_cast<char*>(p) + offset);
+  if (!ClaimArea(h, static_cast<uint64_t>(st.st_size) - offset)) {
     munmap(p, st.st_size);
     return false;
   }
   g_rt.shm = h;
   g_rt.hold_times = (h->options & kOptionHoldTimes) != 0;
+  g_rt.watch_only = (h->options & kOptionWatchOnly) != 0;
+  if (attach_layout) {
+    g_attach_point = page;
+    attach_fd = fd;
+    // Injected: the interposers record; its environment says nothing. The
+    // futex tracepoints were loaded for the first process only.
+    g_rt.sync_inproc = true;
+    g_rt.futex_stamps = false;
+    g_rt.repeat_marks = (h->options & kOptionRepeatMarks) != 0;
+    return true;
+  }
   const char* sync = getenv(kSyncEnv);
   g_rt.sync_inproc = sync != nullptr && sync[0] == 'i';  // "inproc"
   // Compared by hand: the runtime's own strcmp is an interposer.
@@ -218,7 +241,6 @@ bool MapArea(int fd) {
   }
   g_rt.futex_stamps = futex;
   g_rt.repeat_marks = (h->options & kOptionRepeatMarks) != 0 && !futex;
-  g_rt.watch_only = (h->options & kOptionWatchOnly) != 0;
   return true;
 }
 
@@ -236,8 +258,9 @@ bool MapSharedArea() {
 // asks the recorder for one of its own (ring_layout.h, ChildRequest) and maps
 // it. False when there is no recorder to ask, or it refused. Raw system calls:
 // the runtime's socket interposers model the program's sockets, not this one.
-bool MapChildArea(uint32_t how) {
-  const char* path = getenv(kChildrenEnv);
+// `path`: the recorder's socket, from the environment (kChildrenEnv) or, in an
+// injected process, from its attach page (AttachPoint::children_socket).
+bool MapChildArea(uint32_t how, const char* path) {
   if (path == nullptr || *path == '\0') return false;
   sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
@@ -271,7 +294,7 @@ bool MapChildArea(uint32_t how) {
   LibcClose(s);
   if (fd < 0) return false;
   const bool mapped = MapArea(fd);
-  LibcClose(fd);
+  if (fd != attach_fd) LibcClose(fd);
   return mapped;
 }
 
@@ -285,29 +308,53 @@ void WaitForModuleMap() {
   }
 }
 
-// A forked child of a launched recording: records into an area of its own,
-// a trace of its own (ring_layout.h, ChildRequest), from the fork on. Its one
-// thread starts as an attached process's threads do (no fork event, locks it
-// holds released without their acquire: the recorder filters those).
-bool RecordForkedChild() {
+// A forked child of a recorded process that names its recorder's socket
+// (`children_socket`): records into an area of its own, a trace of its own
+// (ring_layout.h, ChildRequest), from the fork on. Its one thread starts as an
+// attached process's threads do (no fork event, locks it holds released
+// without their acquire: the recorder filters those). The child of an
+// injected process inherits the redirected GOT slots (its memory is a copy),
+// so its calls reach the interposers already; its area is an attach memfd
+// (MapArea), and a detach watcher of its own (g_start_detach_watcher, the same
+// as its parent's) puts the calls back when the recorder detaches it or dies:
+// it then runs on unrecorded, never waiting for a recorder that is gone.
+// Chosen over a check of the recorder's pid alone: the child's recording ends
+// exactly as the injected process's does, through the code that ends that one
+// (a full ring gives up at once, MakeRoom; a thread stops at its next
+// synchronisation call, AtSyncCallSlow), the recorder can end it at its Stop
+// without a signal and know when it has (AttachPoint::restored), and the child
+// runs on at full speed rather than through an interposer per call.
+bool RecordForkedChild(const char* children_socket) {
   // The parent's numbers are not the child's: its domains start afresh.
   for (OrderCounter& c : g_order) c.next.store(0, std::memory_order_relaxed);
   ResetAtomicOrderInChild();
-  if (!MapChildArea(kChildForked)) return false;
+  if (!MapChildArea(kChildForked, children_socket)) return false;
   WaitForModuleMap();
   __atomic_store_n(&g_rt.active, true, __ATOMIC_RELEASE);
   AttachThread();  // without a ring, counted in the child's area as the launched program's threads are
+  // Without the watcher the child still stops writing at the detach (its
+  // hooks read the page: AtSyncCallSlow, MakeRoom), its calls left redirected.
+  if (attach_fd >= 0 && g_start_detach_watcher != nullptr) g_start_detach_watcher();
   return true;
 }
 
 // A forked child shares the parent's rings and attach page through its
 // mappings: it must not write to them. The child of a launched recording asks
-// the recorder for rings of its own; the child of a program never recorded
-// gets an attach point of its own; an attached process's child (its order
-// counters not fresh, no recorder to ask) stays unrecorded.
+// the recorder for rings of its own, and so does the child of a process
+// recorded by injection whose recorder named its socket in the attach page
+// and has not detached; the child of a program never recorded gets an attach
+// point of its own; the child of a program built with seer-cc and attached by
+// `seer record -p` (no recorder to ask) stays unrecorded.
 void OnForkChild() {
   ShmHeader* const parents = g_rt.shm;  // still mapped: the parent's, shared
   const bool recorded = parents != nullptr;
+  // Copied before the page goes: the child's area is not the parent's.
+  char injected_socket[sizeof(AttachPoint::children_socket)] = {};
+  if (recorded && g_rt.injected && attach_fd >= 0 && __atomic_load_n(&g_rt.active, __ATOMIC_ACQUIRE) &&
+      g_attach_point->state.load(std::memory_order_acquire) == kAttachRequested) {
+    for (size_t i = 0; i + 1 < sizeof injected_socket && g_attach_point->children_socket[i] != '\0'; ++i)
+      injected_socket[i] = g_attach_point->children_socket[i];
+  }
   g_rt.active = false;
   WatchForgetInChild();
   tls_state = nullptr;
@@ -323,9 +370,13 @@ void OnForkChild() {
       CreateAttachPoint();
       return;
     }
+    if (injected_socket[0] != '\0') {
+      g_rt.shm = nullptr;  // the parent's
+      if (RecordForkedChild(injected_socket)) return;
+    }
   } else if (recorded) {
     g_rt.shm = nullptr;  // the parent's
-    if (RecordForkedChild()) return;
+    if (RecordForkedChild(getenv(kChildrenEnv))) return;
   }
   if (recorded) parents->forks_unrecorded.fetch_add(1, std::memory_order_relaxed);
   tls_vars.finished = true;
@@ -402,7 +453,7 @@ void Initialize() {
     return;
   }
   // A program exec'd by a recorded process finds the area it inherited taken.
-  const bool launched = MapSharedArea() || MapChildArea(kChildExeced);
+  const bool launched = MapSharedArea() || MapChildArea(kChildExeced, getenv(kChildrenEnv));
   if (launched) {
     WaitForModuleMap();
   } else {

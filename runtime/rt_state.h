@@ -146,6 +146,12 @@ void ForgetRecordingInChild();
 // null, and never kAttachRequested when the process has none.
 extern AttachPoint* g_attach_point;
 
+// Attach by injection (attach_inject.cc, only in libseer_rt.so): starts the
+// thread that puts the program's calls back at the detach. Set by the
+// injection, null otherwise; a forked child of an injected process that gets
+// rings of its own starts one too (rt_state.cc, RecordForkedChild).
+extern bool (*g_start_detach_watcher)();
+
 // Maps the shared area named by SEER_RT_SHM_FD and attaches the calling thread.
 // Idempotent; called from __tsan_init and the runtime's constructor.
 void Initialize();

@@ -271,7 +271,16 @@ struct alignas(64) AttachPoint {
   // Attach by injection (runtime/attach_inject.cc): 1 once the runtime has put
   // the program's calls back after the detach (or its recorder's death).
   std::atomic<uint32_t> restored;
+  // Attach by injection: the recorder's ChildListener socket (NUL-terminated;
+  // empty: forked children are not followed), written before kAttachRequested.
+  // An injected process has no SEER_RT_CHILDREN in its environment: a child it
+  // forks copies the path from here and asks as a launched child does, and gets
+  // an area laid out as an attach memfd (this page first, then the ShmHeader at
+  // kAttachAreaOffset), whose page says when its recorder detaches. Appended
+  // last: a runtime older than the field never reads it.
+  char children_socket[108];
 };
+static_assert(sizeof(AttachPoint) <= kAttachAreaOffset, "the attach point is one page");
 
 static_assert(std::atomic<uint64_t>::is_always_lock_free, "rings are shared across processes");
 

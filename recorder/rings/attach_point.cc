@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <new>
 #include <string>
 
 namespace seer::recorder {
@@ -98,7 +99,29 @@ Status RuntimeAttachPoint::LayOut(const SharedAreaOptions& options, SharedArea* 
   return Status::Ok();
 }
 
-void RuntimeAttachPoint::Request() {
+Status RuntimeAttachPoint::CreateForChild(const SharedAreaOptions& options, SharedArea* area) {
+  // Close-on-exec: the child gets it through the socket, not by inheritance.
+  fd_ = memfd_create(rt::kAttachName, MFD_CLOEXEC);
+  if (fd_ < 0) return Status::IOError(std::string("memfd_create: ") + std::strerror(errno));
+  if (ftruncate(fd_, static_cast<off_t>(rt::kAttachAreaOffset)) != 0)
+    return Status::IOError(std::string("sizing a child's attach point: ") + std::strerror(errno));
+  void* p = mmap(nullptr, rt::kAttachAreaOffset, PROT_READ | PROT_WRITE, MAP_SHARED, fd_, 0);
+  if (p == MAP_FAILED) return Status::IOError(std::string("mapping a child's attach point: ") + std::strerror(errno));
+  page_ = new (p) rt::AttachPoint();
+  page_->version = rt::kAttachVersion;
+  page_->state.store(rt::kAttachClaimed, std::memory_order_relaxed);
+  page_->recorder_pid.store(getpid(), std::memory_order_relaxed);
+  __atomic_store_n(&page_->magic, rt::kAttachMagic, __ATOMIC_RELEASE);
+  const int fd = dup(fd_);
+  if (fd < 0) return Status::IOError(std::string("dup: ") + std::strerror(errno));
+  Status st = area->CreateOn(fd, rt::kAttachAreaOffset, options);
+  if (!st.ok()) return st.WithContext("laying out a child process's rings");
+  return Status::Ok();
+}
+
+void RuntimeAttachPoint::Request(const std::string& children_socket) {
+  if (children_socket.size() < sizeof(page_->children_socket))
+    memcpy(page_->children_socket, children_socket.c_str(), children_socket.size() + 1);
   requested_ = true;
   page_->state.store(rt::kAttachRequested, std::memory_order_release);
 }

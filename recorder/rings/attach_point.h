@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 
+#include <string>
+
 #include "recorder/rings/shared_area.h"
 #include "seer/ring_layout.h"
 #include "seer/status.h"
@@ -28,9 +30,18 @@ class RuntimeAttachPoint {
   // Lays out the rings in the claimed attach point's memfd, after its page.
   Status LayOut(const SharedAreaOptions& options, SharedArea* area);
 
+  // A forked child of a process recorded by injection (runtime/rt_state.cc,
+  // RecordForkedChild): a new memfd laid out as an attach point's, the page
+  // (claimed by this process) and the rings behind it in `area`, whose fd() the
+  // child is given. Its runtime stops writing at Detach, or when this process
+  // is gone, as the injected parent's does.
+  Status CreateForChild(const SharedAreaOptions& options, SharedArea* area);
+
   // The rings are laid out and the counter probe attached: each thread starts
-  // recording on its next hook.
-  void Request();
+  // recording on its next hook. `children_socket` (attach by injection): where
+  // a child the process forks asks for rings of its own
+  // (rt::AttachPoint::children_socket; too long a path is not written).
+  void Request(const std::string& children_socket = "");
 
   // Recording is over: the runtime stops writing, and never waits for us.
   void Detach();

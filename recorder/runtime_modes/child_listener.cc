@@ -20,7 +20,7 @@ ChildListener::~ChildListener() {
   if (!dir_.empty()) rmdir(dir_.c_str());
 }
 
-Status ChildListener::Open() {
+Status ChildListener::Open(uid_t owner) {
   const char* tmp = getenv("TMPDIR");
   std::string dir = std::string(tmp != nullptr && *tmp == '/' ? tmp : "/tmp") + "/seer-record.XXXXXX";
   // mkdtemp makes it 0700: no other user can connect and write into a trace.
@@ -40,6 +40,10 @@ Status ChildListener::Open() {
     path_.clear();
     return Status::IOError("cannot listen on " + dir_ + "/children: " + strerror(err));
   }
+  if (owner != static_cast<uid_t>(-1) && owner != geteuid() &&
+      (chown(dir_.c_str(), owner, static_cast<gid_t>(-1)) != 0 ||
+       chown(path_.c_str(), owner, static_cast<gid_t>(-1)) != 0))
+    return Status::IOError("cannot give " + dir_ + " to user " + std::to_string(owner) + ": " + strerror(errno));
   return Status::Ok();
 }
 

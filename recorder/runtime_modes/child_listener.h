@@ -27,7 +27,10 @@ class ChildListener {
   ChildListener& operator=(const ChildListener&) = delete;
   ~ChildListener();
 
-  Status Open();
+  // `owner` (attach by injection: the recorded process's user, when it is not
+  // ours): the directory and the socket are given to that user, so that the
+  // processes it forks can ask; other users still cannot.
+  Status Open(uid_t owner = static_cast<uid_t>(-1));
   // The socket's path, for the program's environment (kChildrenEnv).
   const std::string& path() const { return path_; }
   // The listening socket, to wait on (readable: a process is asking).

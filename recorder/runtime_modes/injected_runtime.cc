@@ -73,8 +73,9 @@ std::string InjectedRuntime::WhyNotInjectable(pid_t pid) {
 }
 
 Status InjectedRuntime::Inject(pid_t pid, const std::string& given_library, const SharedAreaOptions& options,
-                               bool futex_stamps, SharedArea* area) {
+                               bool futex_stamps, const std::string& children_socket, SharedArea* area) {
   pid_ = pid;
+  exe_ = ProcessExecutable(pid);
   // The path the process's memory map will show (no symbolic link, no relative part).
   char real[PATH_MAX];
   if (realpath(given_library.c_str(), real) == nullptr)
@@ -114,7 +115,7 @@ Status InjectedRuntime::Inject(pid_t pid, const std::string& given_library, cons
   st = attach_.Claim(pid);
   if (st.ok()) st = attach_.LayOut(options, area);
   if (!st.ok()) return st;
-  attach_.Request();
+  attach_.Request(children_socket);
   if (!ReadProcMaps(pid, &maps).ok()) return Status::NotFound(who + " ended while the runtime was loaded");
   const uint64_t entry = RemoteAddress(maps, library, "__seer_rt_inject");
   if (entry == 0) return Status::NotFound(library + " has no __seer_rt_inject: a runtime older than this seer");
@@ -136,6 +137,16 @@ Status InjectedRuntime::Inject(pid_t pid, const std::string& given_library, cons
   return Status::Ok();
 }
 
+Status InjectedRuntime::FollowChild(pid_t pid, const SharedAreaOptions& options, const std::string& children_socket,
+                                    SharedArea* area) {
+  pid_ = pid;
+  exe_ = ProcessExecutable(pid);
+  Status st = attach_.CreateForChild(options, area);
+  if (!st.ok()) return st;
+  attach_.Request(children_socket);
+  return Status::Ok();
+}
+
 Status InjectedRuntime::Detach(std::chrono::milliseconds limit) {
   rt::AttachPoint* page = attach_.page();
   if (page == nullptr) return Status::Ok();
@@ -144,6 +155,9 @@ Status InjectedRuntime::Detach(std::chrono::milliseconds limit) {
   const auto deadline = std::chrono::steady_clock::now() + limit;
   while (page->restored.load(std::memory_order_acquire) == 0) {
     if (kill(pid_, 0) != 0 && errno == ESRCH) return Status::Ok();  // gone: nothing to put back
+    // Another program (an exec): the runtime went with the old one.
+    if (const std::string now = ProcessExecutable(pid_); !now.empty() && !exe_.empty() && now != exe_)
+      return Status::Ok();
     if (std::chrono::steady_clock::now() >= deadline)
       return Status::IOError("the runtime in process " + std::to_string(pid_) +
                              " did not confirm that it put the program's calls back");

@@ -31,8 +31,17 @@ class InjectedRuntime {
   // Errors leave the process running unrecorded: Permission when ptrace is not
   // allowed, NotFound when no thread reached a safe point, IOError when the
   // library could not be loaded or the calls redirected (with dlerror's text).
+  // `children_socket` (empty: none): where a child the process forks asks for
+  // rings of its own (runtime_modes/process_family.h), written in the attach page.
   Status Inject(pid_t pid, const std::string& library, const SharedAreaOptions& options, bool futex_stamps,
-                SharedArea* area);
+                const std::string& children_socket, SharedArea* area);
+
+  // A child `pid` forked by an injected process asked for rings: lays them out
+  // in `area` behind an attach page of this recorder's own (the child's
+  // runtime maps both, rings/attach_point.h, CreateForChild), so that Detach
+  // ends its recording as it ends the parent's: the child runs on. Its own
+  // forks ask at `children_socket` in turn.
+  Status FollowChild(pid_t pid, const SharedAreaOptions& options, const std::string& children_socket, SharedArea* area);
 
   // Asks the runtime to put the calls back and stop recording, and waits up
   // to `limit` until it says it has (the recorder then collects what is left).
@@ -43,6 +52,7 @@ class InjectedRuntime {
 
  private:
   pid_t pid_ = -1;
+  std::string exe_;  // the process's program: one it execs has no runtime to answer Detach
   RuntimeAttachPoint attach_;
   uint32_t slots_ = 0;
   uint32_t modules_ = 0;

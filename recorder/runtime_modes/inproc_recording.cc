@@ -161,7 +161,7 @@ class InprocRecording final : public Recording {
             opts_.ring_words,
             opts_.wait_ns,
             rt::kOptionReuseRings | (opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u) |
-                (repeat_runs_ && !attached_ ? rt::kOptionRepeatMarks : 0u) |
+                (repeat_runs_ && !attached_ && !injected_child_ ? rt::kOptionRepeatMarks : 0u) |
                 (opts_.sync_none ? rt::kOptionWatchOnly : 0u),
             opts_.watch_period,
             opts_.watch_delay_us,
@@ -219,6 +219,11 @@ class InprocRecording final : public Recording {
   // A process of a launched recording's family (StartChildRecording): watched
   // through pidfd_, merged as an attached one.
   bool child_ = false;
+  // A child_ forked by a process recorded by injection (kInject): its rings
+  // are behind an attach page of seer's (InjectedRuntime::FollowChild). Like
+  // the injected process it is never killed: the end of the recording
+  // detaches it (Stop, Finish), and it runs on unrecorded.
+  bool injected_child_ = false;
   // InprocOptions::repeat_runs; SEER_REPEAT_RUNS=0 in the environment turns it
   // off (for benchmarks that compare, in one build).
   bool repeat_runs_ = true;
@@ -243,7 +248,8 @@ class InprocRecording final : public Recording {
 };
 
 InprocRecording::~InprocRecording() {
-  if (!finished_ && target_alive_ && pid_ > 0 && !attached_) {  // Finish was never called: leave nothing behind
+  // Finish was never called: leave nothing behind (an injected child is let go by injected_).
+  if (!finished_ && target_alive_ && pid_ > 0 && !attached_ && !injected_child_) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
@@ -339,7 +345,9 @@ Status InprocRecording::BeginChild(const ChildProcess& child) {
   pid_ = child.pid;
   Status s = OpenPidfd();
   if (!s.ok()) return s;
-  s = area_.Create(AreaOptions());
+  injected_child_ = options_.mode == RecordMode::kInject;
+  s = injected_child_ ? injected_.FollowChild(pid_, AreaOptions(), opts_.children_socket, &area_)
+                      : area_.Create(AreaOptions());
   if (!s.ok()) return s;
   s = OpenRecordingWriter(options_, opts_.writer, &writer_);
   if (!s.ok()) return s;
@@ -376,7 +384,7 @@ Status InprocRecording::StartMerging() {
   merger_ = std::make_unique<RingMerger>(shm);
   merger_->ReuseRings();
   // Where the runtime marks repeated segments the merger does not look for them itself.
-  merger_->DetectRepeats(repeat_runs_ && (attached_ || futex_ != nullptr));
+  merger_->DetectRepeats(repeat_runs_ && (attached_ || injected_child_ || futex_ != nullptr));
   max_spool_ = opts_.max_spool_bytes != 0 ? opts_.max_spool_bytes : DefaultSpoolBytes();
   callers_threads_ = Tasks();
   drain_idle_ = opts_.merge_when_idle;
@@ -408,7 +416,7 @@ void InprocRecording::NewModules(std::vector<ModuleInfo>* out) {
 void InprocRecording::CollectOnce() {
   rt::ShmHeader* shm = area_.header();
   const pid_t w = attached_ || child_ ? 0 : wait4(pid_, &status_, WNOHANG, &usage_);
-  if (w == pid_ || (attached_ && (detached_ || !AttachedAlive())) || (child_ && !AttachedAlive()))
+  if (w == pid_ || ((attached_ || injected_child_) && detached_) || ((attached_ || child_) && !AttachedAlive()))
     target_alive_ = false;
   if (w < 0 && errno != EINTR) {
     kill(pid_, SIGKILL);
@@ -418,7 +426,7 @@ void InprocRecording::CollectOnce() {
   if (queue_.failed()) {
     // A damaged ring or a failing disk: stop the target rather than record garbage
     // (an attached one is let go, unharmed).
-    if (target_alive_ && attached_) {
+    if (target_alive_ && (attached_ || injected_child_)) {
       DetachInjected();
       target_alive_ = false;
     } else if (target_alive_) {
@@ -510,7 +518,8 @@ Status InprocRecording::AttachByInjection(const std::string& library, const std:
     Status loaded = load_futex(pid_);
     if (!loaded.ok()) return loaded;
   }
-  Status st = injected_.Inject(pid_, library, AreaOptions(), static_cast<bool>(load_futex), &area_);
+  Status st =
+      injected_.Inject(pid_, library, AreaOptions(), static_cast<bool>(load_futex), opts_.children_socket, &area_);
   if (!st.ok()) return st;
   writer_->SetMeta("record.pid", std::to_string(pid_));
   writer_->SetMeta("record.redirected_slots", std::to_string(injected_.slots()));
@@ -532,8 +541,9 @@ void InprocRecording::DetachInjected() {
 }
 
 Status InprocRecording::Poll(bool* running) {
-  if (attached_ && target_alive_ &&
-      (stop_requested_.load() || (options_.duration_s > 0 &&
+  // An injected child's end is its family's (runtime_modes/process_family.cc): it stops when told.
+  if ((attached_ || injected_child_) && target_alive_ &&
+      (stop_requested_.load() || (attached_ && options_.duration_s > 0 &&
                                   std::chrono::duration<double>(Clock::now() - start_).count() >= options_.duration_s)))
     DetachInjected();
   // A few rounds per call, so that a caller polling in a loop costs nothing extra.
@@ -545,7 +555,7 @@ Status InprocRecording::Poll(bool* running) {
 }
 
 void InprocRecording::Stop() {
-  if (attached_) {
+  if (attached_ || injected_child_) {
     stop_requested_.store(true);  // the next Poll detaches; the process runs on
     return;
   }
@@ -645,7 +655,7 @@ Status InprocRecording::Finish(RecordResult* result) {
   result->raw_syscalls_note = raw_syscalls_note_;
   result->futex_failure = futex_note_;
   // Finish before Poll saw the end: an attached process is let go, a launched one ended.
-  if (target_alive_ && attached_) {
+  if (target_alive_ && (attached_ || injected_child_)) {
     DetachInjected();
     while (target_alive_) CollectOnce();
   } else if (target_alive_) {
@@ -654,7 +664,7 @@ Status InprocRecording::Finish(RecordResult* result) {
     exited_ = Clock::now();
   }
   if (exited_ == Clock::time_point()) exited_ = Clock::now();
-  if (attached_) area_.ReleaseRings();  // collected; the process keeps the memfd mapped
+  if (attached_ || injected_child_) area_.ReleaseRings();  // collected; the process keeps the memfd mapped
   Status s = CloseTrace();
   if (!s.ok()) return s;
 
@@ -672,7 +682,7 @@ Status InprocRecording::Finish(RecordResult* result) {
   result->runtime_seen = area_.header()->owner_pid.load() != 0;
   if (opts_.watch_period != 0) result->watch = WatchSummary(*area_.header(), opts_);
   result->target_exited = !attached_ || !AttachedAlive();
-  if (attached_) {
+  if (attached_ || injected_child_) {
     result->runtime_note = detach_note_;
     result->uprobes = 0;
   } else if (!child_ && WIFEXITED(status_)) {

@@ -1,6 +1,7 @@
 #include "recorder/runtime_modes/process_family.h"
 
 #include <poll.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <chrono>
@@ -30,6 +31,13 @@ constexpr auto kScanPeriod = std::chrono::milliseconds(100);
 constexpr const char* kNoRuntime =
     "its program does not load seer's runtime (a static program, one not built with seer-cc / seer-c++ under "
     "--sync=inproc, or an environment without LD_PRELOAD or SEER_RT_CHILDREN)";
+// The same for a process attached by injection, whose runtime only a fork() carries on.
+constexpr const char* kNoRuntimeInjected =
+    "it never asked for rings: the runtime injected into its parent follows fork() only (a process made by "
+    "posix_spawn, vfork or a raw clone runs no fork handler; one that switched to another user cannot reach seer)";
+constexpr const char* kExecInjected =
+    "exec'd: its new program does not carry the runtime injected into the process (nor does its environment "
+    "name seer)";
 
 // "PID (PROGRAM)": the program as /proc names it, its command name once it has ended.
 std::string Describe(pid_t pid, const std::string& program) {
@@ -39,7 +47,8 @@ std::string Describe(pid_t pid, const std::string& program) {
 
 class ProcessFamilyRecording final : public Recording {
  public:
-  explicit ProcessFamilyRecording(const RecordOptions& options) : options_(options) {}
+  explicit ProcessFamilyRecording(const RecordOptions& options)
+      : options_(options), attached_(options.mode == RecordMode::kInject) {}
   ~ProcessFamilyRecording() override { StopAnswering(); }
 
   Status Begin();
@@ -80,6 +89,8 @@ class ProcessFamilyRecording final : public Recording {
   std::vector<std::string> UnrecordedNames() const;
 
   const RecordOptions options_;
+  // kInject: the recording ends with the first process's; the others are detached then.
+  const bool attached_;
   ChildListener listener_;
   std::unique_ptr<Recording> main_;
   pid_t main_pid_ = 0;
@@ -101,14 +112,27 @@ class ProcessFamilyRecording final : public Recording {
 };
 
 Status ProcessFamilyRecording::Begin() {
-  Status st = listener_.Open();
+  // An attached process's children run as its user: they must be able to ask.
+  struct stat st_proc;
+  const uid_t owner = attached_ && stat(("/proc/" + std::to_string(options_.pid)).c_str(), &st_proc) == 0
+                          ? st_proc.st_uid
+                          : static_cast<uid_t>(-1);
+  Status st = listener_.Open(owner);
   if (!st.ok()) return st.WithContext("following the program's processes");
   RecordOptions main = options_;
   main.inproc.children_socket = listener_.path();
+  // Children forked before the attach: never followed, named (after the
+  // start, which checks that the process is there and takes the runtime).
+  std::vector<pid_t> earlier;
+  if (attached_) earlier = ChildProcesses(options_.pid);
   st = StartInprocRecording(main, &main_);
   if (!st.ok()) return st;
   main_pid_ = main_->target_pid();
   main_program_ = ProcessExecutable(main_pid_);
+  for (pid_t child : earlier)
+    unseen_[child] = {main_pid_, ProcessExecutable(child),
+                      "forked before seer attached to its parent: only the processes forked while it is recorded "
+                      "are followed"};
   answerer_ = std::thread([this] { Answer(); });
   return Status::Ok();
 }
@@ -165,6 +189,8 @@ void ProcessFamilyRecording::Adopt(ChildAsk* ask) {
   // The tracepoints were loaded for the first process; the watchpoints are its too.
   child.inproc.futex_tracepoints = false;
   child.inproc.watch_period = 0;
+  // Injected: a process learns the socket from its area's attach page, not its environment.
+  if (attached_) child.inproc.children_socket = listener_.path();
   m.trace.output = child.output;
   ChildProcess process;
   process.pid = ask->pid;
@@ -209,11 +235,12 @@ void ProcessFamilyRecording::LookForUnrecorded() {
       if (recorded.count(child) != 0 || unseen_.count(child) != 0) continue;
       bool asked = false;
       for (const Member& m : children_) asked = asked || m.trace.pid == child;
-      if (!asked) unseen_[child] = {pid, ProcessExecutable(child), kNoRuntime};
+      if (!asked) unseen_[child] = {pid, ProcessExecutable(child), attached_ ? kNoRuntimeInjected : kNoRuntime};
     }
     const std::string now = ProcessExecutable(pid);
     if (!now.empty() && now != *program && unseen_.count(pid) == 0)
-      unseen_[pid] = {0, now, std::string("exec'd without asking for rings: ") + kNoRuntime};
+      unseen_[pid] = {0, now,
+                      attached_ ? kExecInjected : std::string("exec'd without asking for rings: ") + kNoRuntime};
   }
 }
 
@@ -222,6 +249,7 @@ void ProcessFamilyRecording::Close(Member* m) {
   RecordResult r;
   Status st = m->recording->Finish(&r);
   if (!st.ok() && m->trace.error.empty()) m->trace.error = st.ToString();
+  if (!r.runtime_note.empty() && m->trace.error.empty()) m->trace.error = "detach: " + r.runtime_note;
   m->trace.events = r.events;
   m->trace.lost = r.lost;
   m->trace.threads = r.threads;
@@ -240,6 +268,13 @@ Status ProcessFamilyRecording::Poll(bool* running) {
   if (main_running_) {
     Status st = main_->Poll(&main_running_);
     if (!st.ok()) return st;
+  }
+  // Attached: the first process was let go (Stop, --duration) or ended; the
+  // processes it forked are let go too, at their next Poll, and not waited for.
+  if (attached_ && !main_running_ && !stop_passed_on_) {
+    stop_passed_on_ = true;
+    for (Member& m : children_)
+      if (m.recording != nullptr) m.recording->Stop();
   }
   bool any = main_running_;
   for (size_t i = 0; i < children_.size(); ++i)

@@ -11,11 +11,13 @@
 #include <dirent.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -109,6 +111,10 @@ class InjectTest : public ::testing::Test {
                       "run the recorder tests as root ***";
     scratch_ = std::make_unique<test::ScratchDir>(std::string("seer-inject-") +
                                                   ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    // Where seer makes the directory of its children's socket: a seer killed
+    // by a test leaves it behind, in the scratch folder rather than in /tmp.
+    mkdir(Path("tmp").c_str(), 0700);
+    setenv("TMPDIR", Path("tmp").c_str(), 1);
   }
 
   std::string Path(const std::string& name) const { return scratch_->Path(name); }
@@ -228,8 +234,8 @@ TEST_F(InjectTest, ProgramOutlivesAKilledRecorder) {
 
 // The process ends while it is recorded (no --duration): the recording ends
 // with it, and the trace is complete. A pipe's hand-off is in it, as the
-// preloaded runtime models it. A child it forked meanwhile is not recorded,
-// and is named.
+// preloaded runtime models it. A child it forked meanwhile is recorded into a
+// trace of its own.
 TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
   const pid_t pid = StartTarget("inject_target");
   ASSERT_GT(pid, 0);
@@ -247,9 +253,8 @@ TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
   EXPECT_EQ(StopTarget(), 2);
   EXPECT_EQ(seer.Wait(std::chrono::seconds(30)), 0) << test::ReadWholeFile(Path("seer.err"));
   const std::string err = test::ReadWholeFile(Path("seer.err"));
-  EXPECT_NE(err.find("seer record: not recorded: 1 child process forked by process " + std::to_string(pid)),
-            std::string::npos)
-      << err;
+  EXPECT_NE(err.find("(forked by " + std::to_string(pid) + "): "), std::string::npos) << err;
+  EXPECT_EQ(err.find("not recorded"), std::string::npos) << err;
   LoadedTrace t;
   ASSERT_TRUE(LoadTrace(trace, &t).ok());
   EXPECT_TRUE(t.info.complete);
@@ -258,8 +263,221 @@ TEST_F(InjectTest, RecordingEndsWhenTheProcessExits) {
   // The write to the pipe and the read that received it.
   EXPECT_EQ(t.Count(EventKind::kSignal), 1u) << KindSummary(t);
   EXPECT_EQ(t.Count(EventKind::kWait), 1u) << KindSummary(t);
-  EXPECT_EQ(t.info.Meta("record.forks_unrecorded"), "1");
+  EXPECT_EQ(t.info.Meta("record.forks_unrecorded"), "");
   EXPECT_EQ(CheckOrder(t), "");
+}
+
+// The processes an injected process forks (docs/recording.md, "Processes"):
+// tests/programs/inject_family.c.
+
+// What `command` prints on stdout.
+std::string Stdout(const std::string& command) {
+  std::string out;
+  if (FILE* p = popen(command.c_str(), "r")) {
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+    pclose(p);
+  }
+  return out;
+}
+
+// `seer info --json TRACE`.
+nlohmann::json Info(const std::string& trace) {
+  return nlohmann::json::parse(Stdout(std::string(kSeer) + " info --json " + trace + " 2>/dev/null"), nullptr, false);
+}
+
+// The first word after `prefix` in `line` as a pid (0 when it does not start so).
+pid_t PidAfter(const std::string& line, const std::string& prefix) {
+  if (line.rfind(prefix, 0) != 0) return 0;
+  return static_cast<pid_t>(std::atol(line.c_str() + prefix.size()));
+}
+
+// A child forked while recorded gets a trace of its own, with the race its
+// threads have; seer is stopped as a user stops it (SIGTERM), and the process
+// runs on unharmed: the child ended normally, a child forked after the detach
+// is not recorded and runs correctly, the process exits cleanly.
+TEST_F(InjectTest, ForkedChildIsRecordedIntoATraceOfItsOwn) {
+  const pid_t pid = StartTarget("inject_family");
+  ASSERT_GT(pid, 0);
+  const std::string trace = Path("run.seer");
+  Child seer;
+  seer.Start({kSeer, "record", "-o", trace, "-p", std::to_string(pid)}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  target_.Send("fork\n");
+  const std::string child_line = target_.ReadLine();
+  const pid_t child = PidAfter(child_line, "child ");
+  ASSERT_GT(child, 0) << child_line;
+  const std::string c = std::to_string(child), p = std::to_string(pid);
+  EXPECT_EQ(child_line, "child " + c + " ok 2000");
+  EXPECT_EQ(target_.ReadLine(), "forked " + c + " 0");
+  ASSERT_EQ(kill(seer.pid, SIGTERM), 0);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(30)), 0) << test::ReadWholeFile(Path("seer.err"));
+  const std::string err = test::ReadWholeFile(Path("seer.err"));
+  const std::string child_trace = Path("run." + c + ".seer");
+  EXPECT_NE(err.find("seer record: process " + c + " (forked by " + p + "): "), std::string::npos) << err;
+  EXPECT_NE(err.find(" -> " + child_trace), std::string::npos) << err;
+  EXPECT_EQ(err.find("not recorded"), std::string::npos) << err;
+
+  // The child's trace: its thread and the two it made; the main trace names it.
+  const nlohmann::json info = Info(child_trace);
+  ASSERT_TRUE(info.is_object()) << child_trace;
+  EXPECT_EQ(info.value("threads", 0), 3) << info.dump();
+  EXPECT_TRUE(info.value("complete", false)) << info.dump();
+  EXPECT_EQ(info["meta"].value("record.pid", ""), c);
+  EXPECT_EQ(info["meta"].value("record.process", ""), "forked by process " + p);
+  EXPECT_EQ(info["meta"].value("record.sync", ""), "inject");
+  const nlohmann::json main_info = Info(trace);
+  ASSERT_TRUE(main_info.is_object());
+  EXPECT_NE(main_info["meta"].value("record.processes", "").find(child_trace), std::string::npos) << main_info.dump();
+  std::string text;
+  ASSERT_EQ(scratch_->Run(std::string(kSeer) + " info " + trace, &text), 0) << text;
+  EXPECT_NE(text.find(child_trace), std::string::npos) << text;
+
+  // The race: both threads' read()s into one variable, unordered.
+  const nlohmann::json report =
+      nlohmann::json::parse(Stdout(std::string(kSeer) + " analyze -a hb --format json " + child_trace), nullptr, false);
+  ASSERT_FALSE(report.is_discarded());
+  std::vector<std::string> pairs;
+  for (const nlohmann::json& r : report["races"]["hb"]["pairs"])
+    pairs.push_back(r["first"].value("function", "?") + "|" + r["second"].value("function", "?"));
+  EXPECT_EQ(pairs, std::vector<std::string>{"fill_racy|fill_racy"}) << report.dump(2);
+
+  // Let go: a child forked now is not recorded, and runs as it should.
+  EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)));
+  target_.Send("fork\n");
+  const std::string again = target_.ReadLine();
+  const pid_t second = PidAfter(again, "child ");
+  EXPECT_EQ(again, "child " + std::to_string(second) + " ok 2000");
+  EXPECT_EQ(target_.ReadLine(), "forked " + std::to_string(second) + " 0");
+  struct stat st;
+  EXPECT_NE(stat(Path("run." + std::to_string(second) + ".seer").c_str(), &st), 0);
+  target_.Send("stop\n");
+  EXPECT_EQ(target_.ReadLine(), "bye");
+  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0) << test::ReadWholeFile(Path("target.err"));
+}
+
+// A child still running when seer stops is detached as its parent is: its
+// calls are put back, its trace is closed, and it runs on to its normal end.
+TEST_F(InjectTest, ChildRunningAtTheDetachRunsOn) {
+  const pid_t pid = StartTarget("inject_family");
+  ASSERT_GT(pid, 0);
+  const std::string exe = kPrograms + "/inject_family";
+  Child seer;
+  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  const std::string marker = Path("marker");
+  target_.Send("fork-long " + marker + "\n");
+  pid_t child = 0;
+  bool running = false;
+  for (int i = 0; i < 2; ++i) {
+    const std::string line = target_.ReadLine();
+    if (const pid_t started = PidAfter(line, "started "); started > 0) child = started;
+    running = running || line.find(" running") != std::string::npos;
+  }
+  ASSERT_GT(child, 0);
+  EXPECT_TRUE(running);
+  const std::string c = std::to_string(child);
+  // Recorded: its own detach thread, its calls through the runtime.
+  ASSERT_TRUE(WaitThread(child, "seer-detach", true, std::chrono::seconds(5)));
+  EXPECT_EQ(SlotTarget(child, exe, "pthread_mutex_lock"), "libseer_rt.so");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  ASSERT_EQ(kill(seer.pid, SIGTERM), 0);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(30)), 0) << test::ReadWholeFile(Path("seer.err"));
+  const std::string err = test::ReadWholeFile(Path("seer.err"));
+  EXPECT_NE(err.find("seer record: process " + c + " (forked by " + std::to_string(pid) + "): "), std::string::npos)
+      << err;
+  // Let go, not killed: its calls are libc's again and it still runs.
+  EXPECT_TRUE(WaitThread(child, "seer-detach", false, std::chrono::seconds(5)));
+  EXPECT_EQ(SlotTarget(child, exe, "pthread_mutex_lock"), "libc.so.6");
+  EXPECT_EQ(kill(child, 0), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  { std::ofstream touch(marker); }
+  const std::string done = target_.ReadLine();
+  std::istringstream in(done);
+  std::string word, who, ok;
+  long total = -1, sum = -2;
+  in >> word >> who >> ok >> total >> sum;
+  EXPECT_EQ(word + " " + who + " " + ok, "child " + c + " ok") << done;
+  EXPECT_EQ(total, sum) << done;
+  EXPECT_GT(total, 0) << done;
+  target_.Send("reap\n");
+  EXPECT_EQ(target_.ReadLine(), "reaped " + c + " 0");
+
+  LoadedTrace t;
+  ASSERT_TRUE(LoadTrace(Path("run." + c + ".seer"), &t).ok());
+  EXPECT_TRUE(t.info.complete);
+  EXPECT_GT(t.Count(EventKind::kAcquire), 100u) << KindSummary(t);
+  EXPECT_EQ(t.info.Meta("record.detach"), "");
+  EXPECT_EQ(CheckOrder(t), "");
+  target_.Send("stop\n");
+  EXPECT_EQ(target_.ReadLine(), "bye");
+  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0) << test::ReadWholeFile(Path("target.err"));
+}
+
+// seer killed while a child is recorded: the child notices as its parent does
+// (the recorder's pid in its attach page), puts its calls back by itself and
+// runs on, never waiting for the recorder.
+TEST_F(InjectTest, ChildOutlivesAKilledRecorder) {
+  const pid_t pid = StartTarget("inject_family");
+  ASSERT_GT(pid, 0);
+  Child seer;
+  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  const std::string marker = Path("marker");
+  target_.Send("fork-long " + marker + "\n");
+  pid_t child = 0;
+  for (int i = 0; i < 2; ++i)
+    if (const pid_t started = PidAfter(target_.ReadLine(), "started "); started > 0) child = started;
+  ASSERT_GT(child, 0);
+  ASSERT_TRUE(WaitThread(child, "seer-detach", true, std::chrono::seconds(5)));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  kill(seer.pid, SIGKILL);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(10)), 128 + SIGKILL);
+  EXPECT_TRUE(WaitThread(child, "seer-detach", false, std::chrono::seconds(5)))
+      << "the child's runtime did not notice that its recorder died";
+  EXPECT_TRUE(WaitThread(pid, "seer-detach", false, std::chrono::seconds(5)));
+  EXPECT_EQ(SlotTarget(child, kPrograms + "/inject_family", "pthread_mutex_lock"), "libc.so.6");
+  { std::ofstream touch(marker); }
+  const std::string done = target_.ReadLine();
+  EXPECT_EQ(done.rfind("child " + std::to_string(child) + " ok ", 0), 0u) << done;
+  target_.Send("reap\n");
+  EXPECT_EQ(target_.ReadLine(), "reaped " + std::to_string(child) + " 0");
+  target_.Send("stop\n");
+  EXPECT_EQ(target_.ReadLine(), "bye");
+  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0);
+}
+
+// A program a followed child execs does not carry the runtime: it is named as
+// not recorded, never dropped silently.
+TEST_F(InjectTest, ProgramAChildExecsIsNamed) {
+  const pid_t pid = StartTarget("inject_family");
+  ASSERT_GT(pid, 0);
+  Child seer;
+  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
+  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
+      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  target_.Send("fork-exec\n");
+  const std::string line = target_.ReadLine();
+  const pid_t child = PidAfter(line, "exec'd ");
+  ASSERT_GT(child, 0) << line;
+  EXPECT_EQ(line, "exec'd " + std::to_string(child) + " 0");
+  ASSERT_EQ(kill(seer.pid, SIGTERM), 0);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(30)), 0) << test::ReadWholeFile(Path("seer.err"));
+  const std::string err = test::ReadWholeFile(Path("seer.err"));
+  EXPECT_NE(err.find("seer record: not recorded: process " + std::to_string(child) + " (/usr/bin/sleep): exec'd"),
+            std::string::npos)
+      << err;
+  const nlohmann::json main_info = Info(Path("run.seer"));
+  ASSERT_TRUE(main_info.is_object());
+  EXPECT_NE(main_info["meta"].value("record.unrecorded_processes", "").find("/usr/bin/sleep"), std::string::npos)
+      << main_info.dump();
+  target_.Send("stop\n");
+  EXPECT_EQ(target_.ReadLine(), "bye");
+  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0);
 }
 
 TEST_F(InjectTest, StaticProgramFallsBackToUprobes) {
