@@ -168,11 +168,19 @@ TEST_F(ProcessFamilyStopTest, SigtermReachesEveryRecordedProcess) {
           "sleep 60 & wait", static_cast<char*>(nullptr));
     _exit(127);
   }
-  // Until the program sleep(1) became is recorded: its trace is the pid's second.
+  // Until the program sleep(1) became is recorded: its trace is the pid's
+  // second ("T.PID.2.seer"), and it has mapped the rings seer answered with.
+  // The trace alone is not enough: seer creates it before it answers, and a
+  // SIGTERM passed on meanwhile ends the process still asking (unrecorded).
   bool sleeping = false;
   for (int i = 0; i < 200 && !sleeping; ++i) {
-    for (const auto& e : fs::directory_iterator(dir_))
-      sleeping = sleeping || e.path().filename().string().find(".2.seer") != std::string::npos;
+    for (const auto& e : fs::directory_iterator(dir_)) {
+      static const std::regex second(R"(T\.(\d+)\.2\.seer)");
+      std::smatch m;
+      const std::string name = e.path().filename().string();
+      if (std::regex_match(name, m, second))
+        sleeping = ReadFile("/proc/" + m[1].str() + "/maps").find("memfd:seer-rt") != std::string::npos;
+    }
     if (!sleeping) usleep(50000);
   }
   ASSERT_TRUE(sleeping) << ReadFile(err_path);
