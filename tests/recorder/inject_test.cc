@@ -119,6 +119,23 @@ class InjectTest : public ::testing::Test {
 
   std::string Path(const std::string& name) const { return scratch_->Path(name); }
 
+  // inject_family started and `seer record -o run.seer -p` attached to it
+  // (`seer`), once the runtime is in: the process has its seer-detach thread.
+  void RecordFamily(Child* seer, pid_t* pid) {
+    *pid = StartTarget("inject_family");
+    ASSERT_GT(*pid, 0);
+    seer->Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(*pid)}, Path("seer.err"));
+    ASSERT_TRUE(WaitThread(*pid, "seer-detach", true, std::chrono::seconds(15)))
+        << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  }
+
+  // Ends inject_family (RecordFamily), which must exit 0.
+  void StopFamily() {
+    target_.Send("stop\n");
+    EXPECT_EQ(target_.ReadLine(), "bye");
+    EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0) << test::ReadWholeFile(Path("target.err"));
+  }
+
   // Starts a target program; its pid (0 if it did not start).
   pid_t StartTarget(const std::string& program) {
     target_.Start({kPrograms + "/" + program}, Path("target.err"));
@@ -298,13 +315,10 @@ pid_t PidAfter(const std::string& line, const std::string& prefix) {
 // runs on unharmed: the child ended normally, a child forked after the detach
 // is not recorded and runs correctly, the process exits cleanly.
 TEST_F(InjectTest, ForkedChildIsRecordedIntoATraceOfItsOwn) {
-  const pid_t pid = StartTarget("inject_family");
-  ASSERT_GT(pid, 0);
-  const std::string trace = Path("run.seer");
+  pid_t pid = 0;
   Child seer;
-  seer.Start({kSeer, "record", "-o", trace, "-p", std::to_string(pid)}, Path("seer.err"));
-  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
-      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  ASSERT_NO_FATAL_FAILURE(RecordFamily(&seer, &pid));
+  const std::string trace = Path("run.seer");
   target_.Send("fork\n");
   const std::string child_line = target_.ReadLine();
   const pid_t child = PidAfter(child_line, "child ");
@@ -353,21 +367,16 @@ TEST_F(InjectTest, ForkedChildIsRecordedIntoATraceOfItsOwn) {
   EXPECT_EQ(target_.ReadLine(), "forked " + std::to_string(second) + " 0");
   struct stat st;
   EXPECT_NE(stat(Path("run." + std::to_string(second) + ".seer").c_str(), &st), 0);
-  target_.Send("stop\n");
-  EXPECT_EQ(target_.ReadLine(), "bye");
-  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0) << test::ReadWholeFile(Path("target.err"));
+  StopFamily();
 }
 
 // A child still running when seer stops is detached as its parent is: its
 // calls are put back, its trace is closed, and it runs on to its normal end.
 TEST_F(InjectTest, ChildRunningAtTheDetachRunsOn) {
-  const pid_t pid = StartTarget("inject_family");
-  ASSERT_GT(pid, 0);
-  const std::string exe = kPrograms + "/inject_family";
+  pid_t pid = 0;
   Child seer;
-  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
-  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
-      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  ASSERT_NO_FATAL_FAILURE(RecordFamily(&seer, &pid));
+  const std::string exe = kPrograms + "/inject_family";
   const std::string marker = Path("marker");
   target_.Send("fork-long " + marker + "\n");
   pid_t child = 0;
@@ -412,21 +421,16 @@ TEST_F(InjectTest, ChildRunningAtTheDetachRunsOn) {
   EXPECT_GT(t.Count(EventKind::kAcquire), 100u) << KindSummary(t);
   EXPECT_EQ(t.info.Meta("record.detach"), "");
   EXPECT_EQ(CheckOrder(t), "");
-  target_.Send("stop\n");
-  EXPECT_EQ(target_.ReadLine(), "bye");
-  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0) << test::ReadWholeFile(Path("target.err"));
+  StopFamily();
 }
 
 // seer killed while a child is recorded: the child notices as its parent does
 // (the recorder's pid in its attach page), puts its calls back by itself and
 // runs on, never waiting for the recorder.
 TEST_F(InjectTest, ChildOutlivesAKilledRecorder) {
-  const pid_t pid = StartTarget("inject_family");
-  ASSERT_GT(pid, 0);
+  pid_t pid = 0;
   Child seer;
-  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
-  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
-      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  ASSERT_NO_FATAL_FAILURE(RecordFamily(&seer, &pid));
   const std::string marker = Path("marker");
   target_.Send("fork-long " + marker + "\n");
   pid_t child = 0;
@@ -446,20 +450,15 @@ TEST_F(InjectTest, ChildOutlivesAKilledRecorder) {
   EXPECT_EQ(done.rfind("child " + std::to_string(child) + " ok ", 0), 0u) << done;
   target_.Send("reap\n");
   EXPECT_EQ(target_.ReadLine(), "reaped " + std::to_string(child) + " 0");
-  target_.Send("stop\n");
-  EXPECT_EQ(target_.ReadLine(), "bye");
-  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0);
+  StopFamily();
 }
 
 // A program a followed child execs does not carry the runtime: it is named as
 // not recorded, never dropped silently.
 TEST_F(InjectTest, ProgramAChildExecsIsNamed) {
-  const pid_t pid = StartTarget("inject_family");
-  ASSERT_GT(pid, 0);
+  pid_t pid = 0;
   Child seer;
-  seer.Start({kSeer, "record", "-o", Path("run.seer"), "-p", std::to_string(pid)}, Path("seer.err"));
-  ASSERT_TRUE(WaitThread(pid, "seer-detach", true, std::chrono::seconds(15)))
-      << "the runtime was not injected: " << test::ReadWholeFile(Path("seer.err"));
+  ASSERT_NO_FATAL_FAILURE(RecordFamily(&seer, &pid));
   target_.Send("fork-exec\n");
   const std::string line = target_.ReadLine();
   const pid_t child = PidAfter(line, "exec'd ");
@@ -475,9 +474,7 @@ TEST_F(InjectTest, ProgramAChildExecsIsNamed) {
   ASSERT_TRUE(main_info.is_object());
   EXPECT_NE(main_info["meta"].value("record.unrecorded_processes", "").find("/usr/bin/sleep"), std::string::npos)
       << main_info.dump();
-  target_.Send("stop\n");
-  EXPECT_EQ(target_.ReadLine(), "bye");
-  EXPECT_EQ(target_.Wait(std::chrono::seconds(20)), 0);
+  StopFamily();
 }
 
 TEST_F(InjectTest, StaticProgramFallsBackToUprobes) {
