@@ -161,7 +161,7 @@ class InprocRecording final : public Recording {
             opts_.ring_words,
             opts_.wait_ns,
             rt::kOptionReuseRings | (opts_.lock_hold_times ? rt::kOptionHoldTimes : 0u) |
-                (repeat_runs_ && !attached_ && !injected_child_ ? rt::kOptionRepeatMarks : 0u) |
+                (repeat_runs_ && !LetGo() ? rt::kOptionRepeatMarks : 0u) |
                 (opts_.sync_none ? rt::kOptionWatchOnly : 0u),
             opts_.watch_period,
             opts_.watch_delay_us,
@@ -224,6 +224,9 @@ class InprocRecording final : public Recording {
   // the injected process it is never killed: the end of the recording
   // detaches it (Stop, Finish), and it runs on unrecorded.
   bool injected_child_ = false;
+  // The process is let go at the end (detached, its calls put back), never
+  // killed: one attached by injection, or a child such a process forked.
+  bool LetGo() const { return attached_ || injected_child_; }
   // InprocOptions::repeat_runs; SEER_REPEAT_RUNS=0 in the environment turns it
   // off (for benchmarks that compare, in one build).
   bool repeat_runs_ = true;
@@ -249,7 +252,7 @@ class InprocRecording final : public Recording {
 
 InprocRecording::~InprocRecording() {
   // Finish was never called: leave nothing behind (an injected child is let go by injected_).
-  if (!finished_ && target_alive_ && pid_ > 0 && !attached_ && !injected_child_) {
+  if (!finished_ && target_alive_ && pid_ > 0 && !LetGo()) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
@@ -384,7 +387,7 @@ Status InprocRecording::StartMerging() {
   merger_ = std::make_unique<RingMerger>(shm);
   merger_->ReuseRings();
   // Where the runtime marks repeated segments the merger does not look for them itself.
-  merger_->DetectRepeats(repeat_runs_ && (attached_ || injected_child_ || futex_ != nullptr));
+  merger_->DetectRepeats(repeat_runs_ && (LetGo() || futex_ != nullptr));
   max_spool_ = opts_.max_spool_bytes != 0 ? opts_.max_spool_bytes : DefaultSpoolBytes();
   callers_threads_ = Tasks();
   drain_idle_ = opts_.merge_when_idle;
@@ -416,8 +419,7 @@ void InprocRecording::NewModules(std::vector<ModuleInfo>* out) {
 void InprocRecording::CollectOnce() {
   rt::ShmHeader* shm = area_.header();
   const pid_t w = attached_ || child_ ? 0 : wait4(pid_, &status_, WNOHANG, &usage_);
-  if (w == pid_ || ((attached_ || injected_child_) && detached_) || ((attached_ || child_) && !AttachedAlive()))
-    target_alive_ = false;
+  if (w == pid_ || (LetGo() && detached_) || ((attached_ || child_) && !AttachedAlive())) target_alive_ = false;
   if (w < 0 && errno != EINTR) {
     kill(pid_, SIGKILL);
     waitpid(pid_, &status_, 0);
@@ -426,7 +428,7 @@ void InprocRecording::CollectOnce() {
   if (queue_.failed()) {
     // A damaged ring or a failing disk: stop the target rather than record garbage
     // (an attached one is let go, unharmed).
-    if (target_alive_ && (attached_ || injected_child_)) {
+    if (target_alive_ && LetGo()) {
       DetachInjected();
       target_alive_ = false;
     } else if (target_alive_) {
@@ -542,7 +544,7 @@ void InprocRecording::DetachInjected() {
 
 Status InprocRecording::Poll(bool* running) {
   // An injected child's end is its family's (runtime_modes/process_family.cc): it stops when told.
-  if ((attached_ || injected_child_) && target_alive_ &&
+  if (LetGo() && target_alive_ &&
       (stop_requested_.load() || (attached_ && options_.duration_s > 0 &&
                                   std::chrono::duration<double>(Clock::now() - start_).count() >= options_.duration_s)))
     DetachInjected();
@@ -555,7 +557,7 @@ Status InprocRecording::Poll(bool* running) {
 }
 
 void InprocRecording::Stop() {
-  if (attached_ || injected_child_) {
+  if (LetGo()) {
     stop_requested_.store(true);  // the next Poll detaches; the process runs on
     return;
   }
@@ -655,7 +657,7 @@ Status InprocRecording::Finish(RecordResult* result) {
   result->raw_syscalls_note = raw_syscalls_note_;
   result->futex_failure = futex_note_;
   // Finish before Poll saw the end: an attached process is let go, a launched one ended.
-  if (target_alive_ && (attached_ || injected_child_)) {
+  if (target_alive_ && LetGo()) {
     DetachInjected();
     while (target_alive_) CollectOnce();
   } else if (target_alive_) {
@@ -664,7 +666,7 @@ Status InprocRecording::Finish(RecordResult* result) {
     exited_ = Clock::now();
   }
   if (exited_ == Clock::time_point()) exited_ = Clock::now();
-  if (attached_ || injected_child_) area_.ReleaseRings();  // collected; the process keeps the memfd mapped
+  if (LetGo()) area_.ReleaseRings();  // collected; the process keeps the memfd mapped
   Status s = CloseTrace();
   if (!s.ok()) return s;
 
@@ -682,7 +684,7 @@ Status InprocRecording::Finish(RecordResult* result) {
   result->runtime_seen = area_.header()->owner_pid.load() != 0;
   if (opts_.watch_period != 0) result->watch = WatchSummary(*area_.header(), opts_);
   result->target_exited = !attached_ || !AttachedAlive();
-  if (attached_ || injected_child_) {
+  if (LetGo()) {
     result->runtime_note = detach_note_;
     result->uprobes = 0;
   } else if (!child_ && WIFEXITED(status_)) {
