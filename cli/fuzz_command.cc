@@ -107,10 +107,11 @@ struct PairOutcome {
 struct TimingLog {
   uint64_t events = 0;
   int64_t left_schedule_at = -1;  // a kDiverged record's event index
+  uint64_t two_running = 0;       // kTwoRunning records: the scheduler's own faults
 };
 
 TimingLog ReadTimingLog(const std::string& path) {
-  constexpr uint32_t kDiverged = 9;
+  constexpr uint32_t kDiverged = 9, kTwoRunning = 10;
   TimingLog log;
   std::ifstream in(path, std::ios::binary);
   struct {
@@ -122,6 +123,8 @@ TimingLog ReadTimingLog(const std::string& path) {
   while (in.read(reinterpret_cast<char*>(&record), sizeof record)) {
     if (record.kind == kDiverged) {
       if (log.left_schedule_at < 0) log.left_schedule_at = record.slot;
+    } else if (record.kind == kTwoRunning) {
+      ++log.two_running;
     } else {
       ++log.events;
     }
@@ -289,6 +292,11 @@ Status FuzzRun(const FuzzCommandOptions& o, const FuzzPair& p, uint64_t seed, co
   Status s = RunProgram(Run(o, env), result);
   if (!s.ok()) return s;
   *timing = ReadTimingLog(timing_path);
+  if (timing->two_running != 0)
+    return Status::Internal(fmt::format(
+        "the scheduler let two threads run at once ({} time(s)) in the run of pair {} with seed {}{}: its outcome "
+        "follows no schedule and is not reported; please report it with that pair, seed and program",
+        timing->two_running, p.id, seed, o.schedule.empty() ? "" : " and schedule " + o.schedule));
   std::ifstream in(out_path);
   std::string line;
   *confirmed = static_cast<bool>(std::getline(in, line)) && line.rfind(p.atomicity ? "atomicity " : "race ", 0) == 0;

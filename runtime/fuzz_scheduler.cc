@@ -118,11 +118,12 @@ uint64_t g_steps = 0;  // scheduling points passed, by every thread
 
 // What a TimedRecord logs. Its layout is read by seer fuzz (cli/fuzz_command.cc).
 enum class Timed : uint32_t {
-  kReturn = 1,      // back from an unmodelled call while another thread held the token: runnable
-  kReturnTake = 2,  // back from such a call, and took the free token
-  kPollTake = 3,    // a retrying (or held) thread took the free token
-  kJoin = 4,        // a thread the scheduler did not start joined (not followed in a replay)
-  kDiverged = 9,    // a replay could not follow its schedule from here: `slot` is the record's index
+  kReturn = 1,       // back from an unmodelled call while another thread held the token: runnable
+  kReturnTake = 2,   // back from such a call, and took the free token
+  kPollTake = 3,     // a retrying (or held) thread took the free token
+  kJoin = 4,         // a thread the scheduler did not start joined (not followed in a replay)
+  kDiverged = 9,     // a replay could not follow its schedule from here: `slot` is the record's index
+  kTwoRunning = 10,  // `slot` woke while another thread held the token: a fault of this scheduler
 };
 struct TimedRecord {
   uint64_t step;  // g_steps when it happened
@@ -355,6 +356,12 @@ void WaitForToken(int me, bool poll) {
     }
   }
   s.go.store(0, std::memory_order_relaxed);
+  // Woken, this thread holds the token. Another holder means the wake-up was
+  // a flag left from an earlier hand-off and two threads now run at once: the
+  // run's schedule is not the one its seed and log say. Logged, so that seer
+  // fuzz refuses the run's outcome instead of reporting it.
+  Guard g;
+  if (g_holder != me) WriteRecordLocked({g_steps, me, static_cast<uint32_t>(Timed::kTwoRunning)});
 }
 
 // Under the lock: leaves the token with `next`, or keeps it when it is `me`.
@@ -512,13 +519,15 @@ void LoadSchedule(const char* path) {
         if (n <= 0) break;
         got += static_cast<size_t>(n);
       }
-      // Joins are not followed: dropped. A record of an earlier divergence
-      // ends what can be followed.
+      // Joins are not followed: dropped, as are the scheduler's own faults. A
+      // record of an earlier divergence ends what can be followed.
       auto* records = static_cast<TimedRecord*>(mem);
       size_t kept = 0;
       for (size_t i = 0; i < got / sizeof(TimedRecord); ++i) {
         if (records[i].kind == static_cast<uint32_t>(Timed::kDiverged)) break;
-        if (records[i].kind != static_cast<uint32_t>(Timed::kJoin)) records[kept++] = records[i];
+        if (records[i].kind != static_cast<uint32_t>(Timed::kJoin) &&
+            records[i].kind != static_cast<uint32_t>(Timed::kTwoRunning))
+          records[kept++] = records[i];
       }
       g_replay = records;
       g_replay_count = kept;
@@ -870,6 +879,10 @@ void FuzzBlockEnd() {
           ResumePickLocked();
         }
         wait = g_holder != me;
+        // The pick this event resumed may have handed the token to this very
+        // thread, which then holds it without waiting: its wake-up flag is
+        // taken now, or its next wait would find it and run beside the holder.
+        if (!wait) g_slots[me].go.store(0, std::memory_order_relaxed);
       } else if (Now() - start > kReplayPatienceNs) {
         LeaveScheduleLocked();  // the next turn is free
       }
