@@ -251,8 +251,10 @@ class InprocRecording final : public Recording {
 };
 
 InprocRecording::~InprocRecording() {
-  // Finish was never called: leave nothing behind (an injected child is let go by injected_).
-  if (!finished_ && target_alive_ && pid_ > 0 && !LetGo()) {
+  // Finish was never called: leave nothing behind. Only a program seer
+  // launched is killed: a process of its family whose recording did not begin
+  // runs on unrecorded (an injected child is let go by injected_).
+  if (!finished_ && target_alive_ && pid_ > 0 && !LetGo() && !child_) {
     kill(pid_, SIGKILL);
     waitpid(pid_, nullptr, 0);
   }
@@ -347,7 +349,7 @@ Status InprocRecording::BeginChild(const ChildProcess& child) {
   child_ = true;
   pid_ = child.pid;
   Status s = OpenPidfd();
-  if (!s.ok()) return s;
+  if (!s.ok()) return kill(pid_, 0) != 0 && errno == ESRCH ? Status::NotFound(kEndedWhileAsking) : s;
   injected_child_ = options_.mode == RecordMode::kInject;
   s = injected_child_ ? injected_.FollowChild(pid_, AreaOptions(), opts_.children_socket, &area_)
                       : area_.Create(AreaOptions());
@@ -367,7 +369,15 @@ Status InprocRecording::BeginChild(const ChildProcess& child) {
   last_modules_ = Clock::now();
   area_.header()->modules_read.store(1, std::memory_order_release);
   s = child.give_area(area_.fd());
-  if (!s.ok()) return s;
+  if (!s.ok()) {
+    // Nothing was recorded, and no trace is left. A process that ended while
+    // it asked (its answer had nowhere to go) is named for that, not for the
+    // failed send.
+    writer_.reset();
+    if (!options_.open_writer) unlink(options_.output.c_str());
+    if (!AttachedAlive()) return Status::NotFound(kEndedWhileAsking);
+    return s;
+  }
   s = StartMerging();
   if (s.ok() && !first.modules.empty()) queue_.Push(std::move(first));
   return s;

@@ -30,7 +30,10 @@ struct ChildProcess {
 // Records `child` into options.output from now on, as an attached process is
 // recorded: its thread begins without a fork, and a lock it held at the fork
 // is released without its acquire (left out, counted). Not seer's child: it
-// is watched through a pidfd, and its exit code is not known.
+// is watched through a pidfd, and its exit code is not known. When the area
+// cannot be given, no trace is left at options.output, and a process that
+// has ended meanwhile gives NotFound(kEndedWhileAsking).
+inline constexpr const char* kEndedWhileAsking = "it ended while it asked for rings, before its recording began";
 Status StartChildRecording(const RecordOptions& options, const ChildProcess& child, std::unique_ptr<Recording>* out);
 
 }  // namespace seer::recorder

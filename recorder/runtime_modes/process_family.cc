@@ -201,7 +201,10 @@ void ProcessFamilyRecording::Adopt(ChildAsk* ask) {
   if (ask->fd >= 0) ChildListener::Refuse(ask);  // not answered: it goes on unrecorded
   std::lock_guard<std::mutex> lock(mu_);
   if (!st.ok()) {
-    refused_[ask->pid] = {ask->parent, m.program, "its trace could not be started: " + st.ToString()};
+    refused_[ask->pid] = {ask->parent, m.program,
+                          st.code() == Status::Code::kNotFound && st.message() == kEndedWhileAsking
+                              ? std::string(kEndedWhileAsking)
+                              : "its trace could not be started: " + st.ToString()};
     return;
   }
   running_children_.fetch_add(1);

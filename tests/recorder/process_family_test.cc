@@ -16,12 +16,14 @@
 
 #include <cerrno>
 #include <filesystem>
+#include <memory>
 #include <regex>
 #include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
+#include "recorder/runtime_modes/inproc_recording.h"
 #include "tests/support/cli_test_util.h"
 
 namespace seer::test {
@@ -210,6 +212,62 @@ TEST_F(ProcessFamilyStopTest, SigtermReachesEveryRecordedProcess) {
   }
   EXPECT_TRUE(gone) << "process " << lines[1].pid << " still runs";
   for (const Line& l : lines) EXPECT_TRUE(Info(l.path).value("complete", false)) << l.path;
+}
+
+// A process that asked for rings and could not be given them
+// (recorder::StartChildRecording): no trace is left behind, one that ended
+// meanwhile is named for that, not for the failed send ("Broken pipe"), and
+// one still running runs on.
+class ChildRecordingStartTest : public TempDirTest {
+ protected:
+  Status Start(pid_t pid) {
+    recorder::RecordOptions options;
+    options.mode = recorder::RecordMode::kPreload;
+    options.output = Path("child.seer");
+    recorder::ChildProcess process;
+    process.pid = pid;
+    process.parent = getpid();
+    process.forked = true;
+    process.give_area = [](int) { return Status::IOError("sending the area: Broken pipe"); };
+    std::unique_ptr<recorder::Recording> recording;
+    const Status st = recorder::StartChildRecording(options, process, &recording);
+    EXPECT_EQ(recording, nullptr);
+    EXPECT_FALSE(fs::exists(options.output)) << "a trace was left of a recording that never began";
+    return st;
+  }
+};
+
+TEST_F(ChildRecordingStartTest, ProcessThatEndedWhileAskingIsNamedSo) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(0);
+  // Ended, not waited for yet: a zombie, as a recorded program's child is until its parent waits.
+  siginfo_t info = {};
+  ASSERT_EQ(waitid(P_PID, static_cast<id_t>(child), &info, WEXITED | WNOWAIT), 0);
+  const Status zombie = Start(child);
+  EXPECT_EQ(zombie.code(), Status::Code::kNotFound) << zombie.ToString();
+  EXPECT_EQ(zombie.message(), recorder::kEndedWhileAsking);
+  // Waited for: the pid is gone.
+  ASSERT_EQ(waitpid(child, nullptr, 0), child);
+  const Status gone = Start(child);
+  EXPECT_EQ(gone.code(), Status::Code::kNotFound) << gone.ToString();
+  EXPECT_EQ(gone.message(), recorder::kEndedWhileAsking);
+}
+
+TEST_F(ChildRecordingStartTest, RunningProcessGetsTheSendsError) {
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  const Status st = Start(child);
+  EXPECT_EQ(st.code(), Status::Code::kIOError) << st.ToString();
+  EXPECT_NE(st.message().find("Broken pipe"), std::string::npos) << st.ToString();
+  // It goes on unrecorded: not killed with the recording that did not begin.
+  EXPECT_EQ(waitpid(child, nullptr, WNOHANG), 0) << "the process was killed";
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
 }
 
 // The eBPF mode follows no process: the child it saw forked is named.
