@@ -10,7 +10,8 @@ FUZZ_SECONDS ?= 30
 # may have set (docs/recording.md, docs/runtime.md): each test sets what it needs.
 TEST_ENV   := env -u SEER_RAW_SYSCALL_TRACEPOINTS -u SEER_PER_FUNCTION_UPROBES -u SEER_RT_LIBRARY -u SEER_FUZZ -u SEER_FUZZ_OUT \
               -u SEER_MERGE_NICE -u SEER_REPEAT_RUNS -u SEER_BPF_DEBUG -u SEER_TEST_SLOW_ANALYSIS_MS \
-              -u SEER_RT_SHM_FD -u SEER_RT_SYNC -u SEER_RT_CHILDREN -u SEER_COMPILER -u LD_PRELOAD
+              -u SEER_RT_SHM_FD -u SEER_RT_SYNC -u SEER_RT_CHILDREN -u SEER_COMPILER -u LD_PRELOAD \
+              -u SEER_WATCH_HARDWARE
 
 all: build
 

@@ -131,9 +131,11 @@ struct alignas(64) ShmHeader {
 
 // ShmHeader::watch_errno besides an errno: the debug registers were accepted
 // but never fired (the runtime's self-test); attached to a running process,
-// where a process-wide slot would reach only the threads made after it.
+// where a process-wide slot would reach only the threads made after it;
+// turned off by SEER_WATCH_HARDWARE=0 in the program's environment.
 inline constexpr int32_t kWatchNeverFired = -1;
 inline constexpr int32_t kWatchAttached = -2;
+inline constexpr int32_t kWatchTurnedOff = -3;
 
 // ShmHeader::watch_detach, once an attached process was let go: every timer
 // deleted, every hardware watchpoint closed, and SIGTRAP's disposition the

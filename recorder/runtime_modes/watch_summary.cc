@@ -13,6 +13,7 @@ std::string NoHardware(int err) {
     return "the machine accepted the debug registers but never fired them (a hypervisor without debug-register "
            "support)";
   if (err == rt::kWatchAttached) return "a running process's would reach only the threads it makes after the attach";
+  if (err == rt::kWatchTurnedOff) return "turned off by SEER_WATCH_HARDWARE=0";
   std::string why = fmt::format("perf_event_open refused a hardware breakpoint ({})", std::strerror(err));
   if (err == EACCES || err == EPERM) why += ": perf_event_paranoid above 2, or a seccomp filter or container";
   if (err == ENOSPC) why += ": a debugger or the program holds every debug register";
