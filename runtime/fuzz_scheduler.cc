@@ -296,12 +296,15 @@ bool TurnLocked(int me, std::initializer_list<Timed> kinds, Timed* recorded) {
   return true;
 }
 
-// Under the lock: after an event that did not take the token, the pick that
-// waited for it.
-void ResumePickLocked() {
+// Under the lock: after an event of `me` that did not take the token, the
+// pick that waited for it. That pick may hand the token to `me` itself, which
+// then holds it without waiting: the wake-up flag HandToLocked set is taken
+// here, or `me`'s next wait would find it and run beside the holder.
+void ResumePickLocked(int me) {
   if (!g_pick_deferred || g_holder >= 0) return;
   g_pick_deferred = false;
   HandToLocked(PickLocked());  // may wait again, for the next event at this step
+  if (g_holder == me) g_slots[me].go.store(0, std::memory_order_relaxed);
 }
 
 // Under the lock: `me` takes the token nobody holds, at a moment timing chose.
@@ -876,13 +879,9 @@ void FuzzBlockEnd() {
           if (take) LeaveScheduleLocked();  // the recorded run found the token free here
           g_slots[me].state = State::kRunnable;
           LogTimedLocked(me, Timed::kReturn);
-          ResumePickLocked();
+          ResumePickLocked(me);
         }
         wait = g_holder != me;
-        // The pick this event resumed may have handed the token to this very
-        // thread, which then holds it without waiting: its wake-up flag is
-        // taken now, or its next wait would find it and run beside the holder.
-        if (!wait) g_slots[me].go.store(0, std::memory_order_relaxed);
       } else if (Now() - start > kReplayPatienceNs) {
         LeaveScheduleLocked();  // the next turn is free
       }

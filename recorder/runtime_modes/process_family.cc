@@ -202,9 +202,8 @@ void ProcessFamilyRecording::Adopt(ChildAsk* ask) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!st.ok()) {
     refused_[ask->pid] = {ask->parent, m.program,
-                          st.code() == Status::Code::kNotFound && st.message() == kEndedWhileAsking
-                              ? std::string(kEndedWhileAsking)
-                              : "its trace could not be started: " + st.ToString()};
+                          st.message() == kEndedWhileAsking ? std::string(kEndedWhileAsking)
+                                                            : "its trace could not be started: " + st.ToString()};
     return;
   }
   running_children_.fetch_add(1);
