@@ -67,7 +67,8 @@ build_memcached() {
     exit 2
   fi
   local src
-  src=$(find "$dir/src" -maxdepth 1 -type d -name 'memcached-*' 2>/dev/null | head -1)
+  # No source yet on a fresh machine: find fails, which is no error here.
+  src=$(find "$dir/src" -maxdepth 1 -type d -name 'memcached-*' 2>/dev/null | head -1 || true)
   if [ -z "$src" ]; then
     echo "$name: fetching and building memcached in $dir (once)" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevent-dev dpkg-dev libmemcached-tools >/dev/null
