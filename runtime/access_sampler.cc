@@ -4,6 +4,7 @@
 
 #include <Zydis/Zydis.h>
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -17,6 +18,8 @@
 
 #include <atomic>
 #include <cerrno>
+
+#include <gnu/libc-version.h>
 
 #include "runtime/libc_io.h"
 #include "runtime/rt_state.h"
@@ -38,9 +41,10 @@ constexpr uint64_t kMinPeriodNs = 500000;
 // decoded (from the function's start: a few microseconds at most).
 constexpr int kMaxScan = 16;
 constexpr uint64_t kMaxBackBytes = 4096;
-// Single steps of a walk (access_sampler.h) before it gives up: a few hundred
-// instructions, a hash or a request's arithmetic between two loads.
-constexpr int kMaxSteps = 512;
+// Single steps of a walk (access_sampler.h) before it gives up: a hash or a
+// request's arithmetic between two loads, or the rest of a pthread call that
+// the runtime records (some 120 steps back from a tick in one, measured here).
+constexpr int kMaxSteps = 1024;
 constexpr uint64_t kTrapFlag = 0x100;         // EFLAGS.TF
 constexpr uint64_t kLostWalkNs = 1000000000;  // far longer than kMaxSteps traps take
 // Accesses this close above the stack pointer (or in the red zone below it)
@@ -67,11 +71,16 @@ __thread int32_t tls_tick_tid = 0;
 // Walks under way in all threads (the trap flag set in one): a detach gives
 // SIGTRAP back only once none is (SamplerStop).
 std::atomic<int32_t> g_walks{0};
-// The thread's walk: steps left (0: none under way), when it began, and the
-// earliest time the next may begin (the last one's charge to the budget).
+// The thread's walk: steps left (0: none under way), when it began (by the
+// clock and by the thread's CPU clock), and the thread's CPU clock before
+// which it takes no sample or walk (the last walk's charge to the budget; 0:
+// none). In CPU time, not wall time: a walk costs
+// the thread CPU, and a server's thread that sleeps most of the time would
+// otherwise spend far more than the budget of its CPU on walks.
 __thread int tls_steps_left = 0;
 __thread uint64_t tls_walk_began_ns = 0;
-__thread uint64_t tls_next_walk_ns = 0;
+__thread uint64_t tls_walk_began_cpu_ns = 0;
+__thread uint64_t tls_walk_paid_at_cpu_ns = 0;
 ShmHeader* g_shm = nullptr;
 
 // Every timer the sampler made, by thread: a thread deletes its own as it
@@ -116,6 +125,53 @@ int NoteExecutableText(dl_phdr_info* info, size_t, void*) {
 const TextRange* TextAt(uint64_t pc) {
   for (int i = 0; i < g_text_count; ++i)
     if (pc >= g_text[i].begin && pc < g_text[i].end) return &g_text[i];
+  return nullptr;
+}
+
+// The code a walk may pass through on its way to the program's next access:
+// the runtime's own (its interposers, where a program whose synchronisation
+// is recorded spends most ticks) and libc's (the pthread calls they make, and
+// the program's own short calls). Anywhere else (libevent, libstdc++, the
+// vDSO) a walk ends: a server's time in such libraries ends in a system call
+// more often than back in its code, and the walks that found nothing cost the
+// budget the samples would have had (memcached took fewer samples at a higher
+// cost when walks went everywhere). Only a tick in the runtime's code starts a
+// walk from outside the executable's.
+struct PassRange {
+  uint64_t begin;
+  uint64_t end;
+  bool runtime;  // libseer_rt.so's, rather than libc's
+};
+constexpr int kMaxPassRanges = 8;
+PassRange g_pass[kMaxPassRanges];
+int g_pass_count = 0;
+uint64_t g_runtime_base = 0, g_libc_base = 0;  // load addresses (dladdr)
+
+int NotePassThroughText(dl_phdr_info* info, size_t, void*) {
+  const bool runtime = info->dlpi_addr == g_runtime_base;
+  if (!runtime && info->dlpi_addr != g_libc_base) return 0;
+  for (int i = 0; i < info->dlpi_phnum && g_pass_count < kMaxPassRanges; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || (ph.p_flags & PF_X) == 0) continue;
+    const uint64_t begin = info->dlpi_addr + ph.p_vaddr;
+    g_pass[g_pass_count++] = {begin, begin + ph.p_memsz, runtime};
+  }
+  return 0;
+}
+
+void NotePassThrough() {
+  Dl_info where;
+  if (dladdr(reinterpret_cast<void*>(&SamplerStart), &where) != 0)
+    g_runtime_base = reinterpret_cast<uint64_t>(where.dli_fbase);
+  // A libc function the runtime does not interpose.
+  if (dladdr(reinterpret_cast<void*>(&gnu_get_libc_version), &where) != 0)
+    g_libc_base = reinterpret_cast<uint64_t>(where.dli_fbase);
+  if (g_runtime_base != 0 || g_libc_base != 0) dl_iterate_phdr(NotePassThroughText, nullptr);
+}
+
+const PassRange* PassAt(uint64_t pc) {
+  for (int i = 0; i < g_pass_count; ++i)
+    if (pc >= g_pass[i].begin && pc < g_pass[i].end) return &g_pass[i];
   return nullptr;
 }
 
@@ -215,6 +271,14 @@ bool Decode(uint64_t pc, ZydisDecodedInstruction* ins, ZydisDecodedOperand* ops)
                                              ins, ops));
 }
 
+// The instruction about to run at `pc` in any code (a walk on its way back
+// into the executable's): it is mapped, since the thread runs it next, and
+// Zydis reads no byte past the instruction's own.
+bool DecodeAnywhere(uint64_t pc, ZydisDecodedInstruction* ins, ZydisDecodedOperand* ops) {
+  return ZYAN_SUCCESS(
+      ZydisDecoderDecodeFull(&g_decoder, reinterpret_cast<const void*>(pc), ZYDIS_MAX_INSTRUCTION_LENGTH, ins, ops));
+}
+
 // The general registers an instruction writes (a bit per GeneralIndex).
 uint32_t WrittenRegisters(const ZydisDecodedInstruction& ins, const ZydisDecodedOperand* ops) {
   uint32_t written = 0;
@@ -306,7 +370,10 @@ bool NextAccess(const mcontext_t& m, Access* out) {
 // see the trap flag: a clone()'s child would start with it, in a thread that
 // walks nothing), or one that moves the flags through memory (pushf would
 // store the trap flag, popf or iret could set it again behind the walk).
+// Reading the time stamp counter is stepped: the runtime's appends and the
+// vDSO's clock_gettime do, on the way back from a tick in an interposer.
 bool EndsWalk(const ZydisDecodedInstruction& ins) {
+  if (ins.mnemonic == ZYDIS_MNEMONIC_RDTSC || ins.mnemonic == ZYDIS_MNEMONIC_RDTSCP) return false;
   switch (ins.meta.category) {
     case ZYDIS_CATEGORY_SYSCALL:
     case ZYDIS_CATEGORY_SYSRET:
@@ -328,13 +395,24 @@ bool EndsWalk(const ZydisDecodedInstruction& ins) {
   }
 }
 
+// The calling thread's CPU time (a system call: as a walk begins and ends, and
+// at a tick while its charge is being paid off).
+uint64_t ThreadCpuNs() {
+  timespec t;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0) return 0;
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000u + static_cast<uint64_t>(t.tv_nsec);
+}
+
 // Ends the calling thread's walk: the trap flag off in the context it returns
-// to, and the walk's time charged to the budget (access_sampler.h).
-void EndWalk(mcontext_t& m, uint64_t now) {
+// to, and the walk's CPU time (its traps included) charged to the budget
+// (access_sampler.h).
+void EndWalk(mcontext_t& m) {
   m.gregs[REG_EFL] &= ~static_cast<greg_t>(kTrapFlag);
   tls_steps_left = 0;
   g_walks.fetch_sub(1);
-  tls_next_walk_ns = now + (now - tls_walk_began_ns) * 1000 / g_watch.budget_permille;
+  const uint64_t cpu = ThreadCpuNs();
+  const uint64_t spent = cpu > tls_walk_began_cpu_ns ? cpu - tls_walk_began_cpu_ns : 0;
+  tls_walk_paid_at_cpu_ns = cpu + spent * 1000 / g_watch.budget_permille;
 }
 
 // What the handler may do in the interrupted thread: it has a ring, is not in
@@ -350,13 +428,14 @@ bool MaySample(const ThreadSlot& slot) {
 // program's; errno is the program's again afterwards.
 class HiddenState {
  public:
-  explicit HiddenState(const ThreadSlot& slot) : slot_(slot), ts_(*slot.state), errno_(errno) {
+  explicit HiddenState(const ThreadSlot& slot)
+      : slot_(slot), ts_(*slot.state), attaching_(slot.vars->attaching), errno_(errno) {
     *slot_.state = nullptr;
     slot_.vars->attaching = true;
   }
   ~HiddenState() {
     errno = errno_;
-    slot_.vars->attaching = false;
+    slot_.vars->attaching = attaching_;
     *slot_.state = ts_;
   }
   HiddenState(const HiddenState&) = delete;
@@ -366,6 +445,7 @@ class HiddenState {
  private:
   const ThreadSlot& slot_;
   ThreadState* const ts_;
+  const bool attaching_;  // the interrupted code's (a walk on its way back may be in the runtime's attach)
   const int errno_;
 };
 
@@ -549,6 +629,7 @@ bool AttachAtTick(const ThreadSlot& slot, int32_t tid) {
 void SamplerStart(ShmHeader* h, bool attached) {
   g_shm = h;
   dl_iterate_phdr(NoteExecutableText, nullptr);
+  NotePassThrough();
   if (g_text_count == 0 ||
       !ZYAN_SUCCESS(ZydisDecoderInit(&g_decoder, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64))) {
     h->sampler_errno.store(ENOEXEC, std::memory_order_relaxed);
@@ -631,22 +712,35 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
     tls_steps_left = 0;
     g_walks.fetch_sub(1);
   }
+  if (tls_walk_paid_at_cpu_ns != 0) {  // the last walk's charge, in the thread's CPU time
+    if (ThreadCpuNs() < tls_walk_paid_at_cpu_ns) return true;
+    tls_walk_paid_at_cpu_ns = 0;
+  }
   if (tls_watch_last_ns != 0 && now - tls_watch_last_ns < g_watch.min_gap_ns) return true;
   ThreadSlot slot = CurrentSlot();
   if (slot.state != nullptr && *slot.state == nullptr && !AttachAtTick(slot, tid)) return true;
   if (tls_tick_tid != 0 && tls_tick_tid != tid) return true;  // another thread's ring (AttachAtTick)
   if (!MaySample(slot)) return true;
   mcontext_t& m = static_cast<ucontext_t*>(context)->uc_mcontext;
-  if (TextAt(static_cast<uint64_t>(m.gregs[REG_RIP])) == nullptr) {
-    h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
-    return true;
+  // Out of the executable's code, in the runtime's (the pthread calls it
+  // records, where a program that synchronises a lot spends most ticks):
+  // nothing of the program's own to decode, but a walk follows the thread
+  // back into its code. Anywhere else, no sample.
+  const uint64_t pc = static_cast<uint64_t>(m.gregs[REG_RIP]);
+  const bool in_text = TextAt(pc) != nullptr;
+  if (!in_text) {
+    const PassRange* pass = PassAt(pc);
+    if (pass == nullptr || !pass->runtime) {
+      h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
+      return true;
+    }
   }
   HiddenState hidden(slot);
   Access a;
-  if (PreviousAccess(m, &a) || NextAccess(m, &a)) {
+  if (in_text && (PreviousAccess(m, &a) || NextAccess(m, &a))) {
     tls_watch_last_ns = now;
     WatchHold(hidden.state(), a.addr, a.size, a.write, a.pc, /*careful=*/true);
-  } else if (now >= tls_next_walk_ns) {
+  } else {
     // No access in reach of the decode: walk to the next (access_sampler.h).
     // Counted before the switch is looked at again, so that a detach that
     // turned it off meanwhile either sees the walk or is seen here.
@@ -658,9 +752,8 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
     h->sampler_walks.fetch_add(1, std::memory_order_relaxed);
     tls_steps_left = kMaxSteps;
     tls_walk_began_ns = now;
+    tls_walk_began_cpu_ns = ThreadCpuNs();
     m.gregs[REG_EFL] |= static_cast<greg_t>(kTrapFlag);
-  } else {
-    h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
   }
   return true;
 }
@@ -672,10 +765,29 @@ bool SamplerStep(void* context) {
   mcontext_t& m = static_cast<ucontext_t*>(context)->uc_mcontext;
   const uint64_t pc = static_cast<uint64_t>(m.gregs[REG_RIP]);
   ThreadSlot slot = CurrentSlot();
-  // Out of the executable's code, or where the handler may not sample: the
-  // walk ends without a sample.
-  if (!__atomic_load_n(&g_watch.on, __ATOMIC_RELAXED) || TextAt(pc) == nullptr || !MaySample(slot)) {
-    EndWalk(m, NowNs());
+  if (!__atomic_load_n(&g_watch.on, __ATOMIC_RELAXED) || slot.state == nullptr) {
+    EndWalk(m);
+    h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
+    return true;
+  }
+  if (TextAt(pc) == nullptr) {
+    // Out of the executable's code: in libc, or in the runtime's interposer
+    // where the tick came, perhaps halfway an append. The walk follows the
+    // thread back into the executable's code, decoding only (the state
+    // hidden from the interposers of Zydis's memset), and never samples out
+    // here (rule 2). In other code it ends (PassRange).
+    HiddenState hidden(slot);
+    ZydisDecodedInstruction ins;
+    ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
+    if (PassAt(pc) == nullptr || !DecodeAnywhere(pc, &ins, ops) || EndsWalk(ins) || --tls_steps_left <= 0) {
+      EndWalk(m);
+      h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
+    }
+    return true;
+  }
+  // Where the handler may not sample: the walk ends without a sample.
+  if (!MaySample(slot)) {
+    EndWalk(m);
     h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
     return true;
   }
@@ -686,15 +798,14 @@ bool SamplerStep(void* context) {
   // The instruction about to run, its address from the registers as they are.
   const bool decoded = Decode(pc, &ins, ops);
   if (decoded && PlainAccess(ins, ops, pc + ins.length, m, /*written=*/0, &a) == Found::kAccess) {
-    const uint64_t now = NowNs();
-    EndWalk(m, now);
+    EndWalk(m);
     h->sampler_walk_samples.fetch_add(1, std::memory_order_relaxed);
-    tls_watch_last_ns = now;
+    tls_watch_last_ns = NowNs();
     WatchHold(hidden.state(), a.addr, a.size, a.write, a.pc, /*careful=*/true);
     return true;
   }
   if (!decoded || EndsWalk(ins) || --tls_steps_left <= 0) {
-    EndWalk(m, NowNs());
+    EndWalk(m);
     h->sampler_misses.fetch_add(1, std::memory_order_relaxed);
   }
   return true;

@@ -34,18 +34,22 @@
 //    such an access, its address read off the live registers. Code that
 //    computes for a while between its loads (a request's arithmetic, a
 //    hash) is where a tick almost never lands next to an access: without
-//    the walk such a thread was hardly ever sampled. The walk ends, with no
-//    sample, where the thread leaves the executable's code (a call into a
-//    library: the PLT's jump lands there), before a system call or an
-//    instruction that reads or writes the flags on the stack (pushf, popf,
-//    iret: the trap flag would leak into the program's data), and after
-//    kMaxSteps steps;
+//    the walk such a thread was hardly ever sampled. A tick outside the
+//    executable's code (in libc, or in the runtime's interposers, where a
+//    program that synchronises a lot spends most ticks when its
+//    synchronisation is recorded) walks too: through the rest of that call,
+//    decoded but never sampled, and back into the program's code. The walk
+//    ends, with no sample, before a system call or an instruction that reads
+//    or writes the flags on the stack (pushf, popf, iret: the trap flag would
+//    leak into the program's data), and after kMaxSteps steps;
 //  - then the same hold as a hook's sample (WatchHold), from the handler.
 //
 // A step costs a trap (1-2 us on bare metal, some 17 us in a Firecracker
 // guest, measured here): the walk's time is charged to the budget, so that a
-// thread starts its next walk only after 1000/budget_permille times as long
-// (50 times at the default 2%) whether the walk found an access or not.
+// thread takes its next sample, a walk or not, only once it has run
+// 1000/budget_permille times as long (50 times at the default 2%) of its own
+// CPU time (CLOCK_THREAD_CPUTIME_ID): a walk costs CPU, and a thread that
+// sleeps between requests runs little in a wall-clock gap.
 //
 // The budget decides which ticks are samples: a thread is held at most once
 // per WatchGlobals::min_gap_ns, and the timer ticks 32 times in that much
@@ -54,10 +58,12 @@
 //
 // Rule 2 of rt_state.h (a handler never writes to the ring of the code it
 // interrupted) holds here although the handler writes to the interrupted
-// thread's ring: a tick is taken only when the thread was interrupted in the
+// thread's ring: a sample is taken only when the thread was interrupted in the
 // executable's own code, which has no hooks (the runtime's appends are all in
 // libseer_rt.so, and never call into the program's code halfway), and not in a
-// signal handler of the program (signal_depth) or while attaching.
+// signal handler of the program (signal_depth) or while attaching. A walk's
+// steps through the runtime's code only decode, with the thread's state
+// hidden from the interposers that Zydis's memset reaches.
 //
 // Only in libseer_rt.so (seer-cc builds sample through their hooks:
 // access_sampler_none.cc has the archives' empty versions).

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # `seer daemon --watch` on a launched unmodified program with a race (the
 # plain gcc build of tests/runtime/programs/watch_config.c, run for 8 s: its
-# workers spend their time in their own code; those of watch_counter.c spend
-# it in the mutex calls the daemon records, where a tick finds no access of
-# the program's own, and 8 s of them sometimes gave no sample at all):
+# workers spend their time in their own code, sampled by the ticks that land
+# there and by walks through their arithmetic):
 # the windows carry the sampler's events, each window is analysed with the
 # watch engine beside the configured analyses, and the caught race reaches
 # the findings and /metrics:
@@ -13,7 +12,11 @@
 #   - a bad share is refused at start with the flag named;
 #   - a program already running, attached by -p, is watched too: the counter
 #     of watch_counter.c, whose workers make the pthread calls through which
-#     threads that ran before the attach start to be sampled.
+#     threads that ran before the attach start to be sampled. They spend their
+#     time in those calls, which the daemon records: most ticks land in the
+#     runtime's wrappers, and the samples come from the walks that follow the
+#     threads back into their code (before those, CI's machine took no sample
+#     in 15 s of it).
 # Usage: daemon_watch_test.sh SEER WATCH_CONFIG_PLAIN WATCH_COUNTER_PLAIN SCRATCH
 set -euo pipefail
 seer=$1 target=$2 running=$3 tmp=$4
