@@ -70,19 +70,30 @@ Status ReceiveAll(int fd, std::string* out, const std::atomic<bool>& cancel) {
   }
 }
 
+// Waits up to `ms` for `pid` to end: true when it was reaped.
+bool ReapWithin(pid_t pid, int ms, const std::atomic<bool>* cancel, int* status, struct rusage* ru) {
+  for (int i = 0; i < ms / 10 && (cancel == nullptr || !cancel->load()); ++i) {
+    if (wait4(pid, status, WNOHANG, ru) == pid) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
 // Reaps `pid`. After a failed exchange (`failed`) it waits up to a second for
 // the child to end by itself (a broken socket usually means it is exiting,
 // and how it ended says more), then kills it; a cancel kills it at once.
-// True when it was killed here.
-bool Reap(pid_t pid, bool failed, const std::atomic<bool>& cancel, int* status, struct rusage* ru) {
+// srun (`remote`) gets SIGTERM first and 5 s to cancel its job step: killed,
+// it would leave the step running on its node. True when it was killed here.
+bool Reap(pid_t pid, bool failed, bool remote, const std::atomic<bool>& cancel, int* status, struct rusage* ru) {
   bool reaped = false;
   bool killed = false;
   if (failed) {
-    for (int i = 0; i < 100 && !cancel.load() && !reaped; ++i) {
-      reaped = wait4(pid, status, WNOHANG, ru) == pid;
-      if (!reaped) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    reaped = ReapWithin(pid, 1000, &cancel, status, ru);
+    if (!reaped && remote && kill(pid, SIGTERM) == 0) {
+      killed = true;
+      reaped = ReapWithin(pid, 5000, nullptr, status, ru);
     }
-    if (!reaped) killed = kill(pid, SIGKILL) == 0;
+    if (!reaped) killed = kill(pid, SIGKILL) == 0 || killed;
   }
   while (!reaped && wait4(pid, status, 0, ru) < 0 && errno == EINTR) {
   }
@@ -102,10 +113,14 @@ Status StatusOf(int code, const std::string& message) {
   }
 }
 
-Status ParseAnswer(const std::string& text, WindowAnalysis* out) {
+Status ParseAnswer(const std::string& text, WindowAnalysis* out, double* cpu_seconds) {
   const json answer = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (answer.is_discarded() || !answer.is_object())
     return Status::Corruption("the analysis process's answer is not JSON (" + std::to_string(text.size()) + " bytes)");
+  // Its own measure: more than the child's when the child is srun.
+  if (auto cpu = answer.find("cpu_seconds");
+      cpu != answer.end() && cpu->is_number() && cpu->get<double>() > *cpu_seconds)
+    *cpu_seconds = cpu->get<double>();
   auto error = answer.find("error");
   if (error != answer.end()) {
     if (!error->is_object() || !error->value("code", json()).is_number_integer() ||
@@ -129,9 +144,32 @@ bool WriteAll(int fd, const std::string& data) {
   return true;
 }
 
+// The calling process's user + system time so far.
+double OwnCpuSeconds() {
+  struct rusage ru = {};
+  getrusage(RUSAGE_SELF, &ru);
+  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+}
+
 }  // namespace
 
-Status AnalyzeInChildProcess(const std::string& program, const AnalysisRequest& request,
+AnalysisCommand MakeAnalysisCommand(const std::string& program, const SlurmConfig& slurm,
+                                    const std::string& self_path) {
+  AnalysisCommand c;
+  if (!slurm.on) {
+    c.argv = {program, kAnalysisSubcommand};
+    return c;
+  }
+  c.remote = true;
+  c.argv = {slurm.srun, "--quiet", "--nodes=1", "--ntasks=1", "--job-name=seer-window"};
+  if (!slurm.partition.empty()) c.argv.push_back("--partition=" + slurm.partition);
+  c.argv.insert(c.argv.end(), slurm.args.begin(), slurm.args.end());
+  c.argv.push_back(slurm.seer.empty() ? self_path : slurm.seer);
+  c.argv.push_back(kAnalysisSubcommand);
+  return c;
+}
+
+Status AnalyzeInChildProcess(const AnalysisCommand& command, const AnalysisRequest& request,
                              const std::atomic<bool>& cancel, WindowAnalysis* out, double* cpu_seconds,
                              bool* cancelled) {
   *cancelled = false;
@@ -147,21 +185,25 @@ Status AnalyzeInChildProcess(const std::string& program, const AnalysisRequest& 
   // Nothing else of the daemon's (its listening socket, the targets' rings)
   // may live on in the child; stderr (its log) stays.
   posix_spawn_file_actions_addclosefrom_np(&actions, 3);
-  std::string subcommand = kAnalysisSubcommand;
-  std::string path = program;
-  char* argv[] = {path.data(), subcommand.data(), nullptr};
+  std::vector<std::string> args = command.argv;
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  // posix_spawnp: srun is looked up in PATH.
+  const int rc = posix_spawnp(&pid, argv[0], &actions, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   close(sv[1]);
   if (rc != 0) {
     close(sv[0]);
-    return Status::IOError("cannot start the analysis process " + program + ": " + std::strerror(rc));
+    return Status::IOError("cannot start the analysis process " + args[0] + ": " + std::strerror(rc) +
+                           (command.remote ? " ([slurm] srun in the configuration)" : ""));
   }
+  // `parent` 0: the analysis process runs under srun's job step, not as our child.
   const json req = {{"window", request.window_path},
                     {"engines", request.engines},
                     {"have_html", request.have_html},
-                    {"parent", static_cast<int64_t>(getpid())}};
+                    {"parent", command.remote ? int64_t{0} : static_cast<int64_t>(getpid())}};
   Status st = SendAll(sv[0], DumpJson(req), cancel);
   shutdown(sv[0], SHUT_WR);  // the end of the request
   std::string answer;
@@ -169,20 +211,22 @@ Status AnalyzeInChildProcess(const std::string& program, const AnalysisRequest& 
   close(sv[0]);
   int status = 0;
   struct rusage ru = {};
-  const bool killed = Reap(pid, !st.ok(), cancel, &status, &ru);
+  const bool killed = Reap(pid, !st.ok(), command.remote, cancel, &status, &ru);
   *cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
   if (!st.ok() && cancel.load()) {
     *cancelled = true;
     return st;
   }
   if (killed) return st;
+  const std::string who =
+      command.remote ? "srun (its job step's messages are in the daemon's log)" : "the analysis process";
   if (WIFSIGNALED(status))
-    return Status::Internal(std::string("the analysis process was killed by ") + strsignal(WTERMSIG(status)) +
+    return Status::Internal(who + " was killed by " + strsignal(WTERMSIG(status)) +
                             (WTERMSIG(status) == SIGKILL ? " (out of memory?)" : ""));
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return Status::Internal("the analysis process exited with status " + std::to_string(WEXITSTATUS(status)));
+    return Status::Internal(who + " exited with status " + std::to_string(WEXITSTATUS(status)));
   if (!st.ok()) return st;
-  return ParseAnswer(answer, out);
+  return ParseAnswer(answer, out, cpu_seconds);
 }
 
 int AnalysisProcessMain() {
@@ -211,8 +255,9 @@ int AnalysisProcessMain() {
     fprintf(stderr, "seer %s: a malformed request (this command is for seer daemon only)\n", kAnalysisSubcommand);
     return 2;
   }
-  // The daemon died before the death signal was asked for: nobody wants the answer.
-  if (getppid() != req["parent"].get<int64_t>()) {
+  // The daemon died before the death signal was asked for: nobody wants the
+  // answer. (Parent 0: started by srun on a node; srun ends the step.)
+  if (req["parent"].get<int64_t>() != 0 && getppid() != req["parent"].get<int64_t>()) {
     fprintf(stderr, "seer %s: the daemon that asked (process %lld) is gone\n", kAnalysisSubcommand,
             static_cast<long long>(req["parent"].get<int64_t>()));
     return 2;
@@ -234,7 +279,7 @@ int AnalysisProcessMain() {
   if (st.ok())
     st = AnalyzeWindow(req["window"].get<std::string>(), engines, &analysis,
                        [&](const std::string& signature) { return have_html.count(signature) == 0; });
-  const json answer = st.ok() ? json{{"analysis", AnalysisToJson(analysis)}}
+  const json answer = st.ok() ? json{{"analysis", AnalysisToJson(analysis)}, {"cpu_seconds", OwnCpuSeconds()}}
                               : json{{"error", {{"code", static_cast<int>(st.code())}, {"message", st.message()}}}};
   return WriteAll(1, DumpJson(answer)) ? 0 : 2;
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/config.h"
 #include "daemon/window_analysis.h"
 #include "seer/status.h"
 
@@ -30,14 +31,27 @@ struct AnalysisRequest {
   std::vector<std::string> have_html;  // signatures the service has an HTML report of already
 };
 
-// Runs `program` (the seer binary: "/proc/self/exe", the very file this
-// process runs even if it was replaced since) with kAnalysisSubcommand on the
-// request and waits for the answer, checking `cancel` every 100 ms. When
-// `cancel` becomes true the child is killed and *cancelled is set (the status
-// then says so). *cpu_seconds gets the child's user + system time. Errors: the
-// child cannot start, dies, or answers something malformed; or the analysis
-// itself failed (its status, passed on).
-Status AnalyzeInChildProcess(const std::string& program, const AnalysisRequest& request,
+// What starts an analysis process: `program kAnalysisSubcommand` here, or,
+// with `slurm` on, `srun --quiet --nodes=1 --ntasks=1 --job-name=seer-window
+// [--partition=P] ARGS... SEER kAnalysisSubcommand`, whose job step runs it on
+// a node of the cluster with the request on its stdin and the answer on its
+// stdout, as srun forwards them. SEER is slurm.seer, else `self_path` (this
+// daemon's binary, at the same path on the nodes).
+struct AnalysisCommand {
+  std::vector<std::string> argv;
+  bool remote = false;  // through srun: the analysis process is not our child
+};
+AnalysisCommand MakeAnalysisCommand(const std::string& program, const SlurmConfig& slurm, const std::string& self_path);
+
+// Runs `command` on the request and waits for the answer, checking `cancel`
+// every 100 ms. When `cancel` becomes true the child is stopped (killed; srun
+// is asked with SIGTERM first, which it passes on to its job step) and
+// *cancelled is set (the status then says so). *cpu_seconds gets the
+// analysis's user + system time (as the analysis process measured it itself:
+// the child's own is srun's when remote). Errors: the child cannot start,
+// dies, or answers something malformed; or the analysis itself failed (its
+// status, passed on).
+Status AnalyzeInChildProcess(const AnalysisCommand& command, const AnalysisRequest& request,
                              const std::atomic<bool>& cancel, WindowAnalysis* out, double* cpu_seconds,
                              bool* cancelled);
 

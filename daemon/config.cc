@@ -79,6 +79,20 @@ Status UnknownKey(const toml::node& node, const std::string& key, const std::str
   return Status::InvalidArgument(Where(node.source()) + ": unknown key '" + key + "' (known: " + known + ")");
 }
 
+Status StringListKey(const toml::node& node, const std::string& key, std::vector<std::string>* out) {
+  const auto* arr = node.as_array();
+  if (arr == nullptr)
+    return Status::InvalidArgument(Where(node.source()) + ": " + key + ": expected an array of strings");
+  out->clear();
+  for (const auto& item : *arr) {
+    const auto* s = item.as_string();
+    if (s == nullptr)
+      return Status::InvalidArgument(Where(item.source()) + ": " + key + ": expected an array of strings");
+    out->push_back(s->get());
+  }
+  return Status::Ok();
+}
+
 Status ReadTarget(const toml::table& t, TargetConfig* target) {
   for (const auto& [k, v] : t) {
     const std::string key(k.str());
@@ -91,15 +105,10 @@ Status ReadTarget(const toml::table& t, TargetConfig* target) {
       Status st = StringKey(v, "target.name", &target->name);
       if (!st.ok()) return st;
     } else if (key == "command") {
-      const auto* arr = v.as_array();
-      if (arr == nullptr || arr->empty())
+      Status st = StringListKey(v, "target.command", &target->command);
+      if (!st.ok()) return st;
+      if (target->command.empty())
         return Status::InvalidArgument(Where(v.source()) + ": target.command: expected an array of strings");
-      for (const auto& arg : *arr) {
-        const auto* s = arg.as_string();
-        if (s == nullptr)
-          return Status::InvalidArgument(Where(arg.source()) + ": target.command: expected an array of strings");
-        target->command.push_back(s->get());
-      }
     } else {
       return UnknownKey(v, "target." + key, "pid, name, command");
     }
@@ -123,6 +132,29 @@ Status ReadRetention(const toml::table& t, RetentionPolicy* r) {
       st = SizeKey(v, "retention.min_free", &r->min_free_bytes);
     } else {
       return UnknownKey(v, "retention." + key, "max_windows, max_age, max_size, min_free");
+    }
+    if (!st.ok()) return st;
+  }
+  return Status::Ok();
+}
+
+Status ReadSlurm(const toml::table& t, SlurmConfig* slurm) {
+  slurm->on = true;
+  for (const auto& [k, v] : t) {
+    const std::string key(k.str());
+    Status st;
+    if (key == "srun") {
+      st = StringKey(v, "slurm.srun", &slurm->srun);
+      if (st.ok() && slurm->srun.empty())
+        st = Status::InvalidArgument(Where(v.source()) + ": slurm.srun: expected a command");
+    } else if (key == "partition") {
+      st = StringKey(v, "slurm.partition", &slurm->partition);
+    } else if (key == "seer") {
+      st = StringKey(v, "slurm.seer", &slurm->seer);
+    } else if (key == "args") {
+      st = StringListKey(v, "slurm.args", &slurm->args);
+    } else {
+      return UnknownKey(v, "slurm." + key, "srun, partition, seer, args");
     }
     if (!st.ok()) return st;
   }
@@ -256,6 +288,10 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
       }
       config->watch_percent = 0;
       if (st.ok() && text != "0") st = InKey(v, key, recorder::ParseWatchShare(text, &config->watch_percent));
+    } else if (key == "slurm") {
+      const auto* t = v.as_table();
+      st = t ? ReadSlurm(*t, &config->slurm)
+             : Status::InvalidArgument(Where(v.source()) + ": slurm: expected a table [slurm]");
     } else if (key == "retention") {
       const auto* t = v.as_table();
       st = t ? ReadRetention(*t, &config->retention)
@@ -280,7 +316,7 @@ Status LoadConfigFile(const std::string& path, ServiceConfig* config) {
     } else {
       st = UnknownKey(v, key,
                       "listen, dir, window, duty, analyses, spool, futex_tracepoints, watch, [retention], "
-                      "[[target]]");
+                      "[slurm], [[target]]");
     }
     if (!st.ok()) return st;  // each message names the file and line already
   }

@@ -31,6 +31,20 @@ struct RetentionPolicy {
   uint64_t min_free_bytes = 256ull << 20;
 };
 
+// [slurm]: each window's analysis runs as a Slurm job step (`srun`) on a node
+// of the cluster rather than in a child process of the daemon, for a fleet
+// whose windows outgrow one host (docs/daemon.md, "Analyses on a cluster").
+// The window directory must be on a file system the nodes share, at the same
+// path, and seer installed on them.
+struct SlurmConfig {
+  bool on = false;                // a [slurm] table was given
+  std::string srun = "srun";      // the command that starts the job step (looked up in PATH)
+  std::string partition;          // srun --partition, when set
+  std::string seer;               // seer on the nodes; empty: the path of this daemon's own binary
+  std::vector<std::string> args;  // more srun options ("--time=10", "--mem=4G", "--account=ops")
+  bool operator==(const SlurmConfig&) const = default;
+};
+
 struct ServiceConfig {
   std::string listen_host = "127.0.0.1";
   int listen_port = 9464;
@@ -55,6 +69,7 @@ struct ServiceConfig {
   // thread's time; 0: off. Attached processes (pid, name) are not watched.
   double watch_percent = 0;
   std::vector<TargetConfig> targets;
+  SlurmConfig slurm;
   // The program that analyses a window in a child process: the seer binary
   // (analysis_process.h). Not in the file: the running binary itself, which
   // stays the same file even if it is replaced on disk meanwhile.

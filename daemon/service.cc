@@ -2,6 +2,7 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -58,6 +59,13 @@ Status WindowEngines(const ServiceConfig& config, std::vector<const predictor::E
   return st;
 }
 
+// This daemon's binary (the default seer of [slurm]: the same path on the nodes).
+std::string SelfPath() {
+  char path[4096];
+  const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+  return n > 0 ? std::string(path, static_cast<size_t>(n)) : std::string("seer");
+}
+
 }  // namespace
 
 Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out) {
@@ -70,6 +78,13 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
   if (!st.ok()) return st;
   std::unique_ptr<Service> s(new Service());
   s->config_ = config;
+  s->analysis_command_ = MakeAnalysisCommand(config.analysis_program, config.slurm, SelfPath());
+  if (config.slurm.on) {
+    std::string line;
+    for (const std::string& a : s->analysis_command_.argv) line += (line.empty() ? "" : " ") + a;
+    fprintf(stderr, "seer daemon: window analyses run on the Slurm cluster: %s (the nodes read %s)\n", line.c_str(),
+            config.dir.c_str());
+  }
   Service* self = s.get();
   if (const char* slow = getenv(kTestSlowAnalysisEnv))
     fprintf(stderr, "seer daemon: test hook %s=%s: every analysis waits that many ms first\n", kTestSlowAnalysisEnv,
@@ -82,7 +97,7 @@ Status Service::Start(const ServiceConfig& config, std::unique_ptr<Service>* out
         for (const predictor::EngineSpec* e : engines) request.engines.push_back(e->name);
         // Making a page reads the window again: only for findings that have none.
         request.have_html = self->findings_.SignaturesWithHtml();
-        return AnalyzeInChildProcess(self->config_.analysis_program, request, cancel, out, cpu, cancelled);
+        return AnalyzeInChildProcess(self->analysis_command_, request, cancel, out, cpu, cancelled);
       },
       [self](const WindowFile& w, AnalysisWorker::Outcome outcome, const Status& st, const WindowAnalysis& a,
              double cpu) { self->WindowAnalysed(w, outcome, st, a, cpu); });
@@ -196,10 +211,10 @@ Status Service::Reload(const ServiceConfig& config) {
   const bool restart_needed = config.listen_host != config_.listen_host || config.listen_port != config_.listen_port ||
                               config.dir != config_.dir || config.window_s != config_.window_s ||
                               config.duty_on_s != config_.duty_on_s || config.duty_period_s != config_.duty_period_s ||
-                              config.targets.size() != config_.targets.size();
+                              config.targets.size() != config_.targets.size() || config.slurm != config_.slurm;
   if (restart_needed)
     fprintf(stderr,
-            "seer daemon: reload: the listen address, directory, window, duty cycle and targets change "
+            "seer daemon: reload: the listen address, directory, window, duty cycle, targets and [slurm] change "
             "only at a restart; the retention policy and analyses are taken now\n");
   config_.retention = config.retention;
   config_.analyses = config.analyses;

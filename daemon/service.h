@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "daemon/analysis_process.h"
 #include "daemon/analysis_worker.h"
 #include "daemon/config.h"
 #include "daemon/findings_registry.h"
@@ -62,6 +63,7 @@ class Service {
                       const WindowAnalysis& analysis, double cpu);
 
   ServiceConfig config_;
+  AnalysisCommand analysis_command_;  // made at the start from config_ (analysis_process.h)
   // Held while a window's results are recorded and saved, so that the state
   // file always has a window's findings and its being done together, and
   // saves land in order.

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -58,6 +59,9 @@ class ServiceStateTest : public ::testing::Test {
   }
   fs::path dir_;
 };
+
+// A local analysis process: `program` run as the daemon runs seer.
+AnalysisCommand Local(const std::string& program) { return MakeAnalysisCommand(program, SlurmConfig(), ""); }
 
 FindingRecord Record(const std::string& site, const std::string& html = "") {
   FindingRecord r;
@@ -274,25 +278,36 @@ TEST_F(ServiceStateTest, StopCancelsTheAnalysisAndCountsWhatIsLeft) {
   EXPECT_EQ(worker.queued(), 4u);
 }
 
-TEST_F(ServiceStateTest, AnAnalysisProcessIsKilledWhenCancelled) {
-  const std::string program = Script("slow", "exec sleep 60");
+// Runs `command` on a request and cancels it after 300 ms.
+struct CancelledRun {
+  Status st;
+  bool cancelled = false;
+  double cpu = -1;
+  Clock::duration took;
+};
+CancelledRun AnalyzeAndCancel(const AnalysisCommand& command, const std::string& window) {
   std::atomic<bool> cancel{false};
   std::thread canceller([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     cancel.store(true);
   });
+  CancelledRun run;
   WindowAnalysis out;
-  double cpu = -1;
-  bool cancelled = false;
-  const auto start = Clock::now();
   AnalysisRequest request;
-  request.window_path = Path("w.seer");
-  Status st = AnalyzeInChildProcess(program, request, cancel, &out, &cpu, &cancelled);
+  request.window_path = window;
+  const auto start = Clock::now();
+  run.st = AnalyzeInChildProcess(command, request, cancel, &out, &run.cpu, &run.cancelled);
+  run.took = Clock::now() - start;
   canceller.join();
-  EXPECT_FALSE(st.ok());
-  EXPECT_TRUE(cancelled);
-  EXPECT_LT(Clock::now() - start, std::chrono::seconds(5));
-  EXPECT_GE(cpu, 0);
+  return run;
+}
+
+TEST_F(ServiceStateTest, AnAnalysisProcessIsKilledWhenCancelled) {
+  const CancelledRun run = AnalyzeAndCancel(Local(Script("slow", "exec sleep 60")), Path("w.seer"));
+  EXPECT_FALSE(run.st.ok());
+  EXPECT_TRUE(run.cancelled);
+  EXPECT_LT(run.took, std::chrono::seconds(5));
+  EXPECT_GE(run.cpu, 0);
 }
 
 TEST_F(ServiceStateTest, AnAnalysisProcessThatDiesOrBabblesIsAnError) {
@@ -318,7 +333,7 @@ TEST_F(ServiceStateTest, AnAnalysisProcessThatDiesOrBabblesIsAnError) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    Status st = AnalyzeInChildProcess(Script("p", c.body), request, cancel, &out, &cpu, &cancelled);
+    Status st = AnalyzeInChildProcess(Local(Script("p", c.body)), request, cancel, &out, &cpu, &cancelled);
     EXPECT_EQ(st.code(), c.code) << st.ToString();
     EXPECT_NE(st.message().find(c.says), std::string::npos) << st.ToString();
     EXPECT_FALSE(cancelled);
@@ -326,16 +341,94 @@ TEST_F(ServiceStateTest, AnAnalysisProcessThatDiesOrBabblesIsAnError) {
   // The request a real child reads: the window, engines, pages the service has.
   request.engines = {"deadlock"};
   request.have_html = {"sig"};
-  Status st = AnalyzeInChildProcess(Script("p", "cat > " + Path("request.json") + "; exit 4"), request, cancel, &out,
-                                    &cpu, &cancelled);
+  Status st = AnalyzeInChildProcess(Local(Script("p", "cat > " + Path("request.json") + "; exit 4")), request, cancel,
+                                    &out, &cpu, &cancelled);
   EXPECT_FALSE(st.ok());
   const nlohmann::json req = nlohmann::json::parse(Read("request.json"));
   EXPECT_EQ(req["window"], request.window_path);
   EXPECT_EQ(req["engines"], nlohmann::json({"deadlock"}));
   EXPECT_EQ(req["have_html"], nlohmann::json({"sig"}));
   EXPECT_EQ(req["parent"], getpid());
-  EXPECT_EQ(AnalyzeInChildProcess(Path("no-such-program"), request, cancel, &out, &cpu, &cancelled).code(),
+  EXPECT_EQ(AnalyzeInChildProcess(Local(Path("no-such-program")), request, cancel, &out, &cpu, &cancelled).code(),
             Status::Code::kIOError);
+}
+
+// [slurm]: srun with its options, then seer on the nodes and the subcommand.
+TEST_F(ServiceStateTest, SlurmRunsTheAnalysisAsAJobStep) {
+  SlurmConfig slurm;
+  slurm.on = true;
+  slurm.partition = "batch";
+  slurm.args = {"--time=10", "--mem=4G"};
+  AnalysisCommand c = MakeAnalysisCommand("/proc/self/exe", slurm, "/opt/seer/bin/seer");
+  EXPECT_TRUE(c.remote);
+  EXPECT_EQ(c.argv, (std::vector<std::string>{"srun", "--quiet", "--nodes=1", "--ntasks=1", "--job-name=seer-window",
+                                              "--partition=batch", "--time=10", "--mem=4G", "/opt/seer/bin/seer",
+                                              kAnalysisSubcommand}));
+  slurm.seer = "/shared/seer";
+  slurm.partition.clear();
+  slurm.srun = "/usr/local/bin/srun";
+  c = MakeAnalysisCommand("/proc/self/exe", slurm, "/opt/seer/bin/seer");
+  EXPECT_EQ(c.argv.front(), "/usr/local/bin/srun");
+  EXPECT_EQ(c.argv[c.argv.size() - 2], "/shared/seer");
+  EXPECT_EQ(std::count(c.argv.begin(), c.argv.end(), std::string("--partition=batch")), 0);
+  c = MakeAnalysisCommand("/proc/self/exe", SlurmConfig(), "/opt/seer/bin/seer");
+  EXPECT_FALSE(c.remote);
+  EXPECT_EQ(c.argv, (std::vector<std::string>{"/proc/self/exe", kAnalysisSubcommand}));
+}
+
+// Through a stand-in for srun (it drops its options and runs the rest, as a
+// job step would, with the request on stdin and the answer on stdout): the
+// request names no parent (the analysis is not the daemon's child), and the
+// CPU time is the one the analysis measured, not srun's. The real srun on a
+// real cluster: tests/daemon/daemon_slurm_test.sh.
+TEST_F(ServiceStateTest, ARemoteAnalysisAnswersThroughSrun) {
+  const std::string srun = Script("srun", "while [ \"${1#--}\" != \"$1\" ]; do shift; done; exec \"$@\"");
+  const std::string seer =
+      Script("seer", "cat > " + Path("request.json") + R"(; echo '{"analysis": {"events": 5}, "cpu_seconds": 7.5}')");
+  SlurmConfig slurm;
+  slurm.on = true;
+  slurm.srun = srun;
+  slurm.seer = seer;
+  std::atomic<bool> cancel{false};
+  WindowAnalysis out;
+  double cpu = 0;
+  bool cancelled = true;
+  AnalysisRequest request;
+  request.window_path = Path("w.seer");
+  request.engines = {"deadlock"};
+  Status st = AnalyzeInChildProcess(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request, cancel, &out, &cpu,
+                                    &cancelled);
+  EXPECT_FALSE(cancelled);
+  const nlohmann::json req = nlohmann::json::parse(Read("request.json"));
+  EXPECT_EQ(req["parent"], 0);
+  EXPECT_EQ(req["window"], request.window_path);
+  // The stand-in's answer lacks fields a real one has: an error, but its CPU time was read.
+  EXPECT_EQ(cpu, 7.5) << st.ToString();
+  // srun that cannot start, and srun that fails: named as srun.
+  slurm.srun = Path("no-such-srun");
+  st = AnalyzeInChildProcess(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request, cancel, &out, &cpu,
+                             &cancelled);
+  EXPECT_EQ(st.code(), Status::Code::kIOError);
+  EXPECT_NE(st.message().find("[slurm] srun"), std::string::npos) << st.ToString();
+  slurm.srun = Script("failing-srun", "echo 'srun: error: invalid partition specified' >&2; exit 1");
+  st = AnalyzeInChildProcess(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request, cancel, &out, &cpu,
+                             &cancelled);
+  EXPECT_NE(st.message().find("srun (its job step's messages are in the daemon's log) exited with status 1"),
+            std::string::npos)
+      << st.ToString();
+}
+
+// A cancel asks srun with SIGTERM (which it passes on to its job step, and
+// ends): killed outright, it would leave the step running on its node.
+TEST_F(ServiceStateTest, ACancelledRemoteAnalysisStopsSrunWithSigterm) {
+  SlurmConfig slurm;
+  slurm.on = true;
+  slurm.srun = Script("srun", "trap 'echo term > " + Path("got-term") + "; kill $!; exit 143' TERM; sleep 60 & wait");
+  const CancelledRun run = AnalyzeAndCancel(MakeAnalysisCommand("/proc/self/exe", slurm, "seer"), Path("w.seer"));
+  EXPECT_FALSE(run.st.ok());
+  EXPECT_TRUE(run.cancelled);
+  EXPECT_LT(run.took, std::chrono::seconds(5));
+  EXPECT_EQ(Read("got-term"), "term\n");
 }
 
 }  // namespace

@@ -61,6 +61,11 @@ max_windows = 7
 max_age = "2h"
 max_size = "64M"
 min_free = "1G"
+[slurm]
+partition = "analysis"
+args = ["--time=30", "--mem=8G"]
+seer = "/shared/bin/seer"
+srun = "/opt/slurm/bin/srun"
 [[target]]
 name = "memcached"
 [[target]]
@@ -83,6 +88,11 @@ command = ["./prog", "--flag"]
   EXPECT_DOUBLE_EQ(c.retention.max_age_s, 7200);
   EXPECT_EQ(c.retention.max_bytes, 64ull << 20);
   EXPECT_EQ(c.retention.min_free_bytes, 1ull << 30);
+  EXPECT_TRUE(c.slurm.on);
+  EXPECT_EQ(c.slurm.partition, "analysis");
+  EXPECT_EQ(c.slurm.args, (std::vector<std::string>{"--time=30", "--mem=8G"}));
+  EXPECT_EQ(c.slurm.seer, "/shared/bin/seer");
+  EXPECT_EQ(c.slurm.srun, "/opt/slurm/bin/srun");
   ASSERT_EQ(c.targets.size(), 3u);
   EXPECT_EQ(c.targets[0].name, "memcached");
   EXPECT_EQ(c.targets[1].pid, 42);
@@ -125,6 +135,16 @@ TEST_F(ServiceTest, MalformedConfigNamesFileAndLine) {
   st = LoadConfigFile(WriteFile("duty.toml", "\nduty = \"5s\"\n"), &c);
   ASSERT_FALSE(st.ok());
   EXPECT_NE(st.message().find("duty.toml:2: duty"), std::string::npos) << st.ToString();
+
+  st = LoadConfigFile(WriteFile("slurm.toml", "[slurm]\npartiton = \"batch\"\n"), &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("slurm.toml:2: unknown key 'slurm.partiton' (known: srun, partition, seer, args)"),
+            std::string::npos)
+      << st.ToString();
+  st = LoadConfigFile(WriteFile("args.toml", "[slurm]\nargs = \"--time=5\"\n"), &c);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("args.toml:2: slurm.args: expected an array of strings"), std::string::npos)
+      << st.ToString();
 
   ServiceConfig two;
   two.dir = "/tmp/x";

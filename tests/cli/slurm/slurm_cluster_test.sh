@@ -15,26 +15,18 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "NOT RUN: slurm_cluster_test needs root (munged, slurmctld and slurmd run as root)" >&2
   exit 77
 fi
-for tool in munged mungekey slurmctld slurmd sbatch squeue scontrol; do
-  command -v "$tool" >/dev/null || { echo "FAIL: $tool not found (Debian: slurm-wlm, munge; tools/install-deps.sh)" >&2; exit 1; }
-done
-
 tmp=$(mktemp -d /tmp/seer-slurm.XXXXXX)
-chmod 0755 "$tmp"
 pids=()
 cleanup() {
   local rc=$?
   if [ $rc -ne 0 ]; then
-    for log in "$tmp"/slurmctld.log "$tmp"/slurmd.log "$tmp"/munged.log "$tmp"/shared/*.log; do
+    slurm_cluster_logs "$tmp"
+    for log in "$tmp"/shared/*.log; do
       [ -f "$log" ] && { echo "--- $log"; tail -n 30 "$log"; }
     done
   fi
   # Only the daemons this test started, by their pids.
-  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -9 "$pid" 2>/dev/null || true
-  done
+  slurm_cluster_stop
   rm -rf "$tmp"
   exit $rc
 }
@@ -50,66 +42,9 @@ wait_for() {  # SECONDS WHAT COMMAND...
     sleep 0.2
   done
 }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+source "$(dirname "$0")/../../support/slurm_cluster.sh"
 
-# munge: a key of the test's own, its socket in the folder.
-mkdir -m 0711 "$tmp/munge"
-mungekey --create --keyfile="$tmp/munge/munge.key" --bits=1024
-chmod 0400 "$tmp/munge/munge.key"
-munged --force --key-file="$tmp/munge/munge.key" --socket="$tmp/munge/munge.sock" \
-  --pid-file="$tmp/munge/munged.pid" --seed-file="$tmp/munge/seed" --foreground >>"$tmp/munged.log" 2>&1 &
-pids+=($!)
-wait_for 10 "munged did not start" test -S "$tmp/munge/munge.sock"
-
-host=$(hostname -s)
-ctld_port=$(free_port)
-slurmd_port=$(free_port)
-[ "$ctld_port" != "$slurmd_port" ] || slurmd_port=$(free_port)
-cpus=$(nproc)
-mkdir -p "$tmp/state" "$tmp/spool" "$tmp/shared"
-export SLURM_CONF=$tmp/slurm.conf
-cat >"$SLURM_CONF" <<CONF
-ClusterName=seertest
-SlurmctldHost=$host(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-CredType=cred/munge
-AuthInfo=socket=$tmp/munge/munge.sock
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MpiDefault=none
-SchedulerType=sched/builtin
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-MaxArraySize=1001
-SlurmdTimeout=30
-InactiveLimit=0
-KillWait=2
-MinJobAge=300
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
-PartitionName=test Nodes=$host Default=YES MaxTime=INFINITE State=UP
-CONF
-
-slurmctld -D -i -f "$SLURM_CONF" >>"$tmp/slurmctld.log" 2>&1 &
-pids+=($!)
-wait_for 20 "slurmctld did not answer" scontrol ping
-slurmd -D -N "$host" -f "$SLURM_CONF" >>"$tmp/slurmd.log" 2>&1 &
-pids+=($!)
-node_idle() { sinfo -h -N -o '%T' | grep -qx idle; }
-wait_for 30 "the node did not come up idle ($(sinfo -h -N -o '%T' 2>&1))" node_idle
+start_slurm_cluster "$tmp"
 
 # The trace: a small program recorded (two threads take two locks in
 # opposite orders: a deadlock predicted, its stacks symbolised in the report,
