@@ -310,11 +310,19 @@ TEST_F(ServiceStateTest, AnAnalysisProcessIsKilledWhenCancelled) {
   EXPECT_GE(run.cpu, 0);
 }
 
-TEST_F(ServiceStateTest, AnAnalysisProcessThatDiesOrBabblesIsAnError) {
+// An exchange with an analysis process that nothing cancels.
+struct Exchange {
   std::atomic<bool> cancel{false};
   WindowAnalysis out;
   double cpu = 0;
   bool cancelled = true;
+  Status Run(const AnalysisCommand& command, const AnalysisRequest& request) {
+    return AnalyzeInChildProcess(command, request, cancel, &out, &cpu, &cancelled);
+  }
+};
+
+TEST_F(ServiceStateTest, AnAnalysisProcessThatDiesOrBabblesIsAnError) {
+  Exchange x;
   AnalysisRequest request;
   request.window_path = Path("w.seer");
   struct Case {
@@ -333,24 +341,22 @@ TEST_F(ServiceStateTest, AnAnalysisProcessThatDiesOrBabblesIsAnError) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.what);
-    Status st = AnalyzeInChildProcess(Local(Script("p", c.body)), request, cancel, &out, &cpu, &cancelled);
+    Status st = x.Run(Local(Script("p", c.body)), request);
     EXPECT_EQ(st.code(), c.code) << st.ToString();
     EXPECT_NE(st.message().find(c.says), std::string::npos) << st.ToString();
-    EXPECT_FALSE(cancelled);
+    EXPECT_FALSE(x.cancelled);
   }
   // The request a real child reads: the window, engines, pages the service has.
   request.engines = {"deadlock"};
   request.have_html = {"sig"};
-  Status st = AnalyzeInChildProcess(Local(Script("p", "cat > " + Path("request.json") + "; exit 4")), request, cancel,
-                                    &out, &cpu, &cancelled);
+  Status st = x.Run(Local(Script("p", "cat > " + Path("request.json") + "; exit 4")), request);
   EXPECT_FALSE(st.ok());
   const nlohmann::json req = nlohmann::json::parse(Read("request.json"));
   EXPECT_EQ(req["window"], request.window_path);
   EXPECT_EQ(req["engines"], nlohmann::json({"deadlock"}));
   EXPECT_EQ(req["have_html"], nlohmann::json({"sig"}));
   EXPECT_EQ(req["parent"], getpid());
-  EXPECT_EQ(AnalyzeInChildProcess(Local(Path("no-such-program")), request, cancel, &out, &cpu, &cancelled).code(),
-            Status::Code::kIOError);
+  EXPECT_EQ(x.Run(Local(Path("no-such-program")), request).code(), Status::Code::kIOError);
 }
 
 // [slurm]: srun with its options, then seer on the nodes and the subcommand.
@@ -389,30 +395,24 @@ TEST_F(ServiceStateTest, ARemoteAnalysisAnswersThroughSrun) {
   slurm.on = true;
   slurm.srun = srun;
   slurm.seer = seer;
-  std::atomic<bool> cancel{false};
-  WindowAnalysis out;
-  double cpu = 0;
-  bool cancelled = true;
+  Exchange x;
   AnalysisRequest request;
   request.window_path = Path("w.seer");
   request.engines = {"deadlock"};
-  Status st = AnalyzeInChildProcess(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request, cancel, &out, &cpu,
-                                    &cancelled);
-  EXPECT_FALSE(cancelled);
+  Status st = x.Run(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request);
+  EXPECT_FALSE(x.cancelled);
   const nlohmann::json req = nlohmann::json::parse(Read("request.json"));
   EXPECT_EQ(req["parent"], 0);
   EXPECT_EQ(req["window"], request.window_path);
   // The stand-in's answer lacks fields a real one has: an error, but its CPU time was read.
-  EXPECT_EQ(cpu, 7.5) << st.ToString();
+  EXPECT_EQ(x.cpu, 7.5) << st.ToString();
   // srun that cannot start, and srun that fails: named as srun.
   slurm.srun = Path("no-such-srun");
-  st = AnalyzeInChildProcess(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request, cancel, &out, &cpu,
-                             &cancelled);
+  st = x.Run(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request);
   EXPECT_EQ(st.code(), Status::Code::kIOError);
   EXPECT_NE(st.message().find("[slurm] srun"), std::string::npos) << st.ToString();
   slurm.srun = Script("failing-srun", "echo 'srun: error: invalid partition specified' >&2; exit 1");
-  st = AnalyzeInChildProcess(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request, cancel, &out, &cpu,
-                             &cancelled);
+  st = x.Run(MakeAnalysisCommand("/proc/self/exe", slurm, "unused"), request);
   EXPECT_NE(st.message().find("srun (its job step's messages are in the daemon's log) exited with status 1"),
             std::string::npos)
       << st.ToString();
