@@ -74,9 +74,9 @@ std::atomic<int32_t> g_walks{0};
 // The thread's walk: steps left (0: none under way), when it began (by the
 // clock and by the thread's CPU clock), and the thread's CPU clock before
 // which it takes no sample or walk (the last walk's charge to the budget; 0:
-// none). In CPU time, not wall time: a walk costs
-// the thread CPU, and a server's thread that sleeps most of the time would
-// otherwise spend far more than the budget of its CPU on walks.
+// none). In CPU time, not wall time: a walk costs the thread CPU, and a
+// server's thread that sleeps most of the time would otherwise spend far more
+// than the budget of its CPU on walks.
 __thread int tls_steps_left = 0;
 __thread uint64_t tls_walk_began_ns = 0;
 __thread uint64_t tls_walk_began_cpu_ns = 0;
@@ -817,6 +817,7 @@ void SamplerForgetInChild() {
   // is a system call, which ends a walk).
   tls_timer_id = -1;
   tls_steps_left = 0;
+  tls_walk_paid_at_cpu_ns = 0;  // the parent's clock
   tls_tick_tid = 0;
   g_period_ns = 0;
   g_timers_used = 0;
