@@ -21,6 +21,7 @@
 #include <nlohmann/json.hpp>
 
 #include "daemon/analysis_json.h"
+#include "daemon/clock.h"
 #include "predictor/engine.h"
 
 extern char** environ;
@@ -144,13 +145,6 @@ bool WriteAll(int fd, const std::string& data) {
   return true;
 }
 
-// The calling process's user + system time so far.
-double OwnCpuSeconds() {
-  struct rusage ru = {};
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
-
 }  // namespace
 
 AnalysisCommand MakeAnalysisCommand(const std::string& program, const SlurmConfig& slurm,
@@ -212,7 +206,7 @@ Status AnalyzeInChildProcess(const AnalysisCommand& command, const AnalysisReque
   int status = 0;
   struct rusage ru = {};
   const bool killed = Reap(pid, !st.ok(), command.remote, cancel, &status, &ru);
-  *cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
+  *cpu_seconds = CpuSeconds(ru);
   if (!st.ok() && cancel.load()) {
     *cancelled = true;
     return st;
@@ -279,7 +273,7 @@ int AnalysisProcessMain() {
   if (st.ok())
     st = AnalyzeWindow(req["window"].get<std::string>(), engines, &analysis,
                        [&](const std::string& signature) { return have_html.count(signature) == 0; });
-  const json answer = st.ok() ? json{{"analysis", AnalysisToJson(analysis)}, {"cpu_seconds", OwnCpuSeconds()}}
+  const json answer = st.ok() ? json{{"analysis", AnalysisToJson(analysis)}, {"cpu_seconds", ProcessCpuSeconds()}}
                               : json{{"error", {{"code", static_cast<int>(st.code())}, {"message", st.message()}}}};
   return WriteAll(1, DumpJson(answer)) ? 0 : 2;
 }

@@ -1,6 +1,5 @@
 #include "daemon/service.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,12 +18,6 @@
 namespace seer::daemon {
 
 namespace {
-
-double ProcessCpuSeconds() {
-  struct rusage ru;
-  getrusage(RUSAGE_SELF, &ru);
-  return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
-}
 
 std::string BaseName(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 

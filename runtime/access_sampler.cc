@@ -735,26 +735,28 @@ bool SamplerTrap(uint64_t sig_data, void* context) {
       return true;
     }
   }
-  HiddenState hidden(slot);
-  Access a;
-  if (in_text && (PreviousAccess(m, &a) || NextAccess(m, &a))) {
-    tls_watch_last_ns = now;
-    WatchHold(hidden.state(), a.addr, a.size, a.write, a.pc, /*careful=*/true);
-  } else {
-    // No access in reach of the decode: walk to the next (access_sampler.h).
-    // Counted before the switch is looked at again, so that a detach that
-    // turned it off meanwhile either sees the walk or is seen here.
-    g_walks.fetch_add(1);
-    if (!__atomic_load_n(&g_watch.on, __ATOMIC_SEQ_CST)) {
-      g_walks.fetch_sub(1);
+  if (in_text) {
+    HiddenState hidden(slot);
+    Access a;
+    if (PreviousAccess(m, &a) || NextAccess(m, &a)) {
+      tls_watch_last_ns = now;
+      WatchHold(hidden.state(), a.addr, a.size, a.write, a.pc, /*careful=*/true);
       return true;
     }
-    h->sampler_walks.fetch_add(1, std::memory_order_relaxed);
-    tls_steps_left = kMaxSteps;
-    tls_walk_began_ns = now;
-    tls_walk_began_cpu_ns = ThreadCpuNs();
-    m.gregs[REG_EFL] |= static_cast<greg_t>(kTrapFlag);
   }
+  // No access in reach of the decode: walk to the next (access_sampler.h).
+  // Counted before the switch is looked at again, so that a detach that
+  // turned it off meanwhile either sees the walk or is seen here.
+  g_walks.fetch_add(1);
+  if (!__atomic_load_n(&g_watch.on, __ATOMIC_SEQ_CST)) {
+    g_walks.fetch_sub(1);
+    return true;
+  }
+  h->sampler_walks.fetch_add(1, std::memory_order_relaxed);
+  tls_steps_left = kMaxSteps;
+  tls_walk_began_ns = now;
+  tls_walk_began_cpu_ns = ThreadCpuNs();
+  m.gregs[REG_EFL] |= static_cast<greg_t>(kTrapFlag);
   return true;
 }
 
