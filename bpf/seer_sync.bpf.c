@@ -12,6 +12,18 @@
 const volatile __u32 targ_tgid = 0;
 /* Wake the reader only once this much data waits: one wakeup per batch, not per event. */
 const volatile __u64 wakeup_bytes = 1 << 20;
+/* Set by the recorder while it follows the processes of the target's family
+ * (recorder/ebpf/ebpf_family.h): a process the target forks, and the target
+ * at an exec, are stopped (SIGSTOP) before they run a user instruction, so
+ * that the recorder can attach the probes of a recording of their own and
+ * continue them (SIGCONT) with nothing missed. Cleared before the end: a
+ * process is never left stopped for a recorder that is gone. */
+volatile __u32 stop_new_programs = 0;
+
+#define SEER_SIGSTOP 19 /* x86-64 */
+
+/* Linux 6.13: a signal to a task other than the current one (the child of a fork). */
+extern int bpf_send_signal_task(struct task_struct *task, int sig, enum pid_type type, __u64 value) __ksym __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -343,10 +355,9 @@ int BPF_PROG(futex_exit_raw, struct pt_regs *regs, long ret)
 }
 
 /* Runs in the parent before the child can run, so the clone precedes every event of
- * the child. Threads of the target become threads of the trace; child processes are
- * reported, not followed. */
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+ * the child. Threads of the target become threads of the trace; a child process is
+ * reported (aux = 1: stopped for the recorder to follow it, stop_new_programs). */
+static __always_inline int on_fork_common(struct task_struct *child, bool may_stop)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!in_target(id))
@@ -354,9 +365,29 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	__u64 ts = bpf_ktime_get_ns();
 	__u32 child_tid = child->pid;
 	__u32 child_tgid = child->tgid;
-	emit((__u32)id, child_tgid == targ_tgid ? SEER_EV_CLONE : SEER_EV_PROCESS_FORK, child_tid, 0, 0,
-	     0, ts);
+	if (child_tgid == targ_tgid) {
+		emit((__u32)id, SEER_EV_CLONE, child_tid, 0, 0, 0, ts);
+		return 0;
+	}
+	/* Stopped before the record is sent: a record that says "stopped" is true. */
+	__u64 stopped = may_stop && stop_new_programs &&
+			bpf_send_signal_task(child, SEER_SIGSTOP, PIDTYPE_TGID, 0) == 0;
+	emit((__u32)id, SEER_EV_PROCESS_FORK, child_tid, stopped, 0, 0, ts);
 	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork_common(child, false);
+}
+
+/* The same where the recorder follows processes and the kernel can signal
+ * another task (the loader picks one of the two). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork_follow, struct task_struct *parent, struct task_struct *child)
+{
+	return on_fork_common(child, true);
 }
 
 SEC("tp_btf/sched_process_exit")
@@ -444,7 +475,10 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u64 id = bpf_get_current_pid_tgid();
 	if (!in_target(id))
 		return 0;
-	emit((__u32)old_pid, SEER_EV_EXEC, (__u32)id, 0, 0, 0, bpf_ktime_get_ns());
+	/* The new program stops before its first instruction (aux = 1) while the
+	 * recorder follows the family: it is recorded into a trace of its own. */
+	__u64 stopped = stop_new_programs && bpf_send_signal(SEER_SIGSTOP) == 0;
+	emit((__u32)old_pid, SEER_EV_EXEC, (__u32)id, stopped, 0, 0, bpf_ktime_get_ns());
 	return 0;
 }
 

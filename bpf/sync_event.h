@@ -26,10 +26,12 @@ enum seer_sync_kind {
 	SEER_EV_CREATE_RET = 33,    /* object = pthread_t that pthread_create returned */
 	SEER_EV_SEM_INIT = 34,      /* object = semaphore, aux = initial value */
 	SEER_EV_BARRIER_INIT = 35,  /* object = barrier, aux = count */
-	SEER_EV_PROCESS_FORK = 36,  /* object = child process pid: not followed */
+	SEER_EV_PROCESS_FORK = 36,  /* object = child process pid; aux = 1: stopped, for
+	                             * the recorder to follow it (stop_new_programs) */
 	SEER_EV_COND_TIMEOUT = 37,  /* object = cond, aux = mutex: timed out, mutex re-held */
 	SEER_EV_EXEC = 38,          /* tid = the thread that called exec (its tid before),
-	                             * object = its tid after: the traced program ends */
+	                             * object = its tid after: the traced program ends;
+	                             * aux = 1: the new one is stopped, for the recorder */
 	SEER_EV_MODULE_MAPPED = 39, /* object = address, aux = length of a new executable
 	                             * file mapping (dlopen): the module map needs a refresh */
 };

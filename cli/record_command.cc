@@ -284,11 +284,11 @@ void RegisterRecord(CLI::App& app, Runner& runner) {
           fprintf(stderr, "seer record: tracefs: %s\n", result.raw_syscalls_note.c_str());
         if (!result.watch.empty()) fprintf(stderr, "seer record: watch: %s\n", result.watch.c_str());
         for (const auto& p : result.processes)
-          fprintf(stderr, "seer record: process %d (%s %d): %llu events, %llu lost, %llu threads -> %s%s%s\n",
+          fprintf(stderr, "seer record: process %d (%s %d): %llu events, %llu lost, %llu threads -> %s%s%s%s%s\n",
                   static_cast<int>(p.pid), p.forked ? "forked by" : "exec'd, child of", static_cast<int>(p.parent),
                   static_cast<unsigned long long>(p.events), static_cast<unsigned long long>(p.lost),
                   static_cast<unsigned long long>(p.threads), p.output.c_str(), p.error.empty() ? "" : "; ",
-                  p.error.c_str());
+                  p.error.c_str(), p.note.empty() ? "" : "; ", p.note.c_str());
       }
       // Even with --quiet: a process that ran and is in no trace.
       for (const std::string& u : result.unrecorded_processes)

@@ -21,7 +21,12 @@ class EntryStop {
   // exited instead (exec failed); *wait_status then holds its wait status.
   Status RunToEntry(pid_t pid, int* wait_status);
 
-  // Removes the breakpoint, rewinds over it and lets the child go on untraced.
+  // The same for a process that is not seer's child, stopped (SIGSTOP) just
+  // after its exec by the BPF tracer (ebpf/ebpf_family.h): seizes it, runs it
+  // to AT_ENTRY and holds it there. NotFound when it exited instead.
+  Status RunStoppedToEntry(pid_t pid);
+
+  // Removes the breakpoint, rewinds over it and lets the process go on untraced.
   Status Detach();
 
  private:

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "store/build_id.h"
 
@@ -112,6 +113,20 @@ std::vector<pid_t> ChildProcesses(pid_t pid) {
   std::sort(children.begin(), children.end());
   children.erase(std::unique(children.begin(), children.end()), children.end());
   return children;
+}
+
+pid_t ParentProcess(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  std::getline(in, line);
+  // "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses.
+  const size_t close = line.rfind(')');
+  if (close == std::string::npos) return 0;
+  std::istringstream rest(line.substr(close + 1));
+  std::string state;
+  long ppid = 0;
+  rest >> state >> ppid;
+  return static_cast<pid_t>(ppid);
 }
 
 }  // namespace seer::recorder

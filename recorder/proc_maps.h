@@ -46,4 +46,7 @@ std::string ProcessExecutable(pid_t pid);
 // The processes whose parent is `pid` (/proc/PID/task/*/children), sorted.
 std::vector<pid_t> ChildProcesses(pid_t pid);
 
+// The parent of process `pid` (/proc/PID/stat), 0 when it cannot be read.
+pid_t ParentProcess(pid_t pid);
+
 }  // namespace seer::recorder

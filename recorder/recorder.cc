@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 
+#include "recorder/ebpf/ebpf_family.h"
 #include "recorder/ebpf/ebpf_recording.h"
 #include "recorder/elf_file.h"
 #include "recorder/launch.h"
@@ -34,7 +35,11 @@ namespace {
 
 Status StartMode(const RecordOptions& options, std::unique_ptr<Recording>* out) {
   switch (options.mode) {
-    case RecordMode::kEbpf: return StartEbpfRecording(options, out);
+    case RecordMode::kEbpf:
+      // Into a file it follows the target's processes; the service's windows
+      // (open_writer) record the first one only.
+      if (!options.open_writer) return StartEbpfFamilyRecording(options, out);
+      return StartEbpfRecording(options, EbpfFollow(), out);
     case RecordMode::kInproc:
     case RecordMode::kPreload:
       // A launch into a file follows the program's processes; the service's

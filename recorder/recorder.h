@@ -178,6 +178,7 @@ struct RecordResult {
     uint64_t lost = 0;
     uint64_t threads = 0;
     std::string error;  // the trace could not be completed: why (empty when it was)
+    std::string note;   // what the trace lacks though complete (kEbpf: a runtime's accesses)
   };
   std::vector<ProcessTrace> processes;
   std::vector<std::string> unrecorded_processes;

@@ -23,6 +23,7 @@
 #include "recorder/ebpf/event_merger.h"
 #include "recorder/ebpf/sync_probes.h"
 #include "recorder/elf_file.h"
+#include "recorder/entry_stop.h"
 #include "recorder/launch.h"
 #include "recorder/merge/ring_collector.h"
 #include "recorder/merge/ring_merger.h"
@@ -76,9 +77,10 @@ Status ProbedBinaryForPid(pid_t pid, std::string* binary) {
     *binary = libc->path;
     return Status::Ok();
   }
-  *binary = ProcessExecutable(pid);
-  if (binary->empty()) return Status::NotFound("cannot read the executable of process " + std::to_string(pid));
-  return Status::Ok();
+  const std::string exe = ProcessExecutable(pid);
+  if (exe.empty()) return Status::NotFound("cannot read the executable of process " + std::to_string(pid));
+  // A program stopped at its exec: ld.so has not mapped libc yet.
+  return ProbedBinaryForLaunch(exe, binary);
 }
 
 EventKind LostKind(uint32_t raw) {
@@ -95,7 +97,8 @@ EventKind LostKind(uint32_t raw) {
 // One recording: the pieces the polling loop shares.
 class Session final : public Recording {
  public:
-  explicit Session(const RecordOptions& options) : options_(options), result_(&result_storage_) {
+  Session(const RecordOptions& options, const EbpfFollow& follow)
+      : options_(options), follow_(follow), result_(&result_storage_) {
     result_->mode = RecordMode::kEbpf;
   }
 
@@ -104,10 +107,15 @@ class Session final : public Recording {
   void Stop() override;
   Status Finish(RecordResult* result) override;
   RecordCounters counters() const override;
+  pid_t target_pid() const override { return pid_; }
+  void AddEndMeta(const std::string& key, const std::string& value) override { end_meta_.emplace_back(key, value); }
 
  private:
   Status Launch();
   Status Attach();
+  Status Adopt();
+  // A record of a process the tracer stopped (a fork, an exec): to the follower.
+  void HandOver(const sync_event& e);
   Status PollOnce(bool* over);
   Status EndOfLoop();
   Status Drain();
@@ -125,6 +133,13 @@ class Session final : public Recording {
   void LeaveAfterExec();
 
   const RecordOptions options_;
+  const EbpfFollow follow_;
+  // follow_.seen is set and this kernel can stop new processes; else why not.
+  bool following_ = false;
+  std::string follow_note_;
+  uint64_t unfollowed_forks_ = 0;  // forks that ran on unrecorded (not stopped)
+  bool exec_followed_ = false;     // the exec that ended the trace stopped the new program for the follower
+  std::vector<std::pair<std::string, std::string>> end_meta_;  // AddEndMeta
   RecordResult result_storage_;
   RecordResult* result_;
   Status error_;  // the first error Poll met: Finish returns it
@@ -189,12 +204,34 @@ void Session::RefreshModules() {
   modules_stale_ = false;
 }
 
+void Session::HandOver(const sync_event& e) {
+  if (e.kind == SEER_EV_PROCESS_FORK && e.aux != 1) {
+    ++unfollowed_forks_;
+    return;
+  }
+  if (e.aux != 1) return;  // an exec that was not stopped: the trace just ends there
+  const NewProgram p = e.kind == SEER_EV_PROCESS_FORK ? NewProgram{static_cast<pid_t>(e.object), pid_, true}
+                                                      : NewProgram{pid_,
+                                                                   follow_.adopt ? follow_.adopted.parent
+                                                                   : launched_   ? getpid()
+                                                                                 : ParentProcess(pid_),
+                                                                   false};
+  if (follow_.seen)
+    follow_.seen(p);
+  else
+    kill(p.pid, SIGCONT);  // only stopped for a follower: never left so
+}
+
 Status Session::Drain() {
   batch_.clear();
-  Status st = probes_.Poll(10, [this](const sync_event& e) { OnRecord(e); });
+  // After a followed exec the probes are gone: the new program has a recording of its own.
+  Status st = probes_.loaded() ? probes_.Poll(10, [this](const sync_event& e) { OnRecord(e); }) : Status::Ok();
   if (!st.ok()) return st;
   if (!modules_done_ && have_records_) RefreshModules();
   for (const auto& e : batch_) {
+    // Before any filter: a process stopped for the follower must reach it
+    // (even a fork by the new program after an exec), or it stays stopped.
+    if (e.kind == SEER_EV_PROCESS_FORK || (e.kind == SEER_EV_EXEC && e.ts >= exec_from_ns_)) HandOver(e);
     if (AfterExec(e)) continue;
     if (e.kind == SEER_EV_MODULE_MAPPED) {
       modules_stale_ = true;
@@ -220,6 +257,13 @@ Status Session::Drain() {
     merger_->Add(e);
   }
   if (modules_stale_ && modules_done_) RefreshModules();
+  if (exec_followed_ && probes_.loaded()) {
+    // The new program's recording has probes of its own: these would fire on
+    // in its image for nothing. The lost counts first, while they can be read.
+    st = Checkpoint();
+    if (!st.ok()) return st;
+    probes_.Close();
+  }
   uint64_t now = MonotonicNs();
   const uint64_t watermark = now > options_.ebpf.reorder_window_ns ? now - options_.ebpf.reorder_window_ns : 0;
   st = merger_->Advance(watermark);
@@ -311,7 +355,8 @@ bool Session::AfterExec(const sync_event& e) {
   if (e.kind != SEER_EV_EXEC) return false;
   if (e.ts < exec_from_ns_) return true;
   exec_ts_ = e.ts;
-  result_->exec_not_followed = true;
+  exec_followed_ = e.aux == 1;
+  result_->exec_not_followed = !exec_followed_;
   result_->exec_program = ProcessExecutable(pid_);
   merger_->Add(e);
   return true;
@@ -338,7 +383,7 @@ Status Session::Checkpoint() {
   writer_->SetMeta("record.forced_order", std::to_string(s.forced));
   writer_->SetMeta("record.late_records", std::to_string(s.late));
   writer_->SetMeta("record.unknown_joins", std::to_string(s.unknown_joins));
-  writer_->SetMeta("record.process_forks_not_followed", std::to_string(s.process_forks));
+  writer_->SetMeta("record.process_forks_not_followed", std::to_string(unfollowed_forks_));
   writer_->SetMeta("record.libc_internal_dropped", std::to_string(internal_dropped_));
   writer_->SetMeta("record.dropped_during_attach", std::to_string(dropped_during_attach_));
   writer_->SetMeta("record.acquires_pending_at_detach", std::to_string(s.pending_acquires));
@@ -390,6 +435,13 @@ Status Session::PollOnce(bool* over) {
 }
 
 Status Session::EndOfLoop() {
+  if (following_) {
+    // No process stops for a follower from now on; one that a tracer
+    // instance already stopped sends its record within microseconds, and
+    // the drains below hand it over (the follower continues it).
+    probes_.SetStopNewPrograms(false);
+    usleep(2000);
+  }
   StopRings();
   // Records the target submitted before it exited are all in the ring by now.
   for (int i = 0; i < 2; ++i) {
@@ -454,6 +506,8 @@ Status Session::Launch() {
   exec_from_ns_ = MonotonicNs();
   if (!st.ok()) return st;
   RefreshModules();
+  // After the launch's own exec of the target, which must not stop it.
+  if (following_) probes_.SetStopNewPrograms(true);
   return launch.DetachFromEntry();
 }
 
@@ -482,6 +536,53 @@ Status Session::Attach() {
   RefreshModules();
   // Last: the counter probe is attached, so every thread that starts recording registers.
   if (attach_point_) attach_point_->Request();
+  return Status::Ok();
+}
+
+// A process the tracer stopped for this recording (a fork, or an exec): no
+// thread has run since, so nothing is dropped while the probes go live.
+Status Session::Adopt() {
+  pid_ = follow_.adopted.pid;
+  Status st = ProbedBinaryForPid(pid_, &binary_);
+  if (!st.ok()) return st;
+  std::vector<pid_t> tids;
+  st = ListThreads(pid_, &tids);
+  if (!st.ok()) return Status::NotFound("no such process: " + std::to_string(pid_));
+  st = probes_.Open(pid_, binary_, options_.ebpf.ringbuf_bytes);
+  if (!st.ok()) return st;
+  for (pid_t tid : tids) {
+    st = merger_->BeginThread(tid, -1, ThreadName(pid_, tid));
+    if (!st.ok()) return st;
+  }
+  if (!follow_.adopted.forked) {
+    // A dynamic program has only ld.so mapped yet: held at its entry point,
+    // as a launch is, for the module map and the call-site filter (a program
+    // that ends before the first look at its maps would leave neither).
+    bool dynamic = false;
+    if (IsDynamicallyLinked(ProcessExecutable(pid_), &dynamic).ok() && dynamic) {
+      EntryStop entry;
+      st = entry.RunStoppedToEntry(pid_);
+      if (st.ok()) RefreshModules();
+      const Status detached = entry.Detach();
+      if (st.ok()) st = detached;
+      if (!st.ok()) return st.WithContext("running process " + std::to_string(pid_) + " to its entry point");
+    }
+  }
+  if (CarriesRuntime(ProcessExecutable(pid_))) {
+    // Its runtime would need rings of its own from a recorder it can ask
+    // (the in-process modes' family, runtime_modes/process_family.h).
+    result_->runtime_note =
+        "synchronisation only: the runtime in a process the eBPF recorder follows records no accesses";
+    writer_->SetMeta("record.runtime", result_->runtime_note);
+  }
+  writer_->SetMeta(meta::kCommandLine, ProcessCommandLine(pid_));
+  writer_->SetMeta("record.mode", follow_.adopted.forked ? "forked" : "exec'd");
+  writer_->SetMeta("record.process",
+                   std::string(follow_.adopted.forked ? "forked by process " : "exec'd; parent process ") +
+                       std::to_string(follow_.adopted.parent));
+  // A forked process maps what its parent did, and a static program is all
+  // mapped at its exec (a dynamic one was read at its entry point above).
+  RefreshModules();
   return Status::Ok();
 }
 
@@ -520,19 +621,21 @@ Status Session::FinishTrace() {
   // Known only for a target seer launched (attach mode cannot wait for another's child).
   if (result_->target_exited && exec_ts_ == 0 && (result_->exit_code >= 0 || result_->term_signal != 0))
     writer_->SetMeta("record.exit_status", std::to_string(result_->ExitStatus()));
-  writer_->SetMeta("record.exec_not_followed", exec_ts_ != 0 ? "1" : "0");
+  writer_->SetMeta("record.exec_not_followed", exec_ts_ != 0 && !exec_followed_ ? "1" : "0");
+  for (const auto& [key, value] : end_meta_) writer_->SetMeta(key, value);
   WriteRecordingEnd(writer_.get());
   st = Checkpoint();
   if (!st.ok()) return st;
   result_->events = writer_->events_written();
   result_->threads = merger_->Threads().size();
   for (uint64_t n : lost_reported_) result_->lost += n;
-  // Named, never dropped silently (the in-process modes follow them: process_family.h).
-  if (const uint64_t forks = merger_->stats().process_forks; forks > 0)
+  // Named, never dropped silently (the others are followed: ebpf_family.h).
+  if (unfollowed_forks_ > 0)
     result_->unrecorded_processes.push_back(
-        UnfollowedForks(forks, pid_,
-                        launched_ ? "the eBPF mode follows no process; --sync=preload or a seer-cc build does"
-                                  : "a process recorded by its pid is recorded alone"));
+        UnfollowedForks(unfollowed_forks_, pid_,
+                        !follow_.seen ? "this recording follows no process (the service records one)"
+                        : !following_ ? follow_note_
+                                      : "forked while the recording ended"));
   return writer_->Close();
 }
 
@@ -573,8 +676,13 @@ Status Session::Begin() {
                      "where it agrees, else just before their thread's next sync event");
   }
 
-  st = options_.pid > 0 ? Attach() : Launch();
+  if (follow_.seen) {
+    following_ = probes_.FollowProcesses(&follow_note_);
+    writer_->SetMeta("record.follow_processes", following_ ? "1" : follow_note_);
+  }
+  st = follow_.adopt ? Adopt() : options_.pid > 0 ? Attach() : Launch();
   if (!st.ok()) return st;
+  if (following_ && !launched_) probes_.SetStopNewPrograms(true);
   writer_->SetMeta("record.pid", std::to_string(pid_));
   writer_->SetMeta("record.probed_binary", binary_);
   writer_->SetMeta("record.ringbuf_bytes", std::to_string(probes_.ringbuf_bytes()));
@@ -596,6 +704,7 @@ Status Session::Begin() {
 }
 
 Status Session::Finish(RecordResult* result) {
+  if (following_) probes_.SetStopNewPrograms(false);  // on an error too: nothing stops for a recorder that ends
   Status st = error_;
   if (st.ok() && !over_) st = EndOfLoop();  // Finish before Poll said the end: the end is now
   if (st.ok()) st = FinishTrace();
@@ -616,8 +725,8 @@ Status Session::Finish(RecordResult* result) {
 
 }  // namespace
 
-Status StartEbpfRecording(const RecordOptions& options, std::unique_ptr<Recording>* out) {
-  auto session = std::make_unique<Session>(options);
+Status StartEbpfRecording(const RecordOptions& options, const EbpfFollow& follow, std::unique_ptr<Recording>* out) {
+  auto session = std::make_unique<Session>(options, follow);
   Status st = session->Begin();
   if (!st.ok()) return st;
   *out = std::move(session);

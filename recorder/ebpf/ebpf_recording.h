@@ -1,16 +1,44 @@
-// The kEbpf recording mode (recorder/recorder.h): launches the target held
-// before exec, or attaches to a running process, traces its synchronisation
-// with the BPF sync tracer, merges the records into the trace's total order
-// and, for a target built with seer's runtime, joins in its rings' accesses.
+// The kEbpf recording mode (recorder/recorder.h) of one process: launches the
+// target held before exec, attaches to a running process, or adopts one the
+// BPF tracer stopped for it (a process of a followed family, ebpf_family.h);
+// traces its synchronisation with the BPF sync tracer, merges the records
+// into the trace's total order and, for a target built with seer's runtime,
+// joins in its rings' accesses.
 #pragma once
 
+#include <sys/types.h>
+
+#include <functional>
 #include <memory>
 
 #include "recorder/recorder.h"
 
 namespace seer::recorder {
 
-// Recording::Start for RecordMode::kEbpf.
-Status StartEbpfRecording(const RecordOptions& options, std::unique_ptr<Recording>* out);
+// A process the BPF tracer stopped before its first instruction, for a
+// follower to record (ebpf_family.h): forked by the process recorded, or that
+// process itself once it exec'd. It stays stopped until someone sends it
+// SIGCONT.
+struct NewProgram {
+  pid_t pid = 0;
+  pid_t parent = 0;     // the process that forked it; after an exec, the parent of the one that exec'd
+  bool forked = false;  // else exec'd
+};
+
+// How one process's recording takes part in following its family.
+struct EbpfFollow {
+  // Set: the processes the recorded one forks, and itself at an exec, are
+  // stopped and handed to `seen` (from Poll or Finish), which must see that
+  // each is continued. Empty (or a kernel that cannot stop them): they run on
+  // and are named in the result as not recorded.
+  std::function<void(const NewProgram&)> seen;
+  // options.pid is `adopted.pid`, stopped by the tracer: it is recorded from
+  // its first instruction, its threads beginning without a fork.
+  bool adopt = false;
+  NewProgram adopted;
+};
+
+// Recording::Start for RecordMode::kEbpf with one process and its threads.
+Status StartEbpfRecording(const RecordOptions& options, const EbpfFollow& follow, std::unique_ptr<Recording>* out);
 
 }  // namespace seer::recorder

@@ -2,6 +2,7 @@
 #include "recorder/ebpf/sync_probes.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -212,6 +213,24 @@ void SyncProbes::Close() {
   skel_ = nullptr;
 }
 
+bool SyncProbes::FollowProcesses(std::string* why) {
+  btf* vmlinux = btf__load_vmlinux_btf();
+  const bool can = vmlinux != nullptr && btf__find_by_name_kind(vmlinux, "bpf_send_signal_task", BTF_KIND_FUNC) > 0;
+  btf__free(vmlinux);
+  if (!can)
+    *why = "this kernel cannot stop a forked process before it runs (bpf_send_signal_task, Linux 6.13 or later)";
+  follow_processes_ = can;
+  return can;
+}
+
+void SyncProbes::SetStopNewPrograms(bool on) {
+  if (skel_ && skel_->bss) __atomic_store_n(&skel_->bss->stop_new_programs, on ? 1u : 0u, __ATOMIC_SEQ_CST);
+}
+
+bpf_program* SyncProbes::ForkProgram() const {
+  return follow_processes_ ? skel_->progs.on_fork_follow : skel_->progs.on_fork;
+}
+
 bool SyncProbes::FindTracefs() {
   static constexpr const char* kRawCost =
       "the raw sys_enter/sys_exit tracepoints are used instead, which add about 240 ns to every system call on "
@@ -245,6 +264,9 @@ Status SyncProbes::Load(pid_t tgid, uint64_t ringbuf_bytes) {
   // One set of system-call programs is loaded: the per-syscall tracepoints
   // where tracefs has them, mounted where it is not (a quarter of the raw
   // ones' cost to every system call on the machine), else the raw ones.
+  // One of the two fork programs: the one that can stop a child needs a kfunc older kernels lack.
+  bpf_program__set_autoload(skel_->progs.on_fork, !follow_processes_);
+  bpf_program__set_autoload(skel_->progs.on_fork_follow, follow_processes_);
   raw_syscalls_ = !FindTracefs();
   for (bpf_program* p :
        {skel_->progs.futex_enter, skel_->progs.futex_exit, skel_->progs.futex_waitv_exit, skel_->progs.on_mmap_exit})
@@ -431,7 +453,7 @@ Status SyncProbes::Open(pid_t tgid, const std::string& binary, uint64_t ringbuf_
     attached_.push_back(name);
   }
   std::vector<bpf_program*> programs = FutexPrograms();
-  programs.insert(programs.end(), {skel_->progs.on_fork, skel_->progs.on_exit, skel_->progs.on_exec, MmapProgram()});
+  programs.insert(programs.end(), {ForkProgram(), skel_->progs.on_exit, skel_->progs.on_exec, MmapProgram()});
   return AttachTracepointsAndOpenRing(programs);
 }
 

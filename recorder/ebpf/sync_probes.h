@@ -45,6 +45,17 @@ class SyncProbes {
 
   // Detaches every probe and frees the programs; the target runs on untouched.
   void Close();
+  bool loaded() const { return skel_ != nullptr; }
+
+  // Before Open: load the programs that stop what the target forks and the
+  // target at an exec (SetStopNewPrograms), for a recorder that follows the
+  // processes of its family (ebpf_family.h). False when this kernel cannot
+  // (bpf_send_signal_task, Linux 6.13): *why says so.
+  bool FollowProcesses(std::string* why);
+  // After Open with FollowProcesses: while on, a process the target forks is
+  // stopped before its first instruction, and so is the target at an exec
+  // (sync_event.aux of the record is then 1). Turn it off before the end.
+  void SetStopNewPrograms(bool on);
 
   // Loads the programs for process `tgid` with a ring buffer of at least
   // `ringbuf_bytes` (rounded up to a power of two), then attaches the uprobes in
@@ -124,6 +135,7 @@ class SyncProbes {
   // The futex programs of the set loaded (raw_syscalls_), and the mmap one.
   std::vector<bpf_program*> FutexPrograms() const;
   bpf_program* MmapProgram() const;
+  bpf_program* ForkProgram() const;
 
   seer_sync_bpf* skel_ = nullptr;
   ring_buffer* ring_ = nullptr;
@@ -132,7 +144,8 @@ class SyncProbes {
   std::vector<int> multi_link_fds_;       // AttachUprobesAtOnce's links
   std::string uprobe_links_note_;
   bool raw_syscalls_ = false;
-  Tracefs tracefs_;  // where the per-syscall tracepoints' ids are (unless raw_syscalls_)
+  bool follow_processes_ = false;  // FollowProcesses: on_fork_follow instead of on_fork
+  Tracefs tracefs_;                // where the per-syscall tracepoints' ids are (unless raw_syscalls_)
   std::string tracefs_note_;
   std::vector<std::string> attached_;
   std::vector<std::string> missing_;

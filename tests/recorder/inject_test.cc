@@ -370,6 +370,80 @@ TEST_F(InjectTest, ForkedChildIsRecordedIntoATraceOfItsOwn) {
   StopFamily();
 }
 
+// Links of type `type` ("raw_tracepoint", "uprobe_multi") among the open files of process `pid`.
+int BpfLinks(pid_t pid, const std::string& type) {
+  int n = 0;
+  const std::string dir = "/proc/" + std::to_string(pid) + "/fdinfo";
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return 0;
+  while (dirent* e = readdir(d)) {
+    std::ifstream in(dir + "/" + e->d_name);
+    for (std::string line; std::getline(in, line);)
+      if (line == "link_type:\t" + type) ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+// `seer record --sync=ebpf -p` follows what the process forks after the
+// attach (recorder/ebpf/ebpf_family.h): the child, stopped by the tracer until
+// its probes were attached, has a trace of its own with every lock call of
+// its threads; so has the program a child execs (/bin/sleep, with no runtime
+// to ask for anything); the process is let go at the end and runs on.
+TEST_F(InjectTest, EbpfAttachFollowsWhatTheProcessForksAndExecs) {
+  const pid_t pid = StartTarget("inject_family");
+  ASSERT_GT(pid, 0);
+  const std::string trace = Path("run.seer");
+  Child seer;
+  seer.Start({kSeer, "record", "--sync=ebpf", "-o", trace, "-p", std::to_string(pid)}, Path("seer.err"));
+  // Attached: the tracepoint programs (fork, exit, exec) go in last, a few
+  // milliseconds before the recording starts.
+  bool attached = false;
+  for (int i = 0; i < 300 && !attached; ++i) {
+    attached = BpfLinks(seer.pid, "raw_tracepoint") >= 3;
+    if (!attached) usleep(50000);
+  }
+  ASSERT_TRUE(attached) << test::ReadWholeFile(Path("seer.err"));
+  usleep(300000);
+  target_.Send("fork\n");
+  const std::string child_line = target_.ReadLine();
+  const pid_t child = PidAfter(child_line, "child ");
+  ASSERT_GT(child, 0) << child_line;
+  EXPECT_EQ(target_.ReadLine(), "forked " + std::to_string(child) + " 0");
+  target_.Send("fork-exec\n");
+  const std::string exec_line = target_.ReadLine();
+  const pid_t sleeper = PidAfter(exec_line, "exec'd ");
+  ASSERT_GT(sleeper, 0) << exec_line;
+  EXPECT_EQ(exec_line, "exec'd " + std::to_string(sleeper) + " 0");
+  ASSERT_EQ(kill(seer.pid, SIGTERM), 0);
+  EXPECT_EQ(seer.Wait(std::chrono::seconds(30)), 0) << test::ReadWholeFile(Path("seer.err"));
+  const std::string err = test::ReadWholeFile(Path("seer.err"));
+  const std::string c = std::to_string(child), p = std::to_string(pid), s = std::to_string(sleeper);
+  EXPECT_NE(err.find("seer record: process " + c + " (forked by " + p + "): "), std::string::npos) << err;
+  EXPECT_NE(err.find("seer record: process " + s + " (exec'd, child of " + p + "): "), std::string::npos) << err;
+  EXPECT_EQ(err.find("not recorded"), std::string::npos) << err;
+
+  // The child: its thread and the two it made, each counting 1000 times under the lock.
+  const nlohmann::json info = Info(Path("run." + c + ".seer"));
+  ASSERT_TRUE(info.is_object());
+  EXPECT_EQ(info.value("threads", 0), 3) << info.dump();
+  EXPECT_TRUE(info.value("complete", false)) << info.dump();
+  EXPECT_EQ(info["meta"].value("record.process", ""), "forked by process " + p);
+  EXPECT_EQ(info["meta"].value("record.sync", ""), "ebpf");
+  EXPECT_GE(info["by_kind"].value("acquire", 0), 2000) << info.dump();
+  EXPECT_EQ(info["by_kind"].value("acquire", 0), info["by_kind"].value("release", -1)) << info.dump();
+  // sleep(1): the second program of its pid, recorded from its first instruction.
+  const nlohmann::json sleep_info = Info(Path("run." + s + ".2.seer"));
+  ASSERT_TRUE(sleep_info.is_object());
+  EXPECT_NE(sleep_info.value("command_line", "").find("sleep"), std::string::npos) << sleep_info.dump();
+  EXPECT_EQ(sleep_info["meta"].value("record.process", ""), "exec'd; parent process " + p);
+  const nlohmann::json main_info = Info(trace);
+  ASSERT_TRUE(main_info.is_object());
+  EXPECT_NE(main_info["meta"].value("record.processes", "").find("run." + c + ".seer"), std::string::npos)
+      << main_info.dump();
+  StopFamily();
+}
+
 // A child still running when seer stops is detached as its parent is: its
 // calls are put back, its trace is closed, and it runs on to its normal end.
 TEST_F(InjectTest, ChildRunningAtTheDetachRunsOn) {

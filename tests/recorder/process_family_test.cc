@@ -1,10 +1,12 @@
 // `seer record` follows a launched program's processes
-// (recorder/runtime_modes/process_family.h): a forked child and a program a
-// child execs are each recorded into a trace of their own, named in the
-// summary and in the main trace; a process that cannot be followed is named
-// as not recorded. Run on tests/programs/process_family.c as users record it:
-// the plain build with the runtime preloaded, and its seer-cc builds (gcc and
-// clang), whose child traces must show the race the child has.
+// (recorder/runtime_modes/process_family.h, recorder/ebpf/ebpf_family.h): a
+// forked child and a program a child execs are each recorded into a trace of
+// their own, named in the summary and in the main trace; a process that
+// cannot be followed is named as not recorded. Run on
+// tests/programs/process_family.c as users record it: the plain build with
+// the runtime preloaded, its seer-cc builds (gcc and clang), whose child
+// traces must show the race the child has, and under --sync=ebpf (root) the
+// plain build and a static one.
 #include "recorder/runtime_modes/process_family.h"
 
 #include <fcntl.h>
@@ -43,6 +45,7 @@ struct Build {
   std::string name;     // the test's suffix
   std::string program;  // path
   bool instrumented;    // its accesses are recorded (seer-cc): races can be found
+  bool ebpf = false;    // recorded with --sync=ebpf (root): every program is followed, with or without the runtime
 };
 
 void PrintTo(const Build& b, std::ostream* os) { *os << b.name; }
@@ -50,7 +53,7 @@ void PrintTo(const Build& b, std::ostream* os) { *os << b.name; }
 // What the tests read of a recording: its summary's process lines, `seer info`, the races.
 class FamilyTestBase : public TempDirTest {
  protected:
-  // The "process PID (forked by|exec'd, child of PARENT): ... -> PATH" lines of the summary.
+  // The "process PID (forked by|exec'd, child of PARENT): ... -> PATH[; NOTE]" lines of the summary.
   struct Line {
     int pid = 0;
     bool forked = false;
@@ -58,7 +61,7 @@ class FamilyTestBase : public TempDirTest {
   };
   std::vector<Line> ProcessLines() const {
     std::vector<Line> lines;
-    static const std::regex line(R"(seer record: process (\d+) \((forked by|exec'd, child of) \d+\): .* -> (\S+))");
+    static const std::regex line(R"(seer record: process (\d+) \((forked by|exec'd, child of) \d+\): .* -> ([^;\s]+)(; .*)?)");
     for (const std::string& l : result_.ErrLines()) {
       std::smatch m;
       if (std::regex_match(l, m, line)) lines.push_back({std::stoi(m[1]), m[2] == "forked by", m[3]});
@@ -94,8 +97,14 @@ class ProcessFamilyTest : public FamilyTestBase, public ::testing::WithParamInte
  protected:
   // `seer record -o T.seer -- PROGRAM what`: seer's exit code, stderr kept.
   int Record(const std::string& what) {
-    result_ = Seer("record -o " + Path("T.seer") + " -- " + GetParam().program + " " + what);
+    result_ = Seer(std::string("record ") + (GetParam().ebpf ? "--sync=ebpf " : "") + "-o " + Path("T.seer") + " -- " +
+                   GetParam().program + " " + what);
     return result_.code;
+  }
+  void SetUp() override {
+    TempDirTest::SetUp();
+    if (GetParam().ebpf && geteuid() != 0)
+      GTEST_SKIP() << "*** SKIPPED: --sync=ebpf needs root (as in CI); this process is not root";
   }
 };
 
@@ -147,6 +156,15 @@ TEST_P(ProcessFamilyTest, ProgramAChildExecsIsRecordedIntoATraceOfItsOwn) {
 TEST_P(ProcessFamilyTest, ProcessThatCannotBeFollowedIsNamed) {
   // The child execs /bin/sleep with an empty environment: no runtime, no socket.
   ASSERT_EQ(Record("exec-bare"), 0) << result_.err;
+  if (GetParam().ebpf) {
+    // The BPF tracer needs neither: sleep is recorded too.
+    const std::vector<Line> lines = ProcessLines();
+    ASSERT_EQ(lines.size(), 2u) << result_.err;
+    EXPECT_FALSE(lines[1].forked);
+    EXPECT_NE(Info(lines[1].path).value("command_line", "").find("sleep 0.5"), std::string::npos);
+    EXPECT_EQ(result_.err.find("not recorded"), std::string::npos) << result_.err;
+    return;
+  }
   EXPECT_NE(result_.err.find("seer record: not recorded: process "), std::string::npos) << result_.err;
   EXPECT_NE(result_.err.find("(/usr/bin/sleep)"), std::string::npos) << result_.err;
   const json main = Info(Path("T.seer"));
@@ -155,33 +173,51 @@ TEST_P(ProcessFamilyTest, ProcessThatCannotBeFollowedIsNamed) {
 }
 
 // SIGTERM to seer is passed on to every recorded process, which all end; the
-// traces are complete. A shell whose background child execs sleep(1), preloaded.
-class ProcessFamilyStopTest : public FamilyTestBase {};
+// traces are complete. A shell whose background child execs sleep(1),
+// preloaded, and under --sync=ebpf.
+class ProcessFamilyStopTest : public FamilyTestBase, public ::testing::WithParamInterface<std::string> {
+ protected:
+  void SetUp() override {
+    FamilyTestBase::SetUp();
+    if (GetParam() == "ebpf" && geteuid() != 0)
+      GTEST_SKIP() << "*** SKIPPED: --sync=ebpf needs root (as in CI); this process is not root";
+  }
+  // Process `pid` runs the program of its second trace: preloaded, it has
+  // mapped the rings seer answered with; under the eBPF tracer, which stops
+  // it until its probes are attached, it sleeps (no longer stopped).
+  bool Recorded(pid_t pid) const {
+    if (GetParam() == "preload")
+      return ReadFile("/proc/" + std::to_string(pid) + "/maps").find("memfd:seer-rt") != std::string::npos;
+    const std::string stat = ReadFile("/proc/" + std::to_string(pid) + "/stat");
+    const size_t close = stat.rfind(')');
+    return stat.find("(sleep)") != std::string::npos && close + 2 < stat.size() && stat[close + 2] == 'S';
+  }
+};
 
-TEST_F(ProcessFamilyStopTest, SigtermReachesEveryRecordedProcess) {
+TEST_P(ProcessFamilyStopTest, SigtermReachesEveryRecordedProcess) {
   const std::string err_path = Path("seer.err");
+  const std::string sync = "--sync=" + GetParam();
   const pid_t seer = fork();
   ASSERT_GE(seer, 0);
   if (seer == 0) {
     const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (err >= 0) dup2(err, 2);
     const std::string out = Path("T.seer");
-    execl(SEER_BINARY, SEER_BINARY, "record", "--sync=preload", "-o", out.c_str(), "--", "/bin/sh", "-c",
-          "sleep 60 & wait", static_cast<char*>(nullptr));
+    execl(SEER_BINARY, SEER_BINARY, "record", sync.c_str(), "-o", out.c_str(), "--", "/bin/sh", "-c", "sleep 60 & wait",
+          static_cast<char*>(nullptr));
     _exit(127);
   }
   // Until the program sleep(1) became is recorded: its trace is the pid's
-  // second ("T.PID.2.seer"), and it has mapped the rings seer answered with.
-  // The trace alone is not enough: seer creates it before it answers, and a
-  // SIGTERM passed on meanwhile ends the process still asking (unrecorded).
+  // second ("T.PID.2.seer"), and it runs recorded (Recorded). The trace alone
+  // is not enough: seer creates it before it answers, and a SIGTERM passed
+  // on meanwhile ends the process still asking (unrecorded).
   bool sleeping = false;
   for (int i = 0; i < 200 && !sleeping; ++i) {
     for (const auto& e : fs::directory_iterator(dir_)) {
       static const std::regex second(R"(T\.(\d+)\.2\.seer)");
       std::smatch m;
       const std::string name = e.path().filename().string();
-      if (std::regex_match(name, m, second))
-        sleeping = ReadFile("/proc/" + m[1].str() + "/maps").find("memfd:seer-rt") != std::string::npos;
+      if (std::regex_match(name, m, second)) sleeping = Recorded(static_cast<pid_t>(std::stol(m[1].str())));
     }
     if (!sleeping) usleep(50000);
   }
@@ -270,25 +306,41 @@ TEST_F(ChildRecordingStartTest, RunningProcessGetsTheSendsError) {
   waitpid(child, nullptr, 0);
 }
 
-// The eBPF mode follows no process: the child it saw forked is named.
-class EbpfProcessTest : public TempDirTest {};
+// A seer-cc program under --sync=ebpf: the child is followed, its
+// synchronisation recorded and its accesses not (its runtime has no recorder
+// to ask for rings), which the summary and its trace say; the first process
+// has both.
+class EbpfSeerCcFamilyTest : public FamilyTestBase {};
 
-TEST_F(EbpfProcessTest, ChildItDoesNotFollowIsNamed) {
+TEST_F(EbpfSeerCcFamilyTest, ChildIsRecordedSyncOnlyAndSaysSo) {
   if (geteuid() != 0) GTEST_SKIP() << "*** SKIPPED: --sync=ebpf needs root (as in CI); this process is not root";
-  const RunResult r = Seer("record --sync=ebpf -o " + Path("T.seer") + " -- " + SEER_PLAIN_PROGRAM + " fork");
-  ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_NE(r.err.find(" (the eBPF mode follows no process; --sync=preload or a seer-cc build does)"),
+  result_ = Seer("record --sync=ebpf -o " + Path("T.seer") + " -- " + SEER_FAMILY_PROGRAMS + "/process_family fork");
+  ASSERT_EQ(result_.code, 0) << result_.err;
+  const std::vector<Line> lines = ProcessLines();
+  ASSERT_EQ(lines.size(), 1u) << result_.err;
+  EXPECT_NE(result_.err.find("; synchronisation only: the runtime in a process the eBPF recorder follows records no "
+                             "accesses"),
             std::string::npos)
-      << r.err;
-  EXPECT_NE(r.err.find("seer record: not recorded: 1 child process forked by process "), std::string::npos) << r.err;
+      << result_.err;
+  const json child = Info(lines[0].path);
+  EXPECT_EQ(child.value("threads", 0), 3) << child.dump();
+  EXPECT_EQ(child["by_kind"].value("write", -1), 0) << child.dump();
+  EXPECT_NE(child["meta"].value("record.runtime", "").find("records no accesses"), std::string::npos);
+  const json main = Info(Path("T.seer"));
+  EXPECT_GT(main["by_kind"].value("write", 0), 0) << main.dump();
+  EXPECT_TRUE(Races(Path("T.seer")).empty());
 }
 
 INSTANTIATE_TEST_SUITE_P(Builds, ProcessFamilyTest,
                          ::testing::Values(Build{"preloaded", SEER_PLAIN_PROGRAM, false},
                                            Build{"gcc", std::string(SEER_FAMILY_PROGRAMS) + "/process_family", true},
                                            Build{"clang", std::string(SEER_FAMILY_PROGRAMS) + "/process_family.clang",
-                                                 true}),
+                                                 true},
+                                           Build{"ebpf", SEER_PLAIN_PROGRAM, false, true},
+                                           Build{"ebpf_static", SEER_STATIC_PROGRAM, false, true}),
                          [](const ::testing::TestParamInfo<Build>& info) { return info.param.name; });
+INSTANTIATE_TEST_SUITE_P(Modes, ProcessFamilyStopTest, ::testing::Values("preload", "ebpf"),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
 
 }  // namespace
 }  // namespace seer::test
