@@ -39,7 +39,12 @@ Status StartMode(const RecordOptions& options, std::unique_ptr<Recording>* out) 
       // Into a file it follows the target's processes; the service's windows
       // (open_writer) record the first one only.
       if (!options.open_writer) return StartEbpfFamilyRecording(options, out);
-      return StartEbpfRecording(options, EbpfFollow(), out);
+      {
+        std::unique_ptr<EbpfProcessRecording> recording;
+        Status st = StartEbpfRecording(options, EbpfFollow(), &recording);
+        *out = std::move(recording);
+        return st;
+      }
     case RecordMode::kInproc:
     case RecordMode::kPreload:
       // A launch into a file follows the program's processes; the service's

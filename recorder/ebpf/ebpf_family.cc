@@ -13,6 +13,7 @@
 
 #include "recorder/ebpf/ebpf_recording.h"
 #include "recorder/proc_maps.h"
+#include "recorder/runtime_modes/child_listener.h"
 #include "recorder/runtime_modes/process_family.h"
 
 namespace seer::recorder {
@@ -40,7 +41,7 @@ class EbpfFamilyRecording final : public Recording {
  private:
   struct Member {
     ProcessTrace trace;
-    std::unique_ptr<Recording> recording;  // null once closed
+    std::unique_ptr<EbpfProcessRecording> recording;  // null once closed
     bool running = true;
   };
 
@@ -55,6 +56,8 @@ class EbpfFamilyRecording final : public Recording {
   void TakeSeen();
   void Adopt(const NewProgram& p);
   void NameUnrecorded(const NewProgram& p, const std::string& why);
+  // A recorded seer-cc process asking for rings (listener_): its recording's.
+  void AnswerAsks();
   // Finishes the trace of a member whose process ended, exec'd or was let go.
   void Close(Member* m);
   size_t Running() const;
@@ -63,13 +66,17 @@ class EbpfFamilyRecording final : public Recording {
   // Detaching a recording's probes waits for kernel grace periods (some 130
   // ms): done beside the polling, which would otherwise hold the next process
   // stopped that long, and waited for at the end.
-  void TearDown(std::unique_ptr<Recording> recording);
+  void TearDown(std::unique_ptr<EbpfProcessRecording> recording);
   void WaitForTeardowns();
 
-  const RecordOptions options_;
+  RecordOptions options_;
   // -p: the recording ends with the first process's; the others are detached then.
   const bool attached_;
-  std::unique_ptr<Recording> main_;
+  // A launched seer-cc program (options.ebpf.runtime): its processes' runtimes
+  // ask here for rings of their own, which their recordings drain.
+  ChildListener listener_;
+  bool answering_ = false;
+  std::unique_ptr<EbpfProcessRecording> main_;
   bool main_running_ = true;
   std::vector<Member> members_;
   std::vector<NewProgram> seen_;  // from the recordings' Poll and Finish, on this thread
@@ -81,7 +88,7 @@ class EbpfFamilyRecording final : public Recording {
   std::vector<std::future<void>> teardowns_;
 };
 
-void EbpfFamilyRecording::TearDown(std::unique_ptr<Recording> recording) {
+void EbpfFamilyRecording::TearDown(std::unique_ptr<EbpfProcessRecording> recording) {
   // Done ones first: a program forking all day leaves no pile of them.
   std::erase_if(teardowns_, [](const std::future<void>& f) {
     return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready;
@@ -95,6 +102,12 @@ void EbpfFamilyRecording::WaitForTeardowns() {
 }
 
 Status EbpfFamilyRecording::Begin() {
+  if (options_.ebpf.runtime && !attached_) {
+    Status st = listener_.Open();
+    if (!st.ok()) return st.WithContext("following the program's processes");
+    options_.inproc.children_socket = listener_.path();
+    answering_ = true;
+  }
   Status st = StartEbpfRecording(options_, Follow(), &main_);
   if (!st.ok()) return st;
   programs_of_pid_[main_->target_pid()] = 1;  // the main trace is its first program
@@ -141,13 +154,14 @@ void EbpfFamilyRecording::Adopt(const NewProgram& p) {
   RecordOptions o = options_;
   o.command.clear();
   o.pid = p.pid;
-  o.duration_s = 0;        // the family decides when its members end
-  o.ebpf.runtime = false;  // a forked runtime records nothing without a recorder of its own to ask
+  o.duration_s = 0;  // the family decides when its members end
+  // Rings for its runtime, which asks for them once it runs (AnswerAsks).
+  o.ebpf.runtime = answering_ && CarriesRuntime(ProcessExecutable(p.pid));
   o.output = ProcessTracePath(options_.output, p.pid, ++programs_of_pid_[p.pid]);
   EbpfFollow follow = Follow();
   follow.adopt = true;
   follow.adopted = p;
-  std::unique_ptr<Recording> recording;
+  std::unique_ptr<EbpfProcessRecording> recording;
   Status st = StartEbpfRecording(o, follow, &recording);
   kill(p.pid, SIGCONT);  // recorded from here on, or running on unrecorded
   if (!st.ok()) {
@@ -162,6 +176,20 @@ void EbpfFamilyRecording::Adopt(const NewProgram& p) {
   m.trace.output = o.output;
   m.recording = std::move(recording);
   members_.push_back(std::move(m));
+}
+
+void EbpfFamilyRecording::AnswerAsks() {
+  if (!answering_) return;
+  ChildAsk ask;
+  while (listener_.Next(&ask)) {
+    Member* asker = nullptr;
+    for (Member& m : members_)
+      if (m.running && m.trace.pid == ask.pid) asker = &m;  // the latest: after an exec, the new program's
+    Status st = asker ? asker->recording->GiveRuntimeArea([&ask](int fd) { return ChildListener::Answer(&ask, fd); })
+                      : Status::NotFound("not followed");
+    if (ask.fd >= 0) ChildListener::Refuse(&ask);  // not answered: its runtime records nothing
+    if (!st.ok() && asker) asker->trace.note = "synchronisation only: its runtime's rings: " + st.message();
+  }
 }
 
 void EbpfFamilyRecording::TakeSeen() {
@@ -182,7 +210,7 @@ void EbpfFamilyRecording::Close(Member* m) {
   m->trace.lost = r.lost;
   m->trace.threads = r.threads;
   if (!st.ok()) m->trace.error = st.message();
-  m->trace.note = r.runtime_note;
+  if (m->trace.note.empty()) m->trace.note = r.runtime_note;
   for (const std::string& u : r.unrecorded_processes) unrecorded_.push_back(u);
   TearDown(std::move(m->recording));
   m->running = false;
@@ -210,6 +238,7 @@ Status EbpfFamilyRecording::Poll(bool* running) {
     TakeSeen();
   }
   TakeSeen();
+  AnswerAsks();
   if (stop && !attached_ && !stop_passed_on_) {
     // A launched family: SIGTERM reaches each recorded process, as it did the first.
     for (const Member& m : members_)

@@ -8,7 +8,10 @@
 // gets a recording of its own (ebpf_recording.h, adopted: its own probes,
 // filtered to its pid, and its own merger and writer) and is then continued,
 // so that nothing it does is missed. Any program it runs is followed, static
-// or dynamic: the tracer needs no runtime in it.
+// or dynamic: the tracer needs no runtime in it. A launched program built
+// with seer-cc: each process's runtime asks for rings of its own on a
+// child_listener socket, as under the in-process modes, and gets the area its
+// recording drains (under -p there is no socket: sync only, and said so).
 //
 // A launched recording ends once every recorded process has ended, and
 // passes SIGTERM on to each; an attached one (-p) ends with the first

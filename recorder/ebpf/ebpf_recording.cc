@@ -95,7 +95,7 @@ EventKind LostKind(uint32_t raw) {
 }
 
 // One recording: the pieces the polling loop shares.
-class Session final : public Recording {
+class Session final : public EbpfProcessRecording {
  public:
   Session(const RecordOptions& options, const EbpfFollow& follow)
       : options_(options), follow_(follow), result_(&result_storage_) {
@@ -109,6 +109,7 @@ class Session final : public Recording {
   RecordCounters counters() const override;
   pid_t target_pid() const override { return pid_; }
   void AddEndMeta(const std::string& key, const std::string& value) override { end_meta_.emplace_back(key, value); }
+  Status GiveRuntimeArea(const std::function<Status(int area_fd)>& send) override;
 
  private:
   Status Launch();
@@ -481,7 +482,13 @@ Status Session::Launch() {
   launch_options.argv = options_.command;
   launch_options.stop_at_entry = true;
   // An instrumented target finds its rings through the environment.
-  if (area_) launch_options.in_child = [this](char) { area_->ExportToChild(/*sync_inproc=*/false); };
+  if (area_)
+    launch_options.in_child = [this](char) {
+      area_->ExportToChild(/*sync_inproc=*/false);
+      // Where its processes ask for rings of their own (ebpf_family.h).
+      if (!options_.inproc.children_socket.empty())
+        setenv(rt::kChildrenEnv, options_.inproc.children_socket.c_str(), 1);
+    };
   recorder::Launch launch;
   Status st = launch.Start(launch_options);
   if (!st.ok()) return st;
@@ -548,7 +555,8 @@ Status Session::Adopt() {
   std::vector<pid_t> tids;
   st = ListThreads(pid_, &tids);
   if (!st.ok()) return Status::NotFound("no such process: " + std::to_string(pid_));
-  st = probes_.Open(pid_, binary_, options_.ebpf.ringbuf_bytes);
+  // With rings for its runtime: its threads' counter registrations are probed too.
+  st = probes_.Open(pid_, binary_, options_.ebpf.ringbuf_bytes, area_ ? ProcessExecutable(pid_) : "");
   if (!st.ok()) return st;
   for (pid_t tid : tids) {
     st = merger_->BeginThread(tid, -1, ThreadName(pid_, tid));
@@ -568,11 +576,12 @@ Status Session::Adopt() {
       if (!st.ok()) return st.WithContext("running process " + std::to_string(pid_) + " to its entry point");
     }
   }
-  if (CarriesRuntime(ProcessExecutable(pid_))) {
+  if (!area_ && CarriesRuntime(ProcessExecutable(pid_))) {
     // Its runtime would need rings of its own from a recorder it can ask
-    // (the in-process modes' family, runtime_modes/process_family.h).
+    // (a launched recording's family: ebpf_family.h).
     result_->runtime_note =
-        "synchronisation only: the runtime in a process the eBPF recorder follows records no accesses";
+        "synchronisation only: the runtime in a process the eBPF recorder follows after an attach records no "
+        "accesses";
     writer_->SetMeta("record.runtime", result_->runtime_note);
   }
   writer_->SetMeta(meta::kCommandLine, ProcessCommandLine(pid_));
@@ -584,6 +593,11 @@ Status Session::Adopt() {
   // mapped at its exec (a dynamic one was read at its entry point above).
   RefreshModules();
   return Status::Ok();
+}
+
+Status Session::GiveRuntimeArea(const std::function<Status(int area_fd)>& send) {
+  if (!area_ || attach_point_) return Status::NotSupported("this recording has no rings for a runtime");
+  return send(area_->fd());
 }
 
 Status Session::FinishTrace() {
@@ -614,6 +628,8 @@ Status Session::FinishTrace() {
     if (!result_->runtime_seen && attach_point_)
       result_->runtime_note = "no thread of process " + std::to_string(pid_) +
                               " ran instrumented code while seer was attached; no memory accesses recorded";
+    if (!result_->runtime_seen && follow_.adopt)
+      result_->runtime_note = "synchronisation only: its runtime did not ask for rings";
   }
   // Threads still running at detach have no thread end; give them their names now.
   for (pid_t tid : merger_->LiveThreads()) merger_->SetThreadName(tid, ThreadName(pid_, tid));
@@ -648,7 +664,7 @@ Status Session::Begin() {
   st = OpenRecordingWriter(options_, wopts, &writer_);
   if (!st.ok()) return st;
   bool runtime = options_.ebpf.runtime;
-  if (runtime && options_.pid > 0) {
+  if (runtime && options_.pid > 0 && !follow_.adopt) {
     st = ClaimAttachPoint(&runtime);
     if (!st.ok()) return st;
   }
@@ -725,7 +741,8 @@ Status Session::Finish(RecordResult* result) {
 
 }  // namespace
 
-Status StartEbpfRecording(const RecordOptions& options, const EbpfFollow& follow, std::unique_ptr<Recording>* out) {
+Status StartEbpfRecording(const RecordOptions& options, const EbpfFollow& follow,
+                          std::unique_ptr<EbpfProcessRecording>* out) {
   auto session = std::make_unique<Session>(options, follow);
   Status st = session->Begin();
   if (!st.ok()) return st;

@@ -38,7 +38,19 @@ struct EbpfFollow {
   NewProgram adopted;
 };
 
+// One process's kEbpf recording.
+class EbpfProcessRecording : public Recording {
+ public:
+  // An adopted process whose program carries seer's runtime, recorded with
+  // options.ebpf.runtime, asks for rings of its own (its runtime's atfork
+  // handler or start-up, runtime_modes/child_listener.h): `send` hands it the
+  // memfd of the area this recording drains and joins with the probes'
+  // events. NotSupported when this recording has no such area.
+  virtual Status GiveRuntimeArea(const std::function<Status(int area_fd)>& send) = 0;
+};
+
 // Recording::Start for RecordMode::kEbpf with one process and its threads.
-Status StartEbpfRecording(const RecordOptions& options, const EbpfFollow& follow, std::unique_ptr<Recording>* out);
+Status StartEbpfRecording(const RecordOptions& options, const EbpfFollow& follow,
+                          std::unique_ptr<EbpfProcessRecording>* out);
 
 }  // namespace seer::recorder
