@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 #include <tuple>
 
 #include "predictor/seqcheck/hard_order.h"
@@ -14,6 +15,7 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
   between_.resize(m.locks());
   request_clock_.assign(m.size(), kNone);
   clock_begin_.push_back(0);
+  open_begin_.push_back(0);
   std::vector<uint32_t> clock_of(threads, kNone), received_at(threads, 0);  // per thread: its last clock
 
   // Edges, grouped by (from, to, pc of held acquire, pc of request).
@@ -36,6 +38,9 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
         clock_begin_.push_back(static_cast<uint32_t>(clock_entries_.size()));
       }
       request_clock_[i] = clock_of[n.tid];
+      const uint32_t open = static_cast<uint32_t>(open_begin_.size() - 1);
+      for (uint32_t a : h) open_entries_.push_back({m.node(a).lock, (m.node(a).flags & kShared) != 0});
+      open_begin_.push_back(static_cast<uint32_t>(open_entries_.size()));
       for (uint32_t a : h) {
         const Node& na = m.node(a);
         if (na.lock == n.lock) continue;
@@ -52,7 +57,7 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
           }
           r->second.push_back(it->second);
         }
-        classes_[it->second].edges.push_back({n.tid, a, i});
+        classes_[it->second].edges.push_back({n.tid, a, i, open});
       }
     }
     if (n.flags & kAcquires) h.push_back(i);
@@ -116,7 +121,6 @@ std::vector<std::vector<uint32_t>> LockGraph::LockCycles(uint32_t max_length, si
 
 bool LockGraph::PassesFilters(const std::vector<LockEdge>& cycle) const {
   const size_t k = cycle.size();
-  std::vector<std::vector<std::pair<uint32_t, bool>>> held(k);  // (lock, shared) at the request
   for (size_t i = 0; i < k; ++i) {
     const LockEdge& me = cycle[i];
     const LockEdge& next = cycle[(i + 1) % k];
@@ -125,14 +129,18 @@ bool LockGraph::PassesFilters(const std::vector<LockEdge>& cycle) const {
     const bool request_shared = m_.node(me.request).flags & kShared;
     const bool held_shared = m_.node(next.held).flags & kShared;
     if (request_shared && held_shared) return false;  // read locks do not block each other
-    m_.ForEachOpenAt(me.tid, m_.node(me.request).pos, [&](uint32_t a) {
-      held[i].push_back({m_.node(a).lock, (m_.node(a).flags & kShared) != 0});
-    });
   }
+  // The sections open at each request (acquired before it, not released
+  // before it: the model's ForEachOpenAt, as the constructor saw them).
+  auto held = [&](size_t i) {
+    const uint32_t open = cycle[i].open;
+    return std::span<const std::pair<uint32_t, bool>>(open_entries_.data() + open_begin_[open],
+                                                      open_entries_.data() + open_begin_[open + 1]);
+  };
   for (size_t i = 0; i < k; ++i)
     for (size_t j = i + 1; j < k; ++j)
-      for (auto [li, si] : held[i])
-        for (auto [lj, sj] : held[j])
+      for (auto [li, si] : held(i))
+        for (auto [lj, sj] : held(j))
           if (li == lj && !(si && sj)) return false;  // both inside one lock's sections
   for (size_t i = 0; i < k; ++i) {
     for (size_t j = 0; j < k; ++j) {
