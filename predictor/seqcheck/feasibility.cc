@@ -11,15 +11,14 @@ namespace seer::predictor::seqcheck {
 
 FeasibilityChecker::FeasibilityChecker(const TraceModel& model, FeasibilityOptions options)
     : m_(model), opt_(options), needs_(model.threads()) {
-  for (uint32_t t = 0; t < model.threads(); ++t) {
-    const std::vector<uint32_t>& nodes = model.thread_nodes(t);
-    for (uint32_t p = 0; p < nodes.size(); ++p) {
-      const Node& n = model.node(nodes[p]);
-      const bool joins = (n.flags & kJoins) && n.other != kNone;
-      const bool waits = (n.flags & (kWaits | kAfterCarried)) != 0;
-      const bool forked = p == 0 && model.fork_of(t) != kNone;
-      if (joins || waits || forked) needs_[t].push_back(p);
-    }
+  // In trace order, the nodes in memory order (each thread's positions still
+  // ascend): a walk thread by thread missed the cache at every node.
+  for (uint32_t i = 0; i < model.size(); ++i) {
+    const Node& n = model.node(i);
+    const bool joins = (n.flags & kJoins) && n.other != kNone;
+    const bool waits = (n.flags & (kWaits | kAfterCarried)) != 0;
+    const bool forked = n.pos == 0 && model.fork_of(n.tid) != kNone;
+    if (joins || waits || forked) needs_[n.tid].push_back(n.pos);
   }
 }
 
