@@ -296,20 +296,29 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     if (!thread_nodes_[child].empty() && thread_nodes_[child].back() < join)
       nodes_[join].other = thread_nodes_[child].back();
 
-  for (uint32_t t = 0; t < nthreads; ++t) {
-    OpenIndex& ix = open_[t];
-    for (uint32_t id : thread_nodes_[t]) {
-      const Node& nd = nodes_[id];
-      if (!(nd.flags & kAcquires)) continue;
-      ix.acq_pos.push_back(nd.pos);
-      ix.rel_pos.push_back(nd.match == kNone ? UINT32_MAX : nodes_[nd.match].pos);
-      ix.acq_node.push_back(id);
-    }
-    BuildTree(&ix);
+  // In trace order (each thread's sections still in acquire order): a walk
+  // thread by thread missed the cache at every node.
+  for (uint32_t id = 0; id < n; ++id) {
+    const Node& nd = nodes_[id];
+    if (!(nd.flags & kAcquires)) continue;
+    OpenIndex& ix = open_[nd.tid];
+    ix.acq_pos.push_back(nd.pos);
+    ix.rel_pos.push_back(nd.match == kNone ? UINT32_MAX : nodes_[nd.match].pos);
+    ix.acq_node.push_back(id);
   }
+  for (uint32_t t = 0; t < nthreads; ++t) BuildTree(&open_[t]);
 }
 
 void TraceModel::BuildTree(OpenIndex* ix) {
+  // `later`: the previous greater release, with a stack of the sections not
+  // yet released past by a later one.
+  ix->later.resize(ix->rel_pos.size());
+  std::vector<uint32_t> stack;
+  for (uint32_t i = 0; i < ix->rel_pos.size(); ++i) {
+    while (!stack.empty() && ix->rel_pos[stack.back()] <= ix->rel_pos[i]) stack.pop_back();
+    ix->later[i] = stack.empty() ? kNone : stack.back();
+    stack.push_back(i);
+  }
   ix->leaves = 1;
   while (ix->leaves < ix->acq_pos.size()) ix->leaves *= 2;
   ix->tree.assign(2 * ix->leaves, 0);

@@ -129,12 +129,15 @@ class TraceModel {
 
  private:
   // Sections of one thread in acquire order with a max-tree over release
-  // positions, to list the sections open at any position in O(open * log n).
+  // positions, to list the sections open at any position in O(open * log n),
+  // and each section's previous one released later, for a shorter walk that
+  // answers most queries without the tree (OpenQuery).
   struct OpenIndex {
     std::vector<uint32_t> acq_pos;  // ascending
     std::vector<uint32_t> rel_pos;  // position of the release; UINT32_MAX if never released
     std::vector<uint32_t> acq_node;
-    std::vector<uint32_t> tree;  // max of rel_pos over ranges, size 2 * leaves
+    std::vector<uint32_t> later;  // the latest earlier section with a greater rel_pos; kNone: none
+    std::vector<uint32_t> tree;   // max of rel_pos over ranges, size 2 * leaves
     size_t leaves = 0;
   };
   template <typename Fn>
@@ -172,6 +175,32 @@ void TraceModel::OpenQuery(const OpenIndex& ix, uint32_t c, Fn&& fn) const {
   // release is at or after c by descending the max-tree.
   size_t end = static_cast<size_t>(std::lower_bound(ix.acq_pos.begin(), ix.acq_pos.end(), c) - ix.acq_pos.begin());
   if (end == 0) return;
+  // First a walk back from the latest section acquired before c: an open one
+  // is reported and the walk goes on to the one before it; from a closed one
+  // (released before c) it jumps to `later`, since every section between them
+  // was released even earlier. Open sections and enclosing ones are few at a
+  // time, so this mostly ends within a few steps near the end of the arrays,
+  // where the tree's descent missed the cache at every level (a tenth of the
+  // deadlock engine's time). Reported in acquire order, as the tree reports
+  // them; a walk that grows long gives way to the tree.
+  {
+    constexpr size_t kWalk = 32;
+    uint32_t open[kWalk];
+    size_t found = 0, steps = 0;
+    uint32_t i = static_cast<uint32_t>(end - 1);
+    while (i != kNone && ++steps <= kWalk) {
+      if (ix.rel_pos[i] >= c) {
+        open[found++] = i;
+        i = i == 0 ? kNone : i - 1;
+      } else {
+        i = ix.later[i];
+      }
+    }
+    if (i == kNone) {
+      while (found > 0) fn(ix.acq_node[open[--found]]);
+      return;
+    }
+  }
   // Depth-first with an array stack: this runs once per intruder candidate,
   // and a heap-allocated stack cost more than the descent. Each level leaves at
   // most one sibling behind, so the tree's height (< 64) bounds the stack. Each

@@ -189,5 +189,35 @@ TEST(SeqCheckRandom, EveryWitnessValidates) {
       static_cast<unsigned long long>(checks));
 }
 
+// TraceModel::ForEachOpenAt lists, in acquire order, exactly the sections open
+// at a position (acquired before it, released at or after it, or never): on
+// traces nesting up to 40 locks deep, so that its short walk back also gives
+// way to the max-tree, and cut short, so that some sections are never released.
+TEST(SeqCheckRandom, OpenSectionsAreThoseAcquiredBeforeAndReleasedAtOrAfter) {
+  for (uint64_t seed = 0; seed < uint64_t(test::Iterations(300)); ++seed) {
+    test::RandomTraceOptions o;
+    o.threads = 2 + seed % 3;
+    o.events = 50 + seed % 400;
+    o.locks = 2 + seed % 48;
+    o.max_nesting = 1 + seed % 40;
+    o.rwlocks = seed % 4 == 1;
+    o.fork_join = seed % 3 != 0;
+    std::vector<Event> trace = test::RandomTrace(o, seed);
+    trace.resize(trace.size() - (seed % 5) * trace.size() / 10);  // some sections never released
+    const TraceModel m(trace);
+    for (uint32_t t = 0; t < m.threads(); ++t) {
+      for (uint32_t c = 0; c <= m.thread_length(t); ++c) {
+        std::vector<uint32_t> expected, got;
+        for (uint32_t p = 0; p < c; ++p) {
+          const Node& n = m.node(m.At(t, p));
+          if ((n.flags & kAcquires) && (n.match == kNone || m.node(n.match).pos >= c)) expected.push_back(m.At(t, p));
+        }
+        m.ForEachOpenAt(t, c, [&](uint32_t a) { got.push_back(a); });
+        ASSERT_EQ(got, expected) << "seed " << seed << " thread " << t << " position " << c;
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace seer::predictor::seqcheck
