@@ -10,15 +10,27 @@
 namespace seer::predictor::seqcheck {
 
 FeasibilityChecker::FeasibilityChecker(const TraceModel& model, FeasibilityOptions options)
-    : m_(model), opt_(options), needs_(model.threads()) {
+    : m_(model), opt_(options), needs_(model.threads()), observed_(model.threads()) {
+  const uint32_t threads = model.threads();
+  // A power of two at least the threads: the checkpoints take at most about
+  // as many entries as there are nodes.
+  stride_ = 1024;
+  while (stride_ < threads) stride_ *= 2;
+  checkpoints_.reserve((model.size() / stride_ + 1) * threads);
+  std::vector<uint32_t> length(threads, 0);
   // In trace order, the nodes in memory order (each thread's positions still
   // ascend): a walk thread by thread missed the cache at every node.
   for (uint32_t i = 0; i < model.size(); ++i) {
     const Node& n = model.node(i);
+    if (i % stride_ == 0) checkpoints_.insert(checkpoints_.end(), length.begin(), length.end());
+    ++length[n.tid];
     const bool joins = (n.flags & kJoins) && n.other != kNone;
     const bool waits = (n.flags & (kWaits | kAfterCarried)) != 0;
     const bool forked = n.pos == 0 && model.fork_of(n.tid) != kNone;
     if (joins || waits || forked) needs_[n.tid].push_back(n.pos);
+    if (n.flags & kReads)
+      for (const Access& a : model.accesses(i))
+        if (a.obs != kNone) observed_[n.tid].push_back({n.pos, a.obs});
   }
 }
 
@@ -96,16 +108,16 @@ bool FeasibilityChecker::ComputeCandidateSet(const Query& q, std::string* why) {
       }
       processed_[t] = std::max(processed_[t], std::min(end, cut));
       const uint32_t limit = std::min(NeedyLimit(t), needy_done_[t] + kChunk);
-      for (uint32_t p = needy_done_[t]; p < limit; ++p) {
-        const uint32_t id = m_.At(t, p);
-        if (!(m_.node(id).flags & kReads)) continue;
+      const std::vector<ObservedWrite>& observed = observed_[t];
+      auto from = std::lower_bound(observed.begin(), observed.end(), needy_done_[t],
+                                   [](const ObservedWrite& o, uint32_t p) { return o.pos < p; });
+      for (auto it = from; it != observed.end() && it->pos < limit; ++it) {
         // A write of the fixed prefix (a node before prefix_) is below every
         // cut already: no need to look at its node, a cache miss per read.
-        for (const Access& a : m_.accesses(id))
-          if (a.obs != kNone && a.obs >= prefix_ && !Raise(m_.node(a.obs).tid, m_.node(a.obs).pos + 1)) {
-            *why = "a read needs a write past a thread's bound";
-            return false;
-          }
+        if (it->obs >= prefix_ && !Raise(m_.node(it->obs).tid, m_.node(it->obs).pos + 1)) {
+          *why = "a read needs a write past a thread's bound";
+          return false;
+        }
       }
       needy_done_[t] = std::max(needy_done_[t], limit);
       if (end < reach || needy_done_[t] < NeedyLimit(t)) worklist_.insert(worklist_.begin(), t);
@@ -206,9 +218,17 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
   }
   prefix_ = p;
   base_.assign(threads, 0);
-  for (uint32_t t = 0; t < threads; ++t) {
-    const auto& tn = m_.thread_nodes(t);
-    base_[t] = static_cast<uint32_t>(std::lower_bound(tn.begin(), tn.end(), p) - tn.begin());
+  {
+    // Thread t's nodes before checkpoint c all are before p, those from
+    // checkpoint c + 1 on are not.
+    const size_t c = p / stride_;
+    const bool last = c + 1 >= checkpoints_.size() / std::max<uint32_t>(threads, 1);
+    for (uint32_t t = 0; t < threads; ++t) {
+      const auto& tn = m_.thread_nodes(t);
+      const auto first = tn.begin() + (c * threads < checkpoints_.size() ? checkpoints_[c * threads + t] : tn.size());
+      const auto end = last ? tn.end() : tn.begin() + checkpoints_[(c + 1) * threads + t];
+      base_[t] = static_cast<uint32_t>(std::lower_bound(first, end, p) - tn.begin());
+    }
   }
   cut_ = base_;
   processed_ = base_;

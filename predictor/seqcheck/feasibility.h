@@ -74,6 +74,21 @@ class FeasibilityChecker {
   // waits, a window's first events after the carried acquires, a forked
   // thread's first event): the candidate set visits these, not every event.
   std::vector<std::vector<uint32_t>> needs_;
+  // Every kStride nodes of the trace (kStride at least the threads), how many
+  // nodes of each thread come before: checkpoints_[c * threads + t] for node
+  // c * kStride. A query's split of each thread at its prefix searches
+  // between two checkpoints, not a thread's whole list (a cache miss per
+  // step in a million-event window: most of Check's own time).
+  uint32_t stride_ = 0;
+  std::vector<uint32_t> checkpoints_;
+  // Per thread, its reads' observed writes in program order (an entry per
+  // variable a read keeps, kNone observations left out): the candidate set's
+  // scan of needy reads walks these, not every node with its accesses.
+  struct ObservedWrite {
+    uint32_t pos;  // of the read in its thread
+    uint32_t obs;  // the write's node
+  };
+  std::vector<std::vector<ObservedWrite>> observed_;
   // Per query: nodes [0, prefix_) are the fixed prefix; per thread, [base, cut)
   // is reordered, [0, base) is its part of the fixed prefix.
   uint32_t prefix_ = 0;
