@@ -86,6 +86,13 @@ class TraceModel {
     return {accesses_.data() + access_begin_[n], accesses_.data() + access_begin_[n + 1]};
   }
 
+  // Asks the memory for node n's entries (node, accesses) ahead of their use,
+  // for a walk over one thread's nodes, which the hardware cannot foresee.
+  void Prefetch(uint32_t n) const {
+    __builtin_prefetch(&nodes_[n]);
+    __builtin_prefetch(&access_begin_[n]);
+  }
+
   // The node of the event with trace position `index`, or kNone.
   uint32_t NodeOfIndex(uint64_t index) const {
     auto it =
