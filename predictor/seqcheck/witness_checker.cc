@@ -87,21 +87,22 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   // (slack included), an allocation with the requested size; a free of a block
   // no allocation in the trace described keeps its own size.
   // A free's size when an allocation in the trace gave its block (by position).
+  // Found in the pass that cuts the bytes (below), each free's before its
+  // range is asked for: one pass over the window's events fewer (each pass
+  // streams tens of MB).
   std::unordered_map<size_t, uint64_t> free_size;
-  {
-    std::unordered_map<uint64_t, uint64_t> allocated;  // live block -> requested size
-    for (size_t i = 0; i < trace.size(); ++i) {
-      const Event& e = trace[i];
-      if (e.kind == EventKind::kAlloc && e.aux != 0) allocated[e.object] = e.aux;
-      if (e.kind == EventKind::kFree) {
-        auto it = allocated.find(e.object);
-        if (it != allocated.end()) {
-          free_size[i] = it->second;
-          allocated.erase(it);
-        }
+  std::unordered_map<uint64_t, uint64_t> allocated;  // live block -> requested size
+  auto note_block = [&](size_t i) {
+    const Event& e = trace[i];
+    if (e.kind == EventKind::kAlloc && e.aux != 0) allocated[e.object] = e.aux;
+    if (e.kind == EventKind::kFree) {
+      auto it = allocated.find(e.object);
+      if (it != allocated.end()) {
+        free_size[i] = it->second;
+        allocated.erase(it);
       }
     }
-  }
+  };
   auto has_bytes = [&](size_t i) { return trace[i].kind == EventKind::kAlloc || Accesses(trace[i].kind); };
   auto bytes_of = [&](size_t i) {
     const Event& e = trace[i];
@@ -119,6 +120,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     std::vector<std::pair<uint64_t, uint64_t>> recent(size_t{1} << kRecentBits, {1, 0});  // {1, 0}: none
     for (size_t i = 0; i < trace.size(); ++i) {
       if (!has_bytes(i)) continue;
+      note_block(i);
       const std::pair<uint64_t, uint64_t> bytes = bytes_of(i);
       auto& seen = recent[recent_slot(bytes.first)];
       if (seen == bytes) continue;
@@ -166,9 +168,15 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   thread_pos_.resize(trace.size());
   thread_slot_.assign(trace.size(), 0);
   slot_begin_.assign(trace.size() + 1, 0);
+  // Per variable slot, its writes (counted here for write_pos_ below), and
+  // the positions of the events that write some slot: the pass that fills
+  // write_pos_ walks these, not the whole window again.
+  std::vector<uint32_t> write_count;
+  std::vector<uint32_t> writers;
   for (size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
+    if (i > 0 && e.index <= trace[i - 1].index) ascending_ = false;
     thread_slot_[i] = SlotOf(e.tid);
     std::vector<uint32_t>& events_of_thread = thread_events_[thread_slot_[i]];
     thread_pos_[i] = static_cast<uint32_t>(events_of_thread.size());
@@ -183,12 +191,17 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
         if (run_slot[r] == kNoSlot) {
           run_slot[r] = static_cast<uint32_t>(last_write.size());
           last_write.push_back(-1);
+          write_count.push_back(0);
         }
         const uint32_t slot = run_slot[r];
         slots_.push_back(slot);
         recorded_.push_back(Reads(e.kind) ? last_write[slot] : -1);
-        if (Writes(e)) last_write[slot] = static_cast<int64_t>(e.index);
+        if (Writes(e)) {
+          last_write[slot] = static_cast<int64_t>(e.index);
+          ++write_count[slot];
+        }
       }
+      if (Writes(e) && slots_.size() > slot_begin_[i]) writers.push_back(static_cast<uint32_t>(i));
     }
     if (e.kind == EventKind::kBranch) has_branches_ = true;
     if (Signals(e.kind)) signals_[e.object][e.tid].push_back(i);
@@ -196,23 +209,16 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   }
   slot_begin_[trace.size()] = static_cast<uint32_t>(slots_.size());
   variables_ = last_write.size();
-  for (size_t i = 1; i < trace.size(); ++i)
-    if (trace[i].index <= trace[i - 1].index) ascending_ = false;
   if (!dense_ && !ascending_)
     for (size_t i = 0; i < trace.size(); ++i) where_[trace[i].index] = i;
   // Each variable slot's writes, by a counting sort of (slot, position).
   write_begin_.assign(variables_ + 1, 0);
-  for (size_t i = 0; i < trace.size(); ++i)
-    if (Writes(trace[i]))
-      for (uint32_t k = slot_begin_[i]; k < slot_begin_[i + 1]; ++k) ++write_begin_[slots_[k] + 1];
-  for (size_t v = 0; v < variables_; ++v) write_begin_[v + 1] += write_begin_[v];
+  for (size_t v = 0; v < variables_; ++v) write_begin_[v + 1] = write_begin_[v] + write_count[v];
   write_pos_.resize(write_begin_[variables_]);
   {
     std::vector<uint32_t> fill(write_begin_.begin(), write_begin_.end() - 1);
-    for (size_t i = 0; i < trace.size(); ++i)
-      if (Writes(trace[i]))
-        for (uint32_t k = slot_begin_[i]; k < slot_begin_[i + 1]; ++k)
-          write_pos_[fill[slots_[k]]++] = static_cast<uint32_t>(i);
+    for (uint32_t i : writers)
+      for (uint32_t k = slot_begin_[i]; k < slot_begin_[i + 1]; ++k) write_pos_[fill[slots_[k]]++] = i;
   }
   ReplayRecorded();
 }
