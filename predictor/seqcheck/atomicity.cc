@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "predictor/seqcheck/hard_order.h"
+#include "predictor/seqcheck/huge_pages.h"
 #include "predictor/seqcheck/regions.h"
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
@@ -36,7 +37,9 @@ class HeldLockSets {
  public:
   using Set = std::vector<std::pair<uint32_t, bool>>;  // (lock, read mode), sorted
 
-  explicit HeldLockSets(const TraceModel& m) : of_node_(m.size(), 0) {
+  explicit HeldLockSets(const TraceModel& m) {
+    ReserveHuge(&of_node_, m.size());
+    of_node_.assign(m.size(), 0);
     std::map<Set, uint32_t> ids{{Set{}, 0}};
     sets_.emplace_back();
     // The set after a lock node is a function of the set before it and of the

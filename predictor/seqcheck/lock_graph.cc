@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "predictor/seqcheck/hard_order.h"
+#include "predictor/seqcheck/huge_pages.h"
 
 namespace seer::predictor::seqcheck {
 
@@ -13,6 +14,7 @@ LockGraph::LockGraph(const TraceModel& m) : m_(m) {
   const uint32_t threads = m.threads();
   successors_.resize(m.locks());
   between_.resize(m.locks());
+  ReserveHuge(&request_clock_, m.size());
   request_clock_.assign(m.size(), kNone);
   clock_begin_.push_back(0);
   open_begin_.push_back(0);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "predictor/seqcheck/huge_pages.h"
+
 namespace seer::predictor::seqcheck {
 namespace {
 
@@ -9,7 +11,9 @@ bool IsWrite(const Node& n) { return (n.flags & kWrites) != 0; }
 
 }  // namespace
 
-Regions::Regions(const TraceModel& m) : m_(m), nodes_(m.size()) {
+Regions::Regions(const TraceModel& m) : m_(m) {
+  ReserveHuge(&nodes_, m.size());
+  nodes_.resize(m.size());
   // One pass in trace order (the nodes' memory in order), with each thread's
   // state: a thread without function events stays in its first activation.
   struct Thread {

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "predictor/common/sync_ops.h"
+#include "predictor/seqcheck/huge_pages.h"
 
 namespace seer::predictor::seqcheck {
 namespace {
@@ -107,6 +108,7 @@ class Cells {
 TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     : events_(std::move(events)), carried_(std::min(carried, events_.size())) {
   const uint32_t n = static_cast<uint32_t>(events_.size());
+  ReserveHuge(&nodes_, n);
   nodes_.resize(n);
   uint32_t max_tid = 0;
   for (const Event& e : events_) max_tid = std::max(max_tid, e.tid);
@@ -118,7 +120,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     std::vector<uint32_t> length(nthreads, 0);
     for (const Event& e : events_) ++length[e.tid];
     for (uint32_t t = 0; t < nthreads; ++t) thread_nodes_[t].reserve(length[t]);
-    accesses_.reserve(n);  // most events access one cell
+    ReserveHuge(&accesses_, n);  // most events access one cell
   }
   fork_of_.assign(nthreads, kNone);
   branches_.resize(nthreads);
@@ -136,6 +138,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
   std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> held(nthreads);
   std::vector<std::pair<uint32_t, uint32_t>> joins;  // (join node, child)
   EventLowering lowering;
+  ReserveHuge(&access_begin_, n + 1);
   access_begin_.resize(n + 1);
 
   for (uint32_t i = 0; i < n; ++i) {

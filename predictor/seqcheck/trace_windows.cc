@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <iterator>
 
+#include "predictor/seqcheck/huge_pages.h"
+
 namespace seer::predictor::seqcheck {
 
 void TraceWindows::Track(const Event& e) {
@@ -65,7 +67,7 @@ bool TraceWindows::Add(const Event* events, size_t n, size_t* used) {
   // room for the carried acquires of later windows (one per held lock), so
   // that the recycled vector is big enough for each.
   constexpr size_t kCarriedRoom = 1024;
-  if (window_ != 0 && events_.capacity() < window_ + carried_) events_.reserve(window_ + carried_ + kCarriedRoom);
+  if (window_ != 0 && events_.capacity() < window_ + carried_) ReserveHuge(&events_, window_ + carried_ + kCarriedRoom);
   size_t i = 0;
   for (; i < n; ++i) {
     if (window_ != 0 && events_.size() - carried_ >= window_) break;

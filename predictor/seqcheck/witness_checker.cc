@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "predictor/seqcheck/huge_pages.h"
 namespace seer::predictor::seqcheck {
 namespace {
 
@@ -160,13 +161,16 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     entries += end_run - first_run;
   }
   // Sized once: growing by doublings copies them and faults in fresh pages each time.
-  slots_.reserve(entries);
-  recorded_.reserve(entries);
+  ReserveHuge(&slots_, entries);
+  ReserveHuge(&recorded_, entries);
   constexpr uint32_t kNoSlot = UINT32_MAX;
   std::vector<uint32_t> run_slot(cuts.size(), kNoSlot);
   std::vector<int64_t> last_write;  // per variable slot
+  ReserveHuge(&thread_pos_, trace.size());
   thread_pos_.resize(trace.size());
+  ReserveHuge(&thread_slot_, trace.size());
   thread_slot_.assign(trace.size(), 0);
+  ReserveHuge(&slot_begin_, trace.size() + 1);
   slot_begin_.assign(trace.size() + 1, 0);
   // Per variable slot, its writes (counted here for write_pos_ below), and
   // the positions of the events that write some slot: the pass that fills
