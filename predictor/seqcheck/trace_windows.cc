@@ -1,7 +1,6 @@
 #include "predictor/seqcheck/trace_windows.h"
 
 #include <algorithm>
-#include <iterator>
 
 #include "predictor/seqcheck/huge_pages.h"
 
@@ -30,27 +29,30 @@ void TraceWindows::Track(const Event& e) {
       break;
     default: return;
   }
+  std::vector<Held>& held = HeldBy(e.tid);
+  auto find = [&](uint64_t lock) {
+    auto it = held.end();
+    while (it != held.begin())
+      if ((--it)->lock == lock) return it;
+    return held.end();
+  };
   if (acquires) {
-    auto [it, fresh] = held_.try_emplace({e.tid, acquired}, 0, e);
-    if (fresh || it->second.first == 0) it->second.second = e;
-    ++it->second.first;
-    if (fresh && held_.size() > prune_at_) Prune();
+    auto it = find(acquired);
+    if (it == held.end())
+      held.push_back({acquired, 1, e});
+    else
+      ++it->depth;
   }
   if (releases) {
-    // An entry stays at depth 0 once released: every event of every window
-    // comes through here, and a map node allocated and freed per critical
-    // section was a tenth of a shard's time (predictor/shard.h).
-    auto it = held_.find({e.tid, released});
-    if (it != held_.end() && it->second.first > 0) --it->second.first;
+    auto it = find(released);
+    if (it != held.end() && --it->depth == 0) held.erase(it);
   }
 }
 
-void TraceWindows::Prune() {
-  // Released entries go when there are many (a program with a lock per
-  // object): memory stays that of the locks held, and a sweep frees at least
-  // half of what it looks at before the next one.
-  for (auto it = held_.begin(); it != held_.end();) it = it->second.first == 0 ? held_.erase(it) : std::next(it);
-  prune_at_ = std::max(kPruneAt, 2 * held_.size());
+std::vector<TraceWindows::Held>& TraceWindows::HeldBy(uint32_t tid) {
+  if (tid >= kDenseThreads) return sparse_[tid];
+  if (tid >= held_.size()) held_.resize(tid + 1);
+  return held_[tid];
 }
 
 bool TraceWindows::Add(const Event* events, size_t n, size_t* used) {
@@ -83,8 +85,10 @@ std::vector<Event> TraceWindows::Take(size_t* carried) {
   std::vector<Event> out = std::move(events_);
   events_.clear();
   // The acquires of the locks held now open the next window, in trace order.
-  for (const auto& [key, state] : held_)
-    if (state.first > 0) events_.push_back(state.second);
+  for (const std::vector<Held>& held : held_)
+    for (const Held& h : held) events_.push_back(h.acquire);
+  for (const auto& [tid, held] : sparse_)
+    for (const Held& h : held) events_.push_back(h.acquire);
   std::sort(events_.begin(), events_.end(), [](const Event& a, const Event& b) { return a.index < b.index; });
   carried_ = events_.size();
   ++taken_;

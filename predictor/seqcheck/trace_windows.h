@@ -46,10 +46,6 @@ class TraceWindows {
 
  private:
   void Track(const Event& e);
-  void Prune();
-
-  // Released locks' entries kept for their next acquire, up to this many entries.
-  static constexpr size_t kPruneAt = size_t{1} << 14;
 
   const uint64_t window_;
   std::vector<Event> events_;
@@ -57,10 +53,21 @@ class TraceWindows {
   bool skip_ = false;
   uint64_t skipped_ = 0;  // events of the current window not kept
   uint64_t taken_ = 0;
-  // (thread, lock) -> (depth, the outermost acquire) for every lock a thread
-  // took: held while the depth is above 0.
-  std::map<std::pair<uint32_t, uint64_t>, std::pair<uint32_t, Event>> held_;
-  size_t prune_at_ = kPruneAt;
+  // Per thread (by its dense id), the locks it holds: (lock, depth, the
+  // outermost acquire), few at a time, so a vector searched from its end. An
+  // entry goes at its last release; the vectors keep their room, so a critical
+  // section allocates nothing (a map node per section was a tenth of a
+  // shard's time, predictor/shard.h), and a lookup is a short scan, not a
+  // tree's search over every lock a thread ever took (5-9% of the engines).
+  struct Held {
+    uint64_t lock = 0;
+    uint32_t depth = 0;
+    Event acquire;
+  };
+  std::vector<Held>& HeldBy(uint32_t tid);
+  static constexpr uint32_t kDenseThreads = 1 << 20;  // ids above: sparse_ (ids are dense, seer/event.h)
+  std::vector<std::vector<Held>> held_;
+  std::map<uint32_t, std::vector<Held>> sparse_;
 };
 
 }  // namespace seer::predictor::seqcheck
