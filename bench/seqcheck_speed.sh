@@ -4,10 +4,10 @@
 # `seer analyze -a ENGINE`, events per CPU second, the peak RSS, and the ratios
 # to the goal (>= 5M events per CPU second, <= 500 MB). The machine is shared:
 # CPU time, not wall time, is the figure (docs/seqcheck.md, "Cost").
-# Usage: bench/seqcheck_speed.sh [BUILD_DIR] [EVENTS]
+# Usage: bench/seqcheck_speed.sh [BUILD_DIR] [EVENTS] [JOBS]  (JOBS: seer's --jobs; default: seer's own)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${1:-build} events=${2:-3000000}
+build=${1:-build} events=${2:-3000000} jobs=${3:-}
 seer=$build/cli/seer
 [ -x "$seer" ] || { echo "seqcheck_speed: build seer first" >&2; exit 2; }
 [ -x /usr/bin/time ] || { echo "seqcheck_speed: needs /usr/bin/time (Debian: time)" >&2; exit 2; }
@@ -17,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 goal_rate=5000000 goal_mb=500
 printf '%-10s %10s %8s %14s %8s %12s %10s\n' engine events cpu_s events/cpu_s peak_MB rate/goal MB/goal
 for engine in deadlock atomicity; do
-  /usr/bin/time -f '%U %S %M' -o "$work/time" "$seer" analyze -a "$engine" "$work/g3.seer" >/dev/null
+  /usr/bin/time -f '%U %S %M' -o "$work/time" "$seer" analyze ${jobs:+--jobs "$jobs"} -a "$engine" "$work/g3.seer" >/dev/null
   read -r user sys kb <"$work/time"
   cpu=$(echo "$user + $sys" | bc -l)
   rate=$(echo "$events / $cpu" | bc -l)
