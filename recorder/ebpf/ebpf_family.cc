@@ -254,21 +254,14 @@ Status EbpfFamilyRecording::Poll(bool* running) {
 Status EbpfFamilyRecording::Finish(RecordResult* result) {
   ending_ = true;
   std::vector<ProcessTrace> traces;
-  std::string listed;
   for (size_t i = 0; i < members_.size(); ++i) {
     Member& m = members_[i];
     if (m.running) m.recording->Stop();  // an error or a detach: it runs on
     Close(&m);
     TakeSeen();  // continued, and named
-    listed += (listed.empty() ? "" : "; ") + std::to_string(m.trace.pid) +
-              (m.trace.forked ? " forked by " : " exec'd, child of ") + std::to_string(m.trace.parent) + ": " +
-              m.trace.output;
     traces.push_back(m.trace);
   }
-  std::string unlisted;
-  for (const std::string& u : unrecorded_) unlisted += (unlisted.empty() ? "" : "; ") + u;
-  if (!listed.empty()) main_->AddEndMeta("record.processes", listed);
-  if (!unlisted.empty()) main_->AddEndMeta("record.unrecorded_processes", unlisted);
+  NameFamilyInFirstTrace(traces, unrecorded_, main_.get());
   Status st = main_->Finish(result);
   TakeSeen();  // stopped as the main recording ended: continued
   WaitForTeardowns();

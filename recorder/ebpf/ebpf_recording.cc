@@ -550,13 +550,15 @@ Status Session::Attach() {
 // thread has run since, so nothing is dropped while the probes go live.
 Status Session::Adopt() {
   pid_ = follow_.adopted.pid;
+  const std::string exe =
+      ProcessExecutable(pid_);  // the program since the fork or exec: it cannot change while stopped
   Status st = ProbedBinaryForPid(pid_, &binary_);
   if (!st.ok()) return st;
   std::vector<pid_t> tids;
   st = ListThreads(pid_, &tids);
   if (!st.ok()) return Status::NotFound("no such process: " + std::to_string(pid_));
   // With rings for its runtime: its threads' counter registrations are probed too.
-  st = probes_.Open(pid_, binary_, options_.ebpf.ringbuf_bytes, area_ ? ProcessExecutable(pid_) : "");
+  st = probes_.Open(pid_, binary_, options_.ebpf.ringbuf_bytes, area_ ? exe : "");
   if (!st.ok()) return st;
   for (pid_t tid : tids) {
     st = merger_->BeginThread(tid, -1, ThreadName(pid_, tid));
@@ -567,7 +569,7 @@ Status Session::Adopt() {
     // as a launch is, for the module map and the call-site filter (a program
     // that ends before the first look at its maps would leave neither).
     bool dynamic = false;
-    if (IsDynamicallyLinked(ProcessExecutable(pid_), &dynamic).ok() && dynamic) {
+    if (IsDynamicallyLinked(exe, &dynamic).ok() && dynamic) {
       EntryStop entry;
       st = entry.RunStoppedToEntry(pid_);
       if (st.ok()) RefreshModules();
@@ -576,7 +578,7 @@ Status Session::Adopt() {
       if (!st.ok()) return st.WithContext("running process " + std::to_string(pid_) + " to its entry point");
     }
   }
-  if (!area_ && CarriesRuntime(ProcessExecutable(pid_))) {
+  if (!area_ && CarriesRuntime(exe)) {
     // Its runtime would need rings of its own from a recorder it can ask
     // (a launched recording's family: ebpf_family.h).
     result_->runtime_note =

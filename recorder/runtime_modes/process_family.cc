@@ -309,19 +309,12 @@ Status ProcessFamilyRecording::Finish(RecordResult* result) {
   TakeAdopted();
   // The processes first: the main trace names them.
   std::vector<ProcessTrace> traces;
-  std::string listed;
   for (Member& m : children_) {
     Close(&m);
-    listed += (listed.empty() ? "" : "; ") + std::to_string(m.trace.pid) +
-              (m.trace.forked ? " forked by " : " exec'd, child of ") + std::to_string(m.trace.parent) + ": " +
-              m.trace.output;
     traces.push_back(m.trace);
   }
   const std::vector<std::string> unrecorded = UnrecordedNames();
-  std::string unlisted;
-  for (const std::string& u : unrecorded) unlisted += (unlisted.empty() ? "" : "; ") + u;
-  if (!listed.empty()) main_->AddEndMeta("record.processes", listed);
-  if (!unlisted.empty()) main_->AddEndMeta("record.unrecorded_processes", unlisted);
+  NameFamilyInFirstTrace(traces, unrecorded, main_.get());
   Status st = main_->Finish(result);
   result->processes = std::move(traces);
   result->unrecorded_processes = unrecorded;
@@ -339,6 +332,17 @@ std::string ProcessTracePath(const std::string& output, pid_t pid, int nth) {
                           (slash == std::string::npos || output.size() - ending.size() > slash + 1);
   if (has_ending) return output.substr(0, output.size() - ending.size()) + "." + tag + ending;
   return output + "." + tag;
+}
+
+void NameFamilyInFirstTrace(const std::vector<ProcessTrace>& traces, const std::vector<std::string>& unrecorded,
+                            Recording* main) {
+  std::string listed, unlisted;
+  for (const ProcessTrace& t : traces)
+    listed += (listed.empty() ? "" : "; ") + std::to_string(t.pid) + (t.forked ? " forked by " : " exec'd, child of ") +
+              std::to_string(t.parent) + ": " + t.output;
+  for (const std::string& u : unrecorded) unlisted += (unlisted.empty() ? "" : "; ") + u;
+  if (!listed.empty()) main->AddEndMeta("record.processes", listed);
+  if (!unlisted.empty()) main->AddEndMeta("record.unrecorded_processes", unlisted);
 }
 
 Status StartProcessFamilyRecording(const RecordOptions& options, std::unique_ptr<Recording>* out) {

@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "recorder/recorder.h"
 
@@ -30,5 +31,12 @@ Status StartProcessFamilyRecording(const RecordOptions& options, std::unique_ptr
 // give "run.42.seer"; `nth` > 1 numbers a later program of the same pid
 // ("run.42.2.seer"). A name without the ".seer" ending gets ".42".
 std::string ProcessTracePath(const std::string& output, pid_t pid, int nth);
+
+// Names the family's other processes in the first trace (through
+// `main`'s AddEndMeta, before its Finish): record.processes lists the
+// recorded ones ("PID forked by PARENT: PATH"), record.unrecorded_processes
+// the others, each with why. The eBPF family (ebpf/ebpf_family.h) uses it too.
+void NameFamilyInFirstTrace(const std::vector<RecordResult::ProcessTrace>& traces,
+                            const std::vector<std::string>& unrecorded, Recording* main);
 
 }  // namespace seer::recorder
