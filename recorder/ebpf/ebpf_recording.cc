@@ -550,8 +550,8 @@ Status Session::Attach() {
 // thread has run since, so nothing is dropped while the probes go live.
 Status Session::Adopt() {
   pid_ = follow_.adopted.pid;
-  const std::string exe =
-      ProcessExecutable(pid_);  // the program since the fork or exec: it cannot change while stopped
+  // Its program since the fork or exec, which cannot change while it is stopped.
+  const std::string exe = ProcessExecutable(pid_);
   Status st = ProbedBinaryForPid(pid_, &binary_);
   if (!st.ok()) return st;
   std::vector<pid_t> tids;
