@@ -137,20 +137,27 @@ echo "$name: seed $seed replayed twice, harmful both times"
 cs=$src/counter_server.c
 sfirst=$(line_of "$cs" MARK-FIRST) ssecond=$(line_of "$cs" MARK-SECOND) sremote=$(line_of "$cs" MARK-REMOTE)
 swant="$sfirst,$sremote,$ssecond"
-"$seer" record --sync=inproc -o "$work/server.seer" -- "$programs/counter_server" >"$work/server.out" 2>&1 &
-server=$!
-port=""
-for _ in $(seq 100); do
-  port=$(sed -n 's/^listening on //p' "$work/server.out")
-  [ -z "$port" ] || break
-  sleep 0.1
+# The test needs a recorded run in which no update was lost (the prediction
+# must come from a run that did not show the bug). Under a sanitizer build's
+# load the natural interleaving loses one now and then: try up to five runs.
+for try in 1 2 3 4 5; do
+  "$seer" record --sync=inproc -o "$work/server.seer" -- "$programs/counter_server" >"$work/server.out" 2>&1 &
+  server=$!
+  port=""
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^listening on //p' "$work/server.out")
+    [ -z "$port" ] || break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { fail "counter_server did not listen under seer record: $(cat "$work/server.out")"; break; }
+  "$programs/counter_load" "$port" 20 20 >"$work/load.out"
+  kill -TERM "$server"
+  wait "$server" || true
+  server=""
+  if grep -qx "lost 0" "$work/load.out"; then break; fi
+  echo "counter_server: recorded run $try lost an update ($(cat "$work/load.out")); recording again"
 done
-[ -n "$port" ] || fail "counter_server did not listen under seer record: $(cat "$work/server.out")"
-"$programs/counter_load" "$port" 20 20 >"$work/load.out"
-kill -TERM "$server"
-wait "$server" || true
-server=""
-grep -qx "lost 0" "$work/load.out" || fail "the recorded server run lost an update: the test needs one that does not"
+grep -qx "lost 0" "$work/load.out" || fail "the recorded server run lost an update in 5 tries: the test needs one that does not"
 "$seer" analyze -a atomicity --format json -o "$work/server.json" "$work/server.seer"
 listed=$(entries "$work/server.json" atomicity; entries "$work/server.json" atomicity_candidates)
 grep -qx "$swant" <<<"$listed" || fail "counter_server: no atomicity entry ($swant): $(tr '\n' ' ' <<<"$listed")"
