@@ -183,11 +183,13 @@ SEER_RT_INLINE void CondWaitEnded(const void* c, pthread_mutex_t* m, uint64_t pc
 // now, and makes it consistent or not; it unlocks it either way).
 SEER_RT_INLINE bool Owns(int rc) { return rc == 0 || rc == EOWNERDEAD; }
 
-// A successful mutex lock call of the given AcquireHow.
-SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc) {
+// A successful mutex lock call of the given AcquireHow: the use of the object,
+// then the acquire (sync_object_access.h: the use is not ordered after the
+// release it acquires).
+SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc, bool used = false) {
+  if (!used) SyncObjectUsed(m, pc);
   if (!NestedRecursive(m, 1) && PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how))
     NoteAcquired(Addr(m));
-  SyncObjectUsed(m, pc);
 }
 
 // A blocking lock call, contention measured: `try_lock` first, so that a free lock
@@ -212,24 +214,27 @@ SEER_RT_INLINE int LockMeasuringWait(TryFn try_lock, LockFn lock, const volatile
   return locked;
 }
 
-// A blocking mutex lock that got `m` after waiting `waited_ns`: the wait, then the
-// acquire, both in the mutex's domain.
+// A blocking mutex lock that got `m` after waiting `waited_ns`: the use of the
+// object, the wait, then the acquire, the last two in the mutex's domain and
+// next to each other.
 SEER_RT_INLINE void MutexAcquiredAfterWait(pthread_mutex_t* m, uint64_t waited_ns, uint64_t pc) {
+  SyncObjectUsed(m, pc);
   if (waited_ns != 0) PutMutexEvent(EventKind::kLockWait, m, nullptr, pc, /*after=*/false, waited_ns);
-  MutexAcquired(m, kBlocking, pc);
+  MutexAcquired(m, kBlocking, pc, /*used=*/true);
 }
 
-// A successful rwlock or spin lock call: its acquire, then the use of the object.
+// A successful rwlock or spin lock call: the use of the object, then its acquire.
 SEER_RT_INLINE void LockAcquired(const volatile void* lock, uint8_t mode, uint64_t how, uint64_t pc) {
-  Acquired(lock, mode, how, pc);
   SyncObjectUsed(lock, pc);
+  Acquired(lock, mode, how, pc);
 }
 
 // The same for a rwlock or spin lock (lock-shard domain).
 SEER_RT_INLINE void AcquiredAfterWait(const volatile void* lock, uint8_t mode, uint64_t waited_ns, uint64_t pc) {
+  SyncObjectUsed(lock, pc);
   if (waited_ns != 0)
     if (ThreadState* ts = SyncThread()) PutLockEvent(ts, EventKind::kLockWait, mode, Addr(lock), waited_ns, pc);
-  LockAcquired(lock, mode, kBlocking, pc);
+  Acquired(lock, mode, kBlocking, pc);
 }
 
 // A signal (cond signal or broadcast, sem_post): the use of the object, then the
@@ -239,10 +244,10 @@ SEER_RT_INLINE void Signalling(const volatile void* object, uint64_t pc) {
   if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(object), 0, pc);
 }
 
-// A successful sem wait: the wait, numbered after the real call, then the use.
+// A successful sem wait: the use, then the wait, numbered after the real call.
 SEER_RT_INLINE void SemAcquired(sem_t* s, uint64_t pc) {
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, pc);
   SyncObjectUsed(s, pc);
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kWait, 0, Addr(s), 0, pc);
 }
 
 struct StartArgs {
@@ -341,7 +346,9 @@ SEER_RT_INLINE int Join(pthread_t th, JoinFn join, uint64_t pc) {
   // The event first, the release bit after: the ring's next thread takes its
   // fork's number after the recorder saw the bit, so this join is merged
   // before that fork and names the thread that ended (docs/runtime.md, "Ring reuse").
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kJoin, 0, static_cast<uint64_t>(ring), 0, pc);
+  // Not SyncThread(): a join ends a thread's life in the trace, ignored synchronisation or not.
+  if (ThreadState* ts = ForwardSyncCall() ? nullptr : RecordingThread())
+    PutOrdered(ts, EventKind::kJoin, 0, static_cast<uint64_t>(ring), 0, pc);
   ReleaseJoined(ring);
   return rc;
 }

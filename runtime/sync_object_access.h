@@ -13,10 +13,14 @@
 
 namespace seer::rt {
 
-// A use of the object: a read of its first byte. Called after the acquire of a
-// lock, a successful wait, and before the release of an unlock, a signal, a
-// post, a barrier arrival or a cond wait's begin: inside the critical section
-// that the object's own events delimit.
+// A use of the object: a read of its first byte. Recorded before the event
+// that acquires or releases through the object: before the acquire of a lock
+// and the wait of a semaphore (as ThreadSanitizer's lock reads the mutex
+// before it acquires: a lock is not ordered after the init or destroy of
+// another thread by the very release it acquires, so a thread that takes a
+// mutex another thread initialised, with nothing but that mutex between them,
+// races with the init), and before the release of an unlock, a signal, a post,
+// a barrier arrival or a cond wait's begin.
 SEER_RT_INLINE void SyncObjectUsed(const volatile void* object, uint64_t pc) {
   if (ThreadState* ts = RecordingThread()) PutRange(ts, EventKind::kRead, reinterpret_cast<uint64_t>(object), 1, pc);
 }

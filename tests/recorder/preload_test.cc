@@ -570,8 +570,12 @@ TEST_F(PreloadTest, ContendedAcquiresRecordTheirWait) {
     if (mine[i]->kind == EventKind::kAcquire) ++acquires;
     if (mine[i]->kind != EventKind::kLockWait) continue;
     ASSERT_LT(i + 1, mine.size());
-    ASSERT_GT(i, 0u);
-    const Event& request = *mine[i - 1];
+    ASSERT_GT(i, 1u);
+    // Between the request and the wait: the lock's read of its object, which
+    // precedes its acquire (sync_object_access.h).
+    EXPECT_EQ(mine[i - 1]->kind, EventKind::kRead) << "the lock's use of its object";
+    EXPECT_EQ(mine[i - 1]->object, mine[i]->object);
+    const Event& request = *mine[i - 2];
     EXPECT_EQ(request.kind, EventKind::kLockRequest) << "a lock wait follows its request";
     EXPECT_EQ(request.object, mine[i]->object);
     EXPECT_EQ(request.mode, mine[i]->mode);
