@@ -8,7 +8,8 @@
 //   BarrierWaitBefore / BarrierWaitAfter kBarrierArrive / kBarrierDepart
 //   RWLockAcquired / RWLockReleased      a rwlock's kAcquire / kRelease (is_w: mode)
 //   NewMemory(addr, size)                kAlloc: a fresh variable identity
-//   BenignRace(Sized), Ignore*Begin/End  plain accesses not recorded (below)
+//   BenignRace(Sized), Ignore{Reads,Writes}Begin/End  plain accesses not recorded (below)
+//   IgnoreSyncBegin/End                  the thread's pthread synchronisation not recorded
 // The others are accepted so that every program using them links, and ignored.
 // ThreadSanitizer's own interface (<sanitizer/tsan_interface.h>, as abseil and
 // folly call it for their locks) the same way:
@@ -50,6 +51,7 @@
 namespace seer::rt {
 
 std::atomic<uint32_t> g_access_filters{0};
+__thread uint32_t tls_ignore_sync;
 
 namespace {
 
@@ -330,9 +332,15 @@ void AnnotateIgnoreReadsEnd(const char*, int) { IgnoreEnd(&tls_ignore_reads); }
 void AnnotateIgnoreWritesBegin(const char*, int) { IgnoreBegin(&tls_ignore_writes); }
 void AnnotateIgnoreWritesEnd(const char*, int) { IgnoreEnd(&tls_ignore_writes); }
 
+// The calling thread's synchronisation in between is not recorded (SyncThread(),
+// rt_state.h): its locks, unlocks, signals, waits and barriers order nothing.
+// Thread creation and joins still are. Nested pairs count.
+void AnnotateIgnoreSyncBegin(const char*, int) { ++tls_ignore_sync; }
+void AnnotateIgnoreSyncEnd(const char*, int) {
+  if (tls_ignore_sync != 0) --tls_ignore_sync;  // an end without its begin
+}
+
 // Accepted and ignored (docs/instrumenting.md says why for each).
-void AnnotateIgnoreSyncBegin(const char*, int) {}
-void AnnotateIgnoreSyncEnd(const char*, int) {}
 void AnnotateMutexIsUsedAsCondVar(const char*, int, const volatile void*) {}
 void AnnotateMutexIsNotPHB(const char*, int, const volatile void*) {}
 void AnnotatePublishMemoryRange(const char*, int, const volatile void*, long) {}

@@ -260,9 +260,14 @@ SEER_RT_INLINE bool ForwardSyncCall() {
   return true;
 }
 
-// The thread to record, or null when synchronisation is not recorded in-process.
+// The calling thread's AnnotateIgnoreSyncBegin not yet ended (annotations.cc).
+extern __thread uint32_t tls_ignore_sync;
+
+// The thread to record, or null when synchronisation is not recorded in-process
+// (or the thread ignores its synchronisation: then a lock, unlock, signal, wait
+// or barrier orders nothing, as under ThreadSanitizer).
 SEER_RT_INLINE ThreadState* SyncThread() {
-  if (ForwardSyncCall()) return nullptr;
+  if (ForwardSyncCall() || __builtin_expect(tls_ignore_sync != 0, 0)) return nullptr;
   return RecordingThread();
 }
 
