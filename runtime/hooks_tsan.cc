@@ -2,6 +2,8 @@
 // under -fsanitize=thread (plain accesses, ranges, function entry/exit, vptr).
 // Each is a thin shell around one always-inlined fast path, after compiler-rt's
 // tsan_interface.inc. Atomics are in hooks_atomic.cc.
+#include <cstdint>
+
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
 #include "runtime/watchpoints.h"
@@ -23,6 +25,15 @@ SEER_RT_INLINE void Range(EventKind kind, const void* addr, uint64_t size, uint6
     return;
   }
   PutRange(ts, kind, reinterpret_cast<uint64_t>(addr), size, pc);
+}
+
+// The value at `a`, whatever its alignment (__builtin_memcpy: never the
+// runtime's own interposed memcpy, which would record the access again).
+template <typename T>
+SEER_RT_INLINE T UnalignedCopy(const void* a) {
+  T v;
+  __builtin_memcpy(&v, a, sizeof v);
+  return v;
 }
 
 constexpr EventKind R = EventKind::kRead;
@@ -54,6 +65,34 @@ SEER_RT_EXPORT void __tsan_unaligned_write2(void* a) { Access(W, a, 2, SEER_RT_C
 SEER_RT_EXPORT void __tsan_unaligned_write4(void* a) { Access(W, a, 4, SEER_RT_CALLER_PC()); }
 SEER_RT_EXPORT void __tsan_unaligned_write8(void* a) { Access(W, a, 8, SEER_RT_CALLER_PC()); }
 SEER_RT_EXPORT void __tsan_unaligned_write16(void* a) { Access(W, a, 16, SEER_RT_CALLER_PC()); }
+
+// <sanitizer/common_interface_defs.h>'s unaligned loads and stores, which code
+// built for the sanitizers calls instead of dereferencing (as ThreadSanitizer
+// defines them: the access, then the copy).
+SEER_RT_EXPORT uint16_t __sanitizer_unaligned_load16(const void* a) {
+  Access(R, a, 2, SEER_RT_CALLER_PC());
+  return UnalignedCopy<uint16_t>(a);
+}
+SEER_RT_EXPORT uint32_t __sanitizer_unaligned_load32(const void* a) {
+  Access(R, a, 4, SEER_RT_CALLER_PC());
+  return UnalignedCopy<uint32_t>(a);
+}
+SEER_RT_EXPORT uint64_t __sanitizer_unaligned_load64(const void* a) {
+  Access(R, a, 8, SEER_RT_CALLER_PC());
+  return UnalignedCopy<uint64_t>(a);
+}
+SEER_RT_EXPORT void __sanitizer_unaligned_store16(void* a, uint16_t v) {
+  Access(W, a, 2, SEER_RT_CALLER_PC());
+  __builtin_memcpy(a, &v, sizeof v);
+}
+SEER_RT_EXPORT void __sanitizer_unaligned_store32(void* a, uint32_t v) {
+  Access(W, a, 4, SEER_RT_CALLER_PC());
+  __builtin_memcpy(a, &v, sizeof v);
+}
+SEER_RT_EXPORT void __sanitizer_unaligned_store64(void* a, uint64_t v) {
+  Access(W, a, 8, SEER_RT_CALLER_PC());
+  __builtin_memcpy(a, &v, sizeof v);
+}
 
 // The _pc variants (clang's -tsan-instrument-... options) pass the pc explicitly.
 SEER_RT_EXPORT void __tsan_read1_pc(void* a, void* pc) { Access(R, a, 1, reinterpret_cast<uint64_t>(pc)); }
