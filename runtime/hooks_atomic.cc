@@ -132,9 +132,11 @@ SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const 
 }
 
 // The thread to record an atomic in, with room reserved for its record; null
-// when not recording or when the record is dropped (counted as lost).
+// when not recording, when the thread ignores its synchronisation
+// (AnnotateIgnoreSyncBegin, a __tsan_mutex_pre_* span: annotations.cc), or when
+// the record is dropped (counted as lost).
 SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind, const volatile void* a, uint64_t size, uint64_t pc) {
-  ThreadState* ts = RecordingThread();
+  ThreadState* ts = __builtin_expect(tls_ignore_sync != 0, 0) ? nullptr : RecordingThread();
   if (ts == nullptr) {
     if (FuzzOn()) {
       FuzzYield();  // an atomic is a scheduling point: a spin loop lets the others run
@@ -277,7 +279,7 @@ SEER_RT_EXPORT void __tsan_atomic_thread_fence(int mo) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   const uint8_t order = Order(mo);
   if (order == static_cast<uint8_t>(seer::MemoryOrder::kRelaxed)) return;  // orders nothing
-  if (ThreadState* ts = RecordingThread()) PutOrdered(ts, seer::EventKind::kFence, order, 0, 0, SEER_RT_CALLER_PC());
+  if (ThreadState* ts = tls_ignore_sync != 0 ? nullptr : RecordingThread()) PutOrdered(ts, seer::EventKind::kFence, order, 0, 0, SEER_RT_CALLER_PC());
 }
 // A signal fence orders a thread with its own signal handler only: nothing
 // between threads, so nothing to record.
