@@ -11,10 +11,19 @@
 
 namespace seer::rt {
 
+// Set while the calling thread is inside libc's pthread_create
+// (interpose_pthread.cc): the blocks libc allocates there (the new thread's
+// TLS vector, its stack) are libc's own, later freed by whichever thread
+// trims glibc's stack cache under a lock the runtime does not see.
+extern __thread bool tls_in_thread_create;
+
 // `region` kHeap: the allocation writes the block (EventLowering);
-// kDeclaredNew: the program only says the memory is new (AnnotateNewMemory).
+// kDeclaredNew: the program only says the memory is new (AnnotateNewMemory),
+// and libc's allocations inside pthread_create: fresh, not written, so that
+// their free by another thread (ordered by libc's own locks) is no race.
 SEER_RT_INLINE void RecordAlloc(const void* p, uint64_t size, uint64_t pc, AllocRegion region = AllocRegion::kHeap) {
   if (p == nullptr) return;
+  if (__builtin_expect(tls_in_thread_create, 0) && region == AllocRegion::kHeap) region = AllocRegion::kDeclaredNew;
   if (ThreadState* ts = RecordingThread())
     PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(region), reinterpret_cast<uint64_t>(p), size, pc);
 }

@@ -13,6 +13,7 @@
 
 #include <cerrno>
 
+#include "runtime/alloc_events.h"
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/mutex_order.h"
 #include "runtime/real_function.h"
@@ -355,6 +356,8 @@ SEER_RT_INLINE int Join(pthread_t th, JoinFn join, uint64_t pc) {
 
 }  // namespace
 
+__thread bool tls_in_thread_create;
+
 // The same acquire and release for locks the program describes with annotations
 // (annotations.cc): a rwlock's events, the held-lock bookkeeping included.
 void RecordLockAcquired(const volatile void* lock, uint8_t mode, uint64_t pc, AcquireHow how) {
@@ -388,7 +391,9 @@ int pthread_create(pthread_t* th, const pthread_attr_t* attr, void* (*fn)(void*)
   // child's kThreadBegin. A failed create leaves a fork of a thread with no events.
   if (ring >= 0 && g_rt.sync_inproc)
     PutOrdered(ts, EventKind::kFork, 0, static_cast<uint64_t>(ring), 0, SEER_RT_CALLER_PC());
+  tls_in_thread_create = true;
   const int rc = real_create.get()(th, attr, ThreadStart, args);
+  tls_in_thread_create = false;
   if (rc != 0) {
     __libc_free(args);
     return rc;
