@@ -279,7 +279,8 @@ SEER_RT_EXPORT void __tsan_atomic_thread_fence(int mo) {
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   const uint8_t order = Order(mo);
   if (order == static_cast<uint8_t>(seer::MemoryOrder::kRelaxed)) return;  // orders nothing
-  if (ThreadState* ts = tls_ignore_sync != 0 ? nullptr : RecordingThread()) PutOrdered(ts, seer::EventKind::kFence, order, 0, 0, SEER_RT_CALLER_PC());
+  if (ThreadState* ts = tls_ignore_sync != 0 ? nullptr : RecordingThread())
+    PutOrdered(ts, seer::EventKind::kFence, order, 0, 0, SEER_RT_CALLER_PC());
 }
 // A signal fence orders a thread with its own signal handler only: nothing
 // between threads, so nothing to record.
