@@ -314,9 +314,6 @@ SEER_RT_INLINE int DuplicatedOnto(int fd, int target, int r, uint64_t pc) {
     const uint32_t sync = SyncOf(fd);
     EndFd(target, pc);
     CreateFd(target, sync, pc);
-    // The target as it now is is used too (ThreadSanitizer's FdDup leaves a
-    // read on it): a close of the target unordered with the dup2 races with it.
-    UseFd(target, pc);
   }
   return r;
 }
