@@ -7,6 +7,8 @@
    lock code's atomics are the lock's own business (ignored between
    __tsan_mutex_pre_* and post_*, as ThreadSanitizer ignores them), and the two
    increments race. The hand-shakes are relaxed atomics, which order nothing. */
+// seer-relaxed-race: a main's increment follows its relaxed load of `held`, which saw the store that follows the
+// worker's increment: no sequentially consistent reordering puts them side by side
 // seer-fuzz-unreachable: a the worker's increment comes before the lock main's trylock finds taken: no schedule of
 // the lock's users holds both threads at the increments at once
 #include <pthread.h>
