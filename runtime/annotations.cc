@@ -234,6 +234,8 @@ constexpr unsigned kTsanMutexTryLockFailed = 1u << 5;
 
 }  // namespace
 
+bool IgnoringWrites() { return tls_ignore_writes != 0; }
+
 bool FilteredAccess(uint8_t kind, uint64_t addr, uint64_t size) {
   if ((kind == K(EventKind::kRead) ? tls_ignore_reads : tls_ignore_writes) != 0) return true;
   return __atomic_load_n(&g_benign.count, __ATOMIC_RELAXED) != 0 && InBenign(addr, size);

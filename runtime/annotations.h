@@ -1,6 +1,7 @@
 // What the dynamic annotations (annotations.cc: ThreadSanitizer's, Helgrind's
 // and DRD's Annotate* functions) share with the other interposers: the lock
-// events of pthread's rwlocks, and the benign ranges a free ends.
+// events of pthread's rwlocks, the benign ranges a free ends, and whether a
+// thread ignores its writes (for the write of an allocation and a free).
 #pragma once
 
 #include <cstdint>
@@ -20,5 +21,10 @@ void RecordLockReleasing(const volatile void* lock, uint8_t mode, uint64_t pc);
 // end (a later object there races as any other), and ranges that overlap it
 // shrink to what lies outside it.
 void ForgetBenignRanges(uint64_t addr, uint64_t size);
+
+// True while the calling thread ignores its writes (AnnotateIgnoreWritesBegin,
+// or the lock code of a __tsan_mutex_pre_* span). Look at AccessFiltersOn()
+// first: it is false whenever no thread ignores anything.
+bool IgnoringWrites();
 
 }  // namespace seer::rt
