@@ -145,7 +145,8 @@ def main():
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--keep", help="directory for the binaries, traces and reports (default: a temporary one)")
     args = ap.parse_args()
-    args.tests = os.path.join(args.compiler_rt, "test", "tsan")
+    args.build = os.path.abspath(args.build)
+    args.tests = os.path.abspath(os.path.join(args.compiler_rt, "test", "tsan"))
     if not os.path.isfile(os.path.join(args.tests, "test.h")):
         sys.exit(f"tsan_suite: no test.h under {args.tests}: give LLVM 14's compiler-rt directory")
     out_dir = args.keep or tempfile.mkdtemp(prefix="seer-tsan-suite.")
