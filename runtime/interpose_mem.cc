@@ -37,6 +37,8 @@ RealFunction<int (*)(const char*, const char*, size_t)> real_strncmp("strncmp");
 RealFunction<char* (*)(const char*, int)> real_strchr("strchr");
 RealFunction<char* (*)(const char*, int)> real_strrchr("strrchr");
 RealFunction<void* (*)(const void*, int, size_t)> real_memchr("memchr");
+RealFunction<char* (*)(int, char*, size_t)> real_strerror_r("strerror_r");
+RealFunction<int (*)(int, char*, size_t)> real_xpg_strerror_r("__xpg_strerror_r");
 
 // Bytes a string comparison looked at: up to and including the first difference
 // or terminator, at most `limit`.
@@ -201,6 +203,22 @@ char* strndup(const char* s, size_t max) noexcept {
   RangeRead(s, len < max ? len + 1 : len, SEER_RT_CALLER_PC());
   RangeWrite(r, len + 1, SEER_RT_CALLER_PC());
   return r;
+}
+
+// strerror_r writes the message into the caller's buffer (glibc's GNU version
+// only for an error it has no static string for, "Unknown error N": it then
+// returns the buffer; the XSI version, what <string.h> gives a program built
+// without _GNU_SOURCE, always on success), as ThreadSanitizer records it.
+char* strerror_r(int error, char* buf, size_t n) noexcept {
+  char* r = real_strerror_r.get()(error, buf, n);
+  if (r == buf && n != 0) RangeWrite(buf, real_strnlen.get()(buf, n - 1) + 1, SEER_RT_CALLER_PC());
+  return r;
+}
+
+int __xpg_strerror_r(int error, char* buf, size_t n) noexcept {
+  const int rc = real_xpg_strerror_r.get()(error, buf, n);
+  if (rc == 0 && n != 0) RangeWrite(buf, real_strnlen.get()(buf, n - 1) + 1, SEER_RT_CALLER_PC());
+  return rc;
 }
 
 }  // extern "C"
