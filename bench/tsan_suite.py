@@ -72,9 +72,15 @@ TRUE_EXPECTATION = {"stack_sync_reuse.cpp": "race"}
 
 
 def expectation(text):
-    """'race', 'inversion', 'clean' or None (something else is checked)."""
-    checks = [l for l in text.splitlines() if re.search(r"//\s*CHECK", l)]
-    positive = [l for l in checks if re.search(r"CHECK(-[A-Z]+)?:", l) and "CHECK-NOT" not in l]
+    """'race', 'inversion', 'clean' or None (something else is checked), for
+    the program's first variant: the first RUN line that runs FileCheck, with
+    its check prefixes (CHECK unless it names others)."""
+    run = next((l for l in text.splitlines() if "RUN:" in l and "FileCheck" in l), "")
+    m = re.search(r"--check-prefix(?:es)?=(\S+)", run)
+    prefixes = m.group(1).split(",") if m else ["CHECK"]
+    directive = r"//\s*(" + "|".join(map(re.escape, prefixes)) + r")(-(NOT|NEXT|SAME|DAG|LABEL|EMPTY))?:"
+    checks = [l for l in text.splitlines() if re.search(directive, l)]
+    positive = [l for l in checks if not re.search(r"-NOT:", l)]
     warn = [l for l in positive if re.search(r"ThreadSanitizer:|WARNING:|data race|lock-order-inversion", l)]
     if any("data race" in l for l in warn):
         others = [l for l in warn if "data race" not in l and "WARNING" in l]
@@ -86,7 +92,7 @@ def expectation(text):
     # No report checked for: the program must run clean (a report would make
     # ThreadSanitizer's run exit 66 and the RUN line fail), unless the RUN line
     # expects a failure.
-    if re.search(r"RUN:.*\bnot\b", text):
+    if re.search(r"\bnot\b", run) or (not run and re.search(r"RUN:.*\bnot\b", text)):
         return None
     return "clean"
 
