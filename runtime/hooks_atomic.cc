@@ -9,6 +9,9 @@
 #include "runtime/rt_state.h"
 
 namespace seer::rt {
+
+__thread bool tls_in_atomic;
+
 namespace {
 
 struct alignas(64) Stripe {
@@ -129,6 +132,7 @@ template <typename T>
 SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const volatile T* a, uint64_t pc,
                            uint64_t seq) {
   WriteLong(ts, K(kind), mode, reinterpret_cast<uint64_t>(a), sizeof(T), pc, seq);
+  tls_in_atomic = false;
 }
 
 // The thread to record an atomic in, with room reserved for its record; null
@@ -146,6 +150,7 @@ SEER_RT_INLINE ThreadState* ReserveAtomic(EventKind kind, const volatile void* a
     return nullptr;
   }
   if (!Reserve(ts, LongWords(/*aux: the size, never 0*/ 1, 0), K(kind))) return nullptr;
+  tls_in_atomic = true;  // until Record: the operation touches the program's memory meanwhile
   return ts;
 }
 

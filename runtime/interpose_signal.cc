@@ -13,9 +13,17 @@
 // more: they load the slot once, and the trampoline puts it back before the
 // interrupted code runs on.
 //
+// A fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL from the instruction the thread
+// ran: SynchronousFault) is the exception: the thread was running its own code,
+// not half-way through an append, so its handler records into the thread's
+// own ring, in program order (ThreadSanitizer's context for a handler). A
+// handler that leaves by longjmp never returns to the trampoline: the longjmp
+// interposers put the state slot back (LeaveHandlers).
+//
 // A nested handler (one interrupting a handler), a handler in a thread that is
 // not recording, and every handler in the eBPF modes (the probes map a thread
-// to one record counter) record nothing. Attached by injection, no handler is
+// to one record counter) record nothing, but a fault's, which records into the
+// ring of the code it interrupted. Attached by injection, no handler is
 // wrapped: those installed before the attach cannot be, and one wrapped after
 // it would stay behind the trampoline once the recorder let the process go.
 //
@@ -41,6 +49,7 @@
 // trap that is not a watchpoint's (signal_chain.h); attached, it is given back
 // at the detach.
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 
 #include <atomic>
@@ -62,6 +71,11 @@ using RaiseFn = int (*)(int);
 RealFunction<RaiseFn> real_raise("raise");
 using PthreadKillFn = int (*)(pthread_t, int);
 RealFunction<PthreadKillFn> real_pthread_kill("pthread_kill");
+using LongjmpFn = void (*)(struct __jmp_buf_tag*, int);
+RealFunction<LongjmpFn> real_longjmp("longjmp");
+RealFunction<LongjmpFn> real__longjmp("_longjmp");
+RealFunction<LongjmpFn> real_siglongjmp("siglongjmp");
+RealFunction<LongjmpFn> real_longjmp_chk("__longjmp_chk");
 
 // The synchronisation objects of signals (the note at the top), beside the
 // file descriptors' (0xfe0000000000, interpose_fd.cc).
@@ -128,19 +142,29 @@ ThreadState* SignalRing(ThreadVars* vars, const ThreadState* outer) {
 }
 
 // Points the calling thread's state slot at its signal ring for the
-// lifetime of the object, and back.
+// lifetime of the object, and back (a handler that leaves by longjmp: the
+// longjmp interposers below). `frame`: the trampoline's frame address.
 class HandlerScope {
  public:
-  HandlerScope() {
+  // `in_thread`: the signal is a fault of the instruction the thread was
+  // running (SynchronousFault): the handler records into the thread's own ring.
+  HandlerScope(const void* frame, bool in_thread) {
     const int saved_errno = errno;
     slot_ = CurrentSlot();
     if (slot_.state != nullptr) {
       outer_ = *slot_.state;
       outer_attaching_ = slot_.vars->attaching;
       const uint32_t depth = ++slot_.vars->signal_depth;
+      if (depth <= ThreadVars::kHandlerFrames)
+        slot_.vars->handler_frames[depth - 1] = {outer_, outer_attaching_, reinterpret_cast<uint64_t>(frame)};
       ThreadState* inner = nullptr;
-      if (outer_ != nullptr && !outer_attaching_ && depth == 1 && g_rt.sync_inproc)
-        inner = SignalRing(slot_.vars, outer_);
+      if (outer_ != nullptr && !outer_attaching_ && g_rt.sync_inproc) {
+        if (in_thread)
+          inner = outer_;
+        else if (depth == 1)
+          inner = SignalRing(slot_.vars, outer_);
+      }
+      in_thread_ = inner != nullptr && inner == outer_;
       *slot_.state = inner;
       // No state: the handler's hooks must not claim a ring as if the thread
       // were new (it may be half-way through starting).
@@ -163,34 +187,51 @@ class HandlerScope {
   const ThreadState* interrupted() const {
     return slot_.state != nullptr && *slot_.state != nullptr ? outer_ : nullptr;
   }
+  // The handler records into the interrupted thread's ring.
+  bool in_thread() const { return in_thread_; }
 
  private:
   ThreadSlot slot_;
   ThreadState* outer_ = nullptr;
   bool outer_attaching_ = false;
+  bool in_thread_ = false;
 };
+
+// A fault of the instruction the thread was running (a bad access, a
+// division by zero, an illegal instruction: the kernel's si_code, not a
+// kill() or a timer's), in the program's code: no append of the runtime can
+// be half-way there, so the handler may record into the thread's own ring,
+// in program order, as ThreadSanitizer runs such "synchronous" signals in
+// the thread's context at once. The one runtime path that touches the
+// program's memory with room reserved, an atomic hook, says so (tls_in_atomic:
+// its record would then be written past the handler's, into room it never
+// reserved). SIGTRAP is left out: with watchpoints on it is the runtime's.
+bool SynchronousFault(int sig, const siginfo_t* info) {
+  if (info == nullptr || info->si_code <= 0 || tls_in_atomic) return false;
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL;
+}
 
 void Trampoline(int sig, siginfo_t* info, void* context) {
   void* fn = handlers[sig].fn.load(std::memory_order_acquire);
   const bool siginfo = handlers[sig].siginfo.load(std::memory_order_relaxed);
   // Reset to SIG_DFL or SIG_IGN meanwhile (a one-shot handler): nothing to run.
   if (fn == reinterpret_cast<void*>(SIG_DFL) || fn == reinterpret_cast<void*>(SIG_IGN)) return;
-  HandlerScope scope;
+  HandlerScope scope(__builtin_frame_address(0), SynchronousFault(sig, info));
   // Under seer fuzz, the handler is part of the interrupted thread's step (fuzz_scheduler.h).
   const bool fuzz_outer = FuzzOn() && FuzzHandlerBegin();
   const auto pc = reinterpret_cast<uint64_t>(fn);
   const ThreadState* interrupted = scope.interrupted();
-  ThreadState* ts = interrupted != nullptr ? SyncThread() : nullptr;  // the signal ring
-  if (ts != nullptr) {
-    PutOrdered(ts, EventKind::kWait, 0, InstalledObject(sig), 0, pc);
-    PutOrdered(ts, EventKind::kWait, 0, RaisedObject(interrupted->ring), 0, pc);
-  }
+  // The signal ring; or, in the thread's own ring, program order says the rest.
+  ThreadState* ts = interrupted != nullptr ? SyncThread() : nullptr;
+  if (ts != nullptr) PutOrdered(ts, EventKind::kWait, 0, InstalledObject(sig), 0, pc);
+  if (scope.in_thread()) ts = nullptr;
+  if (ts != nullptr) PutOrdered(ts, EventKind::kWait, 0, RaisedObject(interrupted->ring), 0, pc);
   if (siginfo)
     reinterpret_cast<void (*)(int, siginfo_t*, void*)>(fn)(sig, info, context);
   else
     reinterpret_cast<void (*)(int)>(fn)(sig);
-  // Not reached when the handler leaves by longjmp: the code it jumps to then
-  // follows it in no recorded order.
+  // Not reached when the handler leaves by longjmp: LeaveHandlers below then
+  // orders it before the code the jump lands in.
   if (ts != nullptr) PutOrdered(ts, EventKind::kSignal, 0, HandledObject(interrupted->ring), 0, pc);
   if (FuzzOn()) FuzzHandlerEnd(fuzz_outer);
 }
@@ -346,6 +387,64 @@ int SigtrapAction(SigactionFn real, const struct sigaction* act, struct sigactio
   return 0;
 }
 
+// The stack pointer a jmp_buf holds: glibc stores it mangled (PTR_MANGLE:
+// xor with the thread's pointer guard at %fs:0x30, then rotated left by 17),
+// as ThreadSanitizer reads it too. 0 where that is not known.
+uint64_t JumpTargetSp(const struct __jmp_buf_tag* env) {
+#if defined(__x86_64__)
+  uint64_t guard;
+  asm("mov %%fs:0x30, %0" : "=r"(guard));
+  const auto mangled = static_cast<uint64_t>(env->__jmpbuf[6]);  // JB_RSP
+  return ((mangled >> 17) | (mangled << 47)) ^ guard;
+#else
+  (void)env;
+  return 0;
+#endif
+}
+
+// A longjmp to stack pointer `target` leaves every running handler whose
+// trampoline frame lies below it (deeper in the stack), or that runs on the
+// alternate signal stack when the target is off it. The trampoline never
+// returns for those: the state slot goes back to what each found, and, as a
+// handler that returns does, the handler's last event (its "handled" signal)
+// orders it before the code the jump lands in. That code is the program's
+// (a sigsetjmp, a setjmp), so writing to the thread's ring there is safe: an
+// append the signal interrupted is abandoned by the jump (its room reused,
+// an order number it took counted as a gap by the merger).
+void LeaveHandlers(uint64_t target) {
+  if (target == 0) return;
+  const ThreadSlot slot = CurrentSlot();
+  if (slot.state == nullptr || slot.vars->signal_depth == 0) return;
+  ThreadVars* v = slot.vars;
+  const int saved_errno = errno;
+  stack_t alt = {};
+  const bool on_alt = sigaltstack(nullptr, &alt) == 0 && (alt.ss_flags & SS_ONSTACK) != 0;
+  const auto on_alt_stack = [&](uint64_t sp) {
+    const auto lo = reinterpret_cast<uint64_t>(alt.ss_sp);
+    return on_alt && sp >= lo && sp < lo + alt.ss_size;
+  };
+  while (v->signal_depth > 0 && v->signal_depth <= ThreadVars::kHandlerFrames) {
+    const ThreadVars::HandlerFrame& f = v->handler_frames[v->signal_depth - 1];
+    const bool frame_alt = on_alt_stack(f.frame), target_alt = on_alt_stack(target);
+    const bool leaves = frame_alt != target_alt ? frame_alt : target > f.frame;
+    if (!leaves) break;
+    ThreadState* handler_ring = *slot.state;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    *slot.state = f.outer;
+    v->attaching = f.outer_attaching;
+    --v->signal_depth;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    // The handler recorded (the outermost, into the signal ring): its end
+    // before what follows the landing, as HandlerScope's trampoline would.
+    if (v->signal_depth == 0 && handler_ring != nullptr && f.outer != nullptr && handler_ring != f.outer) {
+      const auto pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+      PutOrdered(handler_ring, EventKind::kSignal, 0, HandledObject(f.outer->ring), 0, pc);
+      PutOrdered(f.outer, EventKind::kWait, 0, HandledObject(f.outer->ring), 0, pc);
+    }
+  }
+  errno = saved_errno;
+}
+
 }  // namespace
 }  // namespace seer::rt
 
@@ -378,6 +477,30 @@ int pthread_kill(pthread_t thread, int sig) noexcept {
   if (sig == 0 || !pthread_equal(thread, pthread_self())) return real_pthread_kill.get()(thread, sig);
   const auto pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
   return SendToSelf([thread, sig] { return real_pthread_kill.get()(thread, sig); }, pc);
+}
+
+// longjmp and its kin, for a handler that leaves by one (LeaveHandlers):
+// glibc's longjmp, _longjmp and siglongjmp are one function, __longjmp_chk
+// its _FORTIFY_SOURCE twin.
+void longjmp(struct __jmp_buf_tag env[1], int value) noexcept {
+  LeaveHandlers(JumpTargetSp(env));
+  real_longjmp.get()(env, value);
+  __builtin_unreachable();
+}
+void _longjmp(struct __jmp_buf_tag env[1], int value) noexcept {
+  LeaveHandlers(JumpTargetSp(env));
+  real__longjmp.get()(env, value);
+  __builtin_unreachable();
+}
+void siglongjmp(struct __jmp_buf_tag env[1], int value) noexcept {
+  LeaveHandlers(JumpTargetSp(env));
+  real_siglongjmp.get()(env, value);
+  __builtin_unreachable();
+}
+void __longjmp_chk(struct __jmp_buf_tag env[1], int value) {
+  LeaveHandlers(JumpTargetSp(env));
+  real_longjmp_chk.get()(env, value);
+  __builtin_unreachable();
 }
 
 // glibc's signal() calls its own sigaction, not this one: BSD semantics

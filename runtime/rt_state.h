@@ -103,6 +103,16 @@ struct ThreadVars {
   bool no_signal_ring;        // its signal handlers found no ring once: they record nothing
   uint32_t signal_depth;      // its signal handlers running (interpose_signal.cc)
   ThreadState* signal_state;  // the ring its signal handlers write to; null before the first
+  // The handlers running, outermost first (the first kHandlerFrames): what
+  // each found in the state slot, and its trampoline's frame. A longjmp to a
+  // frame above a trampoline's leaves that handler (interpose_signal.cc).
+  struct HandlerFrame {
+    ThreadState* outer;
+    bool outer_attaching;
+    uint64_t frame;
+  };
+  static constexpr uint32_t kHandlerFrames = 4;
+  HandlerFrame handler_frames[kHandlerFrames];
 };
 extern __thread ThreadVars tls_vars;
 
@@ -259,6 +269,11 @@ SEER_RT_INLINE bool ForwardSyncCall() {
   AtSyncCall();
   return true;
 }
+
+// Set while an atomic hook holds room in the thread's ring and performs the
+// program's operation on the program's memory (hooks_atomic.cc): a fault
+// there is no place for a handler to write into that ring (interpose_signal.cc).
+extern __thread bool tls_in_atomic;
 
 // The calling thread's AnnotateIgnoreSyncBegin not yet ended (annotations.cc).
 extern __thread uint32_t tls_ignore_sync;
