@@ -12,6 +12,8 @@ then run, from a build directory of seer (as root: the recorder's defaults):
 
     python3 bench/tsan_suite.py LLVM_SRC/compiler-rt BUILD_DIR [--jobs N] [--only NAME...]
 
+(bench/tsan_suite.sh does both steps.)
+
 Each Linux test program whose expectation is one of "a data race", "a
 lock-order inversion" or "no report" (its FileCheck lines; a program that
 checks for no report at all must run clean) is built with

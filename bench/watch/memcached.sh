@@ -54,6 +54,8 @@ pin=${PIN:-0}
 
 name=watch_memcached
 source "$(dirname "$0")/../memcached_lib.sh"
+# shellcheck source=bench/debian_source.sh
+source "$(dirname "$0")/../debian_source.sh"
 [ -x "$seer" ] && [ -x "$seer_cc" ] || { echo "$name: $build/cli/seer or $build/tools/seer-cc not built" >&2; exit 2; }
 
 # The source package, unpacked once with Debian's patches applied, and the two builds.
@@ -72,17 +74,7 @@ build_memcached() {
   if [ -z "$src" ]; then
     echo "$name: fetching and building memcached in $dir (once)" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libevent-dev dpkg-dev libmemcached-tools >/dev/null
-    mkdir -p "$dir/apt/lists/partial" "$dir/src"
-    # The archive and release the machine's apt already uses, for source packages.
-    local uri suite
-    uri=$(sed -n 's/^URIs: *\(http[^ ]*debian\)\/* *$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -1)
-    uri=${uri:-http://deb.debian.org/debian}
-    suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
-    echo "deb-src $uri $suite main" >"$dir/apt/sources.list"
-    local apt_opts=(-o "Dir::Etc::SourceList=$dir/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null
-                    -o "Dir::State::Lists=$dir/apt/lists")
-    apt-get -qq "${apt_opts[@]}" update
-    (cd "$dir/src" && apt-get -qq "${apt_opts[@]}" source memcached >/dev/null 2>&1)
+    debian_source "$dir" memcached
     src=$(find "$dir/src" -maxdepth 1 -type d -name 'memcached-*' | head -1)
     [ -n "$src" ] || { echo "$name: apt-get source memcached unpacked nothing in $dir/src" >&2; exit 1; }
   else
