@@ -27,13 +27,20 @@ SEER_RT_INLINE void Range(EventKind kind, const void* addr, uint64_t size, uint6
   PutRange(ts, kind, reinterpret_cast<uint64_t>(addr), size, pc);
 }
 
-// The value at `a`, whatever its alignment (__builtin_memcpy: never the
-// runtime's own interposed memcpy, which would record the access again).
+// <sanitizer/common_interface_defs.h>'s unaligned loads and stores (below):
+// the access, then the copy, as ThreadSanitizer defines them. __builtin_memcpy:
+// never the runtime's own interposed memcpy, which would record it again.
 template <typename T>
-SEER_RT_INLINE T UnalignedCopy(const void* a) {
+SEER_RT_INLINE T UnalignedLoad(const void* a, uint64_t pc) {
+  Access(EventKind::kRead, a, sizeof(T), pc);
   T v;
   __builtin_memcpy(&v, a, sizeof v);
   return v;
+}
+template <typename T>
+SEER_RT_INLINE void UnalignedStore(void* a, T v, uint64_t pc) {
+  Access(EventKind::kWrite, a, sizeof(T), pc);
+  __builtin_memcpy(a, &v, sizeof v);
 }
 
 constexpr EventKind R = EventKind::kRead;
@@ -66,33 +73,19 @@ SEER_RT_EXPORT void __tsan_unaligned_write4(void* a) { Access(W, a, 4, SEER_RT_C
 SEER_RT_EXPORT void __tsan_unaligned_write8(void* a) { Access(W, a, 8, SEER_RT_CALLER_PC()); }
 SEER_RT_EXPORT void __tsan_unaligned_write16(void* a) { Access(W, a, 16, SEER_RT_CALLER_PC()); }
 
-// <sanitizer/common_interface_defs.h>'s unaligned loads and stores, which code
-// built for the sanitizers calls instead of dereferencing (as ThreadSanitizer
-// defines them: the access, then the copy).
+// Code built for the sanitizers calls these instead of dereferencing.
 SEER_RT_EXPORT uint16_t __sanitizer_unaligned_load16(const void* a) {
-  Access(R, a, 2, SEER_RT_CALLER_PC());
-  return UnalignedCopy<uint16_t>(a);
+  return UnalignedLoad<uint16_t>(a, SEER_RT_CALLER_PC());
 }
 SEER_RT_EXPORT uint32_t __sanitizer_unaligned_load32(const void* a) {
-  Access(R, a, 4, SEER_RT_CALLER_PC());
-  return UnalignedCopy<uint32_t>(a);
+  return UnalignedLoad<uint32_t>(a, SEER_RT_CALLER_PC());
 }
 SEER_RT_EXPORT uint64_t __sanitizer_unaligned_load64(const void* a) {
-  Access(R, a, 8, SEER_RT_CALLER_PC());
-  return UnalignedCopy<uint64_t>(a);
+  return UnalignedLoad<uint64_t>(a, SEER_RT_CALLER_PC());
 }
-SEER_RT_EXPORT void __sanitizer_unaligned_store16(void* a, uint16_t v) {
-  Access(W, a, 2, SEER_RT_CALLER_PC());
-  __builtin_memcpy(a, &v, sizeof v);
-}
-SEER_RT_EXPORT void __sanitizer_unaligned_store32(void* a, uint32_t v) {
-  Access(W, a, 4, SEER_RT_CALLER_PC());
-  __builtin_memcpy(a, &v, sizeof v);
-}
-SEER_RT_EXPORT void __sanitizer_unaligned_store64(void* a, uint64_t v) {
-  Access(W, a, 8, SEER_RT_CALLER_PC());
-  __builtin_memcpy(a, &v, sizeof v);
-}
+SEER_RT_EXPORT void __sanitizer_unaligned_store16(void* a, uint16_t v) { UnalignedStore(a, v, SEER_RT_CALLER_PC()); }
+SEER_RT_EXPORT void __sanitizer_unaligned_store32(void* a, uint32_t v) { UnalignedStore(a, v, SEER_RT_CALLER_PC()); }
+SEER_RT_EXPORT void __sanitizer_unaligned_store64(void* a, uint64_t v) { UnalignedStore(a, v, SEER_RT_CALLER_PC()); }
 
 // The _pc variants (clang's -tsan-instrument-... options) pass the pc explicitly.
 SEER_RT_EXPORT void __tsan_read1_pc(void* a, void* pc) { Access(R, a, 1, reinterpret_cast<uint64_t>(pc)); }

@@ -184,13 +184,17 @@ SEER_RT_INLINE void CondWaitEnded(const void* c, pthread_mutex_t* m, uint64_t pc
 // now, and makes it consistent or not; it unlocks it either way).
 SEER_RT_INLINE bool Owns(int rc) { return rc == 0 || rc == EOWNERDEAD; }
 
-// A successful mutex lock call of the given AcquireHow: the use of the object,
-// then the acquire (sync_object_access.h: the use is not ordered after the
-// release it acquires).
-SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc, bool used = false) {
-  if (!used) SyncObjectUsed(m, pc);
+// The acquire of a mutex lock call of the given AcquireHow, in the mutex's domain.
+SEER_RT_INLINE void MutexAcquire(pthread_mutex_t* m, uint64_t how, uint64_t pc) {
   if (!NestedRecursive(m, 1) && PutMutexEvent(EventKind::kAcquire, m, nullptr, pc, /*after=*/false, how))
     NoteAcquired(Addr(m));
+}
+
+// A successful mutex lock call: the use of the object, then the acquire
+// (sync_object_access.h: the use is not ordered after the release it acquires).
+SEER_RT_INLINE void MutexAcquired(pthread_mutex_t* m, uint64_t how, uint64_t pc) {
+  SyncObjectUsed(m, pc);
+  MutexAcquire(m, how, pc);
 }
 
 // A blocking lock call, contention measured: `try_lock` first, so that a free lock
@@ -221,7 +225,7 @@ SEER_RT_INLINE int LockMeasuringWait(TryFn try_lock, LockFn lock, const volatile
 SEER_RT_INLINE void MutexAcquiredAfterWait(pthread_mutex_t* m, uint64_t waited_ns, uint64_t pc) {
   SyncObjectUsed(m, pc);
   if (waited_ns != 0) PutMutexEvent(EventKind::kLockWait, m, nullptr, pc, /*after=*/false, waited_ns);
-  MutexAcquired(m, kBlocking, pc, /*used=*/true);
+  MutexAcquire(m, kBlocking, pc);
 }
 
 // A successful rwlock or spin lock call: the use of the object, then its acquire.

@@ -445,6 +445,13 @@ void LeaveHandlers(uint64_t target) {
   errno = saved_errno;
 }
 
+// Leaves the handlers the jump leaves, then jumps with glibc's `real`.
+[[noreturn]] void JumpLeavingHandlers(RealFunction<LongjmpFn>& real, struct __jmp_buf_tag* env, int value) {
+  LeaveHandlers(JumpTargetSp(env));
+  real.get()(env, value);
+  __builtin_unreachable();
+}
+
 }  // namespace
 }  // namespace seer::rt
 
@@ -482,26 +489,10 @@ int pthread_kill(pthread_t thread, int sig) noexcept {
 // longjmp and its kin, for a handler that leaves by one (LeaveHandlers):
 // glibc's longjmp, _longjmp and siglongjmp are one function, __longjmp_chk
 // its _FORTIFY_SOURCE twin.
-void longjmp(struct __jmp_buf_tag env[1], int value) noexcept {
-  LeaveHandlers(JumpTargetSp(env));
-  real_longjmp.get()(env, value);
-  __builtin_unreachable();
-}
-void _longjmp(struct __jmp_buf_tag env[1], int value) noexcept {
-  LeaveHandlers(JumpTargetSp(env));
-  real__longjmp.get()(env, value);
-  __builtin_unreachable();
-}
-void siglongjmp(struct __jmp_buf_tag env[1], int value) noexcept {
-  LeaveHandlers(JumpTargetSp(env));
-  real_siglongjmp.get()(env, value);
-  __builtin_unreachable();
-}
-void __longjmp_chk(struct __jmp_buf_tag env[1], int value) {
-  LeaveHandlers(JumpTargetSp(env));
-  real_longjmp_chk.get()(env, value);
-  __builtin_unreachable();
-}
+void longjmp(struct __jmp_buf_tag env[1], int value) noexcept { JumpLeavingHandlers(real_longjmp, env, value); }
+void _longjmp(struct __jmp_buf_tag env[1], int value) noexcept { JumpLeavingHandlers(real__longjmp, env, value); }
+void siglongjmp(struct __jmp_buf_tag env[1], int value) noexcept { JumpLeavingHandlers(real_siglongjmp, env, value); }
+void __longjmp_chk(struct __jmp_buf_tag env[1], int value) { JumpLeavingHandlers(real_longjmp_chk, env, value); }
 
 // glibc's signal() calls its own sigaction, not this one: BSD semantics
 // (SA_RESTART, the signal blocked in its handler) through the interposer.
