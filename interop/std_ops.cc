@@ -85,7 +85,8 @@ Decor DecorOf(EventKind kind) {
 
 namespace {
 constexpr std::string_view kOrderNames[] = {"relaxed", "consume", "acquire", "release", "acq_rel", "seq_cst"};
-constexpr std::string_view kRegionNames[] = {"heap", "stack", "tls", "fd", "new"};  // by AllocRegion
+constexpr std::string_view kRegionNames[] = {"heap", "stack",    "tls",   "fd",
+                                             "new",  "fd-reset", "fd-dup"};  // by AllocRegion
 
 template <size_t N>
 std::optional<uint8_t> IndexOf(const std::string_view (&names)[N], std::string_view name) {

@@ -14,13 +14,21 @@
 // connect's (ThreadSanitizer neither).
 //
 // Descriptors as memory. Descriptor N is the byte kFdShadowBase + N (above
-// every user-space address): an I/O call reads it, close() and dup2()/dup3()'s
-// target write it, so that a close racing with a read on the same descriptor
-// in another thread is a race on that byte. Creation (open, socket, pipe, dup,
-// accept, ...) and close() give the byte a fresh identity (a kAlloc of 1 byte):
-// a descriptor number reused after a close is a new variable, whoever created
-// it; the alloc's region (AllocRegion::kFileDescriptor) lets reports say "file
-// descriptor N", with the stack that created it.
+// every user-space address): an I/O call reads it, close() writes it, so that
+// a close racing with a read on the same descriptor in another thread is a
+// race on that byte. dup2()/dup3() read their target, before and after giving
+// it its new identity, as ThreadSanitizer's do: programs dup /dev/null or a
+// closed pipe over a descriptor other threads use, to end that use safely, so
+// only a close (or creation) races with a dup2, not the I/O. Creation (open,
+// socket, pipe, dup, accept, ...) and close() give the byte a fresh identity
+// (a kAlloc of 1 byte): a descriptor number reused after a close is a new
+// variable, whoever created it. A creation's alloc (AllocRegion::
+// kFileDescriptor) also writes the byte, as ThreadSanitizer's creation does, so
+// that a close unordered with the call that made the number races with it;
+// dup2's (kFileDescriptorDup) reads it; close's (kFileDescriptorReset) does
+// not touch it: the number's next creation may be one the runtime does not see
+// (libc's own open in fopen), ordered with the close by the kernel alone. The
+// region lets reports say "file descriptor N", with the stack that created it.
 //
 // libc's own accesses. The buffer a read-like call filled (the bytes it
 // returned) is written, the buffer a write-like call sent (the bytes it took)
@@ -132,23 +140,25 @@ void AcquireFd(int fd, uint64_t pc) {
   if (ThreadState* ts = FdSyncThread()) PutOrdered(ts, EventKind::kWait, 0, kFdSyncBase + sync, 0, pc);
 }
 
-// A fresh identity for descriptor `fd`'s byte.
-void RenewFd(int fd, uint64_t pc) {
+// A fresh identity for descriptor `fd`'s byte: kFileDescriptor for a creation
+// (which writes it), kFileDescriptorDup for dup2's target (read),
+// kFileDescriptorReset for a close (the note at the top).
+void RenewFd(int fd, AllocRegion region, uint64_t pc) {
   if (ThreadState* ts = RecordingThread())
-    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(AllocRegion::kFileDescriptor), kFdShadowBase + fd, 1, pc);
+    PutOrdered(ts, EventKind::kAlloc, static_cast<uint8_t>(region), kFdShadowBase + fd, 1, pc);
 }
 
-// `fd` was just created, naming `sync`.
-void CreateFd(int fd, uint32_t sync, uint64_t pc) {
+// `fd` was just created, naming `sync` (`region`: kFileDescriptorDup for dup2's target).
+void CreateFd(int fd, uint32_t sync, uint64_t pc, AllocRegion region = AllocRegion::kFileDescriptor) {
   if (!Modelled(fd)) return;
   KeepErrno keep;
   g_fd_sync[fd].store(sync, std::memory_order_relaxed);
-  RenewFd(fd, pc);
+  RenewFd(fd, region, pc);
 }
 
-// `fd` stops naming what it named (close, or the target of dup2): a write of
-// its byte. Before close() itself, so that the table entry is cleared before
-// another thread can be given the number.
+// `fd` stops naming what it named (close): a write of its byte. Before close()
+// itself, so that the table entry is cleared before another thread can be
+// given the number.
 void EndFd(int fd, uint64_t pc) {
   if (!Modelled(fd)) return;
   KeepErrno keep;
@@ -306,14 +316,13 @@ SEER_RT_INLINE int Accepted(int fd, int r, uint64_t pc) {
   return r;
 }
 
-// dup2, dup3: `target` is closed (a write of its byte, as close() is) and then
-// names what `fd` names.
+// dup2, dup3: `target` is closed and then names what `fd` names; its byte is
+// read before, and by the new identity's creation (the note at the top).
 SEER_RT_INLINE int DuplicatedOnto(int fd, int target, int r, uint64_t pc) {
   if (r >= 0 && fd != target) {
     UseFd(fd, pc);
-    const uint32_t sync = SyncOf(fd);
-    EndFd(target, pc);
-    CreateFd(target, sync, pc);
+    UseFd(target, pc);
+    CreateFd(target, SyncOf(fd), pc, AllocRegion::kFileDescriptorDup);
   }
   return r;
 }
@@ -328,6 +337,7 @@ SEER_RT_INLINE void StdioRead(const void* p, size_t n, uint64_t pc) {
 }  // namespace seer::rt
 
 using namespace seer::rt;
+using seer::AllocRegion;
 using seer::EventKind;
 
 #pragma GCC visibility push(default)
@@ -439,7 +449,9 @@ int close(int fd) {
   EndFd(fd, pc);
   if (Modelled(fd)) {
     KeepErrno keep;
-    RenewFd(fd, pc);  // ThreadSanitizer's reset: a number reused by a creation not seen starts afresh
+    // ThreadSanitizer's reset: a number reused by a creation not seen starts
+    // afresh. Before the close: no creation can reuse the number before it.
+    RenewFd(fd, AllocRegion::kFileDescriptorReset, pc);
   }
   return LibcClose(fd);
 }

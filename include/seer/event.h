@@ -66,12 +66,26 @@ enum class AcquireHow : uint8_t { kBlocking = 0, kTry = 1, kTimed = 2 };
 // initialisation image (PT_TLS p_vaddr at run time), which names the module
 // whose TLS symbols describe the block. kFileDescriptor is the byte the runtime
 // gives a file descriptor (kFdShadowBase + N for descriptor N: every I/O call on
-// it reads it, close and dup2 write it), allocated when a call creates or closes
-// the descriptor (docs/runtime.md, "File descriptors").
+// it and dup2 read it, close writes it), allocated when a call creates the
+// descriptor and written by that creation, as ThreadSanitizer's open writes it
+// (a use racing with the creation is a race); kFileDescriptorDup is the target
+// of dup2/dup3, read, not written, by that creation (ThreadSanitizer's choice:
+// programs dup /dev/null or a closed pipe over a descriptor other threads use);
+// kFileDescriptorReset is the fresh identity close() gives the byte, which
+// nothing writes: a number a creation the runtime did not see reuses starts
+// afresh (docs/runtime.md, "File descriptors").
 // kHeap blocks (malloc, new, mmap) are written by their allocation
 // (EventLowering); kDeclaredNew is memory the program only declares new
 // (AnnotateNewMemory: a custom allocator's recycled object), which nothing writes.
-enum class AllocRegion : uint8_t { kHeap = 0, kStack = 1, kTls = 2, kFileDescriptor = 3, kDeclaredNew = 4 };
+enum class AllocRegion : uint8_t {
+  kHeap = 0,
+  kStack = 1,
+  kTls = 2,
+  kFileDescriptor = 3,
+  kDeclaredNew = 4,
+  kFileDescriptorReset = 5,
+  kFileDescriptorDup = 6,
+};
 // Above every user-space address (47 bits): descriptor N's byte.
 inline constexpr uint64_t kFdShadowBase = 0xfd0000000000;
 inline constexpr uint64_t kFdShadowLimit = kFdShadowBase + (uint64_t{1} << 16);

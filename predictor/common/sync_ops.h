@@ -151,7 +151,10 @@ class EventLowering {
       case EventKind::kAlloc:
         if (e.aux != 0) block_sizes_[e.object] = e.aux;
         fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false});
-        if (WritesBlock(e)) fn(LoweredOp{SyncOp::kWrite, e.object, e.aux, false, false});
+        if (WritesBlock(e))
+          fn(LoweredOp{SyncOp::kWrite, e.object, e.aux, false, false});
+        else if (e.mode == static_cast<uint8_t>(AllocRegion::kFileDescriptorDup))
+          fn(LoweredOp{SyncOp::kRead, e.object, e.aux, false, false});  // dup2's target: read
         return;
       case EventKind::kFree: fn(LoweredOp{SyncOp::kFree, e.object, FreedBytes(e), false, false}); return;
       case EventKind::kThreadBegin:
@@ -223,9 +226,15 @@ class EventLowering {
   // ThreadSanitizer's malloc writes it: a thread that touches the block with
   // nothing ordering it after the allocation races with it, even if the
   // allocating thread never wrote the block itself. Up to kFreeWholeBlockBytes
-  // (shadow_memory.h), the bound a free writes too: a thread's stack, TLS,
-  // descriptors and memory only declared new (AnnotateNewMemory) are fresh, not written.
+  // (shadow_memory.h), the bound a free writes too. A descriptor's creation
+  // writes its byte (ThreadSanitizer's "to catch races between fd usage and
+  // open"): a close unordered with the open that made the number races with
+  // it; dup2's creation of its target only reads it, as ThreadSanitizer's (a
+  // close still races with it, a read or write does not). A thread's stack,
+  // TLS, the identity close gives a descriptor and memory only declared new
+  // (AnnotateNewMemory) are fresh, not written.
   static bool WritesBlock(const Event& e) {
+    if (e.mode == static_cast<uint8_t>(AllocRegion::kFileDescriptor)) return true;
     return e.mode == static_cast<uint8_t>(AllocRegion::kHeap) && e.aux != 0 && e.aux <= kFreeWholeBlockBytes;
   }
 

@@ -111,7 +111,8 @@ Status ReportContext::Collect(const std::string& path, const Findings& findings,
           auto it = std::lower_bound(out->targets_.begin(), out->targets_.end(), e.object,
                                      [](const Target& t, uint64_t a) { return t.address < a; });
           for (; it != out->targets_.end() && it->address - e.object < size; ++it) {
-            if (it->index <= e.index) continue;
+            // An allocation's own write (sync_ops.h) is described by the block it makes.
+            if (it->index < e.index) continue;
             // A live block inside this one is the more specific description (a
             // thread's TLS inside its stack, whichever came first).
             const MemoryBlock& old = it->block;

@@ -74,6 +74,8 @@ VariableInfo DescribeVariable(ReportDetails& details, const EventRef& access) {
       case AllocRegion::kStack: v.kind = "stack"; break;
       case AllocRegion::kTls: v.kind = "tls"; break;
       case AllocRegion::kFileDescriptor:
+      case AllocRegion::kFileDescriptorReset:
+      case AllocRegion::kFileDescriptorDup:
         v.kind = "fd";
         v.name = std::to_string(b->address - kFdShadowBase);
         break;

@@ -39,7 +39,8 @@ std::string WitnessNote(const Witness& w) {
   return fmt::format("{} schedule of {} events", w.validated ? "validated" : "UNVALIDATED", w.schedule.size());
 }
 
-std::string AccessName(EventKind kind) {
+std::string AccessName(EventKind kind, const VariableInfo& v) {
+  if (kind == EventKind::kAlloc && v.kind == "fd") return "Creation";  // a descriptor's creation accesses it
   switch (kind) {
     case EventKind::kRead: return "Read";
     case EventKind::kWrite: return "Write";
@@ -117,10 +118,11 @@ std::string LocationText(const ReportNames& names, ReportDetails& details, const
     out += indent + fmt::format("Location is stack of thread {} (block of size {} at {:#x}, {} bytes in)\n",
                                 names.Thread(v.block->tid), v.size, v.address, access.object - v.address);
   } else if (v.kind == "fd") {
+    const bool reset = v.block->region == AllocRegion::kFileDescriptorReset;
     out += indent + fmt::format(
-                        "Location is file descriptor {} (the descriptor itself: its I/O calls read it, close "
-                        "and dup2 write it), created by thread {} (event {}):\n",
-                        v.name, names.Thread(v.block->tid), v.block->alloc_index);
+                        "Location is file descriptor {} (the descriptor itself: its I/O calls and dup2 read it, "
+                        "its creation and close write it), {} by thread {} (event {}):\n",
+                        v.name, reset ? "closed" : "created", names.Thread(v.block->tid), v.block->alloc_index);
     out += FramesText(StackFrames(details, v.block->stack), indent + "  ");
   } else if (v.kind == "tls" && !v.name.empty()) {
     out +=
@@ -155,11 +157,11 @@ std::string RaceEntry(const ReportNames& names, ReportDetails& details, const Ra
         "at the access below\n",
         ShownSize(p.second, v), p.second.object, p.second.index, names.Thread(p.first.tid));
   } else {
-    out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind),
+    out += fmt::format("  {} of size {} at {:#x} by thread {} (event {}):\n", AccessName(p.second.kind, v),
                        ShownSize(p.second, v), p.second.object, names.Thread(p.second.tid), p.second.index);
     out += FramesText(EventFrames(details, p.second), "    ");
   }
-  out += fmt::format("  Previous {} of size {} at {:#x} by thread {} (event {}):\n", Lower(AccessName(p.first.kind)),
+  out += fmt::format("  Previous {} of size {} at {:#x} by thread {} (event {}):\n", Lower(AccessName(p.first.kind, v)),
                      ShownSize(p.first, v), p.first.object, names.Thread(p.first.tid), p.first.index);
   out += FramesText(EventFrames(details, p.first), "    ");
   if (p.second.tid == kThreadNotSeen)

@@ -555,6 +555,34 @@ TEST(FdReportTest, RaceOnADescriptorNamesTheDescriptor) {
   EXPECT_NE(text.find("  Location is file descriptor " + fd + " (the descriptor itself"), std::string::npos) << text;
 }
 
+// dup2's creation of its target reads it (ThreadSanitizer's model): a close
+// racing with the dup2 that made the descriptor is a race with that creation,
+// which the report calls a creation, at the dup2() line.
+TEST(FdReportTest, CloseRacingWithTheDup2ThatMadeTheDescriptor) {
+  const std::string source = std::string(SEER_REPORT_PROGRAMS) + "/fd_close_after_dup2.c";
+  auto line = [&](const char* marker) { return "fd_close_after_dup2.c:" + std::to_string(MarkedLine(source, marker)); };
+  Recorded r;
+  ASSERT_NO_FATAL_FAILURE(RecordAndAnalyze(SEER_CC, source, "inproc", "-a hb", &r));
+  std::string fd;
+  std::istringstream(r.program_output) >> fd;
+  ASSERT_FALSE(fd.empty());
+  const json* pair = nullptr;
+  for (const json& p : r.report["races"]["hb"]["pairs"])
+    if (Where(p["first"]) == line("MARK-DUP2") && Where(p["second"]) == line("MARK-CLOSE")) pair = &p;
+  ASSERT_NE(pair, nullptr) << r.report["races"].dump(1);
+  const json& v = (*pair)["variable_details"];
+  EXPECT_EQ(v["kind"], "fd") << v.dump(1);
+  EXPECT_EQ(v["name"], fd) << v.dump(1);
+  ASSERT_FALSE(v["alloc_stack"].empty()) << v.dump(1);
+  EXPECT_EQ(Where(v["alloc_stack"][0]), line("MARK-DUP2")) << v.dump(1);
+  EXPECT_NE(r.text.find("  Previous creation of size 1 at "), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("  Location is file descriptor " + fd +
+                        " (the descriptor itself: its I/O calls and dup2 read it, "
+                        "its creation and close write it), created by thread "),
+            std::string::npos)
+      << r.text;
+}
+
 }  // namespace
 }  // namespace seer::predictor
 
