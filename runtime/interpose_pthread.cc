@@ -242,11 +242,22 @@ SEER_RT_INLINE void AcquiredAfterWait(const volatile void* lock, uint8_t mode, u
   Acquired(lock, mode, kBlocking, pc);
 }
 
-// A signal (cond signal or broadcast, sem_post): the use of the object, then the
-// signal, numbered before the real call.
-SEER_RT_INLINE void Signalling(const volatile void* object, uint64_t pc) {
-  SyncObjectUsed(object, pc);
-  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(object), 0, pc);
+// A sem_post: the use of the semaphore, then the signal, numbered before the real call.
+SEER_RT_INLINE void SemPosting(sem_t* s, uint64_t pc) {
+  SyncObjectUsed(s, pc);
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(s), 0, pc);
+}
+
+// A cond signal or broadcast: the signal, numbered before the real call, then
+// the use, unlike a post: glibc's pthread_cond_signal still touches the
+// condition variable after the waiter it wakes can return (it wakes the futex
+// after publishing the signal, which a spinning waiter sees first). So a waiter
+// that destroys the variable after its wait returned races with a signal made
+// outside the mutex (ThreadSanitizer's cond_race.cpp); one made under the
+// mutex is ordered before that return by the mutex.
+SEER_RT_INLINE void CondSignalling(pthread_cond_t* c, uint64_t pc) {
+  if (ThreadState* ts = SyncThread()) PutOrdered(ts, EventKind::kSignal, 0, Addr(c), 0, pc);
+  SyncObjectUsed(c, pc);
 }
 
 // A successful sem wait: the use, then the wait, numbered after the real call.
@@ -586,13 +597,13 @@ int pthread_spin_unlock(pthread_spinlock_t* l) noexcept {
 int pthread_cond_signal(pthread_cond_t* c) noexcept {
   if (FuzzOn()) return FuzzRelease(real_cond_signal.get(), c);
   if (ForwardSyncCall()) return real_cond_signal.get()(c);
-  Signalling(c, SEER_RT_CALLER_PC());
+  CondSignalling(c, SEER_RT_CALLER_PC());
   return real_cond_signal.get()(c);
 }
 int pthread_cond_broadcast(pthread_cond_t* c) noexcept {
   if (FuzzOn()) return FuzzRelease(real_cond_broadcast.get(), c);
   if (ForwardSyncCall()) return real_cond_broadcast.get()(c);
-  Signalling(c, SEER_RT_CALLER_PC());
+  CondSignalling(c, SEER_RT_CALLER_PC());
   return real_cond_broadcast.get()(c);
 }
 int pthread_cond_wait(pthread_cond_t* c, pthread_mutex_t* m) {
@@ -647,7 +658,7 @@ int pthread_once(pthread_once_t* control, void (*init)()) {
 int sem_post(sem_t* s) noexcept {
   if (FuzzOn()) return FuzzRelease(real_sem_post.get(), s);
   if (ForwardSyncCall()) return real_sem_post.get()(s);
-  Signalling(s, SEER_RT_CALLER_PC());
+  SemPosting(s, SEER_RT_CALLER_PC());
   return real_sem_post.get()(s);
 }
 int sem_wait(sem_t* s) {
