@@ -104,6 +104,30 @@ inline bool OrderReleases(uint8_t order) {
 //   acquire load or RMW: waits on it (before its access: the access itself is
 //     ordered after the releases it reads from);
 //   seq_cst is acquire plus release (SC's total order adds no happens-before).
+// What an allocation (a kAlloc) does to its block after making its bytes new
+// variables; the one rule EventLowering and SeqCheck's witness checker follow.
+// A heap block (malloc, new, mmap) is written by its allocation, as
+// ThreadSanitizer's malloc writes it: a thread that touches the block with
+// nothing ordering it after the allocation races with it, even if the
+// allocating thread never wrote the block itself. Up to kFreeWholeBlockBytes
+// (shadow_memory.h), the bound a free writes too. A descriptor's creation
+// writes its byte (ThreadSanitizer's "to catch races between fd usage and
+// open"): a close unordered with the open that made the number races with it;
+// dup2's creation of its target only reads it, as ThreadSanitizer's (a close
+// still races with it, a read or write does not). A thread's stack, TLS, the
+// identity close gives a descriptor and memory only declared new
+// (AnnotateNewMemory) are fresh, not touched.
+enum class BlockAccess : uint8_t { kNone, kRead, kWrite };
+inline BlockAccess AllocationAccess(const Event& alloc) {
+  switch (static_cast<AllocRegion>(alloc.mode)) {
+    case AllocRegion::kHeap:
+      return alloc.aux != 0 && alloc.aux <= kFreeWholeBlockBytes ? BlockAccess::kWrite : BlockAccess::kNone;
+    case AllocRegion::kFileDescriptor: return BlockAccess::kWrite;
+    case AllocRegion::kFileDescriptorDup: return BlockAccess::kRead;
+    default: return BlockAccess::kNone;
+  }
+}
+
 // The value read is not recorded: a load is taken to read the latest store of x in
 // the trace, which the runtime's per-address order makes the store it read from
 // (hooks_atomic.cc). Fences are approximated on the side of fewer races: a relaxed
@@ -151,10 +175,11 @@ class EventLowering {
       case EventKind::kAlloc:
         if (e.aux != 0) block_sizes_[e.object] = e.aux;
         fn(LoweredOp{SyncOp::kFresh, e.object, e.aux, false, false});
-        if (WritesBlock(e))
-          fn(LoweredOp{SyncOp::kWrite, e.object, e.aux, false, false});
-        else if (e.mode == static_cast<uint8_t>(AllocRegion::kFileDescriptorDup))
-          fn(LoweredOp{SyncOp::kRead, e.object, e.aux, false, false});  // dup2's target: read
+        switch (AllocationAccess(e)) {
+          case BlockAccess::kWrite: fn(LoweredOp{SyncOp::kWrite, e.object, e.aux, false, false}); break;
+          case BlockAccess::kRead: fn(LoweredOp{SyncOp::kRead, e.object, e.aux, false, false}); break;
+          case BlockAccess::kNone: break;
+        }
         return;
       case EventKind::kFree: fn(LoweredOp{SyncOp::kFree, e.object, FreedBytes(e), false, false}); return;
       case EventKind::kThreadBegin:
@@ -222,22 +247,6 @@ class EventLowering {
   // keep a free's write after the next allocation there made the block fresh, and
   // a later free of that block would race with it. A free of a block no
   // allocation described keeps its own size (1 byte when unknown: imported traces).
-  // A heap block (malloc, new, mmap) is written by its allocation, as
-  // ThreadSanitizer's malloc writes it: a thread that touches the block with
-  // nothing ordering it after the allocation races with it, even if the
-  // allocating thread never wrote the block itself. Up to kFreeWholeBlockBytes
-  // (shadow_memory.h), the bound a free writes too. A descriptor's creation
-  // writes its byte (ThreadSanitizer's "to catch races between fd usage and
-  // open"): a close unordered with the open that made the number races with
-  // it; dup2's creation of its target only reads it, as ThreadSanitizer's (a
-  // close still races with it, a read or write does not). A thread's stack,
-  // TLS, the identity close gives a descriptor and memory only declared new
-  // (AnnotateNewMemory) are fresh, not written.
-  static bool WritesBlock(const Event& e) {
-    if (e.mode == static_cast<uint8_t>(AllocRegion::kFileDescriptor)) return true;
-    return e.mode == static_cast<uint8_t>(AllocRegion::kHeap) && e.aux != 0 && e.aux <= kFreeWholeBlockBytes;
-  }
-
   uint64_t FreedBytes(const Event& e) {
     auto it = block_sizes_.find(e.object);
     if (it == block_sizes_.end()) return e.aux == 0 ? 1 : e.aux;

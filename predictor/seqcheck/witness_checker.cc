@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "predictor/common/sync_ops.h"
 #include "predictor/seqcheck/huge_pages.h"
 namespace seer::predictor::seqcheck {
 namespace {
@@ -18,20 +19,14 @@ bool Writes(EventKind k) {
   return k == EventKind::kWrite || k == EventKind::kAtomicStore || k == EventKind::kAtomicRmw || k == EventKind::kFree;
 }
 bool Accesses(EventKind k) { return Reads(k) || Writes(k); }
-// The allocation of a heap block up to 4096 bytes writes it, after its bytes
-// become new variables, and so does a descriptor's creation (ThreadSanitizer's
-// model; the bound and the regions as EventLowering has them, written out again here).
+// What an allocation does to its block: the rule the engines' lowering follows (sync_ops.h).
 bool AllocationWrites(const Event& e) {
-  if (e.kind != EventKind::kAlloc) return false;
-  if (e.mode == static_cast<uint8_t>(AllocRegion::kFileDescriptor)) return true;
-  return e.mode == static_cast<uint8_t>(AllocRegion::kHeap) && e.aux != 0 && e.aux <= 4096;
-}
-// dup2's creation of its target reads it (ThreadSanitizer's model).
-bool AllocationReads(const Event& e) {
-  return e.kind == EventKind::kAlloc && e.mode == static_cast<uint8_t>(AllocRegion::kFileDescriptorDup);
+  return e.kind == EventKind::kAlloc && AllocationAccess(e) == BlockAccess::kWrite;
 }
 bool Writes(const Event& e) { return Writes(e.kind) || AllocationWrites(e); }
-bool Accesses(const Event& e) { return Accesses(e.kind) || AllocationWrites(e) || AllocationReads(e); }
+bool Accesses(const Event& e) {
+  return Accesses(e.kind) || (e.kind == EventKind::kAlloc && AllocationAccess(e) != BlockAccess::kNone);
+}
 
 // The bytes [first, end) of a range: at least its first byte, without overflow.
 std::pair<uint64_t, uint64_t> ByteRange(uint64_t first, uint64_t size) {
