@@ -54,7 +54,9 @@ start_daemon "$tmp/exit.log" --dir "$tmp/exit" --window 1s --duty continuous -- 
 wait_for 60 "the target's exit in the log" grep -q "exited (status 0)" "$tmp/exit.log"
 wait_for 30 "seer_target_up 0" bash -c "[ \"\$(curl -sf http://127.0.0.1:$port/metrics | grep '^seer_target_up' | awk '{print \$NF}')\" = 0 ]"
 positive 'seer_windows_written_total{target="command' || fail "no window written before the target exited"
-grep -q '"kind": "deadlock"' <<<"$(curl -sf "http://127.0.0.1:$port/findings")" || fail "the target's deadlock was not found"
+# The windows are analysed in the background: the finding may come after the exit.
+wait_for 60 "the target's deadlock in /findings" bash -c \
+  "curl -sf http://127.0.0.1:$port/findings | grep -q '\"kind\": \"deadlock\"'"
 stop_daemon
 
 echo "== SIGKILL of the daemon, then a restart on the same directory"
