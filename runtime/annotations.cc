@@ -236,6 +236,24 @@ constexpr unsigned kTsanMutexTryLockFailed = 1u << 5;
 
 bool IgnoringWrites() { return tls_ignore_writes != 0; }
 
+ThreadIgnores SuspendIgnores() {
+  const ThreadIgnores was{tls_ignore_reads, tls_ignore_writes, tls_ignore_sync};
+  if (was.reads + was.writes != 0) g_access_filters.fetch_sub(was.reads + was.writes, std::memory_order_relaxed);
+  tls_ignore_reads = tls_ignore_writes = tls_ignore_sync = 0;
+  return was;
+}
+
+void RestoreIgnores(const ThreadIgnores& ignores) {
+  // What the handler began and did not end is dropped with the handler.
+  if (tls_ignore_reads + tls_ignore_writes != 0)
+    g_access_filters.fetch_sub(tls_ignore_reads + tls_ignore_writes, std::memory_order_relaxed);
+  tls_ignore_reads = ignores.reads;
+  tls_ignore_writes = ignores.writes;
+  tls_ignore_sync = ignores.sync;
+  if (ignores.reads + ignores.writes != 0)
+    g_access_filters.fetch_add(ignores.reads + ignores.writes, std::memory_order_relaxed);
+}
+
 bool FilteredAccess(uint8_t kind, uint64_t addr, uint64_t size) {
   if ((kind == K(EventKind::kRead) ? tls_ignore_reads : tls_ignore_writes) != 0) return true;
   return __atomic_load_n(&g_benign.count, __ATOMIC_RELAXED) != 0 && InBenign(addr, size);

@@ -27,4 +27,11 @@ void ForgetBenignRanges(uint64_t addr, uint64_t size);
 // first: it is false whenever no thread ignores anything.
 bool IgnoringWrites();
 
+// A signal handler records what it does whatever the code it interrupted
+// ignores, as ThreadSanitizer clears a thread's ignores while a handler runs:
+// SuspendIgnores() clears them and returns them, RestoreIgnores() puts them
+// back when the handler ends. Async-signal-safe.
+ThreadIgnores SuspendIgnores();
+void RestoreIgnores(const ThreadIgnores& ignores);
+
 }  // namespace seer::rt

@@ -34,15 +34,26 @@
 // - sigaction() installing a handler signals the signal's object; each run of
 //   the handler begins with a wait on it: what the program did before it
 //   installed a handler happens before the handler;
-// - raise() and pthread_kill() of the calling thread deliver the signal before
-//   they return: they signal the thread's "raised" object before the call and
-//   wait on its "handled" object after it; a handler begins with a wait on the
+// - the calls during which a thread runs handlers (signal_delivery.h's
+//   delivery points: raise() and pthread_kill() of itself, the calls that
+//   unblock or wait for signals, pause(), and the timers' alarm() and
+//   setitimer()) signal the thread's "raised" object before the call and,
+//   when a handler ran, wait on its "handled" object after it; a handler
+//   begins with a wait on the
 //   former and ends with a signal on the latter, so the code before the call
-//   happens before the handler, and the handler before the code after it.
+//   happens before the handler, and the handler before the code after it;
+// - after a handler recorded on the signal ring ended, the interrupted
+//   thread's next ordered record (a lock, a join, an allocation, its end...)
+//   is preceded by a wait on its "handled" object (WaitForHandlers): the
+//   handler ended before the thread went on.
 // A signal sent from elsewhere (another thread, a timer, kill) interrupts the
-// thread at a point the runtime cannot place in its ring (ground rule 2): its
-// handler follows the thread's last raise only, and is otherwise concurrent
-// with the code it interrupted (docs/recording.md says what that reports).
+// thread at a point the runtime cannot place in its ring (ground rule 2).
+// ThreadSanitizer defers such a handler to the thread's next interceptor, or
+// runs it at once in a blocking call; here it is ordered with the thread at
+// the points above, and concurrent with the thread's plain accesses between
+// them (docs/recording.md says what that reports). While a handler runs, the
+// thread's annotations ignore nothing (they are put back after it), as under
+// ThreadSanitizer.
 //
 // SIGTRAP is the runtime's own while watchpoints are on (watchpoints.h): its
 // handler stays installed, and the program's is kept here and called for every
@@ -51,15 +62,18 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <sys/time.h>
 
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
 
+#include "runtime/annotations.h"
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/real_function.h"
 #include "runtime/rt_state.h"
 #include "runtime/signal_chain.h"
+#include "runtime/signal_delivery.h"
 #include "runtime/watchpoints.h"
 
 namespace seer::rt {
@@ -71,6 +85,16 @@ using RaiseFn = int (*)(int);
 RealFunction<RaiseFn> real_raise("raise");
 using PthreadKillFn = int (*)(pthread_t, int);
 RealFunction<PthreadKillFn> real_pthread_kill("pthread_kill");
+using SigmaskFn = int (*)(int, const sigset_t*, sigset_t*);
+RealFunction<SigmaskFn> real_sigprocmask("sigprocmask");
+RealFunction<SigmaskFn> real_pthread_sigmask("pthread_sigmask");
+RealFunction<int (*)(const sigset_t*)> real_sigsuspend("sigsuspend");
+RealFunction<int (*)(const sigset_t*, int*)> real_sigwait("sigwait");
+RealFunction<int (*)(const sigset_t*, siginfo_t*)> real_sigwaitinfo("sigwaitinfo");
+RealFunction<int (*)(const sigset_t*, siginfo_t*, const struct timespec*)> real_sigtimedwait("sigtimedwait");
+RealFunction<int (*)()> real_pause("pause");
+RealFunction<unsigned (*)(unsigned)> real_alarm("alarm");
+RealFunction<int (*)(__itimer_which_t, const struct itimerval*, struct itimerval*)> real_setitimer("setitimer");
 using LongjmpFn = void (*)(struct __jmp_buf_tag*, int);
 RealFunction<LongjmpFn> real_longjmp("longjmp");
 RealFunction<LongjmpFn> real__longjmp("_longjmp");
@@ -109,13 +133,13 @@ class SigtrapLock {
   SigtrapLock() {
     sigset_t all;
     sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, &saved_);
+    real_pthread_sigmask.get()(SIG_BLOCK, &all, &saved_);
     while (sigtrap_locked.exchange(true, std::memory_order_acquire)) {
     }
   }
   ~SigtrapLock() {
     sigtrap_locked.store(false, std::memory_order_release);
-    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+    real_pthread_sigmask.get()(SIG_SETMASK, &saved_, nullptr);
   }
   SigtrapLock(const SigtrapLock&) = delete;
   SigtrapLock& operator=(const SigtrapLock&) = delete;
@@ -150,13 +174,14 @@ class HandlerScope {
   // running (SynchronousFault): the handler records into the thread's own ring.
   HandlerScope(const void* frame, bool in_thread) {
     const int saved_errno = errno;
+    ignores_ = SuspendIgnores();
     slot_ = CurrentSlot();
     if (slot_.state != nullptr) {
       outer_ = *slot_.state;
       outer_attaching_ = slot_.vars->attaching;
       const uint32_t depth = ++slot_.vars->signal_depth;
       if (depth <= ThreadVars::kHandlerFrames)
-        slot_.vars->handler_frames[depth - 1] = {outer_, outer_attaching_, reinterpret_cast<uint64_t>(frame)};
+        slot_.vars->handler_frames[depth - 1] = {outer_, outer_attaching_, reinterpret_cast<uint64_t>(frame), ignores_};
       ThreadState* inner = nullptr;
       if (outer_ != nullptr && !outer_attaching_ && g_rt.sync_inproc) {
         if (in_thread)
@@ -174,11 +199,13 @@ class HandlerScope {
     errno = saved_errno;
   }
   ~HandlerScope() {
-    if (slot_.state == nullptr) return;
-    std::atomic_signal_fence(std::memory_order_seq_cst);
-    *slot_.state = outer_;
-    slot_.vars->attaching = outer_attaching_;
-    --slot_.vars->signal_depth;
+    if (slot_.state != nullptr) {
+      std::atomic_signal_fence(std::memory_order_seq_cst);
+      *slot_.state = outer_;
+      slot_.vars->attaching = outer_attaching_;
+      --slot_.vars->signal_depth;
+    }
+    RestoreIgnores(ignores_);
   }
   HandlerScope(const HandlerScope&) = delete;
   HandlerScope& operator=(const HandlerScope&) = delete;
@@ -189,9 +216,16 @@ class HandlerScope {
   }
   // The handler records into the interrupted thread's ring.
   bool in_thread() const { return in_thread_; }
+  // The handler, recorded on the signal ring, ended: the interrupted thread
+  // waits for it at its next ordered record (WaitForHandlers).
+  void HandlerRecorded() {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    outer_->handlers_ran = true;
+  }
 
  private:
   ThreadSlot slot_;
+  ThreadIgnores ignores_ = {};
   ThreadState* outer_ = nullptr;
   bool outer_attaching_ = false;
   bool in_thread_ = false;
@@ -232,21 +266,23 @@ void Trampoline(int sig, siginfo_t* info, void* context) {
     reinterpret_cast<void (*)(int)>(fn)(sig);
   // Not reached when the handler leaves by longjmp: LeaveHandlers below then
   // orders it before the code the jump lands in.
-  if (ts != nullptr) PutOrdered(ts, EventKind::kSignal, 0, HandledObject(interrupted->ring), 0, pc);
+  if (ts != nullptr) {
+    PutOrdered(ts, EventKind::kSignal, 0, HandledObject(interrupted->ring), 0, pc);
+    scope.HandlerRecorded();
+  }
   if (FuzzOn()) FuzzHandlerEnd(fuzz_outer);
 }
 
-// A signal the calling thread sends itself: `send` delivers it before it returns.
-template <typename Send>
-int SendToSelf(Send send, uint64_t pc) {
-  // Attached, no handler runs behind the trampoline (the note at the top).
-  ThreadState* ts = g_rt.injected ? nullptr : SyncThread();
-  if (ts == nullptr) return send();
-  const uint32_t ring = ts->ring;
-  PutOrdered(ts, EventKind::kSignal, 0, RaisedObject(ring), 0, pc);
-  const int rc = send();
-  if (rc == 0 && (ts = SyncThread()) != nullptr) PutOrdered(ts, EventKind::kWait, 0, HandledObject(ring), 0, pc);
-  return rc;
+// Set once the program installed a handler: before that, no handler can run
+// at a delivery point (signal_delivery.h).
+std::atomic<bool> handler_installed{false};
+
+// The thread whose delivery points are recorded: whatever its annotations
+// ignore, since a handler is part of the thread it interrupts (the note at the
+// top). Attached, no handler runs behind the trampoline.
+ThreadState* DeliveryThread() {
+  if (!handler_installed.load(std::memory_order_relaxed) || g_rt.injected || ForwardSyncCall()) return nullptr;
+  return RecordingThread();
 }
 
 bool IsHandler(void* fn) {
@@ -342,6 +378,7 @@ int ProgramAction(SigactionFn real, int sig, const struct sigaction* act, struct
           PutOrdered(ts, EventKind::kSignal, 0, InstalledObject(sig), 0,
                      reinterpret_cast<uint64_t>(__builtin_return_address(0)));
       }
+      handler_installed.store(true, std::memory_order_relaxed);
       // The handler first: the trampoline may run as soon as the kernel has it.
       h.siginfo.store((act->sa_flags & SA_SIGINFO) != 0, std::memory_order_relaxed);
       h.fn.store(fn, std::memory_order_release);
@@ -434,6 +471,7 @@ void LeaveHandlers(uint64_t target) {
     v->attaching = f.outer_attaching;
     --v->signal_depth;
     std::atomic_signal_fence(std::memory_order_seq_cst);
+    RestoreIgnores(f.ignores);
     // The handler recorded (the outermost, into the signal ring): its end
     // before what follows the landing, as HandlerScope's trampoline would.
     if (v->signal_depth == 0 && handler_ring != nullptr && f.outer != nullptr && handler_ring != f.outer) {
@@ -453,6 +491,28 @@ void LeaveHandlers(uint64_t target) {
 }
 
 }  // namespace
+
+DeliveryPoint::DeliveryPoint(uint64_t pc) : pc_(pc) {
+  ThreadState* ts = DeliveryThread();
+  if (ts == nullptr) return;
+  ring_ = ts->ring;
+  PutOrdered(ts, EventKind::kSignal, 0, RaisedObject(ts->ring), 0, pc);
+}
+
+DeliveryPoint::~DeliveryPoint() {
+  if (ring_ < 0) return;
+  const int saved_errno = errno;  // the call's
+  ThreadState* ts = DeliveryThread();
+  if (ts != nullptr && ts->handlers_ran) WaitForHandlers(ts, pc_);
+  errno = saved_errno;
+}
+
+void WaitForHandlers(ThreadState* ts, uint64_t pc) {
+  ts->handlers_ran = false;  // first: PutOrdered below looks at it again
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  PutOrdered(ts, EventKind::kWait, 0, HandledObject(ts->ring), 0, pc);
+}
+
 }  // namespace seer::rt
 
 using namespace seer::rt;
@@ -474,16 +534,55 @@ int sigaction(int sig, const struct sigaction* act, struct sigaction* old) noexc
 }
 
 int raise(int sig) noexcept {
-  const auto pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
-  return SendToSelf([sig] { return real_raise.get()(sig); }, pc);
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_raise.get()(sig);
 }
 
 int pthread_kill(pthread_t thread, int sig) noexcept {
   // Signal 0 only checks the thread exists; another thread's handler runs
   // whenever that thread is interrupted (the note at the top).
   if (sig == 0 || !pthread_equal(thread, pthread_self())) return real_pthread_kill.get()(thread, sig);
-  const auto pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
-  return SendToSelf([thread, sig] { return real_pthread_kill.get()(thread, sig); }, pc);
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_pthread_kill.get()(thread, sig);
+}
+
+// The calls that unblock signals, wait for them, or have the kernel send one
+// later (a timer), as delivery points.
+int sigprocmask(int how, const sigset_t* set, sigset_t* old) noexcept {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_sigprocmask.get()(how, set, old);
+}
+int pthread_sigmask(int how, const sigset_t* set, sigset_t* old) noexcept {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_pthread_sigmask.get()(how, set, old);
+}
+int sigsuspend(const sigset_t* mask) {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_sigsuspend.get()(mask);
+}
+int sigwait(const sigset_t* set, int* sig) {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_sigwait.get()(set, sig);
+}
+int sigwaitinfo(const sigset_t* set, siginfo_t* info) {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_sigwaitinfo.get()(set, info);
+}
+int sigtimedwait(const sigset_t* set, siginfo_t* info, const struct timespec* timeout) {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_sigtimedwait.get()(set, info, timeout);
+}
+int pause() {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_pause.get()();
+}
+unsigned alarm(unsigned seconds) noexcept {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_alarm.get()(seconds);
+}
+int setitimer(__itimer_which_t which, const struct itimerval* value, struct itimerval* old) noexcept {
+  DeliveryPoint point(SEER_RT_CALLER_PC());
+  return real_setitimer.get()(which, value, old);
 }
 
 // longjmp and its kin, for a handler that leaves by one (LeaveHandlers):

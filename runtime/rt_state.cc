@@ -622,6 +622,8 @@ void FinishSlot(ThreadSlot slot, bool free_stack, uint64_t pc) {
   // The thread's stack (and the static TLS glibc keeps at its top) becomes
   // memory that a later thread may reuse: a fresh identity from here on. (A
   // thread sharing its TLS block has no stack of its own that glibc knows.)
+  // Its signal handlers come before its stack's free and its end, so before
+  // whoever joins it: PutOrdered waits for those that ran (WaitForHandlers).
   if (free_stack && !tls_shared && ThreadStack(&addr, &size)) PutOrdered(ts, EventKind::kFree, 0, addr, size, pc);
   EndBareThread(ts, pc);
   // Its signal handlers' ring ends with it (unless a handler is ending the thread).

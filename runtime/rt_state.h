@@ -67,6 +67,7 @@ struct ThreadState {
   bool repeat_marks;    // Globals::repeat_marks, here where the writers look
   uint16_t ref_len;     // repeat marks (EndSegment): the reference segment's words, 0 for none
   uint16_t ref_misses;  // repeat marks: segments compared in a row that did not repeat
+  bool handlers_ran;    // a signal handler ran on the thread since its last wait for them (WaitForHandlers)
   // Repeat marks: where the open segment began (the head just past the last
   // ordered record; ~0 before the first) and the pc rule's last pc there; where
   // the reference segment begins and its last pc before it.
@@ -94,6 +95,14 @@ extern Globals g_rt;
 
 extern __thread ThreadState* tls_state;
 
+// What a thread's annotations ignore: its reads, writes and synchronisation
+// (the depth of each Begin not yet ended; annotations.h).
+struct ThreadIgnores {
+  uint32_t reads;
+  uint32_t writes;
+  uint32_t sync;
+};
+
 // What the runtime keeps of a thread besides its writer state: in TLS
 // (tls_vars), or, for a thread that shares its TLS block, in its entry of
 // the shared-TLS table (shared_tls.h).
@@ -110,6 +119,7 @@ struct ThreadVars {
     ThreadState* outer;
     bool outer_attaching;
     uint64_t frame;
+    ThreadIgnores ignores;  // the interrupted code's, put back when the handler ends
   };
   static constexpr uint32_t kHandlerFrames = 4;
   HandlerFrame handler_frames[kHandlerFrames];
@@ -636,11 +646,20 @@ uint64_t TakeAtomicNumber(const volatile void* addr);
 // atomic stripe unlocked and its order domain back at 0.
 void ResetAtomicOrderInChild();
 
+// The signal handlers that ran on the thread of `ts` (recorded on its signal
+// ring) since its last wait for them happen before what it records next: a
+// wait on the "handled" object each signals as it ends (interpose_signal.cc).
+// A handler ended before the thread went on, so any later point of the
+// thread will do; the first ordered record after it is the one that costs no
+// more than a test of `handlers_ran`.
+SEER_RT_NOINLINE void WaitForHandlers(ThreadState* ts, uint64_t pc);
+
 // One ordered event: room first (a thread that took a number must not wait for
 // the drainer, and a dropped record must not leave a hole in a domain), then
 // its number, then the record.
 SEER_RT_INLINE void PutOrdered(ThreadState* ts, EventKind kind, uint8_t mode, uint64_t object, uint64_t aux,
                                uint64_t pc, uint32_t domain = kGlobalDomain) {
+  if (__builtin_expect(ts->handlers_ran, 0)) WaitForHandlers(ts, pc);
   if (!Reserve(ts, LongWords(aux, 0), K(kind))) return;
   WriteLong(ts, K(kind), mode, object, aux, pc, TakeNumber(domain));
 }
