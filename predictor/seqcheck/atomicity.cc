@@ -229,7 +229,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   // last_thread says it is that thread's): vectors, not a hash map per thread,
   // since every access looks its variable up.
   std::vector<uint32_t> last(m.variables(), kNone), last_thread(m.variables(), kNone);
-  for (uint32_t t = 0; t < m.threads() && stats->checks < options.max_checks; ++t) {
+  for (uint32_t t = 0; t < m.threads() && !options.Stop(*stats); ++t) {
     uint32_t hard_out = kNone, hard_in = kNone;  // latest positions with hard edges out / in
     // A range's variables mostly pair it with the same earlier access and the
     // same intruders: each (e1, e) is decided once per e2.
@@ -273,7 +273,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
         const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
         const uint64_t to = e2 + distance;
         for (auto jt = std::lower_bound(pool.begin(), pool.end(), from); jt != pool.end() && *jt <= to; ++jt) {
-          if (stats->checks >= options.max_checks) break;
+          if (options.Stop(*stats)) break;
           const uint32_t e = *jt;
           const Node& ne = m.node(e);
           if (ne.tid == t) continue;

@@ -10,6 +10,7 @@
 // program's design, not a violation (docs/seqcheck.md).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -29,6 +30,13 @@ struct AtomicityOptions {
   bool regions = true;             // only pairs in one region (regions.h); false: any pair in the
                                    // window, as before issue #34 (for comparisons)
   FeasibilityOptions feasibility;
+  // Set by another thread when the result will not be used (the windows
+  // before this one spent every check): stop before the next check.
+  const std::atomic<bool>* cancelled = nullptr;
+
+  bool Stop(const SeqCheckStats& stats) const {
+    return stats.checks >= max_checks || (cancelled != nullptr && cancelled->load(std::memory_order_relaxed));
+  }
 };
 
 // One violation per distinct (pattern, pc of e1, pc of e, pc of e2), each with a

@@ -47,7 +47,7 @@ std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOp
   std::set<std::vector<std::pair<uint64_t, uint64_t>>> reported;  // (held pc, request pc) per step
 
   for (const auto& locks : graph.LockCycles(options.max_cycle_length, options.max_lock_cycles)) {
-    if (stats->checks >= options.max_checks) break;
+    if (options.Stop(*stats)) break;
     const size_t k = locks.size();
     std::vector<const std::vector<uint32_t>*> steps(k);
     for (size_t i = 0; i < k; ++i) steps[i] = &graph.ClassesBetween(locks[i], locks[(i + 1) % k]);
@@ -69,7 +69,7 @@ std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOp
       const LockEdgeClass& first = graph.classes()[choice[anchor]];
       const size_t n = first.edges.size();
       const size_t tries = std::min<size_t>(n, options.max_instances);
-      for (size_t t = 0; t < tries && stats->checks < options.max_checks; ++t) {
+      for (size_t t = 0; t < tries && !options.Stop(*stats); ++t) {
         const LockEdge& e0 = first.edges[tries == 1 ? 0 : t * (n - 1) / (tries - 1)];
         std::vector<LockEdge> cycle(k);
         cycle[anchor] = e0;

@@ -1,6 +1,7 @@
 #include "predictor/seqcheck/engines.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -102,8 +103,10 @@ class WindowedEngine : public Engine {
   // Decides a window whose first `carried` events are the carried acquires,
   // with at most `budget` feasibility checks: its findings into *found, its
   // work into *stats. Must not touch the engine's state: it runs on any thread.
-  virtual void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, Findings* found,
-                      SeqCheckStats* stats) const = 0;
+  // `cancelled` (null without jobs) is set meanwhile when the result will not
+  // be used: it may stop early then.
+  virtual void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, const std::atomic<bool>* cancelled,
+                      Findings* found, SeqCheckStats* stats) const = 0;
   uint64_t windows() const { return windows_.windows_taken(); }
 
  private:
@@ -116,6 +119,9 @@ class WindowedEngine : public Engine {
     Findings found;
     SeqCheckStats stats;
     bool decided = false;  // under mu_
+    // The windows before it spent every check: it is decided on none (what
+    // its task finds is dropped), so the task may stop.
+    std::atomic<bool> cancelled{false};
   };
 
   uint64_t ChecksLeft() const { return stats_.checks < max_checks_ ? max_checks_ - stats_.checks : 0; }
@@ -138,7 +144,7 @@ class WindowedEngine : public Engine {
     if (w->skipped) w->budget = 0;
     if (jobs_ == nullptr) {
       // No checks left: nothing to decide (what deciding would find, exactly).
-      if (w->budget > 0) Decide(&w->events, w->carried, w->budget, &w->found, &w->stats);
+      if (w->budget > 0) Decide(&w->events, w->carried, w->budget, nullptr, &w->found, &w->stats);
       Use(w.get());
       return;
     }
@@ -152,7 +158,7 @@ class WindowedEngine : public Engine {
       w->decided = true;
     } else {
       jobs_->Submit([this, raw] {
-        Decide(&raw->events, raw->carried, raw->budget, &raw->found, &raw->stats);
+        Decide(&raw->events, raw->carried, raw->budget, &raw->cancelled, &raw->found, &raw->stats);
         std::lock_guard<std::mutex> lock(mu_);
         raw->decided = true;
       });
@@ -181,10 +187,15 @@ class WindowedEngine : public Engine {
         w->found = Findings();
         w->stats = SeqCheckStats();
         w->budget = left;
-        if (left > 0) Decide(&w->events, w->carried, left, &w->found, &w->stats);
+        if (left > 0) Decide(&w->events, w->carried, left, nullptr, &w->found, &w->stats);
       }
       Use(w);
       taken_.pop_front();
+      // No check left: the windows still on the pool are decided again on
+      // none above, whatever they find; they need not go on (with a checks
+      // budget spent in the first windows, they were most of `--jobs`' cost).
+      if (hook_ == nullptr && ChecksLeft() == 0)
+        for (const auto& later : taken_) later->cancelled.store(true, std::memory_order_relaxed);
     }
   }
 
@@ -294,12 +305,14 @@ class DeadlockEngine final : public WindowedEngine {
   ~DeadlockEngine() override { WaitForWindows(); }
 
  private:
-  void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, Findings* found,
-              SeqCheckStats* stats) const override {
+  void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, const std::atomic<bool>* cancelled,
+              Findings* found, SeqCheckStats* stats) const override {
     // No cycle in the locks' nesting: no candidate, and no model to build.
     if (!LockOrderHasCycle(*window)) return;
     DeadlockOptions options = options_;
     options.max_checks = budget;
+    options.cancelled = cancelled;
+    if (options.Stop(*stats)) return;
     TraceModel model(std::move(*window), carried);
     found->deadlocks = PredictDeadlocks(model, options, stats);
     *window = std::move(model).ReleaseEvents();
@@ -317,10 +330,12 @@ class AtomicityEngine final : public WindowedEngine {
   ~AtomicityEngine() override { WaitForWindows(); }
 
  private:
-  void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, Findings* found,
-              SeqCheckStats* stats) const override {
+  void Decide(std::vector<Event>* window, size_t carried, uint64_t budget, const std::atomic<bool>* cancelled,
+              Findings* found, SeqCheckStats* stats) const override {
     AtomicityOptions options = options_;
     options.max_checks = budget;
+    options.cancelled = cancelled;
+    if (options.Stop(*stats)) return;
     TraceModel model(std::move(*window), carried);
     found->atomicity = PredictAtomicityViolations(model, options, stats, &found->atomicity_candidates);
     *window = std::move(model).ReleaseEvents();
