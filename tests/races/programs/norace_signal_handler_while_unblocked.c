@@ -13,9 +13,9 @@
 #include <stdlib.h>
 
 int blocked;
-int stop;      // relaxed atomic accesses only
-int handled;   // the handlers' own: they run one at a time on the worker
-int started;   // relaxed atomic accesses only
+int stop;     // relaxed atomic accesses only
+int handled;  // the handlers' own: they run one at a time on the worker
+int started;  // relaxed atomic accesses only
 
 static void handler(int sig) {
   (void)sig;
