@@ -692,7 +692,7 @@ bool SamplerStop() {
   const uint64_t deadline = NowNs() + 2000000000ull;
   while (g_walks.load() > 0 && NowNs() < deadline) {
     const timespec pause = {0, 1000000};
-    nanosleep(&pause, nullptr);
+    SleepUnrecorded(&pause, nullptr);
   }
   return g_walks.load() <= 0 && !StaleTicksMayCome();
 }

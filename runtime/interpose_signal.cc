@@ -36,8 +36,8 @@
 //   installed a handler happens before the handler;
 // - the calls during which a thread runs handlers (signal_delivery.h's
 //   delivery points: raise() and pthread_kill() of itself, the calls that
-//   unblock or wait for signals, pause(), and the timers' alarm() and
-//   setitimer()) signal the thread's "raised" object before the call and,
+//   unblock or wait for signals, pause(), the timers' alarm() and setitimer(),
+//   and the sleeps of interpose_sleep.cc) signal the thread's "raised" object before the call and,
 //   when a handler ran, wait on its "handled" object after it; a handler
 //   begins with a wait on the
 //   former and ends with a signal on the latter, so the code before the call

@@ -95,7 +95,7 @@ bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
         sched_yield();
       } else {
         timespec pause = {0, 100000};
-        nanosleep(&pause, nullptr);
+        SleepUnrecorded(&pause, nullptr);
       }
     }
     ts->stalled = true;

@@ -304,7 +304,7 @@ void WaitForModuleMap() {
   const uint64_t deadline = NowNs() + 1000000000ull;
   while (g_rt.shm->modules_read.load(std::memory_order_acquire) == 0 && NowNs() < deadline) {
     timespec pause = {0, 50000};
-    nanosleep(&pause, nullptr);
+    SleepUnrecorded(&pause, nullptr);
   }
 }
 
@@ -542,7 +542,7 @@ int32_t WaitForReturnedRing(ShmHeader* h) {
       break;
     }
     timespec pause = {0, 100000};
-    nanosleep(&pause, nullptr);
+    SleepUnrecorded(&pause, nullptr);
   }
   h->ring_waiters.fetch_sub(1, std::memory_order_relaxed);
   return ring;

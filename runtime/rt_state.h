@@ -302,6 +302,11 @@ SEER_RT_INLINE ThreadState* SyncThread() {
 using SyscallFn = long (*)(long, ...);
 SyscallFn LibcSyscall();
 
+// libc's nanosleep(), past the runtime's own (interpose_sleep.cc, where a sleep
+// is a point at which the thread's signal handlers run, and is recorded as
+// one): for the runtime's own waits, which may come half-way through an append.
+int SleepUnrecorded(const struct timespec* req, struct timespec* rem);
+
 SEER_RT_INLINE uint8_t K(EventKind kind) { return static_cast<uint8_t>(kind); }
 
 // The thread's head: words written since its ring began.

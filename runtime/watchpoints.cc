@@ -374,7 +374,7 @@ void WatchHold(ThreadState* ts, uint64_t addr, uint64_t size, bool write, uint64
         ioctl(s->fd, PERF_EVENT_IOC_MODIFY_ATTRIBUTES, &attr) == 0 && ioctl(s->fd, PERF_EVENT_IOC_ENABLE, 0) == 0;
   }
   timespec hold = {0, static_cast<long>(g_watch.delay_us) * 1000};
-  while (nanosleep(&hold, &hold) != 0 && errno == EINTR) {
+  while (SleepUnrecorded(&hold, &hold) != 0 && errno == EINTR) {
   }
   if (hardware) ioctl(s->fd, PERF_EVENT_IOC_DISABLE, 0);
   g_watch.armed.fetch_sub(1, std::memory_order_acq_rel);
