@@ -5,6 +5,7 @@
 # fetched once (a 130 MB download; only the tests are unpacked).
 #
 #   bench/tsan_suite.sh [BUILD_DIR] [-- tsan_suite.py options, e.g. --only signal_ --jobs 2]
+#   bench/tsan_suite.sh build -- --tool both     ThreadSanitizer's score beside seer's (clang-14)
 #     TSAN_SUITE_DIR=/var/tmp/seer-tsan-suite   where the source is kept
 #
 # Run as root on the first use (apt-get), and as root for the recordings.
