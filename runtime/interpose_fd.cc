@@ -327,6 +327,16 @@ SEER_RT_INLINE int DuplicatedOnto(int fd, int target, int r, uint64_t pc) {
   return r;
 }
 
+// Before close(fd): the end of what `fd` named, and ThreadSanitizer's reset:
+// a number reused by a creation not seen starts afresh. Before the close: no
+// creation can reuse the number before it.
+SEER_RT_INLINE void Closing(int fd, uint64_t pc) {
+  EndFd(fd, pc);
+  if (!Modelled(fd)) return;
+  KeepErrno keep;
+  RenewFd(fd, AllocRegion::kFileDescriptorReset, pc);
+}
+
 // puts, fputs, fwrite read the program's bytes; fread writes them.
 SEER_RT_INLINE void StdioRead(const void* p, size_t n, uint64_t pc) {
   KeepErrno keep;
@@ -445,14 +455,7 @@ int creat64(const char* path, mode_t mode) {
 }
 
 int close(int fd) {
-  const uint64_t pc = SEER_RT_CALLER_PC();
-  EndFd(fd, pc);
-  if (Modelled(fd)) {
-    KeepErrno keep;
-    // ThreadSanitizer's reset: a number reused by a creation not seen starts
-    // afresh. Before the close: no creation can reuse the number before it.
-    RenewFd(fd, AllocRegion::kFileDescriptorReset, pc);
-  }
+  Closing(fd, SEER_RT_CALLER_PC());
   return LibcClose(fd);
 }
 
@@ -539,6 +542,64 @@ size_t fwrite(const void* buf, size_t size, size_t n, FILE* f) {
 }
 
 pid_t vfork() noexcept { return fork(); }
+
+// The sanitizers' system call hooks (<sanitizer/linux_syscall_hooks.h>): a
+// program that makes raw system calls announces each with a pre hook before it
+// and a post hook (its result first) after it, and ThreadSanitizer models them
+// as its interceptors of the libc wrappers. So does seer, for the calls of the
+// descriptor model above (a program that names another hook does not link).
+// Every argument comes as a long; `res` is the raw call's result (syscall()'s:
+// -1 and errno on failure).
+void __sanitizer_syscall_pre_impl_read(long fd, long, long) { UseFd(static_cast<int>(fd), SEER_RT_CALLER_PC()); }
+void __sanitizer_syscall_post_impl_read(long res, long fd, long buf, long) {
+  AfterReceive(static_cast<int>(fd), reinterpret_cast<void*>(buf), res, SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_pre_impl_pread64(long fd, long, long, long) {
+  UseFd(static_cast<int>(fd), SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_post_impl_pread64(long res, long fd, long buf, long, long) {
+  AfterReceive(static_cast<int>(fd), reinterpret_cast<void*>(buf), res, SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_pre_impl_write(long fd, long, long) { BeforeSend(static_cast<int>(fd), SEER_RT_CALLER_PC()); }
+void __sanitizer_syscall_post_impl_write(long res, long, long buf, long) {
+  AfterSend(reinterpret_cast<const void*>(buf), res, SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_pre_impl_pwrite64(long fd, long, long, long) {
+  BeforeSend(static_cast<int>(fd), SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_post_impl_pwrite64(long res, long, long buf, long, long) {
+  AfterSend(reinterpret_cast<const void*>(buf), res, SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_pre_impl_close(long fd) { Closing(static_cast<int>(fd), SEER_RT_CALLER_PC()); }
+void __sanitizer_syscall_post_impl_close(long, long) {}
+void __sanitizer_syscall_pre_impl_pipe(long) {}
+void __sanitizer_syscall_post_impl_pipe(long res, long fds) {
+  CreatedPair(static_cast<int>(res), reinterpret_cast<const int*>(fds), SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_pre_impl_pipe2(long, long) {}
+void __sanitizer_syscall_post_impl_pipe2(long res, long fds, long) {
+  CreatedPair(static_cast<int>(res), reinterpret_cast<const int*>(fds), SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_pre_impl_dup(long) {}
+void __sanitizer_syscall_post_impl_dup(long res, long fd) {
+  const uint64_t pc = SEER_RT_CALLER_PC();
+  if (res >= 0) UseFd(static_cast<int>(fd), pc);
+  Created(static_cast<int>(res), SyncOf(static_cast<int>(fd)), pc);
+}
+void __sanitizer_syscall_pre_impl_dup2(long, long) {}
+void __sanitizer_syscall_post_impl_dup2(long res, long fd, long target) {
+  DuplicatedOnto(static_cast<int>(fd), static_cast<int>(target), static_cast<int>(res), SEER_RT_CALLER_PC());
+}
+void __sanitizer_syscall_pre_impl_dup3(long, long, long) {}
+void __sanitizer_syscall_post_impl_dup3(long res, long fd, long target, long) {
+  DuplicatedOnto(static_cast<int>(fd), static_cast<int>(target), static_cast<int>(res), SEER_RT_CALLER_PC());
+}
+// A raw fork runs no pthread_atfork handler: its child records nothing, as a
+// raw clone()'s (interpose_clone.cc).
+void __sanitizer_syscall_pre_impl_fork() {}
+void __sanitizer_syscall_post_impl_fork(long res) {
+  if (res == 0) ForgetRecordingInChild();
+}
 
 }  // extern "C"
 #pragma GCC visibility pop
