@@ -175,6 +175,7 @@ class HandlerScope {
   HandlerScope(const void* frame, bool in_thread) {
     const int saved_errno = errno;
     ignores_ = SuspendIgnores();
+    in_atomic_ = tls_in_atomic;  // the handler's own atomics clear it
     slot_ = CurrentSlot();
     if (slot_.state != nullptr) {
       outer_ = *slot_.state;
@@ -206,6 +207,7 @@ class HandlerScope {
       --slot_.vars->signal_depth;
     }
     RestoreIgnores(ignores_);
+    tls_in_atomic = in_atomic_;
   }
   HandlerScope(const HandlerScope&) = delete;
   HandlerScope& operator=(const HandlerScope&) = delete;
@@ -226,6 +228,7 @@ class HandlerScope {
  private:
   ThreadSlot slot_;
   ThreadIgnores ignores_ = {};
+  bool in_atomic_ = false;
   ThreadState* outer_ = nullptr;
   bool outer_attaching_ = false;
   bool in_thread_ = false;
@@ -273,8 +276,9 @@ void Trampoline(int sig, siginfo_t* info, void* context) {
   if (FuzzOn()) FuzzHandlerEnd(fuzz_outer);
 }
 
-// Set once the program installed a handler: before that, no handler can run
-// at a delivery point (signal_delivery.h).
+// Set once the program installed a handler (the runtime's own for fatal
+// signals, rt_state.cc, is not one): before that, no handler of the
+// program's can run at a delivery point (signal_delivery.h).
 std::atomic<bool> handler_installed{false};
 
 // The thread whose delivery points are recorded: whatever its annotations
@@ -378,7 +382,7 @@ int ProgramAction(SigactionFn real, int sig, const struct sigaction* act, struct
           PutOrdered(ts, EventKind::kSignal, 0, InstalledObject(sig), 0,
                      reinterpret_cast<uint64_t>(__builtin_return_address(0)));
       }
-      handler_installed.store(true, std::memory_order_relaxed);
+      if (!IsRuntimeSignalHandler(fn)) handler_installed.store(true, std::memory_order_relaxed);
       // The handler first: the trampoline may run as soon as the kernel has it.
       h.siginfo.store((act->sa_flags & SA_SIGINFO) != 0, std::memory_order_relaxed);
       h.fn.store(fn, std::memory_order_release);

@@ -139,6 +139,8 @@ void InstallSignalHandlers() {
 
 }  // namespace
 
+bool IsRuntimeSignalHandler(const void* fn) { return fn == reinterpret_cast<const void*>(OnFatalSignal); }
+
 void RestoreSignalHandlers() {
   for (int sig : kFatalSignals) {
     struct sigaction now;

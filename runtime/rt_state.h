@@ -180,6 +180,9 @@ void Initialize();
 // (to note which one killed the process) have their default action again,
 // unless the program installed a handler of its own since.
 void RestoreSignalHandlers();
+// True for the handler the runtime installs for the fatal signals above: not
+// the program's (interpose_signal.cc counts only the program's handlers).
+bool IsRuntimeSignalHandler(const void* fn);
 
 // Attach by injection (attach_inject.cc): maps the area the recorder laid out
 // behind the attach page, recording synchronisation in-process from now on.

@@ -35,7 +35,7 @@ int main(void) {
   pthread_t t;
   pthread_create(&t, NULL, worker, NULL);
   __atomic_store_n(&waiting, 1, __ATOMIC_RELAXED);
-  while (!__atomic_load_n(&got, __ATOMIC_RELAXED)) usleep(100);
+  while (!__atomic_load_n(&got, __ATOMIC_RELAXED)) usleep(1000);
   printf("%d\n", value);
   pthread_join(t, NULL);
   return value == 42 ? 0 : 1;

@@ -14,10 +14,13 @@
 void AnnotateIgnoreSyncBegin(const char* file, int line);
 void AnnotateIgnoreSyncEnd(const char* file, int line);
 
-__thread int on_worker;  // relaxed atomic accesses only
-int done;                // relaxed atomic accesses only
-int ready;
-long data;
+// Each on a line of its own: the runtime orders atomics under a lock per
+// 16-byte granule, and a handler's atomic in the granule whose atomic the
+// interrupted code is inside would spin for ever (runtime.md, "Limitations").
+__thread int on_worker __attribute__((aligned(64)));  // relaxed atomic accesses only
+int done __attribute__((aligned(64)));                // relaxed atomic accesses only
+int ready __attribute__((aligned(64)));
+long data __attribute__((aligned(64)));
 
 static void handler(int sig) {
   (void)sig;

@@ -1,14 +1,17 @@
 /* main arms a one-shot timer whose handler, run on main (the worker blocks
    SIGALRM), writes `counter`; a worker writes it too. The handler is ordered
-   with main, whose code it interrupted: after setitimer(), and before main's
-   next synchronisation (the join), so before main's read after it. Nothing
-   orders it with the worker: a race, and the only one. This checks that the
-   order a handler gets with its own thread hides no race with another. */
+   with main, whose code it interrupted: after setitimer(), and before what
+   main does after the pause() it ran in (or, had it come between two pauses,
+   after main's next synchronisation, the join), so before main's read.
+   Nothing orders it with the worker: a race, and the only one. This checks
+   that the order a handler gets with its own thread hides no race with
+   another. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 int counter;
 int fired;  // relaxed atomic accesses only
@@ -40,8 +43,7 @@ int main(void) {
   pthread_sigmask(SIG_UNBLOCK, &alrm, NULL);
   struct itimerval timer = {{0, 0}, {0, 1000}};
   if (setitimer(ITIMER_REAL, &timer, NULL) != 0) return 1;
-  while (!__atomic_load_n(&fired, __ATOMIC_RELAXED)) {
-  }
+  while (!__atomic_load_n(&fired, __ATOMIC_RELAXED)) pause();
   pthread_join(t, NULL);
   printf("%d\n", counter);
   return 0;
