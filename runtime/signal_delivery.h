@@ -15,9 +15,10 @@ namespace seer::rt {
 // has the kernel send one later (a timer). What the thread did before the call
 // happens before those handlers (its "raised" object, signalled before the
 // call), and they before what it does after (its "handled" object, waited on
-// after if a handler ran: WaitForHandlers, rt_state.h). Records nothing until the program
-// has installed a handler, nor attached by injection (no handler runs behind
-// the trampoline then), nor in the eBPF modes.
+// after if a handler ran: WaitForHandlers, rt_state.h). Records nothing until
+// the program has installed a handler (the runtime's own for fatal signals is
+// not one), nor attached by injection (no handler runs behind the trampoline
+// then), nor in the eBPF modes.
 class DeliveryPoint {
  public:
   explicit DeliveryPoint(uint64_t pc);
