@@ -8,7 +8,7 @@
 
 namespace seer::recorder {
 
-void CallSiteFilter::Reset(const std::string& libc, const std::vector<Mapping>& maps) {
+void CallSiteFilter::Add(const std::string& libc, const std::vector<Mapping>& maps) {
   std::vector<Range> libc_text, syscall_fn, loader_text, loader_data;
   const Mapping* loader = FindMappedFile(maps, "ld-linux");
   std::map<std::string, FunctionLocation> where;
@@ -26,15 +26,20 @@ void CallSiteFilter::Reset(const std::string& libc, const std::vector<Mapping>& 
       syscall_fn.push_back({addr, addr + fn->second.size});
     }
   }
-  // Maps without libc are those of a process that has not mapped it yet or
-  // has exited (a zombie's maps are empty): what was known still holds for
-  // the records it left in the ring.
-  if (libc_text.empty()) return;
-  libc_text_ = std::move(libc_text);
-  syscall_fn_ = std::move(syscall_fn);
-  loader_text_ = std::move(loader_text);
-  loader_data_ = std::move(loader_data);
-  ready_ = true;
+  Merge(std::move(libc_text), &libc_text_);
+  Merge(std::move(syscall_fn), &syscall_fn_);
+  Merge(std::move(loader_text), &loader_text_);
+  Merge(std::move(loader_data), &loader_data_);
+  // Until libc is mapped, a futex call cannot be told libc's own.
+  ready_ = !libc_text_.empty();
+}
+
+void CallSiteFilter::Merge(std::vector<Range> found, std::vector<Range>* known) {
+  for (const Range& r : found) {
+    bool seen = false;
+    for (const Range& k : *known) seen = seen || (k.start == r.start && k.end == r.end);
+    if (!seen) known->push_back(r);
+  }
 }
 
 bool CallSiteFilter::IsLibcInternalFutex(uint64_t ip) const {

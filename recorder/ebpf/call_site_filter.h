@@ -17,9 +17,11 @@ namespace seer::recorder {
 class CallSiteFilter {
  public:
   // `libc` is the file seer probes; `maps` the target's current mappings.
-  // Maps that do not show libc leave the filter as it was: the target's
-  // last records are filtered as before when it has exited meanwhile.
-  void Reset(const std::string& libc, const std::vector<Mapping>& maps);
+  // What a look finds adds to what earlier looks found, and nothing is
+  // forgotten: libc and the loader do not move in one program's life, while
+  // the maps of a process that is exiting show only part of its mappings, or
+  // none (Linux reads /proc/PID/maps without stopping the unmapping).
+  void Add(const std::string& libc, const std::vector<Mapping>& maps);
 
   // True when a futex call at user address `ip` is libc's own.
   bool IsLibcInternalFutex(uint64_t ip) const;
@@ -43,6 +45,7 @@ class CallSiteFilter {
     uint64_t start, end;
   };
   static bool Contains(const std::vector<Range>& ranges, uint64_t addr);
+  static void Merge(std::vector<Range> found, std::vector<Range>* known);
 
   bool ready_ = false;
   std::vector<Range> libc_text_;

@@ -194,7 +194,7 @@ void Session::RefreshModules() {
   if (exec_ts_ != 0 || result_->target_exited) return;
   std::vector<Mapping> maps;
   if (!ReadProcMaps(pid_, &maps).ok()) return;
-  filter_.Reset(binary_, maps);
+  filter_.Add(binary_, maps);
   if (!filter_.ready()) return;  // ld.so has not mapped libc yet
   // Each refresh adds only the mappings not stored yet (libraries dlopen'ed since).
   std::vector<Mapping> added;
@@ -550,8 +550,10 @@ Status Session::Attach() {
 // thread has run since, so nothing is dropped while the probes go live.
 Status Session::Adopt() {
   pid_ = follow_.adopted.pid;
-  // Its program since the fork or exec, which cannot change while it is stopped.
+  // Its program since the fork or exec, which cannot change while it is
+  // stopped; read now, since a short program can have ended by the end of this.
   const std::string exe = ProcessExecutable(pid_);
+  const std::string command_line = ProcessCommandLine(pid_);
   Status st = ProbedBinaryForPid(pid_, &binary_);
   if (!st.ok()) return st;
   std::vector<pid_t> tids;
@@ -586,7 +588,7 @@ Status Session::Adopt() {
         "accesses";
     writer_->SetMeta("record.runtime", result_->runtime_note);
   }
-  writer_->SetMeta(meta::kCommandLine, ProcessCommandLine(pid_));
+  writer_->SetMeta(meta::kCommandLine, command_line);
   writer_->SetMeta("record.mode", follow_.adopted.forked ? "forked" : "exec'd");
   writer_->SetMeta("record.process",
                    std::string(follow_.adopted.forked ? "forked by process " : "exec'd; parent process ") +

@@ -21,7 +21,7 @@ void FutexEvents::UpdateMaps() {
   const Mapping* libc = FindMappedFile(maps, "libc.so");
   if (libc == nullptr) return;
   libc_ = libc->path;
-  filter_.Reset(libc_, maps);
+  filter_.Add(libc_, maps);
 }
 
 int64_t FutexEvents::RingOf(const rt::ShmHeader* shm, pid_t tid) {
