@@ -30,13 +30,9 @@ struct AtomicityOptions {
   bool regions = true;             // only pairs in one region (regions.h); false: any pair in the
                                    // window, as before issue #34 (for comparisons)
   FeasibilityOptions feasibility;
-  // Set by another thread when the result will not be used (the windows
-  // before this one spent every check): stop before the next check.
-  const std::atomic<bool>* cancelled = nullptr;
+  const std::atomic<bool>* cancelled = nullptr;  // see ChecksSpent (stats.h)
 
-  bool Stop(const SeqCheckStats& stats) const {
-    return stats.checks >= max_checks || (cancelled != nullptr && cancelled->load(std::memory_order_relaxed));
-  }
+  bool Stop(const SeqCheckStats& stats) const { return ChecksSpent(stats, max_checks, cancelled); }
 };
 
 // One violation per distinct (pattern, pc of e1, pc of e, pc of e2), each with a

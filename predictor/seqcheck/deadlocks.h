@@ -23,13 +23,9 @@ struct DeadlockOptions {
   uint32_t max_instances = 8;       // per combination: dynamic instances tried
   uint64_t max_checks = 20000;      // SeqCheck checks over the whole trace (shortest cycles first)
   FeasibilityOptions feasibility;
-  // Set by another thread when the result will not be used (the windows
-  // before this one spent every check): stop before the next check.
-  const std::atomic<bool>* cancelled = nullptr;
+  const std::atomic<bool>* cancelled = nullptr;  // see ChecksSpent (stats.h)
 
-  bool Stop(const SeqCheckStats& stats) const {
-    return stats.checks >= max_checks || (cancelled != nullptr && cancelled->load(std::memory_order_relaxed));
-  }
+  bool Stop(const SeqCheckStats& stats) const { return ChecksSpent(stats, max_checks, cancelled); }
 };
 
 // One deadlock per distinct cycle of (held acquire pc, blocked acquire pc);

@@ -1,6 +1,7 @@
 // Counters one SeqCheck analysis keeps, for benchmarks, tests and --stats output.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace seer::predictor::seqcheck {
@@ -18,5 +19,12 @@ struct SeqCheckStats {
   uint64_t window_events = 0;      // events reordered, summed over checks
   double check_seconds = 0;        // time inside the feasibility checks
 };
+
+// True when an analysis must run no further check: it has run `max_checks`,
+// or another thread set `cancelled` (may be null) because its result will not
+// be used (the windows decided before it spent every check).
+inline bool ChecksSpent(const SeqCheckStats& stats, uint64_t max_checks, const std::atomic<bool>* cancelled) {
+  return stats.checks >= max_checks || (cancelled != nullptr && cancelled->load(std::memory_order_relaxed));
+}
 
 }  // namespace seer::predictor::seqcheck
