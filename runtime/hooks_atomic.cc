@@ -4,6 +4,7 @@
 // the recorded order of atomics on one address is the order in which they took
 // effect (a load's number follows the number of the store it read from).
 #include <sched.h>
+#include <unistd.h>
 
 #include "runtime/fuzz_scheduler.h"
 #include "runtime/rt_state.h"
@@ -15,32 +16,61 @@ __thread bool tls_in_atomic;
 namespace {
 
 struct alignas(64) Stripe {
-  std::atomic<uint32_t> locked{0};
-  uint64_t next = 0;  // the stripe's order domain counter, guarded by `locked`
+  // Who holds the stripe (HolderToken), 0 when no one: written by the
+  // exchange that takes it, so a signal handler can tell, with no window,
+  // that the code it interrupted holds it.
+  std::atomic<uintptr_t> holder{0};
+  uint64_t next = 0;  // the stripe's order domain counter, guarded by `holder`
 };
 Stripe stripes[kAtomicStripes];
 
+// A word that names the calling thread among those alive: the address of its
+// TLS block, or its kernel tid where threads share a block (rt_state.h, rule
+// 3; they pay a gettid() per event already). Never 0.
+SEER_RT_INLINE uintptr_t HolderToken() {
+  if (__builtin_expect(tls_shared, 0)) return static_cast<uintptr_t>(gettid());
+  return reinterpret_cast<uintptr_t>(&tls_in_atomic);
+}
+
 // Holds the stripe of an address; Take() numbers the operation done under it.
+//
+// A signal handler can interrupt its thread while that thread holds the
+// stripe (inside an atomic's hook); the handler's own atomic on an address of
+// the same stripe would then wait for ever for a holder that cannot run. Such
+// a lock is not held: the handler does its operation without the stripe
+// and counts it lost (Record below), since a number of the stripe's domain
+// taken then could come in the middle of the holder's `next++` and be taken
+// twice. The operation itself stays atomic (the hardware's); only its place
+// in the stripe's order is unknown.
 class StripeLock {
  public:
   explicit StripeLock(const volatile void* addr)
       : index_(static_cast<uint32_t>((reinterpret_cast<uintptr_t>(addr) >> 4) % kAtomicStripes)), s_(stripes[index_]) {
-    for (int spins = 0; s_.locked.exchange(1, std::memory_order_acquire) != 0;) {
-      while (s_.locked.load(std::memory_order_relaxed) != 0) {
+    const uintptr_t me = HolderToken();
+    for (int spins = 0;;) {
+      uintptr_t seen = 0;
+      if (s_.holder.compare_exchange_weak(seen, me, std::memory_order_acquire, std::memory_order_relaxed)) break;
+      if (seen == me) return;  // held by the code this handler interrupted
+      while (s_.holder.load(std::memory_order_relaxed) != 0) {
         if (++spins > 128)
           sched_yield();
         else
           __builtin_ia32_pause();
       }
     }
+    held_ = true;
   }
-  ~StripeLock() { s_.locked.store(0, std::memory_order_release); }
+  ~StripeLock() {
+    if (held_) s_.holder.store(0, std::memory_order_release);
+  }
 
-  uint64_t Take() { return OrderWord(kFirstAtomicDomain + index_, s_.next++); }
+  // The operation's number; kNoSeq when the lock is not held.
+  uint64_t Take() { return held_ ? OrderWord(kFirstAtomicDomain + index_, s_.next++) : kNoSeq; }
 
  private:
   uint32_t index_;
   Stripe& s_;
+  bool held_ = false;
 };
 
 }  // namespace
@@ -54,7 +84,7 @@ void ResetAtomicOrderInChild() {
   // The only thread: a stripe another thread held at the fork stays held
   // otherwise, and the child's domains start afresh (RecordForkedChild).
   for (Stripe& s : stripes) {
-    s.locked.store(0, std::memory_order_relaxed);
+    s.holder.store(0, std::memory_order_relaxed);
     s.next = 0;
   }
 }
@@ -128,10 +158,15 @@ SEER_RT_INLINE T DoRmw(volatile T* a, Op op, T v) {
   return old;
 }
 
+// Records an atomic done under its stripe, or counts it lost when the stripe
+// was its own thread's (StripeLock, a handler's atomic): kNoSeq.
 template <typename T>
 SEER_RT_INLINE void Record(ThreadState* ts, EventKind kind, uint8_t mode, const volatile T* a, uint64_t pc,
                            uint64_t seq) {
-  WriteLong(ts, K(kind), mode, reinterpret_cast<uint64_t>(a), sizeof(T), pc, seq);
+  if (__builtin_expect(seq == kNoSeq, 0))
+    CountLost(ts, K(kind));
+  else
+    WriteLong(ts, K(kind), mode, reinterpret_cast<uint64_t>(a), sizeof(T), pc, seq);
   tls_in_atomic = false;
 }
 

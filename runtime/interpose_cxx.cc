@@ -72,7 +72,11 @@ constexpr uint8_t kReleaseOrder = static_cast<uint8_t>(MemoryOrder::kRelease);
 SEER_RT_INLINE void PutGuardEvent(EventKind kind, uint8_t order, int64_t* guard, uint64_t pc) {
   ThreadState* ts = RecordingThread();
   if (ts == nullptr || !Reserve(ts, LongWords(1, 0), K(kind))) return;
-  WriteLong(ts, K(kind), order, reinterpret_cast<uint64_t>(guard), 1, pc, TakeAtomicNumber(guard));
+  const uint64_t seq = TakeAtomicNumber(guard);
+  if (seq == kNoSeq)
+    CountLost(ts, K(kind));  // a handler's, on a stripe its thread holds
+  else
+    WriteLong(ts, K(kind), order, reinterpret_cast<uint64_t>(guard), 1, pc, seq);
 }
 
 }  // namespace

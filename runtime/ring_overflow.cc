@@ -100,9 +100,14 @@ bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind) {
     }
     ts->stalled = true;
   }
+  CountLost(ts, kind);
+  return false;
+}
+
+void CountLost(ThreadState* ts, uint8_t kind) {
+  // One writer per ring (rt_state.h, rule 1): no locked add needed.
   auto& lost = ts->desc->lost[kind < kLostKinds ? kind : kLostKinds - 1];
   lost.store(lost.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-  return false;
 }
 
 }  // namespace seer::rt

@@ -365,6 +365,10 @@ SEER_RT_INLINE ThreadState* OpenRing(ShmHeader* h, uint32_t ring) {
 // lost counters.
 SEER_RT_NOINLINE bool MakeRoom(ThreadState* ts, uint64_t words, uint8_t kind);
 
+// Counts a record of `kind` the thread drops in its ring's lost counters,
+// which every report shows.
+void CountLost(ThreadState* ts, uint8_t kind);
+
 // What the overflow path asks of the thread and attach-mode state (rt_state.cc).
 uint64_t NowNs();  // CLOCK_MONOTONIC
 // Attach mode: true once the recorder detached, or (`check_pid`) died without
@@ -647,7 +651,8 @@ SEER_RT_INLINE uint64_t TakeNumber(uint32_t domain) {
 
 // The next number of the atomic stripe of `addr`, taken under the stripe's
 // lock (hooks_atomic.cc): for an atomic access the runtime does not perform
-// itself but must order with the hooks' own accesses to that address.
+// itself but must order with the hooks' own accesses to that address. kNoSeq
+// in a signal handler whose thread holds that stripe: the record is lost.
 uint64_t TakeAtomicNumber(const volatile void* addr);
 
 // In a forked child that records (rt_state.cc, RecordForkedChild): every

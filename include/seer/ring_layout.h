@@ -210,7 +210,9 @@ struct alignas(64) RingDesc {
   // The claim's number (ShmHeader::claims, low bits): of two unjoined threads
   // with one pthread_t (a detach the runtime missed), the later claim is the live one.
   std::atomic<uint32_t> serial;
-  std::atomic<uint64_t> lost[kLostKinds];  // records dropped on overflow, by kind
+  // Records dropped, by kind: on overflow, and a handler's atomics on a
+  // stripe its thread held (runtime/hooks_atomic.cc).
+  std::atomic<uint64_t> lost[kLostKinds];
   alignas(64) std::atomic<uint64_t> tail;  // words consumed by the drainer
   // The producing thread's writer state (the runtime's ThreadState), on lines
   // of its own. The runtime publishes `head` at every ordered record, every

@@ -1,7 +1,7 @@
 // Ring writers that are not one pthread each, end to end (docs/runtime.md,
 // "Ground rules: one writer per ring"): threads made with raw clone() that
 // share their creator's TLS block, and signal handlers that interrupt the
-// runtime's own appends. Each program is recorded many times with the seer
+// runtime's own appends (and its atomics' stripe locks). Each program is recorded many times with the seer
 // binary, built with seer-cc (gcc and clang) and unmodified with the runtime
 // preloaded: every recording must exit 0, the trace must check out (seer
 // info, the order checks of tests/recorder/trace_check.h) and hold every lock
@@ -123,6 +123,32 @@ class ReentryTest : public ::testing::Test {
     EXPECT_GT(handled_total, 0u);
   }
 
+  // The atomics program: no try hangs (the handler's atomic on the stripe its
+  // thread holds waited for ever before), every atomic took effect, and each
+  // is in the trace or counted lost.
+  void SignalAtomics(const std::string& program) {
+    uint64_t handled_total = 0, lost_total = 0;
+    for (int i = 0; i < kTries; ++i) {
+      SCOPED_TRACE("try " + std::to_string(i));
+      std::string out;
+      testing::LoadedTrace trace;
+      ASSERT_NO_FATAL_FAILURE(RecordAndCheck(program, "inproc", &out, &trace));
+      const uint64_t handled = Field(out, "handled"), ops = Field(out, "ops"), counter = Field(out, "counter");
+      ASSERT_NE(counter, ~0ull) << out;
+      EXPECT_EQ(counter, ops + handled) << out;
+      const auto lost = trace.info.counters.lost.find("runtime-ring");
+      const uint64_t lost_rmw =
+          lost == trace.info.counters.lost.end() ? 0 : lost->second[static_cast<int>(EventKind::kAtomicRmw)];
+      // The handler's two adds (its counter's and `handled`'s) each time.
+      EXPECT_EQ(trace.Count(EventKind::kAtomicRmw) + lost_rmw, ops + 2 * handled) << testing::KindSummary(trace);
+      handled_total += handled;
+      lost_total += lost_rmw;
+    }
+    // Not a test of nothing: handlers ran, and some on a stripe their thread held.
+    EXPECT_GT(handled_total, 0u);
+    EXPECT_GT(lost_total, 0u);
+  }
+
   std::string dir_, out_, err_;
 };
 
@@ -133,6 +159,9 @@ TEST_F(ReentryTest, CloneThreadsPreloaded) { CloneThreads(Program("clone_threads
 TEST_F(ReentryTest, SignalHandlersGcc) { SignalHandlers(Program("signal_in_runtime_gcc"), "inproc"); }
 TEST_F(ReentryTest, SignalHandlersClang) { SignalHandlers(Program("signal_in_runtime_clang"), "inproc"); }
 TEST_F(ReentryTest, SignalHandlersPreloaded) { SignalHandlers(Program("signal_in_runtime_plain"), "preload"); }
+
+TEST_F(ReentryTest, SignalHandlerAtomicsGcc) { SignalAtomics(Program("signal_atomics_in_runtime_gcc")); }
+TEST_F(ReentryTest, SignalHandlerAtomicsClang) { SignalAtomics(Program("signal_atomics_in_runtime_clang")); }
 
 }  // namespace
 }  // namespace seer

@@ -16,7 +16,8 @@ void AnnotateIgnoreSyncEnd(const char* file, int line);
 
 // Each on a line of its own: the runtime orders atomics under a lock per
 // 16-byte granule, and a handler's atomic in the granule whose atomic the
-// interrupted code is inside would spin for ever (runtime.md, "Limitations").
+// interrupted code is inside is not recorded (counted lost; runtime.md,
+// "Limitations"): the test would depend on where the timer struck.
 __thread int on_worker __attribute__((aligned(64)));  // relaxed atomic accesses only
 int done __attribute__((aligned(64)));                // relaxed atomic accesses only
 int ready __attribute__((aligned(64)));

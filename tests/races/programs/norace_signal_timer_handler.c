@@ -5,7 +5,8 @@
    setitimer() returned: ordered, though no release follows the count
    (ThreadSanitizer's signal_block2.cpp). No race. (main waits in pause(), not
    in a spin on `done`: a handler's atomic on an address whose atomic the
-   interrupted code is inside spins for ever; runtime.md, "Limitations".) */
+   interrupted code is inside is not recorded, only counted lost; runtime.md,
+   "Limitations".) */
 // seer-expect: none
 #include <signal.h>
 #include <stdio.h>
