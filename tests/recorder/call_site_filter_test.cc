@@ -66,9 +66,12 @@ TEST_F(CallSiteFilterTest, AnExitingProcesssPartialMapsForgetNothing) {
   uint64_t loader_code = 0, loader_data = 0;
   std::vector<Mapping> without_loader;
   for (const auto& m : maps_) {
-    if (m.path != loader->path) without_loader.push_back(m);
-    else if (m.executable) loader_code = m.start;
-    else loader_data = m.start;
+    if (m.path != loader->path)
+      without_loader.push_back(m);
+    else if (m.executable)
+      loader_code = m.start;
+    else
+      loader_data = m.start;
   }
   ASSERT_NE(loader_code, 0u);
   ASSERT_NE(loader_data, 0u);
