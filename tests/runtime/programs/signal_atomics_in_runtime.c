@@ -4,13 +4,10 @@
    address, holding the address's stripe (runtime/hooks_atomic.cc). Prints
    "handled=H ops=N counter=C" (N: the threads' adds, H: the handlers') for
    reentry_test.cc, which checks C == N + H. */
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <string.h>
-#include <sys/time.h>
+
+#include "alarm_loops.h"
 
 enum { kIters = 200000 };
 static _Atomic long counter;
@@ -33,31 +30,8 @@ static void Loop(void) {
   in_loop = 0;
 }
 
-static void* Worker(void* arg) {
-  Loop();
-  return arg;
-}
-
 int main(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = OnAlarm;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  if (sigaction(SIGALRM, &sa, NULL) != 0) return 1;
-  const struct itimerval every = {{0, 100}, {0, 100}};
-  setitimer(ITIMER_REAL, &every, NULL);
-  pthread_t t;
-  pthread_create(&t, NULL, Worker, NULL);
-  Loop();
-  pthread_join(t, NULL);
-  const struct itimerval off = {{0, 0}, {0, 0}};
-  setitimer(ITIMER_REAL, &off, NULL);
-  /* Blocked from here: no handler runs between the counts and their print. */
-  sigset_t alarm;
-  sigemptyset(&alarm);
-  sigaddset(&alarm, SIGALRM);
-  sigprocmask(SIG_BLOCK, &alarm, NULL);
+  if (RunLoopsUnderAlarms(Loop, OnAlarm) != 0) return 1;
   printf("handled=%ld ops=%ld counter=%ld\n", (long)atomic_load(&handled), 2L * kIters, (long)atomic_load(&counter));
   return 0;
 }

@@ -3,13 +3,11 @@
    the time (lock/unlock loops, malloc/free). Prints "handled=H lock_pairs=M"
    (every pair, the handlers' included) and the handler's mutex's address for
    reentry_test.cc. */
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
+
+#include "alarm_loops.h"
 
 enum { kIters = 40000 };
 static pthread_mutex_t handler_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -45,31 +43,8 @@ static void Loop(void) {
   in_loop = 0;
 }
 
-static void* Worker(void* arg) {
-  Loop();
-  return arg;
-}
-
 int main(void) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = OnAlarm;
-  sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
-  if (sigaction(SIGALRM, &sa, NULL) != 0) return 1;
-  const struct itimerval every = {{0, 100}, {0, 100}};
-  setitimer(ITIMER_REAL, &every, NULL);
-  pthread_t t;
-  pthread_create(&t, NULL, Worker, NULL);
-  Loop();
-  pthread_join(t, NULL);
-  const struct itimerval off = {{0, 0}, {0, 0}};
-  setitimer(ITIMER_REAL, &off, NULL);
-  /* Blocked from here: no handler runs between the count and its print. */
-  sigset_t alarm;
-  sigemptyset(&alarm);
-  sigaddset(&alarm, SIGALRM);
-  sigprocmask(SIG_BLOCK, &alarm, NULL);
+  if (RunLoopsUnderAlarms(Loop, OnAlarm) != 0) return 1;
   printf("handled=%ld lock_pairs=%ld handler_lock=%lx\n", (long)handled, 2L * kIters + handler_data,
          (unsigned long)&handler_lock);
   return 0;
