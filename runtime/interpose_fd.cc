@@ -45,11 +45,16 @@
 // read, write and close reach glibc through its internal names (libc_io.h), so
 // that they need no symbol lookup in a signal handler; the others through
 // RealFunction. Not modelled: descriptors at or above kModelledFds, fcntl's
-// F_DUPFD, epoll/poll/select, the fortified __read_chk & co., raw syscall(),
+// F_DUPFD, the readiness epoll/poll/select report (they are interposed only so
+// that a handler that runs while they wait runs in the thread's context:
+// Blocking), the fortified __read_chk & co., raw syscall(),
 // sendmmsg/recvmmsg.
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -65,6 +70,7 @@
 #include "runtime/libc_io.h"
 #include "runtime/real_function.h"
 #include "runtime/rt_state.h"
+#include "runtime/signal_delivery.h"
 
 namespace seer::rt {
 namespace {
@@ -201,15 +207,19 @@ void AfterReceive(int fd, void* buf, ssize_t n, uint64_t pc) {
   RangeWrite(buf, static_cast<size_t>(n), pc);
 }
 
-// Under `seer fuzz` a call that may block in the kernel (a read waiting for
-// a writer, a write on a full pipe, an accept) hands the run token on, as the
-// pthread waits do: the thread it waits for must be able to run.
+// A call that may block in the kernel (a read waiting for a writer, a write
+// on a full pipe, an accept): a signal handler that runs meanwhile records in
+// the thread's own ring (BlockingCall). Under `seer fuzz` it hands the run
+// token on, as the pthread waits do: the thread it waits for must be able to run.
 template <typename Fn>
 SEER_RT_INLINE auto Blocking(Fn fn) {
-  if (!FuzzOn()) return fn();
-  FuzzBlockBegin();
-  const auto r = fn();
-  FuzzBlockEnd();
+  const bool fuzz = FuzzOn();
+  if (fuzz) FuzzBlockBegin();
+  const auto r = [&] {
+    BlockingCall in_call(RecordingThread());
+    return fn();
+  }();
+  if (fuzz) FuzzBlockEnd();
   return r;
 }
 
@@ -252,6 +262,12 @@ RealFunction<int (*)(const char*)> real_puts("puts");
 RealFunction<int (*)(const char*, FILE*)> real_fputs("fputs");
 RealFunction<size_t (*)(void*, size_t, size_t, FILE*)> real_fread("fread");
 RealFunction<size_t (*)(const void*, size_t, size_t, FILE*)> real_fwrite("fwrite");
+RealFunction<int (*)(struct pollfd*, nfds_t, int)> real_poll("poll");
+RealFunction<int (*)(struct pollfd*, nfds_t, const struct timespec*, const sigset_t*)> real_ppoll("ppoll");
+RealFunction<int (*)(int, fd_set*, fd_set*, fd_set*, struct timeval*)> real_select("select");
+RealFunction<int (*)(int, fd_set*, fd_set*, fd_set*, const struct timespec*, const sigset_t*)> real_pselect("pselect");
+RealFunction<int (*)(int, struct epoll_event*, int, int)> real_epoll_wait("epoll_wait");
+RealFunction<int (*)(int, struct epoll_event*, int, int, const sigset_t*)> real_epoll_pwait("epoll_pwait");
 
 // open's mode argument: read only when the flags say it was passed (as glibc does).
 SEER_RT_INLINE int ModeArg(int flags, va_list ap) {
@@ -499,6 +515,34 @@ int accept4(int fd, struct sockaddr* addr, socklen_t* len, int flags) {
   const uint64_t pc = SEER_RT_CALLER_PC();
   UseFd(fd, pc);
   return Accepted(fd, Blocking([&] { return real_accept4.get()(fd, addr, len, flags); }), pc);
+}
+
+// The waits for descriptors record nothing (what they wait for is ordered
+// by the read or accept that follows), but a signal handler that runs while
+// they wait runs in the thread's context (Blocking), and under `seer fuzz`
+// they hand the run token on.
+int poll(struct pollfd* fds, nfds_t n, int timeout) {
+  return Blocking([&] { return real_poll.get()(fds, n, timeout); });
+}
+
+int ppoll(struct pollfd* fds, nfds_t n, const struct timespec* timeout, const sigset_t* mask) {
+  return Blocking([&] { return real_ppoll.get()(fds, n, timeout, mask); });
+}
+
+int select(int n, fd_set* r, fd_set* w, fd_set* e, struct timeval* timeout) {
+  return Blocking([&] { return real_select.get()(n, r, w, e, timeout); });
+}
+
+int pselect(int n, fd_set* r, fd_set* w, fd_set* e, const struct timespec* timeout, const sigset_t* mask) {
+  return Blocking([&] { return real_pselect.get()(n, r, w, e, timeout, mask); });
+}
+
+int epoll_wait(int epfd, struct epoll_event* events, int max, int timeout) {
+  return Blocking([&] { return real_epoll_wait.get()(epfd, events, max, timeout); });
+}
+
+int epoll_pwait(int epfd, struct epoll_event* events, int max, int timeout, const sigset_t* mask) {
+  return Blocking([&] { return real_epoll_pwait.get()(epfd, events, max, timeout, mask); });
 }
 
 int dup(int fd) noexcept {

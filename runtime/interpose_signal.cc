@@ -171,7 +171,8 @@ ThreadState* SignalRing(ThreadVars* vars, const ThreadState* outer) {
 class HandlerScope {
  public:
   // `in_thread`: the signal is a fault of the instruction the thread was
-  // running (SynchronousFault): the handler records into the thread's own ring.
+  // running (SynchronousFault): the handler records into the thread's own
+  // ring, as it does when the thread is in a blocking call (BlockingCall).
   HandlerScope(const void* frame, bool in_thread) {
     const int saved_errno = errno;
     ignores_ = SuspendIgnores();
@@ -185,7 +186,7 @@ class HandlerScope {
         slot_.vars->handler_frames[depth - 1] = {outer_, outer_attaching_, reinterpret_cast<uint64_t>(frame), ignores_};
       ThreadState* inner = nullptr;
       if (outer_ != nullptr && !outer_attaching_ && g_rt.sync_inproc) {
-        if (in_thread)
+        if (in_thread || (depth == 1 && outer_->in_blocking_call))
           inner = outer_;
         else if (depth == 1)
           inner = SignalRing(slot_.vars, outer_);
@@ -474,6 +475,9 @@ void LeaveHandlers(uint64_t target) {
     *slot.state = f.outer;
     v->attaching = f.outer_attaching;
     --v->signal_depth;
+    // The jump lands in the program's code, never inside a system call: a
+    // blocking call the outermost handler interrupted is over.
+    if (v->signal_depth == 0 && f.outer != nullptr) f.outer->in_blocking_call = false;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     RestoreIgnores(f.ignores);
     // The handler recorded (the outermost, into the signal ring): its end

@@ -68,6 +68,9 @@ struct ThreadState {
   uint16_t ref_len;     // repeat marks (EndSegment): the reference segment's words, 0 for none
   uint16_t ref_misses;  // repeat marks: segments compared in a row that did not repeat
   bool handlers_ran;    // a signal handler ran on the thread since its last wait for them (WaitForHandlers)
+  // Inside the system call of a blocking interposer, no append half-way: a
+  // handler that runs now records into this ring (BlockingCall, signal_delivery.h).
+  bool in_blocking_call;
   // Repeat marks: where the open segment began (the head just past the last
   // ordered record; ~0 before the first) and the pc rule's last pc there; where
   // the reference segment begins and its last pc before it.

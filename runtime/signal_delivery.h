@@ -4,6 +4,7 @@
 // context.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 #include "runtime/rt_state.h"
@@ -29,6 +30,37 @@ class DeliveryPoint {
  private:
   uint64_t pc_;
   int64_t ring_ = -1;  // the ring whose "raised" object was signalled
+};
+
+// Around the system call of an interposer that may block (a read, a write,
+// an accept, a poll...), after its records before the call and before its
+// records after: a handler that runs meanwhile finds no append of the thread
+// half-way, so it records into the thread's own ring, in program order
+// (HandlerScope, interpose_signal.cc), ordered with what the thread did before
+// the call and does after it, as ThreadSanitizer runs a handler at once in a
+// blocking call. A handler of a signal that interrupts the thread anywhere
+// else goes to the thread's signal ring. `ts` may be null (not recording).
+class BlockingCall {
+ public:
+  explicit BlockingCall(ThreadState* ts) : ts_(ts) {
+    if (ts_ == nullptr) return;
+    was_ = ts_->in_blocking_call;  // a handler's own blocking call, inside one of the thread's
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    ts_->in_blocking_call = true;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  ~BlockingCall() {
+    if (ts_ == nullptr) return;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    ts_->in_blocking_call = was_;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+  }
+  BlockingCall(const BlockingCall&) = delete;
+  BlockingCall& operator=(const BlockingCall&) = delete;
+
+ private:
+  ThreadState* ts_;
+  bool was_ = false;
 };
 
 }  // namespace seer::rt
