@@ -1,6 +1,7 @@
 #include "predictor/seqcheck/regions.h"
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "predictor/seqcheck/huge_pages.h"
 
@@ -16,10 +17,16 @@ Regions::Regions(const TraceModel& m) : m_(m) {
   nodes_.resize(m.size());
   // One pass in trace order (the nodes' memory in order), with each thread's
   // state: a thread without function events stays in its first activation.
+  struct Section {
+    uint32_t acquire;  // node
+    uint32_t release;  // position, UINT32_MAX if never released
+    uint32_t id;       // its number, for `next`
+  };
   struct Thread {
     std::vector<uint32_t> open;  // activations open, innermost last; the bottom one entered before the trace
     uint32_t releases = 0, block = kNone, depth = 0;
-    std::vector<std::pair<uint32_t, uint32_t>> sections;  // open ones: (acquire node, release position)
+    std::vector<Section> sections;  // open ones
+    uint32_t list = kNone;          // their list in `lists`, kNone: not listed since they changed
   };
   std::vector<Thread> threads(m.threads());
   auto start = [&](Thread& t, int64_t entry) {
@@ -27,21 +34,58 @@ Regions::Regions(const TraceModel& m) : m_(m) {
     entry_.push_back(entry);
     exit_.push_back(kNone);
   };
+  // Sections are numbered in the trace order of their acquires. Per (thread,
+  // lock), its latest section; per section, whether a plain unlock ended it (a
+  // condition wait's release is a hand-off), and its next section (filled in
+  // when the pass reaches that one: the lists of the reads before it hold
+  // section numbers until the end of the pass).
+  std::unordered_map<uint64_t, uint32_t> latest;
+  std::vector<bool> plain_release;
+  std::vector<NextSection> next;
+  std::vector<uint32_t> lists;  // next_sections_ as section numbers, each list ending with kNone
   for (Thread& t : threads) start(t, -1);
   for (uint32_t n = 0; n < m.size(); ++n) {
     const Node& node = m.node(n);
+    const EventKind kind = m.event(n).kind;
     Thread& t = threads[node.tid];
     PerNode& p = nodes_[n];
     // Sections open at n: acquired before it, released at or after it.
-    for (const auto& section : t.sections) p.held_until = std::max(p.held_until, section.second);
+    for (const Section& section : t.sections) p.held_until = std::max(p.held_until, section.release);
+    if ((node.flags & kReads) && !IsWrite(node) && !t.sections.empty()) {
+      if (t.list == kNone) {
+        t.list = static_cast<uint32_t>(lists.size());
+        for (const Section& section : t.sections) lists.push_back(section.id);
+        lists.push_back(kNone);
+      }
+      p.next_sections = t.list;
+    }
     if (node.flags & kReleases) {
-      std::erase_if(t.sections, [&](const auto& section) { return section.first == node.match; });
+      auto it = std::find_if(t.sections.begin(), t.sections.end(),
+                             [&](const Section& section) { return section.acquire == node.match; });
+      if (it != t.sections.end()) {
+        plain_release[it->id] = kind == EventKind::kRelease;
+        t.sections.erase(it);
+      }
+      t.list = kNone;
       p.releases = t.releases++;
     } else {
       p.releases = t.releases;
     }
-    if (node.flags & kAcquires) t.sections.push_back({n, node.match == kNone ? UINT32_MAX : m.node(node.match).pos});
-    switch (m.event(n).kind) {
+    if (node.flags & kAcquires) {
+      const uint32_t id = static_cast<uint32_t>(next.size());
+      const uint32_t release = node.match == kNone ? UINT32_MAX : m.node(node.match).pos;
+      next.emplace_back();
+      plain_release.push_back(false);
+      auto [previous, first] = latest.try_emplace((uint64_t{node.tid} << 32) | node.lock, id);
+      if (!first) {
+        if (plain_release[previous->second] && kind == EventKind::kAcquire)
+          next[previous->second] = {node.pos, release};
+        previous->second = id;
+      }
+      t.sections.push_back({n, release, id});
+      t.list = kNone;
+    }
+    switch (kind) {
       case EventKind::kFuncEntry: start(t, node.pos); break;
       case EventKind::kFuncExit:
         exit_[t.open.back()] = node.pos;
@@ -61,6 +105,9 @@ Regions::Regions(const TraceModel& m) : m_(m) {
     p.activation = t.open.back();
     p.block = t.block;
   }
+  next_sections_.resize(lists.size());
+  for (size_t i = 0; i < lists.size(); ++i)
+    next_sections_[i] = lists[i] == kNone ? NextSection{kNone, 0} : next[lists[i]];
 }
 
 bool Regions::OneRegion(uint32_t e1, uint32_t e2) const {
@@ -80,25 +127,15 @@ bool Regions::SectionSpans(uint32_t e1, uint32_t e2) const { return nodes_[e1].h
 // another instruction. A condition wait between them is a hand-off (the thread
 // waits for others to change the state), and a read repeated by the same
 // instruction is a loop's new look (polling), not a use of the old value.
+// (The sections and their next ones are found in the constructor.)
 bool Regions::ReadUsedInNextSection(uint32_t e1, uint32_t e2) const {
-  const Node &n1 = m_.node(e1), &n2 = m_.node(e2);
-  if (IsWrite(n1)) return false;
-  if (!IsWrite(n2) && m_.event(e1).pc == m_.event(e2).pc) return false;
+  const uint32_t list = nodes_[e1].next_sections;
+  if (list == kNone) return false;  // e1 writes, or holds no lock
+  const Node& n2 = m_.node(e2);
   bool used = false;
-  m_.ForEachOpenAt(n1.tid, n1.pos, [&](uint32_t acquire) {
-    const Node& a = m_.node(acquire);
-    if (used || a.match == kNone) return;
-    const Node& release = m_.node(a.match);
-    if (release.pos >= n2.pos || m_.event(a.match).kind != EventKind::kRelease) return;
-    const std::vector<uint32_t>& acquires = m_.acquires(a.lock, n1.tid, false);
-    auto next = std::upper_bound(acquires.begin(), acquires.end(), release.pos);
-    if (next == acquires.end() || *next >= n2.pos) return;
-    const uint32_t again = m_.At(n1.tid, *next);
-    if (m_.event(again).kind != EventKind::kAcquire) return;
-    const uint32_t end = m_.node(again).match;
-    used = end == kNone || m_.node(end).pos > n2.pos;
-  });
-  return used;
+  for (const NextSection* next = &next_sections_[list]; next->acquire != kNone && !used; ++next)
+    used = next->acquire < n2.pos && next->release > n2.pos;
+  return used && (IsWrite(n2) || m_.event(e1).pc != m_.event(e2).pc);
 }
 
 // The innermost activations of e1 and e2 are one, or one encloses the other

@@ -18,7 +18,7 @@ namespace seer::predictor::seqcheck {
 class Regions {
  public:
   // One pass over the model's events (function entries and exits, marked
-  // blocks, lock sections): four numbers per node.
+  // blocks, lock sections): five numbers per node.
   explicit Regions(const TraceModel& m);
 
   // Whether the accesses e1 and e2 of one thread, e1 first in program order,
@@ -35,14 +35,29 @@ class Regions {
 
   const TraceModel& m_;
   struct PerNode {
-    uint32_t releases = 0;        // releases of its thread before it
-    uint32_t activation = kNone;  // innermost function activation (a thread without function
-                                  // events has one)
-    uint32_t block = kNone;       // outermost marked atomic block it lies in, or kNone
-    uint32_t held_until = 0;      // the latest release position of the sections open at it
-                                  // (UINT32_MAX: one is never released; 0: none is open)
+    uint32_t releases = 0;           // releases of its thread before it
+    uint32_t activation = kNone;     // innermost function activation (a thread without function
+                                     // events has one)
+    uint32_t block = kNone;          // outermost marked atomic block it lies in, or kNone
+    uint32_t held_until = 0;         // the latest release position of the sections open at it
+                                     // (UINT32_MAX: one is never released; 0: none is open)
+    uint32_t next_sections = kNone;  // a read's list in next_sections_ (ReadUsedInNextSection);
+                                     // kNone: it holds no lock, or it is no read
   };
   std::vector<PerNode> nodes_;
+  // For ReadUsedInNextSection, found in the constructor's pass, where the read
+  // is at hand: asked per pair (e1, e2), a walk over e1's sections, thousands
+  // of events back, and a search for each one's next section missed the cache
+  // at every step (a tenth of the engine's time). Per read, for each section
+  // open at it that a plain unlock ends, the positions of its thread's next
+  // section of the lock when a plain lock enters that one (release UINT32_MAX
+  // when it never ends), {0, 0} for the other open sections (no position lies
+  // inside), ending with an entry whose acquire is kNone. One list per change
+  // of the thread's open sections, shared by the reads in between.
+  struct NextSection {
+    uint32_t acquire = 0, release = 0;
+  };
+  std::vector<NextSection> next_sections_;
   // Per activation, the thread positions of its entry and exit: entry -1 for
   // one entered before the trace (or window) starts, exit kNone for one still
   // open at its end.
