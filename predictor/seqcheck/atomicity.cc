@@ -21,8 +21,8 @@ bool IsWrite(const Node& n) { return (n.flags & kWrites) != 0; }
 
 // The intruding kind that makes (first, second) unserializable: a write between
 // two reads, between a write and a read, between a read and a write; a read
-// between two writes.
-bool IntruderIsWrite(const Node& first, const Node& second) { return !(IsWrite(first) && IsWrite(second)); }
+// between two writes. `first_writes`: first is a write.
+bool IntruderIsWrite(bool first_writes, const Node& second) { return !(first_writes && IsWrite(second)); }
 
 const char* Pattern(const Node& a, const Node& e, const Node& b) {
   static const char* names[8] = {"read-read-read",  "read-read-write",  "read-write-read",  "read-write-write",
@@ -157,10 +157,10 @@ class ForcedIntruders {
   // Starts a new pair; `out` / `in`: thread t's latest position before e2 with
   // a hard edge out (fork, signal) / at or before e2 with one in (wait, join),
   // or kNone.
-  void Reset(uint32_t e1, uint32_t e2, uint32_t out, uint32_t in) {
+  // p1: e1's position in t.
+  void Reset(uint32_t e1, uint32_t p1, uint32_t e2, uint32_t out, uint32_t in) {
     e1_ = e1;
     e2_ = e2;
-    const uint32_t p1 = m_.node(e1).pos;
     possible_ = out != kNone && out >= p1 && in != kNone && in > p1;
     scanned_ = false;
   }
@@ -226,9 +226,18 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
     return false;
   };
   // Per variable, the previous access of the thread being scanned (valid when
-  // last_thread says it is that thread's): vectors, not a hash map per thread,
-  // since every access looks its variable up.
-  std::vector<uint32_t> last(m.variables(), kNone), last_thread(m.variables(), kNone);
+  // `thread` says it is that thread's): a vector, not a hash map per thread,
+  // since every access looks its variable up. With it what a pair asks of it
+  // first (window, kind, region), copied while it was the scan's e2, at hand:
+  // as e1 it lies up to thousands of events back, and its node and region
+  // entry missed the cache at every pair.
+  struct Previous {
+    uint32_t node = kNone, thread = kNone;
+    uint32_t pos = 0;
+    bool writes = false;
+    Regions::PerNode region;
+  };
+  std::vector<Previous> last(m.variables());
   for (uint32_t t = 0; t < m.threads() && !options.Stop(*stats); ++t) {
     uint32_t hard_out = kNone, hard_in = kNone;  // latest positions with hard edges out / in
     // A range's variables mostly pair it with the same earlier access and the
@@ -253,23 +262,24 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
       const auto vars = m.accesses(e2);
       if (vars.empty()) continue;
       decided.clear();
+      const Previous now{e2, t, n2.pos, IsWrite(n2), regions.Of(e2)};
       uint32_t reset_for = kNone;  // the e1 that `forced`, `protecting` and `one_region` are set up for
       bool one_region = true;
       for (const Access& a2 : vars) {
-        const uint32_t e1 = last_thread[a2.var] == t ? last[a2.var] : kNone;
-        last[a2.var] = e2;
-        last_thread[a2.var] = t;
-        if (e1 == kNone || n2.pos - m.node(e1).pos - 1 > options.window) continue;
-        const Node& n1 = m.node(e1);
+        const Previous before = last[a2.var];
+        last[a2.var] = now;
+        const uint32_t e1 = before.thread == t ? before.node : kNone;
+        if (e1 == kNone || n2.pos - before.pos - 1 > options.window) continue;
         if (reset_for != e1) {
-          forced.Reset(e1, e2, out_before, hard_in);
+          forced.Reset(e1, before.pos, e2, out_before, hard_in);
           protecting.Reset(e1, e2);
           reset_for = e1;
-          one_region = !options.regions || regions.OneRegion(e1, e2);
+          one_region = !options.regions || regions.OneRegion(e1, before.region, before.pos, e2);
           if (!one_region) ++stats->outside_region;
         }
         if (!one_region) continue;
-        const auto& pool = (IntruderIsWrite(n1, n2) ? writes : reads)[a2.var];
+        const Node& n1 = m.node(e1);
+        const auto& pool = (IntruderIsWrite(before.writes, n2) ? writes : reads)[a2.var];
         const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
         const uint64_t to = e2 + distance;
         for (auto jt = std::lower_bound(pool.begin(), pool.end(), from); jt != pool.end() && *jt <= to; ++jt) {

@@ -110,17 +110,16 @@ Regions::Regions(const TraceModel& m) : m_(m) {
     next_sections_[i] = lists[i] == kNone ? NextSection{kNone, 0} : next[lists[i]];
 }
 
-bool Regions::OneRegion(uint32_t e1, uint32_t e2) const {
-  const PerNode &p1 = nodes_[e1], &p2 = nodes_[e2];
+bool Regions::OneRegion(uint32_t e1, const PerNode& p1, uint32_t pos1, uint32_t e2) const {
+  const PerNode& p2 = nodes_[e2];
   if (p1.block != kNone && p1.block == p2.block) return true;
   // The rule that walks the sections open at e1 last.
-  if (p1.releases == p2.releases && OneActivation(e1, e2)) return true;
-  return SectionSpans(e1, e2) || ReadUsedInNextSection(e1, e2);
+  if (p1.releases == p2.releases && OneActivation(p1, pos1, e2)) return true;
+  // A section of the thread open at e1 and still open at e2: it held the lock
+  // throughout, whatever it took and released inside.
+  if (p1.held_until > m_.node(e2).pos) return true;
+  return ReadUsedInNextSection(e1, p1, e2);
 }
-
-// A section of the thread open at e1 and still open at e2: it held the lock
-// throughout, whatever it took and released inside.
-bool Regions::SectionSpans(uint32_t e1, uint32_t e2) const { return nodes_[e1].held_until > m_.node(e2).pos; }
 
 // e1 reads in a section of lock L that a plain unlock ends; e2 lies in the
 // thread's next section of L, entered by a plain lock, and writes, or reads at
@@ -128,12 +127,11 @@ bool Regions::SectionSpans(uint32_t e1, uint32_t e2) const { return nodes_[e1].h
 // waits for others to change the state), and a read repeated by the same
 // instruction is a loop's new look (polling), not a use of the old value.
 // (The sections and their next ones are found in the constructor.)
-bool Regions::ReadUsedInNextSection(uint32_t e1, uint32_t e2) const {
-  const uint32_t list = nodes_[e1].next_sections;
-  if (list == kNone) return false;  // e1 writes, or holds no lock
+bool Regions::ReadUsedInNextSection(uint32_t e1, const PerNode& p1, uint32_t e2) const {
+  if (p1.next_sections == kNone) return false;  // e1 writes, or holds no lock
   const Node& n2 = m_.node(e2);
   bool used = false;
-  for (const NextSection* next = &next_sections_[list]; next->acquire != kNone && !used; ++next)
+  for (const NextSection* next = &next_sections_[p1.next_sections]; next->acquire != kNone && !used; ++next)
     used = next->acquire < n2.pos && next->release > n2.pos;
   return used && (IsWrite(n2) || m_.event(e1).pc != m_.event(e2).pc);
 }
@@ -142,10 +140,10 @@ bool Regions::ReadUsedInNextSection(uint32_t e1, uint32_t e2) const {
 // (a callee's access and its caller's); accesses in two calls of a function
 // from a loop are not one region. A thread without function events has one
 // activation.
-bool Regions::OneActivation(uint32_t e1, uint32_t e2) const {
-  const uint32_t a1 = nodes_[e1].activation, a2 = nodes_[e2].activation;
+bool Regions::OneActivation(const PerNode& p1, uint32_t pos1, uint32_t e2) const {
+  const uint32_t a1 = p1.activation, a2 = nodes_[e2].activation;
   if (a1 == a2) return true;
-  return exit_[a1] == kNone || exit_[a1] > m_.node(e2).pos || entry_[a2] < m_.node(e1).pos;
+  return exit_[a1] == kNone || exit_[a1] > m_.node(e2).pos || entry_[a2] < pos1;
 }
 
 }  // namespace seer::predictor::seqcheck

@@ -21,19 +21,7 @@ class Regions {
   // blocks, lock sections): five numbers per node.
   explicit Regions(const TraceModel& m);
 
-  // Whether the accesses e1 and e2 of one thread, e1 first in program order,
-  // are one region. Window bounds are the caller's.
-  bool OneRegion(uint32_t e1, uint32_t e2) const;
-  // Asks the memory for node n's entry ahead of a OneRegion about it
-  // (TraceModel::Prefetch).
-  void Prefetch(uint32_t n) const { __builtin_prefetch(&nodes_[n]); }
-
- private:
-  bool SectionSpans(uint32_t e1, uint32_t e2) const;
-  bool ReadUsedInNextSection(uint32_t e1, uint32_t e2) const;
-  bool OneActivation(uint32_t e1, uint32_t e2) const;
-
-  const TraceModel& m_;
+  // What OneRegion asks of a node as the first access of a pair: five numbers.
   struct PerNode {
     uint32_t releases = 0;           // releases of its thread before it
     uint32_t activation = kNone;     // innermost function activation (a thread without function
@@ -44,6 +32,24 @@ class Regions {
     uint32_t next_sections = kNone;  // a read's list in next_sections_ (ReadUsedInNextSection);
                                      // kNone: it holds no lock, or it is no read
   };
+  // Node n's entry. A scan keeps it while n is at hand, for the pairs in which
+  // n is the first access, up to thousands of events later (where n's entry
+  // has left the cache).
+  const PerNode& Of(uint32_t n) const { return nodes_[n]; }
+
+  // Whether the accesses e1 and e2 of one thread, e1 first in program order,
+  // are one region; p1 is Of(e1), pos1 e1's position in its thread. Window
+  // bounds are the caller's.
+  bool OneRegion(uint32_t e1, const PerNode& p1, uint32_t pos1, uint32_t e2) const;
+  // Asks the memory for node n's entry ahead of a OneRegion or Of about it
+  // (TraceModel::Prefetch).
+  void Prefetch(uint32_t n) const { __builtin_prefetch(&nodes_[n]); }
+
+ private:
+  bool ReadUsedInNextSection(uint32_t e1, const PerNode& p1, uint32_t e2) const;
+  bool OneActivation(const PerNode& p1, uint32_t pos1, uint32_t e2) const;
+
+  const TraceModel& m_;
   std::vector<PerNode> nodes_;
   // For ReadUsedInNextSection, found in the constructor's pass, where the read
   // is at hand: asked per pair (e1, e2), a walk over e1's sections, thousands
