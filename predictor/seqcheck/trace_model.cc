@@ -1,6 +1,7 @@
 #include "predictor/seqcheck/trace_model.h"
 
 #include <algorithm>
+#include <iterator>
 #include <utility>
 
 #include "predictor/common/sync_ops.h"
@@ -134,8 +135,27 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
   std::vector<uint32_t> cell_var(cells.size(), kNone);
   std::vector<uint32_t> last_write;
   std::vector<std::vector<uint32_t>> last_signal;  // [signal object][thread]
-  // Per thread: lock -> (depth, acquire node) of the outermost held section.
-  std::vector<std::unordered_map<uint32_t, std::pair<uint32_t, uint32_t>>> held(nthreads);
+  // Per thread, the locks it holds, each with its depth and the acquire node of
+  // its outermost section: few at a time, so a vector searched from its end
+  // (a hash map per thread cost a lookup per lock event); a lock leaves it at
+  // its outermost release.
+  struct Held {
+    uint32_t lock, depth, acquire;
+  };
+  std::vector<std::vector<Held>> held(nthreads);
+  auto held_entry = [&](uint32_t tid, uint32_t lock) {
+    std::vector<Held>& h = held[tid];
+    auto it = std::find_if(h.rbegin(), h.rend(), [&](const Held& x) { return x.lock == lock; });
+    return it == h.rend() ? h.end() : std::prev(it.base());
+  };
+  // Most lock events name one of a few locks: a small direct-mapped table of
+  // the recent ones keeps them out of lock_ids (a lookup per lock event).
+  struct RecentLock {
+    uint64_t object = 0;
+    uint32_t id = kNone;  // kNone: an empty slot
+  };
+  constexpr unsigned kRecentLockBits = 6;
+  std::vector<RecentLock> recent_locks(size_t{1} << kRecentLockBits);
   std::vector<std::pair<uint32_t, uint32_t>> joins;  // (join node, child)
   EventLowering lowering;
   ReserveHuge(&access_begin_, n + 1);
@@ -173,12 +193,15 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
       accesses_.push_back(a);
     };
     auto lock_of = [&](uint64_t object) {
+      RecentLock& recent = recent_locks[(object * 0x9E3779B97F4A7C15ull) >> (64 - kRecentLockBits)];
+      if (recent.id != kNone && recent.object == object) return recent.id;
       uint32_t l = Dense(&lock_ids, object);
       if (l >= acquires_.size()) {
         acquires_.emplace_back(nthreads);
         exclusive_.emplace_back(nthreads);
         lock_objects_.push_back(object);
       }
+      recent = {object, l};
       return l;
     };
     lowering.Lower(e, [&](const LoweredOp& op) {
@@ -194,9 +217,12 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
         }
         case SyncOp::kAcquire: {
           const uint32_t l = lock_of(op.object);
-          auto& h = held[e.tid][l];
-          if (h.first++ > 0) return;  // nested: only the outermost pair counts
-          h.second = i;
+          auto h = held_entry(e.tid, l);
+          if (h != held[e.tid].end()) {
+            ++h->depth;  // nested: only the outermost pair counts
+            return;
+          }
+          held[e.tid].push_back({l, 1, i});
           nd.flags |= kAcquires | (op.shared ? kShared : 0) | (IsNonBlockingAcquire(e) ? kNonBlocking : 0);
           nd.lock = l;
           acquires_[l][e.tid].push_back(nd.pos);
@@ -205,10 +231,11 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
         }
         case SyncOp::kRelease: {
           const uint32_t l = lock_of(op.object);
-          auto it = held[e.tid].find(l);
-          if (it == held[e.tid].end() || it->second.first == 0) return;  // release of a lock not held
-          if (--it->second.first > 0) return;
-          const uint32_t acq = it->second.second;
+          auto h = held_entry(e.tid, l);
+          if (h == held[e.tid].end()) return;  // release of a lock not held
+          if (--h->depth > 0) return;
+          const uint32_t acq = h->acquire;
+          held[e.tid].erase(h);
           nd.flags |= kReleases | (nodes_[acq].flags & kShared);
           nd.lock = l;
           nd.match = acq;
