@@ -235,7 +235,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
     uint32_t node = kNone, thread = kNone;
     uint32_t pos = 0;
     bool writes = false;
-    Regions::PerNode region;
+    Regions::Marks region;
   };
   std::vector<Previous> last(m.variables());
   for (uint32_t t = 0; t < m.threads() && !options.Stop(*stats); ++t) {
@@ -255,6 +255,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
         m.Prefetch(thread_nodes[k + kAhead]);
         regions.Prefetch(thread_nodes[k + kAhead]);
       }
+      if (k + kAhead / 2 < thread_nodes.size()) regions.PrefetchNext(thread_nodes[k + kAhead / 2]);
       const Node& n2 = m.node(e2);
       const uint32_t out_before = hard_out;
       if (n2.flags & (kForks | kSignals)) hard_out = n2.pos;

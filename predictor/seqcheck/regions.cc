@@ -110,15 +110,29 @@ Regions::Regions(const TraceModel& m) : m_(m) {
     next_sections_[i] = lists[i] == kNone ? NextSection{kNone, 0} : next[lists[i]];
 }
 
-bool Regions::OneRegion(uint32_t e1, const PerNode& p1, uint32_t pos1, uint32_t e2) const {
+Regions::Marks Regions::Of(uint32_t n) const {
+  const PerNode& p = nodes_[n];
+  Marks k;
+  k.releases = p.releases;
+  k.activation = p.activation;
+  k.block = p.block;
+  k.held_until = p.held_until;
+  if (p.next_sections != kNone) {
+    k.next = next_sections_[p.next_sections];  // a list has an entry per section open at the read
+    if (next_sections_[p.next_sections + 1].acquire != kNone) k.more = p.next_sections + 1;
+  }
+  return k;
+}
+
+bool Regions::OneRegion(uint32_t e1, const Marks& k1, uint32_t pos1, uint32_t e2) const {
   const PerNode& p2 = nodes_[e2];
-  if (p1.block != kNone && p1.block == p2.block) return true;
+  if (k1.block != kNone && k1.block == p2.block) return true;
   // The rule that walks the sections open at e1 last.
-  if (p1.releases == p2.releases && OneActivation(p1, pos1, e2)) return true;
+  if (k1.releases == p2.releases && OneActivation(k1, pos1, e2)) return true;
   // A section of the thread open at e1 and still open at e2: it held the lock
   // throughout, whatever it took and released inside.
-  if (p1.held_until > m_.node(e2).pos) return true;
-  return ReadUsedInNextSection(e1, p1, e2);
+  if (k1.held_until > m_.node(e2).pos) return true;
+  return ReadUsedInNextSection(e1, k1, e2);
 }
 
 // e1 reads in a section of lock L that a plain unlock ends; e2 lies in the
@@ -127,12 +141,13 @@ bool Regions::OneRegion(uint32_t e1, const PerNode& p1, uint32_t pos1, uint32_t 
 // waits for others to change the state), and a read repeated by the same
 // instruction is a loop's new look (polling), not a use of the old value.
 // (The sections and their next ones are found in the constructor.)
-bool Regions::ReadUsedInNextSection(uint32_t e1, const PerNode& p1, uint32_t e2) const {
-  if (p1.next_sections == kNone) return false;  // e1 writes, or holds no lock
+bool Regions::ReadUsedInNextSection(uint32_t e1, const Marks& k1, uint32_t e2) const {
   const Node& n2 = m_.node(e2);
-  bool used = false;
-  for (const NextSection* next = &next_sections_[p1.next_sections]; next->acquire != kNone && !used; ++next)
-    used = next->acquire < n2.pos && next->release > n2.pos;
+  auto inside = [&](const NextSection& next) { return next.acquire < n2.pos && next.release > n2.pos; };
+  bool used = inside(k1.next);  // {0, 0} when e1 writes or holds no lock
+  if (!used && k1.more != kNone)
+    for (const NextSection* next = &next_sections_[k1.more]; next->acquire != kNone && !used; ++next)
+      used = inside(*next);
   return used && (IsWrite(n2) || m_.event(e1).pc != m_.event(e2).pc);
 }
 
@@ -140,8 +155,8 @@ bool Regions::ReadUsedInNextSection(uint32_t e1, const PerNode& p1, uint32_t e2)
 // (a callee's access and its caller's); accesses in two calls of a function
 // from a loop are not one region. A thread without function events has one
 // activation.
-bool Regions::OneActivation(const PerNode& p1, uint32_t pos1, uint32_t e2) const {
-  const uint32_t a1 = p1.activation, a2 = nodes_[e2].activation;
+bool Regions::OneActivation(const Marks& k1, uint32_t pos1, uint32_t e2) const {
+  const uint32_t a1 = k1.activation, a2 = nodes_[e2].activation;
   if (a1 == a2) return true;
   return exit_[a1] == kNone || exit_[a1] > m_.node(e2).pos || entry_[a2] < pos1;
 }

@@ -21,7 +21,39 @@ class Regions {
   // blocks, lock sections): five numbers per node.
   explicit Regions(const TraceModel& m);
 
-  // What OneRegion asks of a node as the first access of a pair: five numbers.
+  // A position range of a thread: (acquire, release) of a lock section.
+  struct NextSection {
+    uint32_t acquire = 0, release = 0;
+  };
+  // What OneRegion asks of a node as the first access of a pair. A scan takes
+  // it while the node is at hand, for the pairs in which the node is the first
+  // access, up to thousands of events later (where its entries have left the
+  // cache).
+  struct Marks {
+    uint32_t releases = 0, activation = kNone, block = kNone, held_until = 0;  // as PerNode's
+    NextSection next;       // the first of a read's next sections (ReadUsedInNextSection);
+                            // {0, 0}: none
+    uint32_t more = kNone;  // where the rest of them start in next_sections_; kNone: no more
+  };
+  Marks Of(uint32_t n) const;
+
+  // Whether the accesses e1 and e2 of one thread, e1 first in program order,
+  // are one region; k1 is Of(e1), pos1 e1's position in its thread. Window
+  // bounds are the caller's.
+  bool OneRegion(uint32_t e1, const Marks& k1, uint32_t pos1, uint32_t e2) const;
+  // Asks the memory for node n's entry ahead of a OneRegion or Of about it
+  // (TraceModel::Prefetch), and, a few nodes later (its entry loaded by then),
+  // for its next sections ahead of an Of.
+  void Prefetch(uint32_t n) const { __builtin_prefetch(&nodes_[n]); }
+  void PrefetchNext(uint32_t n) const {
+    if (nodes_[n].next_sections != kNone) __builtin_prefetch(&next_sections_[nodes_[n].next_sections]);
+  }
+
+ private:
+  bool ReadUsedInNextSection(uint32_t e1, const Marks& k1, uint32_t e2) const;
+  bool OneActivation(const Marks& k1, uint32_t pos1, uint32_t e2) const;
+
+  const TraceModel& m_;
   struct PerNode {
     uint32_t releases = 0;           // releases of its thread before it
     uint32_t activation = kNone;     // innermost function activation (a thread without function
@@ -32,24 +64,6 @@ class Regions {
     uint32_t next_sections = kNone;  // a read's list in next_sections_ (ReadUsedInNextSection);
                                      // kNone: it holds no lock, or it is no read
   };
-  // Node n's entry. A scan keeps it while n is at hand, for the pairs in which
-  // n is the first access, up to thousands of events later (where n's entry
-  // has left the cache).
-  const PerNode& Of(uint32_t n) const { return nodes_[n]; }
-
-  // Whether the accesses e1 and e2 of one thread, e1 first in program order,
-  // are one region; p1 is Of(e1), pos1 e1's position in its thread. Window
-  // bounds are the caller's.
-  bool OneRegion(uint32_t e1, const PerNode& p1, uint32_t pos1, uint32_t e2) const;
-  // Asks the memory for node n's entry ahead of a OneRegion or Of about it
-  // (TraceModel::Prefetch).
-  void Prefetch(uint32_t n) const { __builtin_prefetch(&nodes_[n]); }
-
- private:
-  bool ReadUsedInNextSection(uint32_t e1, const PerNode& p1, uint32_t e2) const;
-  bool OneActivation(const PerNode& p1, uint32_t pos1, uint32_t e2) const;
-
-  const TraceModel& m_;
   std::vector<PerNode> nodes_;
   // For ReadUsedInNextSection, found in the constructor's pass, where the read
   // is at hand: asked per pair (e1, e2), a walk over e1's sections, thousands
@@ -60,9 +74,6 @@ class Regions {
   // when it never ends), {0, 0} for the other open sections (no position lies
   // inside), ending with an entry whose acquire is kNone. One list per change
   // of the thread's open sections, shared by the reads in between.
-  struct NextSection {
-    uint32_t acquire = 0, release = 0;
-  };
   std::vector<NextSection> next_sections_;
   // Per activation, the thread positions of its entry and exit: entry -1 for
   // one entered before the trace (or window) starts, exit kNone for one still
