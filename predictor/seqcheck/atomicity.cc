@@ -1,15 +1,12 @@
 #include "predictor/seqcheck/atomicity.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 #include <string>
 #include <tuple>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "predictor/seqcheck/hard_order.h"
-#include "predictor/seqcheck/huge_pages.h"
 #include "predictor/seqcheck/regions.h"
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
@@ -30,73 +27,16 @@ const char* Pattern(const Node& a, const Node& e, const Node& b) {
   return names[(IsWrite(a) ? 4 : 0) + (IsWrite(e) ? 2 : 0) + (IsWrite(b) ? 1 : 0)];
 }
 
-// The locks each access node holds (sections open at it: acquired before it,
-// released at or after it), interned: accesses that hold the same locks share
-// one id, so a question about an intruder's locks is asked once per set.
-class HeldLockSets {
- public:
-  using Set = std::vector<std::pair<uint32_t, bool>>;  // (lock, read mode), sorted
-
-  explicit HeldLockSets(const TraceModel& m) {
-    ReserveHuge(&of_node_, m.size());
-    of_node_.assign(m.size(), 0);
-    std::map<Set, uint32_t> ids{{Set{}, 0}};
-    sets_.emplace_back();
-    // The set after a lock node is a function of the set before it and of the
-    // node's lock and flags: each such step is looked up in the map of sets
-    // once, not at every lock node (a sorted copy and a map search of vector
-    // keys per node were a tenth of the engine's time). Per (set, lock), the
-    // next set for each combination of the three lock flags.
-    constexpr uint32_t kFlagShift = 2;  // kAcquires, kReleases, kShared are bits 2..4
-    static_assert(kAcquires == 1 << kFlagShift && kReleases == 2 << kFlagShift && kShared == 4 << kFlagShift);
-    std::unordered_map<uint64_t, std::array<uint32_t, 8>> step;  // (set id << 32 | lock) -> set id per flags
-    // In trace order, each thread's current set at hand: the nodes and of_node_
-    // in memory order (a walk thread by thread missed the cache at every node).
-    std::vector<uint32_t> current(m.threads(), 0);
-    for (uint32_t node = 0; node < m.size(); ++node) {
-      const Node& n = m.node(node);
-      uint32_t& id = current[n.tid];
-      of_node_[node] = id;  // before this node's own acquire or release
-      if (!(n.flags & (kAcquires | kReleases))) continue;
-      auto [known, fresh] = step.try_emplace((uint64_t{id} << 32) | n.lock);
-      if (fresh) known->second.fill(kNone);
-      uint32_t& next = known->second[(n.flags >> kFlagShift) & 7];
-      if (next != kNone) {
-        id = next;
-        continue;
-      }
-      Set held = sets_[id];
-      if (n.flags & kReleases)
-        held.erase(std::remove_if(held.begin(), held.end(), [&](const auto& h) { return h.first == n.lock; }),
-                   held.end());
-      if (n.flags & kAcquires) {
-        held.push_back({n.lock, (n.flags & kShared) != 0});
-        std::sort(held.begin(), held.end());
-      }
-      auto [it, added] = ids.try_emplace(held, static_cast<uint32_t>(sets_.size()));
-      if (added) sets_.push_back(held);
-      id = it->second;
-      next = id;
-    }
-  }
-
-  uint32_t size() const { return static_cast<uint32_t>(sets_.size()); }
-  uint32_t IdOf(uint32_t node) const { return of_node_[node]; }
-  const Set& set(uint32_t id) const { return sets_[id]; }
-
- private:
-  std::vector<uint32_t> of_node_;
-  std::vector<Set> sets_;
-};
-
 // The locks of e1's thread held from e1 through e2, found once per pair (e1, e2)
 // and asked once per intruder candidate: a candidate e whose thread holds one of
-// them in a conflicting mode cannot run between e1 and e2. The answer depends
-// only on e's held locks: it is kept per lock set for the pair.
+// them in a conflicting mode cannot run between e1 and e2. The candidate's locks
+// are the sections open at it, looked up per candidate: candidates are few (a
+// few thousand in a window of millions of events, max_tries per key), and a
+// table of every node's held locks built for them was a twentieth of the
+// engine's time.
 class ProtectingLocks {
  public:
-  ProtectingLocks(const TraceModel& m, const HeldLockSets& sets)
-      : m_(m), sets_(sets), stamp_(sets.size(), 0), blocks_(sets.size(), 0) {}
+  explicit ProtectingLocks(const TraceModel& m) : m_(m) {}
 
   // Starts a new pair; its locks are found at its first Block (most pairs have
   // no intruder candidate left to ask about).
@@ -104,21 +44,20 @@ class ProtectingLocks {
     e1_ = e1;
     e2_ = e2;
     found_ = false;
-    ++pair_;
   }
 
   bool Block(uint32_t e) {
     if (!found_) FindSpanning();
     if (spanning_.empty()) return false;
-    const uint32_t id = sets_.IdOf(e);
-    if (stamp_[id] != pair_) {
-      stamp_[id] = pair_;
-      blocks_[id] = 0;
-      for (auto [lock, shared] : sets_.set(id))
-        for (auto [spanning_lock, spanning_shared] : spanning_)
-          if (lock == spanning_lock && !(shared && spanning_shared)) blocks_[id] = 1;
-    }
-    return blocks_[id] != 0;
+    const Node& ne = m_.node(e);
+    bool blocks = false;
+    m_.ForEachOpenAt(ne.tid, ne.pos, [&](uint32_t a) {
+      const Node& na = m_.node(a);
+      const bool shared = (na.flags & kShared) != 0;
+      for (auto [spanning_lock, spanning_shared] : spanning_)
+        if (na.lock == spanning_lock && !(shared && spanning_shared)) blocks = true;
+    });
+    return blocks;
   }
 
  private:
@@ -134,13 +73,9 @@ class ProtectingLocks {
   }
 
   const TraceModel& m_;
-  const HeldLockSets& sets_;
   uint32_t e1_ = kNone, e2_ = kNone;
   bool found_ = false;                               // spanning_ is for (e1_, e2_)
   std::vector<std::pair<uint32_t, bool>> spanning_;  // (lock, read mode)
-  uint64_t pair_ = 0;
-  std::vector<uint64_t> stamp_;  // per lock set: the pair its answer is for
-  std::vector<uint8_t> blocks_;
 };
 
 // Decides, for the intruders of one pair (e1, e2) of thread t, whether hard
@@ -208,8 +143,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   uint32_t* last_tried = nullptr;
 
   ForcedIntruders forced(m);
-  const HeldLockSets held_sets(m);
-  ProtectingLocks protecting(m, held_sets);
+  ProtectingLocks protecting(m);
   const Regions regions(m);
   // Whether hard orders put e after e2 or before e1 (a hard path stays between
   // its ends in the trace): asked once per new candidate key.
