@@ -16,9 +16,12 @@
 // A fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL from the instruction the thread
 // ran: SynchronousFault) is the exception: the thread was running its own code,
 // not half-way through an append, so its handler records into the thread's
-// own ring, in program order (ThreadSanitizer's context for a handler). A
-// handler that leaves by longjmp never returns to the trampoline: the longjmp
-// interposers put the state slot back (LeaveHandlers).
+// own ring, in program order (ThreadSanitizer's context for a handler). So
+// does a handler that runs while the thread waits in a blocking call
+// (BlockingCall, signal_delivery.h: the interposer marks just the system
+// call, with no append under way). A handler that leaves by longjmp never
+// returns to the trampoline: the longjmp interposers put the state slot back
+// (LeaveHandlers).
 //
 // A nested handler (one interrupting a handler), a handler in a thread that is
 // not recording, and every handler in the eBPF modes (the probes map a thread
