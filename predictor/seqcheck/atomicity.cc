@@ -125,7 +125,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   std::vector<AtomicityViolation> found;
 
   FeasibilityChecker feasibility(m, options.feasibility);
-  WitnessChecker checker(m.events(), m.carried());
+  LazyWitnessChecker checker(m.events(), m.carried());
   const uint64_t distance = options.intruder_distance ? options.intruder_distance : options.window;
 
   // Accesses per variable in trace order, split by kind (a range is an access
@@ -272,7 +272,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
           const std::string what = std::string("a ") + pattern + " atomicity violation at events " +
                                    std::to_string(v.local_first.index) + ", " + std::to_string(v.remote.index) + ", " +
                                    std::to_string(v.local_second.index);
-          if (!AcceptWitness(checker.CheckAtomicity(v), what, &v.witness, stats)) continue;
+          if (!AcceptWitness(checker.Get().CheckAtomicity(v), what, &v.witness, stats)) continue;
           found.push_back(std::move(v));
           unrealised.erase(key);
           tried = options.max_tries;  // reported: no more instances of this key

@@ -43,7 +43,7 @@ std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOp
   std::vector<Deadlock> found;
   LockGraph graph(model);
   FeasibilityChecker feasibility(model, options.feasibility);
-  WitnessChecker checker(model.events(), model.carried());
+  LazyWitnessChecker checker(model.events(), model.carried());
   std::set<std::vector<std::pair<uint64_t, uint64_t>>> reported;  // (held pc, request pc) per step
 
   for (const auto& locks : graph.LockCycles(options.max_cycle_length, options.max_lock_cycles)) {
@@ -109,7 +109,7 @@ std::vector<Deadlock> PredictDeadlocks(const TraceModel& model, const DeadlockOp
           d.cycle.push_back(th);
         }
         d.witness = MakeWitness(model, r);
-        if (!AcceptWitness(checker.CheckDeadlock(d), Describe(cycle, model), &d.witness, stats)) continue;
+        if (!AcceptWitness(checker.Get().CheckDeadlock(d), Describe(cycle, model), &d.witness, stats)) continue;
         found.push_back(std::move(d));
         reported.insert(key);
         return;

@@ -9,8 +9,8 @@
 
 namespace seer::predictor::seqcheck {
 
-RaceConfirmation ConfirmRace(const TraceModel& m, FeasibilityChecker* feasibility, uint32_t a, uint32_t b,
-                             SeqCheckStats* stats) {
+RaceConfirmation ConfirmRace(const TraceModel& m, FeasibilityChecker* feasibility, LazyWitnessChecker* checker,
+                             uint32_t a, uint32_t b, SeqCheckStats* stats) {
   RaceConfirmation c;
   const Node &na = m.node(a), &nb = m.node(b);
   if (na.tid == nb.tid) return c;
@@ -20,17 +20,24 @@ RaceConfirmation ConfirmRace(const TraceModel& m, FeasibilityChecker* feasibilit
   FeasibilityResult r = TimedCheck(feasibility, q, stats);
   if (!r.feasible) return c;
   c.witness = MakeWitness(m, r);
-  WitnessChecker checker(m.events());
   const std::string what =
       "a race between events " + std::to_string(m.event(a).index) + " and " + std::to_string(m.event(b).index);
-  c.confirmed = AcceptWitness(checker.CheckRace(c.witness.schedule, EventRef::Of(m.event(a)), EventRef::Of(m.event(b))),
-                              what, &c.witness, stats);
+  c.confirmed =
+      AcceptWitness(checker->Get().CheckRace(c.witness.schedule, EventRef::Of(m.event(a)), EventRef::Of(m.event(b))),
+                    what, &c.witness, stats);
   return c;
+}
+
+RaceConfirmation ConfirmRace(const TraceModel& m, FeasibilityChecker* feasibility, uint32_t a, uint32_t b,
+                             SeqCheckStats* stats) {
+  LazyWitnessChecker checker(m.events());
+  return ConfirmRace(m, feasibility, &checker, a, b, stats);
 }
 
 void ConfirmRacePairs(const TraceModel& m, const FeasibilityOptions& options, Findings* findings,
                       SeqCheckStats* stats) {
   FeasibilityChecker feasibility(m, options);
+  LazyWitnessChecker checker(m.events());
   std::map<std::pair<uint64_t, uint64_t>, RaceConfirmation> decided;  // by event indices
   for (RaceResult& r : findings->races) {
     for (RacePair& p : r.pairs) {
@@ -38,7 +45,8 @@ void ConfirmRacePairs(const TraceModel& m, const FeasibilityOptions& options, Fi
       auto it = decided.find(key);
       if (it == decided.end()) {
         const uint32_t a = m.NodeOfIndex(p.first.index), b = m.NodeOfIndex(p.second.index);
-        RaceConfirmation c = a == kNone || b == kNone ? RaceConfirmation{} : ConfirmRace(m, &feasibility, a, b, stats);
+        RaceConfirmation c =
+            a == kNone || b == kNone ? RaceConfirmation{} : ConfirmRace(m, &feasibility, &checker, a, b, stats);
         it = decided.emplace(key, std::move(c)).first;
       }
       p.confirmed = it->second.confirmed;

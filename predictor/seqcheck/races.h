@@ -10,6 +10,7 @@
 #include "predictor/seqcheck/feasibility.h"
 #include "predictor/seqcheck/stats.h"
 #include "predictor/seqcheck/trace_model.h"
+#include "predictor/seqcheck/witness_checker.h"
 
 namespace seer::predictor::seqcheck {
 
@@ -19,7 +20,11 @@ struct RaceConfirmation {
 };
 
 // Decides one pair of events (node ids). Not confirmed does not mean "no race":
-// SeqCheck is complete only for two threads.
+// SeqCheck is complete only for two threads. `checker` validates the witness
+// (one for every pair of the model: it is built from the whole trace).
+RaceConfirmation ConfirmRace(const TraceModel& model, FeasibilityChecker* feasibility, LazyWitnessChecker* checker,
+                             uint32_t a, uint32_t b, SeqCheckStats* stats);
+// The same, with a checker of its own (for a single pair).
 RaceConfirmation ConfirmRace(const TraceModel& model, FeasibilityChecker* feasibility, uint32_t a, uint32_t b,
                              SeqCheckStats* stats);
 

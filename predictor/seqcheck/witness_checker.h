@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -98,6 +99,23 @@ class WitnessChecker {
   static constexpr size_t kCheckpoint = 4096;
   size_t recorded_ok_ = 0;
   std::vector<Locks> locks_at_;
+};
+
+// A WitnessChecker built when the first witness is to be checked, and kept for
+// the others. Its tables cost a pass over the whole window (about a tenth of an
+// engine's time), and most windows of a long trace have no witness to check.
+class LazyWitnessChecker {
+ public:
+  explicit LazyWitnessChecker(const std::vector<Event>& trace, size_t carried = 0) : trace_(trace), carried_(carried) {}
+  const WitnessChecker& Get() {
+    if (!checker_) checker_.emplace(trace_, carried_);
+    return *checker_;
+  }
+
+ private:
+  const std::vector<Event>& trace_;
+  const size_t carried_;
+  std::optional<WitnessChecker> checker_;
 };
 
 }  // namespace seer::predictor::seqcheck
