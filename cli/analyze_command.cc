@@ -51,9 +51,11 @@ int RunShardOfAnalysis(const AnalyzeCommandOptions& o, const std::vector<const p
 // kernel when they are freed, and the next window faults them in again, zeroed
 // page by page: on this project's VMs those faults were a fifth of the
 // atomicity engine's CPU time (docs/seqcheck.md, "Cost on a 3M-event trace").
-// One analysis keeps its freed memory in the heap for the next window instead;
-// the peak RSS is the same, since that window takes it again. (`seer daemon`,
-// which runs for days, keeps glibc's default and gives memory back.)
+// One analysis keeps its freed memory in the heap for the next window instead.
+// With one job the peak RSS is the same, since that window takes it again; with
+// N jobs each pool thread's heap keeps its last window's tables (docs/analyses.md,
+// "Jobs"). `seer daemon`, which runs for days, keeps glibc's default and gives
+// memory back.
 void KeepFreedMemoryForTheNextWindow() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: blocks up to 32 MB come from the heap
   mallopt(M_TRIM_THRESHOLD, INT_MAX);   // whose top is not given back
