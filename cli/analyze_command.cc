@@ -1,15 +1,14 @@
 // `seer analyze T.seer`: runs the selected analyses over one decode of the trace
 // and reports their findings as text, JSON, SARIF or an HTML page.
-#include <malloc.h>
 #include <sched.h>
 
 #include <algorithm>
-#include <climits>
 #include <memory>
 #include <thread>
 
 #include "cli/analysis_steps.h"
 #include "cli/commands.h"
+#include "cli/heap_settings.h"
 #include "cli/output.h"
 #include "cli/report_flags.h"
 #include "predictor/analyze.h"
@@ -44,21 +43,6 @@ int RunShardOfAnalysis(const AnalyzeCommandOptions& o, const std::vector<const p
   s = predictor::WritePartial(o.report.output, part);
   if (!s.ok()) return Fail(s);
   return kExitOk;
-}
-
-// The SeqCheck engines build the same tables, tens of MB, for each window of
-// the trace and free them at its end. glibc gives blocks that large back to the
-// kernel when they are freed, and the next window faults them in again, zeroed
-// page by page: on this project's VMs those faults were a fifth of the
-// atomicity engine's CPU time (docs/seqcheck.md, "Cost on a 3M-event trace").
-// One analysis keeps its freed memory in the heap for the next window instead.
-// With one job the peak RSS is the same, since that window takes it again; with
-// N jobs each pool thread's heap keeps its last window's tables (docs/analyses.md,
-// "Jobs"). `seer daemon`, which runs for days, keeps glibc's default and gives
-// memory back.
-void KeepFreedMemoryForTheNextWindow() {
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest: blocks up to 32 MB come from the heap
-  mallopt(M_TRIM_THRESHOLD, INT_MAX);   // whose top is not given back
 }
 
 int RunAnalyze(const AnalyzeCommandOptions& o) {

@@ -3,8 +3,10 @@
 
 #include "cli/command.h"
 #include "cli/commands.h"
+#include "cli/heap_settings.h"
 
 int main(int argc, char** argv) {
+  if (argc > 1 && seer::cli::BuildsWindows(argv[1])) seer::cli::RestartWithHugePageHeap(argv);
   CLI::App app{
       "seer: record one run of a pthread program and predict the races, deadlocks and "
       "atomicity violations other interleavings of it could hit"};

@@ -8,6 +8,7 @@
 
 #include "cli/analysis_steps.h"
 #include "cli/commands.h"
+#include "cli/heap_settings.h"
 #include "cli/output.h"
 #include "cli/report_flags.h"
 #include "predictor/partial_file.h"
@@ -23,6 +24,7 @@ struct MergeCommandOptions {
 };
 
 int RunMerge(const MergeCommandOptions& o) {
+  KeepFreedMemoryForTheNextWindow();  // it may decide windows again
   std::vector<predictor::PartialResult> parts(o.parts.size());
   for (size_t i = 0; i < o.parts.size(); ++i) {
     Status s = predictor::ReadPartial(o.parts[i], &parts[i]);
