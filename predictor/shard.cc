@@ -91,15 +91,19 @@ Status DigestTrace(const std::string& path, uint64_t* digest) {
 // (one run decides none there either).
 class ShardHook final : public WindowHook {
  public:
-  ShardHook(ShardSpec shard, uint64_t whole, std::vector<WindowedPart>* parts)
-      : shard_(shard), whole_(whole), parts_(parts), used_(parts->size(), 0) {}
+  // `owner`: per windowed part, the shard that decides all its windows, or
+  // kSpread for one whose windows go round robin (ShardOfWindow).
+  static constexpr uint32_t kSpread = UINT32_MAX;
+  ShardHook(ShardSpec shard, uint64_t whole, std::vector<uint32_t> owner, std::vector<WindowedPart>* parts)
+      : shard_(shard), whole_(whole), owner_(std::move(owner)), parts_(parts), used_(parts->size(), 0) {}
 
   bool Decides(const std::string& engine, uint64_t k, uint64_t budget_whole, uint64_t* budget) override {
     std::lock_guard<std::mutex> lock(mu_);
     const size_t w = Find(engine);
     (*parts_)[w].max_checks = budget_whole;
     *budget = budget_whole - std::min(budget_whole, used_[w]);
-    return ShardOfWindow(whole_, w, k, shard_.count) == shard_.index;
+    if (owner_[w] != kSpread) return owner_[w] == shard_.index;
+    return ShardOfWindow(whole_, spread_index(w), k, shard_.count) == shard_.index;
   }
   void Decided(const std::string& engine, uint64_t k, uint64_t budget, Findings found,
                const seqcheck::SeqCheckStats& stats) override {
@@ -120,8 +124,14 @@ class ShardHook final : public WindowHook {
     return 0;  // not reached: every windowed engine selected has a part
   }
 
+  // The number of spread parts before part w (its `w` in ShardOfWindow).
+  uint64_t spread_index(size_t w) const {
+    return static_cast<uint64_t>(std::count(owner_.begin(), owner_.begin() + static_cast<std::ptrdiff_t>(w), kSpread));
+  }
+
   const ShardSpec shard_;
   const uint64_t whole_;
+  const std::vector<uint32_t> owner_;
   std::mutex mu_;  // windowed engines run on lanes of their own with --jobs
   std::vector<WindowedPart>* const parts_;
   std::vector<uint64_t> used_;  // checks this shard's windows used so far, per engine
@@ -283,23 +293,28 @@ Status RunShard(const std::string& path, const std::string& analysis_list, const
   out->shard = shard;
   std::vector<const EngineSpec*> run;
   uint64_t whole = 0;
+  std::vector<uint32_t> owner;  // per windowed part: ShardHook's
+  std::vector<const EngineSpec*> windowed;
   for (const EngineSpec* spec : specs) {
     out->analyses.push_back(spec->name);
-    if (seqcheck::IsWindowedEngine(spec->name)) {
+    const bool is_windowed = seqcheck::IsWindowedEngine(spec->name);
+    const bool spread = is_windowed && seqcheck::SpreadsWindowsOverShards(spec->name);
+    // A spread analysis runs in every shard: each follows the whole trace to
+    // cut the same windows (and know the locks held as each begins). The
+    // others run in the shard they go to, and only there.
+    if (!spread && ShardOfAnalysis(whole++, shard.count) != shard.index) continue;
+    if (is_windowed) {
       out->windowed.push_back({spec->name, 0, 0, {}});
-      continue;
-    }
-    if (ShardOfAnalysis(whole++, shard.count) == shard.index) {
+      owner.push_back(spread ? ShardHook::kSpread : shard.index);
+      windowed.push_back(spec);
+    } else {
       run.push_back(spec);
       out->engines.push_back({spec->name, Findings()});
     }
   }
-  // The windowed engines run in every shard: each follows the whole trace to
-  // cut the same windows (and know the locks held as each begins).
-  for (const EngineSpec* spec : specs)
-    if (seqcheck::IsWindowedEngine(spec->name)) run.push_back(spec);
+  run.insert(run.end(), windowed.begin(), windowed.end());
 
-  ShardHook hook(shard, whole, &out->windowed);
+  ShardHook hook(shard, whole, std::move(owner), &out->windowed);
   AnalysisOptions with_hook = options;
   with_hook.window_hook = &hook;
   AnalysisRun analysis;

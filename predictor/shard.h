@@ -26,12 +26,13 @@ struct ShardSpec {
 Status ParseShard(const std::string& text, ShardSpec* out);
 
 // Who runs what. The selected analyses that decide the trace as a whole (hb,
-// wcp, ...: the j-th of them in selection order) go round robin: shard j mod N.
-// The windows of the windowed ones (deadlock, atomicity: the w-th of them)
-// follow on round robin, each analysis's own from the next shard on: window k
-// of the w-th is shard (whole + w + k) mod N's, `whole` the number of the
-// others. So every shard has its share of each windowed analysis's windows,
-// whatever N.
+// wcp, ...), and the windowed ones whose windows one shard decides (deadlock:
+// seqcheck::SpreadsWindowsOverShards), go round robin in selection order: the
+// j-th of them is shard j mod N's. The windows of the other windowed ones
+// (atomicity: the w-th of them) follow on round robin, each analysis's own
+// from the next shard on: window k of the w-th is shard (whole + w + k) mod
+// N's, `whole` the number of the others. So every shard has its share of each
+// spread analysis's windows, whatever N.
 uint32_t ShardOfAnalysis(uint64_t j, uint32_t count);
 uint32_t ShardOfWindow(uint64_t whole, uint64_t w, uint64_t k, uint32_t count);
 

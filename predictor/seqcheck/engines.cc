@@ -355,6 +355,8 @@ std::unique_ptr<Engine> NewAtomicityEngine(const AnalysisOptions& options) {
 
 bool IsWindowedEngine(const std::string& name) { return name == "deadlock" || name == "atomicity"; }
 
+bool SpreadsWindowsOverShards(const std::string& name) { return name == "atomicity"; }
+
 std::unique_ptr<WindowJoiner> NewWindowJoiner(const std::string& name) {
   if (name == "deadlock") return std::make_unique<DeadlockJoiner>();
   if (name == "atomicity") return std::make_unique<AtomicityJoiner>();

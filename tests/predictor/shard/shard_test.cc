@@ -10,6 +10,7 @@
 
 #include <filesystem>
 #include <initializer_list>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -167,6 +168,37 @@ TEST(ShardPlanTest, EveryShardHasItsShareOfEachAnalysis) {
   }
   EXPECT_EQ(ShardOfWindow(7, 0, 0, 4), 3u);  // after the 7 analyses: shards 0..3, 0..2
   EXPECT_EQ(ShardOfWindow(7, 1, 0, 4), 0u);
+}
+
+// deadlock's windows are one shard's, which alone runs it (its budget is
+// spent in the first windows: seqcheck::SpreadsWindowsOverShards);
+// atomicity's are every shard's.
+TEST(ShardPlanTest, OneShardDecidesEveryDeadlockWindow) {
+  const std::string dir = test::MakeTempDir("shard-plan");
+  ASSERT_FALSE(dir.empty());
+  const std::string path = dir + "/g.seer";
+  std::mt19937_64 rng(3);
+  AnalysisOptions options;
+  ASSERT_TRUE(test::WriteVariedGeneratedTrace(path, 3, 6000, &rng, &options).ok());
+  options.seqcheck_window = 500;
+  constexpr uint32_t kShards = 3;
+  std::map<std::string, std::vector<size_t>> decided;  // analysis -> windows decided per shard
+  std::map<std::string, uint64_t> windows;
+  for (uint32_t i = 0; i < kShards; ++i) {
+    PartialResult part;
+    Status s = RunShard(path, "", AllEngines(), options, {i, kShards}, &part);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (const WindowedPart& w : part.windowed) {
+      decided[w.analysis].push_back(w.decided.size());
+      windows[w.analysis] = w.windows;
+    }
+  }
+  std::filesystem::remove_all(dir);
+  ASSERT_GT(windows["deadlock"], kShards);
+  // Only its shard runs deadlock, and decides every window.
+  EXPECT_EQ(decided["deadlock"], (std::vector<size_t>{windows["deadlock"]}));
+  ASSERT_EQ(decided["atomicity"].size(), kShards);
+  for (size_t n : decided["atomicity"]) EXPECT_GE(n, windows["atomicity"] / kShards);
 }
 
 TEST(ShardPlanTest, ParsesIOverN) {
