@@ -30,6 +30,14 @@ void RestartWithHugePageHeap(char** argv) {
   if (tunables.empty()) return;
   const std::string before = current != nullptr ? current : "";
   if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0) return;
+  // By its own path, so that ps and top still name it after its file (through
+  // /proc/self/exe they would say "exe"); /proc/self/exe when that is gone.
+  char self[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    execv(self, argv);
+  }
   execv("/proc/self/exe", argv);
   // Not restarted: run as is, with the environment as it was.
   if (current != nullptr)

@@ -60,6 +60,7 @@ TEST(TunablesWithHugePagesTest, OnlyTheCommandsThatBuildWindows) {
 
 class HeapRestartTest : public test::TempDirTest {
  protected:
+  std::string comm_;  // the running command's name (/proc/PID/comm)
   static bool WriteTo(const std::string& fifo, const std::string& text) {
     const int fd = open(fifo.c_str(), O_WRONLY | O_NONBLOCK);
     if (fd < 0) return false;
@@ -140,6 +141,7 @@ class HeapRestartTest : public test::TempDirTest {
       const std::string wchan = test::ReadFile("/proc/" + std::to_string(pid) + "/wchan");
       if (wchan.find("partner") == std::string::npos) continue;
       found = HeapFlags(pid);
+      comm_ = test::ReadFile("/proc/" + std::to_string(pid) + "/comm");
       break;
     }
     if (!release()) kill(pid, SIGKILL);
@@ -193,6 +195,7 @@ class AnalyzeRestartTest : public HeapRestartTest {
 TEST_F(AnalyzeRestartTest, AsksForHugePagesBesideTheUsersTunables) {
   const std::string flags = HeapFlagsWith("glibc.malloc.arena_max=2");
   EXPECT_TRUE(AsksForHugePages(flags)) << flags;
+  EXPECT_EQ(comm_, "seer\n");  // ps and top name it as before, not "exe"
 }
 
 TEST_F(AnalyzeRestartTest, AUsersHugePageSettingStands) {
