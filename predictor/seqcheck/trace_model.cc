@@ -109,8 +109,7 @@ class Cells {
 TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     : events_(std::move(events)), carried_(std::min(carried, events_.size())) {
   const uint32_t n = static_cast<uint32_t>(events_.size());
-  ReserveHuge(&nodes_, n);
-  nodes_.resize(n);
+  ReserveHuge(&nodes_, n);  // filled in place below: a node is written once
   uint32_t max_tid = 0;
   for (const Event& e : events_) max_tid = std::max(max_tid, e.tid);
   const uint32_t nthreads = n == 0 ? 0 : max_tid + 1;
@@ -163,7 +162,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
 
   for (uint32_t i = 0; i < n; ++i) {
     const Event& e = events_[i];
-    Node& nd = nodes_[i];
+    Node& nd = nodes_.emplace_back();  // the room is reserved: references to earlier nodes stay
     nd.tid = e.tid;
     nd.pos = static_cast<uint32_t>(thread_nodes_[e.tid].size());
     thread_nodes_[e.tid].push_back(i);

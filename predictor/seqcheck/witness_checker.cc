@@ -154,12 +154,22 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   };
   std::vector<bool> touched(cuts.size(), false);
   size_t entries = 0;  // of the reads and writes (frees add a few more)
+  // Per thread slot, its events; and the events that may write: the vectors
+  // below that hold them are sized once (grown by doublings, they were a
+  // fifth of the checker's page faults, copies included).
+  std::vector<uint32_t> per_slot;
+  size_t may_write = 0;
   for (size_t i = 0; i < trace.size(); ++i) {
+    const uint32_t slot = SlotOf(trace[i].tid);
+    if (slot >= per_slot.size()) per_slot.resize(slot + 1, 0);
+    ++per_slot[slot];
+    if (Writes(trace[i])) ++may_write;
     if (!has_bytes(i) || trace[i].kind == EventKind::kAlloc || trace[i].kind == EventKind::kFree) continue;
     const auto [first_run, end_run] = runs_of(i);
     for (uint32_t r = first_run; r < end_run; ++r) touched[r] = true;
     entries += end_run - first_run;
   }
+  for (size_t slot = 0; slot < per_slot.size(); ++slot) thread_events_[slot].reserve(per_slot[slot]);
   // Sized once: growing by doublings copies them and faults in fresh pages each time.
   ReserveHuge(&slots_, entries);
   ReserveHuge(&recorded_, entries);
@@ -177,6 +187,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   // write_pos_ walks these, not the whole window again.
   std::vector<uint32_t> write_count;
   std::vector<uint32_t> writers;
+  writers.reserve(may_write);
   for (size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
