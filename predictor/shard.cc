@@ -91,19 +91,20 @@ Status DigestTrace(const std::string& path, uint64_t* digest) {
 // (one run decides none there either).
 class ShardHook final : public WindowHook {
  public:
-  // `owner`: per windowed part, the shard that decides all its windows, or
-  // kSpread for one whose windows go round robin (ShardOfWindow).
-  static constexpr uint32_t kSpread = UINT32_MAX;
-  ShardHook(ShardSpec shard, uint64_t whole, std::vector<uint32_t> owner, std::vector<WindowedPart>* parts)
-      : shard_(shard), whole_(whole), owner_(std::move(owner)), parts_(parts), used_(parts->size(), 0) {}
+  // `spread`: per windowed part, whether its windows go round robin
+  // (ShardOfWindow); the others are this shard's alone (it has their part).
+  ShardHook(ShardSpec shard, uint64_t whole, std::vector<bool> spread, std::vector<WindowedPart>* parts)
+      : shard_(shard), whole_(whole), spread_(std::move(spread)), parts_(parts), used_(parts->size(), 0) {}
 
   bool Decides(const std::string& engine, uint64_t k, uint64_t budget_whole, uint64_t* budget) override {
     std::lock_guard<std::mutex> lock(mu_);
     const size_t w = Find(engine);
     (*parts_)[w].max_checks = budget_whole;
     *budget = budget_whole - std::min(budget_whole, used_[w]);
-    if (owner_[w] != kSpread) return owner_[w] == shard_.index;
-    return ShardOfWindow(whole_, spread_index(w), k, shard_.count) == shard_.index;
+    if (!spread_[w]) return true;
+    // Its w in ShardOfWindow: the spread parts before it (the same in every shard).
+    const auto spread_before = std::count(spread_.begin(), spread_.begin() + static_cast<std::ptrdiff_t>(w), true);
+    return ShardOfWindow(whole_, static_cast<uint64_t>(spread_before), k, shard_.count) == shard_.index;
   }
   void Decided(const std::string& engine, uint64_t k, uint64_t budget, Findings found,
                const seqcheck::SeqCheckStats& stats) override {
@@ -124,14 +125,9 @@ class ShardHook final : public WindowHook {
     return 0;  // not reached: every windowed engine selected has a part
   }
 
-  // The number of spread parts before part w (its `w` in ShardOfWindow).
-  uint64_t spread_index(size_t w) const {
-    return static_cast<uint64_t>(std::count(owner_.begin(), owner_.begin() + static_cast<std::ptrdiff_t>(w), kSpread));
-  }
-
   const ShardSpec shard_;
   const uint64_t whole_;
-  const std::vector<uint32_t> owner_;
+  const std::vector<bool> spread_;
   std::mutex mu_;  // windowed engines run on lanes of their own with --jobs
   std::vector<WindowedPart>* const parts_;
   std::vector<uint64_t> used_;  // checks this shard's windows used so far, per engine
@@ -293,7 +289,7 @@ Status RunShard(const std::string& path, const std::string& analysis_list, const
   out->shard = shard;
   std::vector<const EngineSpec*> run;
   uint64_t whole = 0;
-  std::vector<uint32_t> owner;  // per windowed part: ShardHook's
+  std::vector<bool> spread_parts;  // per windowed part: ShardHook's
   std::vector<const EngineSpec*> windowed;
   for (const EngineSpec* spec : specs) {
     out->analyses.push_back(spec->name);
@@ -305,7 +301,7 @@ Status RunShard(const std::string& path, const std::string& analysis_list, const
     if (!spread && ShardOfAnalysis(whole++, shard.count) != shard.index) continue;
     if (is_windowed) {
       out->windowed.push_back({spec->name, 0, 0, {}});
-      owner.push_back(spread ? ShardHook::kSpread : shard.index);
+      spread_parts.push_back(spread);
       windowed.push_back(spec);
     } else {
       run.push_back(spec);
@@ -314,7 +310,7 @@ Status RunShard(const std::string& path, const std::string& analysis_list, const
   }
   run.insert(run.end(), windowed.begin(), windowed.end());
 
-  ShardHook hook(shard, whole, std::move(owner), &out->windowed);
+  ShardHook hook(shard, whole, std::move(spread_parts), &out->windowed);
   AnalysisOptions with_hook = options;
   with_hook.window_hook = &hook;
   AnalysisRun analysis;

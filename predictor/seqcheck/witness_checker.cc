@@ -159,8 +159,10 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   // fifth of the checker's page faults, copies included).
   std::vector<uint32_t> per_slot;
   size_t may_write = 0;
+  ReserveHuge(&thread_slot_, trace.size());
+  thread_slot_.resize(trace.size());
   for (size_t i = 0; i < trace.size(); ++i) {
-    const uint32_t slot = SlotOf(trace[i].tid);
+    const uint32_t slot = thread_slot_[i] = SlotOf(trace[i].tid);
     if (slot >= per_slot.size()) per_slot.resize(slot + 1, 0);
     ++per_slot[slot];
     if (Writes(trace[i])) ++may_write;
@@ -178,8 +180,6 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   std::vector<int64_t> last_write;  // per variable slot
   ReserveHuge(&thread_pos_, trace.size());
   thread_pos_.resize(trace.size());
-  ReserveHuge(&thread_slot_, trace.size());
-  thread_slot_.assign(trace.size(), 0);
   ReserveHuge(&slot_begin_, trace.size() + 1);
   slot_begin_.assign(trace.size() + 1, 0);
   // Per variable slot, its writes (counted here for write_pos_ below), and
@@ -192,7 +192,6 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
     if (i > 0 && e.index <= trace[i - 1].index) ascending_ = false;
-    thread_slot_[i] = SlotOf(e.tid);
     std::vector<uint32_t>& events_of_thread = thread_events_[thread_slot_[i]];
     thread_pos_[i] = static_cast<uint32_t>(events_of_thread.size());
     events_of_thread.push_back(static_cast<uint32_t>(i));
