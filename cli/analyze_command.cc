@@ -47,6 +47,7 @@ int RunShardOfAnalysis(const AnalyzeCommandOptions& o, const std::vector<const p
 
 int RunAnalyze(const AnalyzeCommandOptions& o) {
   KeepFreedMemoryForTheNextWindow();
+  OneHeapForAllThreads();  // before --jobs starts its threads
   std::vector<const predictor::EngineSpec*> specs;
   Status s;
   {

@@ -52,4 +52,14 @@ void KeepFreedMemoryForTheNextWindow() {
   mallopt(M_TRIM_THRESHOLD, INT_MAX);   // whose top is not given back
 }
 
+bool UserSetArenas(const char* arena_max, const char* tunables) {
+  return (arena_max != nullptr && arena_max[0] != '\0') ||
+         (tunables != nullptr && std::strstr(tunables, "glibc.malloc.arena_max=") != nullptr);
+}
+
+void OneHeapForAllThreads() {
+  if (UserSetArenas(std::getenv("MALLOC_ARENA_MAX"), std::getenv("GLIBC_TUNABLES"))) return;
+  mallopt(M_ARENA_MAX, 1);
+}
+
 }  // namespace seer::cli

@@ -33,4 +33,16 @@ void RestartWithHugePageHeap(char** argv);
 // runs for days, keeps glibc's defaults and gives memory back.
 void KeepFreedMemoryForTheNextWindow();
 
+// Whether the user chose how many heaps (arenas) glibc's malloc keeps:
+// MALLOC_ARENA_MAX, or glibc.malloc.arena_max in `tunables` (GLIBC_TUNABLES's
+// value, null when unset).
+bool UserSetArenas(const char* arena_max, const char* tunables);
+
+// Makes every thread allocate from one heap (glibc's main arena) unless the
+// user said otherwise (UserSetArenas). With one heap per thread, glibc's
+// default, `--jobs` threads free each other's blocks into heaps where they do
+// not fit: a 2B-event shard with --jobs 2 ran 5x slower on the default than on
+// one heap (docs/analyses.md, "Shards"). Call it before any thread starts.
+void OneHeapForAllThreads();
+
 }  // namespace seer::cli

@@ -25,6 +25,7 @@ struct MergeCommandOptions {
 
 int RunMerge(const MergeCommandOptions& o) {
   KeepFreedMemoryForTheNextWindow();  // it may decide windows again
+  OneHeapForAllThreads();
   std::vector<predictor::PartialResult> parts(o.parts.size());
   for (size_t i = 0; i < o.parts.size(); ++i) {
     Status s = predictor::ReadPartial(o.parts[i], &parts[i]);

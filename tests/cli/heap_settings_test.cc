@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <malloc.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -15,6 +16,9 @@
 
 #include <cctype>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <string>
 #include <thread>
@@ -202,6 +206,60 @@ TEST_F(AnalyzeRestartTest, AUsersHugePageSettingStands) {
   const std::string flags = HeapFlagsWith("glibc.malloc.hugetlb=0");
   EXPECT_FALSE(AsksForHugePages(flags)) << flags;
   EXPECT_NE(flags, "<no heap>");
+}
+
+TEST(UserSetArenasTest, EitherVariableSays) {
+  EXPECT_FALSE(UserSetArenas(nullptr, nullptr));
+  EXPECT_FALSE(UserSetArenas("", "glibc.malloc.hugetlb=1"));
+  EXPECT_TRUE(UserSetArenas("4", nullptr));
+  EXPECT_TRUE(UserSetArenas(nullptr, "glibc.malloc.hugetlb=1:glibc.malloc.arena_max=8"));
+}
+
+// Whether a block that a new thread allocates comes from glibc's main heap,
+// in a child process (the setting is the whole process's): 1 yes, 0 no, 2 the
+// child had heaps besides the main one before its thread started (threads
+// that ran before the fork left theirs: nothing to tell then). glibc marks a
+// block of another heap in its chunk's size word (NON_MAIN_ARENA, 0x4).
+int ThreadAllocatesFromMainHeap(bool one_heap) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    unsetenv("MALLOC_ARENA_MAX");
+    unsetenv("GLIBC_TUNABLES");
+    char* xml = nullptr;
+    size_t size = 0;
+    FILE* out = open_memstream(&xml, &size);
+    malloc_info(0, out);
+    fclose(out);
+    const bool only_main = std::string(xml).find("<heap nr=\"1\"") == std::string::npos;
+    free(xml);
+    if (!only_main) _exit(2);
+    if (one_heap) OneHeapForAllThreads();
+    bool main_heap = false;
+    std::thread([&] {
+      void* block = malloc(100);
+      // The chunk's size word, just before the block (volatile: the compiler
+      // sees a read before what malloc returned).
+      const auto* size_word =
+          reinterpret_cast<const volatile size_t*>(reinterpret_cast<uintptr_t>(block) - sizeof(size_t));
+      main_heap = (*size_word & 0x4) == 0;
+      free(block);
+    }).join();
+    _exit(main_heap ? 1 : 0);
+  }
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status);
+}
+
+TEST(OneHeapForAllThreadsTest, ANewThreadAllocatesFromTheMainHeap) {
+  if (kSanitizerMalloc)
+    GTEST_SKIP() << "SKIPPED: a sanitizer build's malloc is not glibc's (the release build runs this)";
+  const int without = ThreadAllocatesFromMainHeap(false);
+  if (without == 2)
+    GTEST_SKIP() << "SKIPPED: this process ran threads before this test, whose heaps a new thread may take; "
+                    "run it in a process of its own (ctest does)";
+  EXPECT_EQ(without, 0);  // glibc's default: a heap of its own
+  EXPECT_EQ(ThreadAllocatesFromMainHeap(true), 1);
 }
 
 }  // namespace
