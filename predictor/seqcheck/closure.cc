@@ -1,6 +1,7 @@
 #include "predictor/seqcheck/closure.h"
 
 #include <algorithm>
+#include <span>
 
 namespace seer::predictor::seqcheck {
 
@@ -89,7 +90,7 @@ namespace {
 void CloseObservation(const TraceModel& m, const WindowOrder& o, uint32_t r, uint32_t var, uint32_t w,
                       std::vector<std::pair<uint32_t, uint32_t>>* add) {
   for (uint32_t v : o.active()) {
-    const std::vector<uint32_t>& ws = m.writes(var, v);
+    const std::span<const uint32_t> ws = m.writes(var, v);
     if (ws.empty()) continue;
     const uint32_t end = o.PredEnd(r, v);
     auto it = std::lower_bound(ws.begin(), ws.end(), end);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <queue>
+#include <span>
 #include <unordered_map>
 
 #include "predictor/seqcheck/closure.h"
@@ -302,7 +303,7 @@ FeasibilityResult FeasibilityChecker::Check(const Query& q) {
         // window write to the variable comes after it.
         for (uint32_t v : order.active()) {
           if (v == nd.tid) continue;
-          const auto& ws = m_.writes(a.var, v);
+          const std::span<const uint32_t> ws = m_.writes(a.var, v);
           auto it = std::lower_bound(ws.begin(), ws.end(), order.lo(v));
           if (it != ws.end() && *it < order.hi(v)) order.AddEdge(id, m_.At(v, *it));
         }

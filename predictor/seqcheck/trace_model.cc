@@ -157,6 +157,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
   std::vector<RecentLock> recent_locks(size_t{1} << kRecentLockBits);
   std::vector<std::pair<uint32_t, uint32_t>> joins;  // (join node, child)
   EventLowering lowering;
+  std::vector<WriteSeen> writes_seen;  // in trace order
   ReserveHuge(&access_begin_, n + 1);
   access_begin_.resize(n + 1);
 
@@ -170,8 +171,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     // Node i reads and/or writes the variable of cell c.
     auto access = [&](uint32_t c, bool reads, bool writes) {
       if (cell_var[c] == kNone) {
-        cell_var[c] = static_cast<uint32_t>(writes_.size());
-        writes_.emplace_back();
+        cell_var[c] = variables_++;
         last_write.push_back(kNone);
       }
       Access a;
@@ -183,11 +183,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
       if (writes) {
         nd.flags |= kWrites;
         last_write[a.var] = i;
-        std::vector<Writer>& writers = writes_[a.var];
-        auto w = std::lower_bound(writers.begin(), writers.end(), e.tid,
-                                  [](const Writer& x, uint32_t t) { return x.tid < t; });
-        if (w == writers.end() || w->tid != e.tid) w = writers.insert(w, Writer{e.tid, {}});
-        w->positions.push_back(nd.pos);
+        writes_seen.push_back({a.var, e.tid, nd.pos});
       }
       accesses_.push_back(a);
     };
@@ -297,6 +293,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     }
   }
   access_begin_[n] = static_cast<uint32_t>(accesses_.size());
+  PlaceWrites(writes_seen);
 
   // A window's carried acquires run first: each thread's first other event
   // waits for those of the other threads.
@@ -355,11 +352,44 @@ void TraceModel::BuildTree(OpenIndex* ix) {
   for (size_t v = ix->leaves - 1; v >= 1; --v) ix->tree[v] = std::max(ix->tree[2 * v], ix->tree[2 * v + 1]);
 }
 
-const std::vector<uint32_t>& TraceModel::writes(uint32_t var, uint32_t t) const {
-  if (var >= writes_.size()) return empty_;
-  const std::vector<Writer>& writers = writes_[var];
-  auto w = std::lower_bound(writers.begin(), writers.end(), t, [](const Writer& x, uint32_t u) { return x.tid < u; });
-  return w != writers.end() && w->tid == t ? w->positions : empty_;
+void TraceModel::PlaceWrites(const std::vector<WriteSeen>& seen) {
+  // By variable, by a counting sort (stable: each variable's writes stay in
+  // trace order), then each variable's by thread (stable again: a thread's
+  // positions stay ascending).
+  std::vector<uint32_t> begin(size_t{variables_} + 1, 0);
+  for (const WriteSeen& w : seen) ++begin[w.var + 1];
+  for (size_t v = 1; v < begin.size(); ++v) begin[v] += begin[v - 1];
+  struct ByThread {
+    uint32_t tid, pos;
+  };
+  std::vector<ByThread> by_var(seen.size());
+  {
+    std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
+    for (const WriteSeen& w : seen) by_var[next[w.var]++] = {w.tid, w.pos};
+  }
+  const auto by_tid = [](const ByThread& a, const ByThread& b) { return a.tid < b.tid; };
+  write_positions_.resize(seen.size());
+  writer_begin_.assign(size_t{variables_} + 1, 0);
+  for (uint32_t v = 0; v < variables_; ++v) {
+    const auto first = by_var.begin() + begin[v], last = by_var.begin() + begin[v + 1];
+    if (!std::is_sorted(first, last, by_tid)) std::stable_sort(first, last, by_tid);
+    for (auto run = first; run != last;) {
+      const auto end = std::find_if(run, last, [&](const ByThread& x) { return x.tid != run->tid; });
+      const auto at = static_cast<uint32_t>(run - by_var.begin());
+      writers_.push_back({run->tid, at, static_cast<uint32_t>(end - by_var.begin())});
+      for (auto x = run; x != end; ++x) write_positions_[static_cast<size_t>(x - by_var.begin())] = x->pos;
+      run = end;
+    }
+    writer_begin_[v + 1] = static_cast<uint32_t>(writers_.size());
+  }
+}
+
+std::span<const uint32_t> TraceModel::writes(uint32_t var, uint32_t t) const {
+  if (var >= variables_) return {};
+  const auto first = writers_.begin() + writer_begin_[var], last = writers_.begin() + writer_begin_[var + 1];
+  auto w = std::lower_bound(first, last, t, [](const Writer& x, uint32_t u) { return x.tid < u; });
+  if (w == last || w->tid != t) return {};
+  return {write_positions_.data() + w->first, w->end - w->first};
 }
 
 const std::vector<uint32_t>& TraceModel::acquires(uint32_t lock, uint32_t t, bool exclusive_only) const {

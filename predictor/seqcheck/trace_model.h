@@ -115,7 +115,7 @@ class TraceModel {
   const std::vector<uint32_t>& branch_positions(uint32_t t) const { return branches_[t]; }
 
   // Positions of the writes to `var` by thread t, ascending.
-  const std::vector<uint32_t>& writes(uint32_t var, uint32_t t) const;
+  std::span<const uint32_t> writes(uint32_t var, uint32_t t) const;
   // Positions of the section acquires of `lock` by thread t, ascending; the
   // exclusive ones only when `exclusive_only`.
   const std::vector<uint32_t>& acquires(uint32_t lock, uint32_t t, bool exclusive_only) const;
@@ -130,7 +130,7 @@ class TraceModel {
     OpenQuery(open_[t], c, fn);
   }
 
-  uint32_t variables() const { return static_cast<uint32_t>(writes_.size()); }
+  uint32_t variables() const { return variables_; }
   uint32_t locks() const { return static_cast<uint32_t>(acquires_.size()); }
   uint64_t lock_object(uint32_t lock) const { return lock_objects_[lock]; }
 
@@ -163,11 +163,22 @@ class TraceModel {
   // Per variable, the threads that write it, ascending by thread, each with
   // its write positions: a variable costs its writers, not one list per thread
   // of the trace (hundreds of MB for thousands of threads: docs/seqcheck.md).
+  // Variable v's writers are writers_[writer_begin_[v] .. writer_begin_[v + 1]),
+  // a writer's positions write_positions_[first .. end), ascending: three
+  // arrays, not a vector per (variable, thread), which on a window of many
+  // variables were millions of small blocks (PlaceWrites).
   struct Writer {
-    uint32_t tid;
-    std::vector<uint32_t> positions;
+    uint32_t tid, first, end;
   };
-  std::vector<std::vector<Writer>> writes_;                    // [var]
+  // A write as the pass over the window meets it.
+  struct WriteSeen {
+    uint32_t var, tid, pos;
+  };
+  void PlaceWrites(const std::vector<WriteSeen>& seen);
+  uint32_t variables_ = 0;
+  std::vector<uint32_t> writer_begin_;
+  std::vector<Writer> writers_;
+  std::vector<uint32_t> write_positions_;
   std::vector<std::vector<std::vector<uint32_t>>> acquires_;   // [lock][thread]
   std::vector<std::vector<std::vector<uint32_t>>> exclusive_;  // [lock][thread]
   std::vector<uint64_t> lock_objects_;
