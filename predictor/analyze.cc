@@ -115,8 +115,12 @@ Status FeedInParallel(JobPool* pool, const std::vector<const EngineSpec*>& specs
                       const std::vector<std::unique_ptr<Engine>>& engines, AnalysisRun* run, BatchSideWork* side,
                       AnalysisProgress* progress, std::vector<Findings>* each) {
   std::vector<Engine*> lanes;
-  for (const auto& engine : engines) lanes.push_back(engine.get());
-  ParallelFeed feed(pool, lanes, kMaxEventsInFlight);
+  std::vector<double> costs;
+  for (size_t i = 0; i < engines.size(); ++i) {
+    lanes.push_back(engines[i].get());
+    costs.push_back(specs[i]->lane_cost);
+  }
+  ParallelFeed feed(pool, lanes, costs, kMaxEventsInFlight);
   while (true) {
     std::vector<Event> events = feed.Spare();
     Status s = run->reader->Next(&events);

@@ -103,6 +103,12 @@ struct EngineSpec {
   std::string summary;  // one line for --help and docs
   bool in_default_set;
   std::unique_ptr<Engine> (*create)(const AnalysisOptions& options);
+  // The CPU its pass over the trace takes per event, relative to the others
+  // (about CPU seconds per 100M events of bench/jobs_speed.sh's recorded
+  // trace): with --jobs, the heaviest passes go to different threads
+  // (PlaceLanes). 0: a light pass whose work goes to any thread (SeqCheck's
+  // windows). Only a placement: the report never depends on it.
+  double lane_cost = 1;
 };
 const std::vector<EngineSpec>& Engines();
 const EngineSpec* FindEngine(const std::string& name);

@@ -4,17 +4,34 @@
 #include <chrono>
 #include <cstdint>
 #include <iterator>
+#include <numeric>
 #include <utility>
 
 namespace seer::predictor {
 
-ParallelFeed::ParallelFeed(JobPool* pool, const std::vector<Engine*>& engines, size_t max_events)
+std::vector<int> PlaceLanes(const std::vector<double>& costs, unsigned threads) {
+  std::vector<size_t> order(costs.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return costs[a] > costs[b]; });
+  std::vector<double> load(std::max(threads, 1u), 0.0);
+  std::vector<int> thread(costs.size(), 0);
+  for (size_t lane : order) {
+    const auto least = std::min_element(load.begin(), load.end());
+    thread[lane] = static_cast<int>(least - load.begin());
+    *least += costs[lane];
+  }
+  return thread;
+}
+
+ParallelFeed::ParallelFeed(JobPool* pool, const std::vector<Engine*>& engines, const std::vector<double>& costs,
+                           size_t max_events)
     : pool_(pool), max_events_(max_events) {
-  for (Engine* engine : engines) {
+  // Each engine stays on one thread, whose caches hold its state.
+  const std::vector<int> thread = PlaceLanes(costs, pool->threads());
+  for (size_t i = 0; i < engines.size(); ++i) {
     lanes_.push_back(std::make_unique<Lane>());
-    lanes_.back()->engine = engine;
-    // Each engine stays on one thread, whose caches hold its state.
-    lanes_.back()->thread = static_cast<int>((lanes_.size() - 1) % pool->threads());
+    lanes_.back()->engine = engines[i];
+    lanes_.back()->thread = thread[i];
   }
 }
 

@@ -1,6 +1,6 @@
 // The driver's side of --jobs: every engine is a lane that works through the
 // decoded batches in trace order, one batch at a time, on a thread of a JobPool
-// of its own (engines round robin over the threads), while the lanes run side
+// of its own (PlaceLanes), while the lanes run side
 // by side; work an engine hands to the pool (SeqCheck's windows) goes to any. Batches are shared
 // read-only by the lanes and freed when the last lane is done with them; the
 // decoder waits while too many events are in flight, which bounds memory.
@@ -24,11 +24,20 @@ namespace seer::predictor {
 
 using SharedBatch = std::shared_ptr<const std::vector<Event>>;
 
+// The pool thread of each lane, given the lanes' costs (EngineSpec::lane_cost):
+// the costliest first, each on the thread with the least cost so far (the
+// lowest such thread), so that the heavy passes run side by side; lanes of
+// equal cost keep their order. Round robin over the threads, whatever their
+// cost, put wcp and w3-linear on one thread of two, and that thread bounded
+// the wall time (docs/analyses.md, "Jobs").
+std::vector<int> PlaceLanes(const std::vector<double>& costs, unsigned threads);
+
 class ParallelFeed {
  public:
   // `engines` have had Begin; `max_events`: decoded events held at most (the
   // batch being handed over may add one batch to it).
-  ParallelFeed(JobPool* pool, const std::vector<Engine*>& engines, size_t max_events);
+  // `costs`: each engine's lane_cost (predictor/engine.h), for PlaceLanes.
+  ParallelFeed(JobPool* pool, const std::vector<Engine*>& engines, const std::vector<double>& costs, size_t max_events);
   // Stops the lanes (without Finish) if Finish was not called.
   ~ParallelFeed();
   ParallelFeed(const ParallelFeed&) = delete;

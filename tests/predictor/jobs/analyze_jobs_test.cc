@@ -5,6 +5,8 @@
 // 2, 3 or 4 jobs are those of one, byte for byte.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
@@ -16,6 +18,7 @@
 
 #include "gen/generator.h"
 #include "predictor/analyze.h"
+#include "predictor/parallel_feed.h"
 #include "predictor/report/report.h"
 #include "seer/trace.h"
 #include "tests/support/random_trace.h"
@@ -159,6 +162,38 @@ TEST_F(AnalyzeJobsTest, ADecodeErrorStopsEveryJob) {
     if (first.empty()) first = s.ToString();
     EXPECT_EQ(s.ToString(), first) << "--jobs " << jobs;
   }
+}
+
+// Where --jobs puts the engines' passes (ParallelFeed): the heavy ones apart.
+TEST(PlaceLanesTest, TheDefaultSetsHeaviestPassesRunOnDifferentThreads) {
+  std::vector<std::string> names;
+  std::vector<double> costs;
+  for (const EngineSpec& spec : Engines()) {
+    if (!spec.in_default_set) continue;
+    names.push_back(spec.name);
+    costs.push_back(spec.lane_cost);
+  }
+  const std::vector<int> thread = PlaceLanes(costs, 2);
+  ASSERT_EQ(thread.size(), names.size());
+  auto thread_of = [&](const std::string& name) {
+    return thread[static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin())];
+  };
+  EXPECT_NE(thread_of("w3-linear"), thread_of("wcp"));
+  double load[2] = {0, 0};
+  for (size_t i = 0; i < thread.size(); ++i) {
+    ASSERT_TRUE(thread[i] == 0 || thread[i] == 1) << names[i];
+    load[thread[i]] += costs[i];
+  }
+  // Greedy placement, costliest first: the threads differ by at most the largest cost.
+  EXPECT_LE(std::abs(load[0] - load[1]), *std::max_element(costs.begin(), costs.end()));
+}
+
+TEST(PlaceLanesTest, CostliestFirstOnTheLeastLoadedThread) {
+  EXPECT_EQ(PlaceLanes({1, 5, 2, 2}, 2), (std::vector<int>{1, 0, 1, 1}));
+  EXPECT_EQ(PlaceLanes({1, 1, 1, 1}, 2), (std::vector<int>{0, 1, 0, 1}));  // equal costs: round robin
+  EXPECT_EQ(PlaceLanes({4, 3, 2}, 1), (std::vector<int>{0, 0, 0}));
+  EXPECT_EQ(PlaceLanes({4, 3, 2}, 0), (std::vector<int>{0, 0, 0}));  // a pool has a thread at least
+  EXPECT_TRUE(PlaceLanes({}, 2).empty());
 }
 
 }  // namespace
