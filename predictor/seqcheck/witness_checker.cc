@@ -243,6 +243,12 @@ void WitnessChecker::ReplayRecorded() {
   // come first: only a join before its child's end or a lock taken while held
   // can fail (a trace that lost events).
   Locks locks;
+  struct Recent {
+    uint64_t lock = 0;
+    LockState* state = nullptr;  // null: an empty slot
+  };
+  constexpr unsigned kRecentBits = 6;
+  std::vector<Recent> recent_locks(size_t{1} << kRecentBits);
   recorded_ok_ = trace_.size();
   for (size_t at = 0; at < trace_.size(); ++at) {
     if (at % kCheckpoint == 0) {
@@ -260,21 +266,39 @@ void WitnessChecker::ReplayRecorded() {
         return;
       }
     }
-    if (!ApplyLock(e, &locks).ok()) {
+    uint64_t lock = 0;
+    if (!LockOf(e, &lock)) continue;
+    // Most lock events name one of a few locks: a small direct-mapped table
+    // of their states (which stay put in the map) saves a hash lookup each.
+    Recent& recent = recent_locks[(lock * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits)];
+    if (recent.state == nullptr || recent.lock != lock) recent = {lock, &locks[lock]};
+    if (!ApplyLock(e, lock, recent.state).ok()) {
       recorded_ok_ = at;
       return;
     }
   }
 }
 
-Status WitnessChecker::ApplyLock(const Event& e, Locks* locks) {
+bool WitnessChecker::LockOf(const Event& e, uint64_t* lock) {
   // A cond-wait begin releases its mutex, its end re-acquires it.
+  switch (e.kind) {
+    case EventKind::kAcquire:
+    case EventKind::kRelease: *lock = e.object; return true;
+    case EventKind::kCondWaitBegin:
+    case EventKind::kCondWaitEnd: *lock = e.aux; return true;
+    default: return false;
+  }
+}
+
+Status WitnessChecker::ApplyLock(const Event& e, Locks* locks) {
+  uint64_t lock = 0;
+  return LockOf(e, &lock) ? ApplyLock(e, lock, &(*locks)[lock]) : Status::Ok();
+}
+
+Status WitnessChecker::ApplyLock(const Event& e, uint64_t lock, LockState* state) {
   const bool acquire = e.kind == EventKind::kAcquire || e.kind == EventKind::kCondWaitEnd;
-  const bool release = e.kind == EventKind::kRelease || e.kind == EventKind::kCondWaitBegin;
-  if (!acquire && !release) return Status::Ok();
-  const uint64_t lock = e.kind == EventKind::kAcquire || e.kind == EventKind::kRelease ? e.object : e.aux;
   const bool shared = e.kind == EventKind::kAcquire && SharedMode(e);
-  LockState& l = (*locks)[lock];
+  LockState& l = *state;
   uint32_t& d = l.depth[e.tid];
   if (acquire) {
     if (d++ > 0) return Status::Ok();  // a recursive re-acquisition: only the outermost counts

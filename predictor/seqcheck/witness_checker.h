@@ -63,6 +63,11 @@ class WitnessChecker {
   // Applies a lock event (acquire, release, cond wait begin/end) to `locks`;
   // an error when it acquires a lock another thread holds.
   static Status ApplyLock(const Event& e, Locks* locks);
+  // The same, for lock `lock` (LockOf) whose state the caller found.
+  static Status ApplyLock(const Event& e, uint64_t lock, LockState* state);
+  // The lock a lock event takes or gives back (a cond wait's mutex); false for
+  // any other event.
+  static bool LockOf(const Event& e, uint64_t* lock);
   // The last write (Event::index, -1 none) of variable slot `slot` among the
   // trace's first q events.
   int64_t RecordedLastWrite(uint32_t slot, size_t q) const;
