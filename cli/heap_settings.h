@@ -39,10 +39,12 @@ void KeepFreedMemoryForTheNextWindow();
 bool UserSetArenas(const char* arena_max, const char* tunables);
 
 // Makes every thread allocate from one heap (glibc's main arena) unless the
-// user said otherwise (UserSetArenas). With one heap per thread, glibc's
-// default, `--jobs` threads free each other's blocks into heaps where they do
-// not fit: a 2B-event shard with --jobs 2 ran 5x slower on the default than on
-// one heap (docs/analyses.md, "Shards"). Call it before any thread starts.
+// user said otherwise (UserSetArenas). With a heap per thread, glibc's
+// default, `--jobs` threads free blocks that others allocated (batches,
+// windows): on a 132M-event trace --jobs 2 then spent a quarter of its CPU in
+// malloc and took 229-246 s where one heap takes 102-104 s, and a 2B-event
+// shard ran 5x slower (docs/analyses.md, "Jobs"). Call it before any thread
+// starts.
 void OneHeapForAllThreads();
 
 }  // namespace seer::cli
