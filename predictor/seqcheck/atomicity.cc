@@ -7,8 +7,8 @@
 #include <tuple>
 #include <unordered_set>
 
+#include "predictor/seqcheck/grouped.h"
 #include "predictor/seqcheck/hard_order.h"
-#include "predictor/seqcheck/huge_pages.h"
 #include "predictor/seqcheck/regions.h"
 #include "predictor/seqcheck/witness.h"
 #include "predictor/seqcheck/witness_checker.h"
@@ -119,33 +119,6 @@ class ForcedIntruders {
   bool possible_ = false, scanned_ = false;
 };
 
-// Per variable, nodes in trace order: one array, each variable's run in it
-// found by its offset. Counted first, then placed: a vector per variable was
-// millions of small blocks on a trace of many variables (a tenth of the
-// engine's time in malloc, and with --jobs contention for the heap).
-class AccessesByVariable {
- public:
-  explicit AccessesByVariable(uint32_t variables) : begin_(size_t{variables} + 1, 0) {}
-  // First every access is counted, then the room placed, then each added in
-  // trace order.
-  void Count(uint32_t var) { ++begin_[var + 1]; }
-  void Place() {
-    for (size_t v = 1; v < begin_.size(); ++v) begin_[v] += begin_[v - 1];
-    ReserveHuge(&nodes_, begin_.back());
-    nodes_.resize(begin_.back());
-    next_.assign(begin_.begin(), begin_.end() - 1);
-  }
-  void Add(uint32_t var, uint32_t node) { nodes_[next_[var]++] = node; }
-  std::span<const uint32_t> Of(uint32_t var) const {
-    return {nodes_.data() + begin_[var], nodes_.data() + begin_[var + 1]};
-  }
-
- private:
-  std::vector<uint32_t> begin_;  // var -> its first entry; variables + 1 entries
-  std::vector<uint32_t> next_;   // var -> where its next node goes, while adding
-  std::vector<uint32_t> nodes_;
-};
-
 }  // namespace
 
 std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, const AtomicityOptions& options,
@@ -157,9 +130,9 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
   LazyWitnessChecker checker(m.events(), m.carried());
   const uint64_t distance = options.intruder_distance ? options.intruder_distance : options.window;
 
-  // Accesses per variable in trace order, split by kind (a range is an access
-  // of each variable it covers; a free, a write of each of its block's).
-  AccessesByVariable reads(m.variables()), writes(m.variables());
+  // Accesses (nodes) per variable in trace order, split by kind (a range is an
+  // access of each variable it covers; a free, a write of each of its block's).
+  Grouped<uint32_t> reads(m.variables()), writes(m.variables());
   for (uint32_t i = 0; i < m.size(); ++i)
     for (const Access& a : m.accesses(i)) (IsWrite(m.node(i)) ? writes : reads).Count(a.var);
   reads.Place();

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "predictor/common/sync_ops.h"
+#include "predictor/seqcheck/grouped.h"
 #include "predictor/seqcheck/huge_pages.h"
 
 namespace seer::predictor::seqcheck {
@@ -353,31 +354,28 @@ void TraceModel::BuildTree(OpenIndex* ix) {
 }
 
 void TraceModel::PlaceWrites(const std::vector<WriteSeen>& seen) {
-  // By variable, by a counting sort (stable: each variable's writes stay in
-  // trace order), then each variable's by thread (stable again: a thread's
-  // positions stay ascending).
-  std::vector<uint32_t> begin(size_t{variables_} + 1, 0);
-  for (const WriteSeen& w : seen) ++begin[w.var + 1];
-  for (size_t v = 1; v < begin.size(); ++v) begin[v] += begin[v - 1];
-  struct ByThread {
-    uint32_t tid, pos;
-  };
-  std::vector<ByThread> by_var(seen.size());
-  {
-    std::vector<uint32_t> next(begin.begin(), begin.end() - 1);
-    for (const WriteSeen& w : seen) by_var[next[w.var]++] = {w.tid, w.pos};
+  // Grouped by thread, then by variable (a radix sort: each grouping keeps the
+  // order it is given), so that each variable's writes come by thread, and each
+  // thread's in trace order. (A sort by thread per variable was a fortieth of
+  // the atomicity engine's time.)
+  Grouped<WriteSeen> by_thread(threads()), by_var(variables_);
+  for (const WriteSeen& w : seen) {
+    by_thread.Count(w.tid);
+    by_var.Count(w.var);
   }
-  const auto by_tid = [](const ByThread& a, const ByThread& b) { return a.tid < b.tid; };
-  write_positions_.resize(seen.size());
+  by_thread.Place();
+  for (const WriteSeen& w : seen) by_thread.Add(w.tid, w);
+  by_var.Place();
+  for (const WriteSeen& w : by_thread.values()) by_var.Add(w.var, w);
+  const std::vector<WriteSeen>& all = by_var.values();
+  write_positions_.resize(all.size());
+  for (size_t i = 0; i < all.size(); ++i) write_positions_[i] = all[i].pos;
   writer_begin_.assign(size_t{variables_} + 1, 0);
   for (uint32_t v = 0; v < variables_; ++v) {
-    const auto first = by_var.begin() + begin[v], last = by_var.begin() + begin[v + 1];
-    if (!std::is_sorted(first, last, by_tid)) std::stable_sort(first, last, by_tid);
-    for (auto run = first; run != last;) {
-      const auto end = std::find_if(run, last, [&](const ByThread& x) { return x.tid != run->tid; });
-      const auto at = static_cast<uint32_t>(run - by_var.begin());
-      writers_.push_back({run->tid, at, static_cast<uint32_t>(end - by_var.begin())});
-      for (auto x = run; x != end; ++x) write_positions_[static_cast<size_t>(x - by_var.begin())] = x->pos;
+    for (uint32_t run = by_var.Begin(v), last = by_var.Begin(v + 1); run != last;) {
+      uint32_t end = run + 1;
+      while (end != last && all[end].tid == all[run].tid) ++end;
+      writers_.push_back({all[run].tid, run, end});
       run = end;
     }
     writer_begin_[v + 1] = static_cast<uint32_t>(writers_.size());
