@@ -67,6 +67,60 @@ struct WitnessChecker::Replay {
   uint64_t Step(size_t at) const { return at < recorded ? at : step.at(at); }
 };
 
+// In recorded order every read sees its recorded write, every signal before a
+// wait and every fork before its child have run, and the carried acquires come
+// first: only a join before its child's end or a lock taken while held can fail
+// (a trace that lost events).
+class WitnessChecker::RecordedReplay {
+ public:
+  // `last_of_slot`: per thread slot, the position of its last event.
+  RecordedReplay(WitnessChecker* checker, const std::vector<uint32_t>& last_of_slot)
+      : c_(*checker), last_of_slot_(last_of_slot), recent_locks_(size_t{1} << kRecentBits) {
+    c_.recorded_ok_ = c_.trace_.size();
+  }
+
+  // Event `at`, after each event before it.
+  void Step(size_t at) {
+    if (stopped_) return;
+    if (at % kCheckpoint == 0) {
+      Locks held;
+      for (const auto& [lock, state] : locks_)
+        if (std::any_of(state.depth.begin(), state.depth.end(), [](const auto& d) { return d.second > 0; }))
+          held.emplace(lock, state);
+      c_.locks_at_.push_back(std::move(held));
+    }
+    const Event& e = c_.trace_[at];
+    if (e.kind == EventKind::kJoin) {
+      auto slot = c_.slot_of_thread_.find(static_cast<uint32_t>(e.object));
+      if (slot != c_.slot_of_thread_.end() && last_of_slot_[slot->second] > at) return Stop(at);
+    }
+    uint64_t lock = 0;
+    if (!LockOf(e, &lock)) return;
+    // Most lock events name one of a few locks: a small direct-mapped table
+    // of their states (which stay put in the map) saves a hash lookup each.
+    Recent& recent = recent_locks_[(lock * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits)];
+    if (recent.state == nullptr || recent.lock != lock) recent = {lock, &locks_[lock]};
+    if (!ApplyLock(e, lock, recent.state).ok()) Stop(at);
+  }
+
+ private:
+  void Stop(size_t at) {
+    c_.recorded_ok_ = at;
+    stopped_ = true;
+  }
+
+  struct Recent {
+    uint64_t lock = 0;
+    LockState* state = nullptr;  // null: an empty slot
+  };
+  static constexpr unsigned kRecentBits = 6;
+  WitnessChecker& c_;
+  const std::vector<uint32_t>& last_of_slot_;
+  Locks locks_;
+  std::vector<Recent> recent_locks_;
+  bool stopped_ = false;
+};
+
 WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     : trace_(trace), carried_(std::min(carried, trace.size())) {
   // Thread slots: thread ids are dense (seer/event.h), so a table finds them
@@ -116,13 +170,46 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   // one per event: those are fresh megabytes per window.)
   constexpr unsigned kRecentBits = 12;
   auto recent_slot = [](uint64_t first) { return (first * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits); };
+  // The first pass: each event's thread slot, how many events each thread
+  // has and where its last one is, how many events may write; the ends of
+  // every range (cuts); and the ranges that reads and writes cover (not
+  // allocations or frees), each run of repeats once with its number of events,
+  // which after the cut mark the runs an access touches (a free writes only
+  // those) and count the entries of slots_.
   std::vector<uint64_t> cuts;
+  struct Accessed {
+    std::pair<uint64_t, uint64_t> bytes;
+    size_t events;
+  };
+  std::vector<Accessed> accessed;
+  std::vector<uint32_t> per_slot, last_of_slot;
+  size_t may_write = 0;
+  ReserveHuge(&thread_slot_, trace.size());
+  thread_slot_.resize(trace.size());
   {
     std::vector<std::pair<uint64_t, uint64_t>> recent(size_t{1} << kRecentBits, {1, 0});  // {1, 0}: none
+    std::vector<uint32_t> recent_access(size_t{1} << kRecentBits, UINT32_MAX);            // into `accessed`
     for (size_t i = 0; i < trace.size(); ++i) {
+      const uint32_t slot = thread_slot_[i] = SlotOf(trace[i].tid);
+      if (slot >= per_slot.size()) {
+        per_slot.resize(slot + 1, 0);
+        last_of_slot.resize(slot + 1, 0);
+      }
+      ++per_slot[slot];
+      last_of_slot[slot] = static_cast<uint32_t>(i);
+      if (Writes(trace[i])) ++may_write;
       if (!has_bytes(i)) continue;
       note_block(i);
       const std::pair<uint64_t, uint64_t> bytes = bytes_of(i);
+      if (trace[i].kind != EventKind::kAlloc && trace[i].kind != EventKind::kFree) {
+        uint32_t& a = recent_access[recent_slot(bytes.first)];
+        if (a != UINT32_MAX && accessed[a].bytes == bytes) {
+          ++accessed[a].events;
+        } else {
+          a = static_cast<uint32_t>(accessed.size());
+          accessed.push_back({bytes, 1});
+        }
+      }
       auto& seen = recent[recent_slot(bytes.first)];
       if (seen == bytes) continue;
       seen = bytes;
@@ -154,25 +241,15 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   };
   std::vector<bool> touched(cuts.size(), false);
   size_t entries = 0;  // of the reads and writes (frees add a few more)
-  // Per thread slot, its events; and the events that may write: the vectors
-  // below that hold them are sized once (grown by doublings, they were a
-  // fifth of the checker's page faults, copies included).
-  std::vector<uint32_t> per_slot;
-  size_t may_write = 0;
-  ReserveHuge(&thread_slot_, trace.size());
-  thread_slot_.resize(trace.size());
-  for (size_t i = 0; i < trace.size(); ++i) {
-    const uint32_t slot = thread_slot_[i] = SlotOf(trace[i].tid);
-    if (slot >= per_slot.size()) per_slot.resize(slot + 1, 0);
-    ++per_slot[slot];
-    if (Writes(trace[i])) ++may_write;
-    if (!has_bytes(i) || trace[i].kind == EventKind::kAlloc || trace[i].kind == EventKind::kFree) continue;
-    const auto [first_run, end_run] = runs_of(i);
+  for (const Accessed& a : accessed) {
+    const uint32_t first_run = run_of(a.bytes.first), end_run = run_of(a.bytes.second);
     for (uint32_t r = first_run; r < end_run; ++r) touched[r] = true;
-    entries += end_run - first_run;
+    entries += a.events * (end_run - first_run);
   }
+  std::vector<Accessed>().swap(accessed);
+  // The vectors the second pass fills, sized once: grown by doublings, they
+  // were a fifth of the checker's page faults, copies included.
   for (size_t slot = 0; slot < per_slot.size(); ++slot) thread_events_[slot].reserve(per_slot[slot]);
-  // Sized once: growing by doublings copies them and faults in fresh pages each time.
   ReserveHuge(&slots_, entries);
   ReserveHuge(&recorded_, entries);
   constexpr uint32_t kNoSlot = UINT32_MAX;
@@ -188,6 +265,9 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   std::vector<uint32_t> write_count;
   std::vector<uint32_t> writers;
   writers.reserve(may_write);
+  // The second pass: each event's position in its thread, its variables, the
+  // write each read saw; and the replay of the recorded order, event by event.
+  RecordedReplay replay(this, last_of_slot);
   for (size_t i = 0; i < trace.size(); ++i) {
     const Event& e = trace[i];
     if (e.index != i) dense_ = false;
@@ -220,6 +300,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     if (e.kind == EventKind::kBranch) has_branches_ = true;
     if (Signals(e.kind)) signals_[e.object][e.tid].push_back(i);
     if (e.kind == EventKind::kFork) fork_of_.emplace(static_cast<uint32_t>(e.object), i);
+    replay.Step(i);
   }
   slot_begin_[trace.size()] = static_cast<uint32_t>(slots_.size());
   variables_ = last_write.size();
@@ -233,49 +314,6 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     std::vector<uint32_t> fill(write_begin_.begin(), write_begin_.end() - 1);
     for (uint32_t i : writers)
       for (uint32_t k = slot_begin_[i]; k < slot_begin_[i + 1]; ++k) write_pos_[fill[slots_[k]]++] = i;
-  }
-  ReplayRecorded();
-}
-
-void WitnessChecker::ReplayRecorded() {
-  // In recorded order every read sees its recorded write, every signal before a
-  // wait and every fork before its child have run, and the carried acquires
-  // come first: only a join before its child's end or a lock taken while held
-  // can fail (a trace that lost events).
-  Locks locks;
-  struct Recent {
-    uint64_t lock = 0;
-    LockState* state = nullptr;  // null: an empty slot
-  };
-  constexpr unsigned kRecentBits = 6;
-  std::vector<Recent> recent_locks(size_t{1} << kRecentBits);
-  recorded_ok_ = trace_.size();
-  for (size_t at = 0; at < trace_.size(); ++at) {
-    if (at % kCheckpoint == 0) {
-      Locks held;
-      for (const auto& [lock, state] : locks)
-        if (std::any_of(state.depth.begin(), state.depth.end(), [](const auto& d) { return d.second > 0; }))
-          held.emplace(lock, state);
-      locks_at_.push_back(std::move(held));
-    }
-    const Event& e = trace_[at];
-    if (e.kind == EventKind::kJoin) {
-      auto slot = slot_of_thread_.find(static_cast<uint32_t>(e.object));
-      if (slot != slot_of_thread_.end() && thread_events_[slot->second].back() > at) {
-        recorded_ok_ = at;
-        return;
-      }
-    }
-    uint64_t lock = 0;
-    if (!LockOf(e, &lock)) continue;
-    // Most lock events name one of a few locks: a small direct-mapped table
-    // of their states (which stay put in the map) saves a hash lookup each.
-    Recent& recent = recent_locks[(lock * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits)];
-    if (recent.state == nullptr || recent.lock != lock) recent = {lock, &locks[lock]};
-    if (!ApplyLock(e, lock, recent.state).ok()) {
-      recorded_ok_ = at;
-      return;
-    }
   }
 }
 
@@ -352,7 +390,7 @@ void WitnessChecker::StartAfterRecorded(size_t q, Replay* r) const {
     r->ran[slot] = static_cast<uint32_t>(std::lower_bound(events.begin(), events.end(), q) - events.begin());
   }
   // The locks: the checkpoint before q, then the lock events up to q (they
-  // replayed in ReplayRecorded).
+  // replayed in RecordedReplay).
   const size_t c = (q - 1) / kCheckpoint;
   r->locks = locks_at_[c];
   for (size_t at = c * kCheckpoint; at < q; ++at) (void)ApplyLock(trace_[at], &r->locks);

@@ -52,9 +52,10 @@ class WitnessChecker {
   using Locks = std::unordered_map<uint64_t, LockState>;
   struct Replay;  // the state after replaying a schedule
   Status Run(const Schedule& schedule, const std::vector<uint64_t>& enabled, Replay* out) const;
-  // Replays the trace in its recorded order once: how far it is feasible, and
-  // the locks held every kCheckpoint positions (ReplayRecorded).
-  void ReplayRecorded();
+  // Replays the trace in its recorded order once, event by event in the
+  // constructor's pass: how far it is feasible (recorded_ok_), and the locks
+  // held every kCheckpoint positions (locks_at_).
+  class RecordedReplay;
   // How many of the schedule's first positions are the trace's first ones in
   // recorded order, up to where the recorded order replays.
   size_t RecordedPrefix(const Schedule& schedule) const;
