@@ -172,10 +172,10 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
   auto recent_slot = [](uint64_t first) { return (first * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits); };
   // The first pass: each event's thread slot, how many events each thread
   // has and where its last one is, how many events may write; the ends of
-  // every range (cuts); and the ranges that reads and writes cover (not
-  // allocations or frees), each run of repeats once with its number of events,
-  // which after the cut mark the runs an access touches (a free writes only
-  // those) and count the entries of slots_.
+  // every range (cuts); and the ranges that accesses cover (reads, writes and
+  // the allocations that write or read their block, not frees), each run of
+  // repeats once with its number of events, which after the cut mark the runs
+  // an access touches (a free writes only those) and count the entries of slots_.
   std::vector<uint64_t> cuts;
   struct Accessed {
     std::pair<uint64_t, uint64_t> bytes;
@@ -201,7 +201,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
       if (!has_bytes(i)) continue;
       note_block(i);
       const std::pair<uint64_t, uint64_t> bytes = bytes_of(i);
-      if (trace[i].kind != EventKind::kAlloc && trace[i].kind != EventKind::kFree) {
+      if (trace[i].kind != EventKind::kFree && Accesses(trace[i])) {
         uint32_t& a = recent_access[recent_slot(bytes.first)];
         if (a != UINT32_MAX && accessed[a].bytes == bytes) {
           ++accessed[a].events;
@@ -240,7 +240,7 @@ WitnessChecker::WitnessChecker(const std::vector<Event>& trace, size_t carried)
     return r.runs;
   };
   std::vector<bool> touched(cuts.size(), false);
-  size_t entries = 0;  // of the reads and writes (frees add a few more)
+  size_t entries = 0;  // of the accesses (frees add a few more)
   for (const Accessed& a : accessed) {
     const uint32_t first_run = run_of(a.bytes.first), end_run = run_of(a.bytes.second);
     for (uint32_t r = first_run; r < end_run; ++r) touched[r] = true;

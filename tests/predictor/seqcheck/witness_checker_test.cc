@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "predictor/seqcheck/races.h"
+#include "predictor/seqcheck/trace_model.h"
 #include "tests/support/trace_builder.h"
 
 namespace seer::predictor::seqcheck {
@@ -291,6 +292,34 @@ TEST(WitnessChecker, AFreeIsAWriteOfTheAllocatedBytes) {
   EXPECT_FALSE(c.CheckAtomicity(v).ok());  // 0x2018 is past the 24 allocated bytes
   EXPECT_TRUE(c.CheckRace({0, 1}, EventRef::Of(t[2]), EventRef::Of(t[5])).ok());
   EXPECT_FALSE(c.CheckRace({0, 1, 2}, EventRef::Of(t[3]), EventRef::Of(t[5])).ok());
+}
+
+// A free writes the bytes of its block that some access touches, and an
+// allocation that writes its block (a small heap block) is such an access, as
+// the engines' lowering makes it (sync_ops.h): the checker and the model agree.
+TEST(WitnessChecker, AFreeWritesTheBytesAnAccessOrAllocationTouched) {
+  {
+    // 0 T1 alloc(0x2008, 8: writes it)  1 T2 free(0x2000, 16)
+    test::TraceBuilder b;
+    b.Add("T1", EventKind::kAlloc, 0x2008, 1, 8).Add("T2", EventKind::kFree, 0x2000, 2, 16);
+    auto t = b.events();
+    const TraceModel m(t);
+    ASSERT_EQ(m.accesses(0).size(), 1u);
+    ASSERT_EQ(m.accesses(1).size(), 1u);
+    EXPECT_EQ(m.accesses(0)[0].var, m.accesses(1)[0].var);  // the model: they conflict
+    EXPECT_TRUE(WitnessChecker(t).CheckRace({}, EventRef::Of(t[0]), EventRef::Of(t[1])).ok());
+  }
+  for (const bool accessed : {false, true}) {
+    // 0 T1 free(0x4000, 16)  1 T2 free(0x4000, 16), and when `accessed`,
+    // 2 T3 w(0x4000, 8) after both: two frees of bytes no access touches write nothing.
+    test::TraceBuilder b;
+    b.Add("T1", EventKind::kFree, 0x4000, 1, 16).Add("T2", EventKind::kFree, 0x4000, 2, 16);
+    if (accessed) b.Add("T3", EventKind::kWrite, 0x4000, 3, 8);
+    auto t = b.events();
+    const TraceModel m(t);
+    EXPECT_EQ(m.accesses(0).size(), accessed ? 1u : 0u);
+    EXPECT_EQ(WitnessChecker(t).CheckRace({}, EventRef::Of(t[0]), EventRef::Of(t[1])).ok(), accessed);
+  }
 }
 
 }  // namespace
