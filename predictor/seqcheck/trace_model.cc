@@ -135,12 +135,12 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
   std::vector<uint32_t> cell_var(cells.size(), kNone);
   std::vector<uint32_t> last_write;
   std::vector<std::vector<uint32_t>> last_signal;  // [signal object][thread]
-  // Per thread, the locks it holds, each with its depth and the acquire node of
-  // its outermost section: few at a time, so a vector searched from its end
-  // (a hash map per thread cost a lookup per lock event); a lock leaves it at
-  // its outermost release.
+  // Per thread, the locks it holds, each with its depth, the acquire node of
+  // its outermost section and that section's entry in open_: few at a time,
+  // so a vector searched from its end (a hash map per thread cost a lookup per
+  // lock event); a lock leaves it at its outermost release.
   struct Held {
-    uint32_t lock, depth, acquire;
+    uint32_t lock, depth, acquire, section;
   };
   std::vector<std::vector<Held>> held(nthreads);
   auto held_entry = [&](uint32_t tid, uint32_t lock) {
@@ -218,7 +218,14 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
             ++h->depth;  // nested: only the outermost pair counts
             return;
           }
-          held[e.tid].push_back({l, 1, i});
+          // Sections enter open_ in acquire order, as the pass meets them;
+          // a release fills in its position (a pass over the nodes after this
+          // one missed the cache at every release it looked up).
+          OpenIndex& ix = open_[e.tid];
+          held[e.tid].push_back({l, 1, i, static_cast<uint32_t>(ix.acq_pos.size())});
+          ix.acq_pos.push_back(nd.pos);
+          ix.rel_pos.push_back(UINT32_MAX);
+          ix.acq_node.push_back(i);
           nd.flags |= kAcquires | (op.shared ? kShared : 0) | (IsNonBlockingAcquire(e) ? kNonBlocking : 0);
           nd.lock = l;
           acquires_[l][e.tid].push_back(nd.pos);
@@ -231,6 +238,7 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
           if (h == held[e.tid].end()) return;  // release of a lock not held
           if (--h->depth > 0) return;
           const uint32_t acq = h->acquire;
+          open_[e.tid].rel_pos[h->section] = nd.pos;
           held[e.tid].erase(h);
           nd.flags |= kReleases | (nodes_[acq].flags & kShared);
           nd.lock = l;
@@ -323,16 +331,6 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     if (!thread_nodes_[child].empty() && thread_nodes_[child].back() < join)
       nodes_[join].other = thread_nodes_[child].back();
 
-  // In trace order (each thread's sections still in acquire order): a walk
-  // thread by thread missed the cache at every node.
-  for (uint32_t id = 0; id < n; ++id) {
-    const Node& nd = nodes_[id];
-    if (!(nd.flags & kAcquires)) continue;
-    OpenIndex& ix = open_[nd.tid];
-    ix.acq_pos.push_back(nd.pos);
-    ix.rel_pos.push_back(nd.match == kNone ? UINT32_MAX : nodes_[nd.match].pos);
-    ix.acq_node.push_back(id);
-  }
   for (uint32_t t = 0; t < nthreads; ++t) BuildTree(&open_[t]);
 }
 
