@@ -25,6 +25,7 @@ Regions::Regions(const TraceModel& m) : m_(m) {
   struct Thread {
     std::vector<uint32_t> open;  // activations open, innermost last; the bottom one entered before the trace
     uint32_t releases = 0, block = kNone, depth = 0;
+    uint32_t acquires = 0;          // its sections so far (TraceModel::section_release)
     std::vector<Section> sections;  // open ones
     uint32_t list = kNone;          // their list in `lists`, kNone: not listed since they changed
   };
@@ -73,7 +74,7 @@ Regions::Regions(const TraceModel& m) : m_(m) {
     }
     if (node.flags & kAcquires) {
       const uint32_t id = static_cast<uint32_t>(next.size());
-      const uint32_t release = node.match == kNone ? UINT32_MAX : m.node(node.match).pos;
+      const uint32_t release = m.section_release(node.tid, t.acquires++);
       next.emplace_back();
       plain_release.push_back(false);
       auto [previous, first] = latest.try_emplace((uint64_t{node.tid} << 32) | node.lock, id);

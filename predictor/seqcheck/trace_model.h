@@ -130,6 +130,11 @@ class TraceModel {
     OpenQuery(open_[t], c, fn);
   }
 
+  // Where thread t's k-th lock section (in acquire order, its k-th node with
+  // kAcquires) is released: the release's position in t, or UINT32_MAX when it
+  // never is. (For a pass in trace order: the release node lies ahead.)
+  uint32_t section_release(uint32_t t, uint32_t k) const { return open_[t].rel_pos[k]; }
+
   uint32_t variables() const { return variables_; }
   uint32_t locks() const { return static_cast<uint32_t>(acquires_.size()); }
   uint64_t lock_object(uint32_t lock) const { return lock_objects_[lock]; }
