@@ -20,7 +20,7 @@ class Grouped {
  public:
   explicit Grouped(uint32_t keys) : begin_(size_t{keys} + 1, 0) {}
 
-  void Count(uint32_t key) { ++begin_[key + 1]; }
+  void Count(uint32_t key, uint32_t values = 1) { begin_[key + 1] += values; }
   // After every Count, before the first Add.
   void Place() {
     for (size_t k = 1; k < begin_.size(); ++k) begin_[k] += begin_[k - 1];
@@ -31,7 +31,6 @@ class Grouped {
   // As many times per key as it was counted.
   void Add(uint32_t key, const T& value) { values_[next_[key]++] = value; }
 
-  uint32_t keys() const { return static_cast<uint32_t>(begin_.size() - 1); }
   std::span<const T> Of(uint32_t key) const { return {values_.data() + begin_[key], values_.data() + begin_[key + 1]}; }
   // Every value, the groups in key order; group `key` starts at Begin(key).
   const std::vector<T>& values() const { return values_; }

@@ -16,7 +16,6 @@ TEST(GroupedTest, EachGroupKeepsTheOrderOfItsValues) {
   for (auto [key, value] : in) g.Count(key);
   g.Place();
   for (auto [key, value] : in) g.Add(key, value);
-  EXPECT_EQ(g.keys(), 5u);
   EXPECT_TRUE(g.Of(0).empty());
   EXPECT_EQ(Values(g.Of(1)), (std::vector<int>{10, 11}));
   EXPECT_EQ(Values(g.Of(2)), (std::vector<int>{20, 21, 22}));
@@ -26,6 +25,19 @@ TEST(GroupedTest, EachGroupKeepsTheOrderOfItsValues) {
   EXPECT_EQ(g.values(), (std::vector<int>{10, 11, 20, 21, 22, 40}));
   EXPECT_EQ(g.Begin(2), 2u);
   EXPECT_EQ(g.Begin(4), 5u);
+}
+
+TEST(GroupedTest, ACountOfSeveralValues) {
+  // Key 1 counted for its three values at once (a thread's length).
+  Grouped<int> g(3);
+  g.Count(1, 3);
+  g.Count(2);
+  g.Place();
+  g.Add(2, 20);
+  for (int v : {10, 11, 12}) g.Add(1, v);
+  EXPECT_TRUE(g.Of(0).empty());
+  EXPECT_EQ(Values(g.Of(1)), (std::vector<int>{10, 11, 12}));
+  EXPECT_EQ(Values(g.Of(2)), (std::vector<int>{20}));
 }
 
 TEST(GroupedTest, NoValues) {
