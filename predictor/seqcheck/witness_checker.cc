@@ -85,8 +85,7 @@ class WitnessChecker::RecordedReplay {
     if (at % kCheckpoint == 0) {
       Locks held;
       for (const auto& [lock, state] : locks_)
-        if (std::any_of(state.depth.begin(), state.depth.end(), [](const auto& d) { return d.second > 0; }))
-          held.emplace(lock, state);
+        if (!state.holders.empty()) held.emplace(lock, state);
       c_.locks_at_.push_back(std::move(held));
     }
     const Event& e = c_.trace_[at];
@@ -336,28 +335,22 @@ Status WitnessChecker::ApplyLock(const Event& e, Locks* locks) {
 Status WitnessChecker::ApplyLock(const Event& e, uint64_t lock, LockState* state) {
   const bool acquire = e.kind == EventKind::kAcquire || e.kind == EventKind::kCondWaitEnd;
   const bool shared = e.kind == EventKind::kAcquire && SharedMode(e);
-  LockState& l = *state;
-  uint32_t& d = l.depth[e.tid];
+  std::vector<Holder>& holders = state->holders;
+  Holder* mine = state->Of(e.tid);
   if (acquire) {
-    if (d++ > 0) return Status::Ok();  // a recursive re-acquisition: only the outermost counts
-    const bool other_exclusive = l.exclusive >= 0 && l.exclusive != e.tid;
-    const bool other_shared =
-        std::any_of(l.shared.begin(), l.shared.end(), [&](auto& h) { return h.first != e.tid && h.second > 0; });
-    if (other_exclusive || (!shared && other_shared))
+    if (mine != nullptr) {
+      ++mine->depth;  // a recursive re-acquisition: only the outermost counts
+      return Status::Ok();
+    }
+    // Another thread's hold excludes this one unless both are in read mode.
+    if (std::any_of(holders.begin(), holders.end(), [&](const Holder& h) { return !(h.shared && shared); }))
       return Status::Internal("witness: " + Pos(e.index) + " acquires lock " + std::to_string(lock) +
                               " while another thread holds it");
-    if (shared)
-      ++l.shared[e.tid];
-    else
-      l.exclusive = e.tid;
+    holders.push_back({e.tid, 1, shared});
     return Status::Ok();
   }
-  if (d == 0) return Status::Ok();  // the trace released a lock it did not hold; nothing to check
-  if (--d > 0) return Status::Ok();
-  if (l.exclusive == static_cast<int64_t>(e.tid))
-    l.exclusive = -1;
-  else if (l.shared[e.tid] > 0)
-    --l.shared[e.tid];
+  if (mine == nullptr) return Status::Ok();  // the trace released a lock it did not hold; nothing to check
+  if (--mine->depth == 0) holders.erase(holders.begin() + (mine - holders.data()));
   return Status::Ok();
 }
 
@@ -571,13 +564,11 @@ Status WitnessChecker::CheckDeadlock(const Deadlock& d) const {
       return Status::Internal("deadlock witness: " + Pos(next.held_acquire.index) + " has not run");
     const LockState& l = r.locks[wanted];
     const bool shared_request = b.kind == EventKind::kAcquire && SharedMode(b);
-    auto sit = l.shared.find(next.tid);
-    const bool next_holds_shared = sit != l.shared.end() && sit->second > 0;
-    const bool next_exclusive = l.exclusive == static_cast<int64_t>(next.tid);
-    if (!(next_exclusive || (!shared_request && next_holds_shared)))
+    const Holder* next_hold = l.Of(next.tid);
+    if (next_hold == nullptr || (next_hold->shared && shared_request))
       return Status::Internal("deadlock witness: lock " + std::to_string(wanted) + " is not held by thread " +
                               std::to_string(next.tid) + " in a mode that blocks thread " + std::to_string(me.tid));
-    if (l.depth.count(me.tid) && l.depth.at(me.tid) > 0)
+    if (l.Of(me.tid) != nullptr)
       return Status::Internal("deadlock witness: thread " + std::to_string(me.tid) +
                               " already holds the lock it wants");
   }

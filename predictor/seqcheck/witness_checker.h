@@ -9,7 +9,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <unordered_map>
 #include <vector>
@@ -43,11 +42,23 @@ class WitnessChecker {
   Status CheckRace(const Schedule& schedule, const EventRef& a, const EventRef& b) const;
 
  private:
-  // One lock's holders.
+  // One lock's holders: the threads that hold it, each with its nesting depth
+  // (> 0) and whether its outermost hold is in read mode. A thread leaves at
+  // its outermost release: they are few at a time, so a vector searched
+  // through (two maps per lock cost a lookup each per lock event).
+  struct Holder {
+    uint32_t tid;
+    uint32_t depth;
+    bool shared;
+  };
   struct LockState {
-    int64_t exclusive = -1;                        // thread holding it exclusively
-    std::map<uint32_t, uint32_t> shared;           // thread -> read-mode holds
-    std::unordered_map<uint32_t, uint32_t> depth;  // thread -> nesting
+    std::vector<Holder> holders;
+    Holder* Of(uint32_t tid) {  // null when tid holds none
+      for (Holder& h : holders)
+        if (h.tid == tid) return &h;
+      return nullptr;
+    }
+    const Holder* Of(uint32_t tid) const { return const_cast<LockState*>(this)->Of(tid); }
   };
   using Locks = std::unordered_map<uint64_t, LockState>;
   struct Replay;  // the state after replaying a schedule

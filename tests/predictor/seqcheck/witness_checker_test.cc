@@ -194,6 +194,57 @@ TEST(WitnessChecker, AcceptsATrylockAsTheHeldAcquisition) {
   EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
+// Read-mode holds share a lock with each other, not with a write-mode hold,
+// whichever comes first.
+TEST(WitnessChecker, ReadModeHoldsShareOnlyWithReadModeHolds) {
+  // 0 T1 acq(l, read)  1 T1 rel(l)  2 T2 acq(l, read)  3 T2 rel(l)  4 T3 acq(l)  5 T3 rel(l)
+  auto t = test::TraceBuilder()
+               .Std({"T1|acq(l mode=shared)|1", "T1|rel(l mode=shared)|2", "T2|acq(l mode=shared)|3",
+                     "T2|rel(l mode=shared)|4", "T3|acq(l)|5", "T3|rel(l)|6"})
+               .events();
+  WitnessChecker c(t);
+  EXPECT_TRUE(c.CheckFeasible({0, 2}).ok());  // two readers at once
+  EXPECT_FALSE(c.CheckFeasible({0, 4}).ok());
+  EXPECT_FALSE(c.CheckFeasible({4, 2}).ok());
+  EXPECT_TRUE(c.CheckFeasible({0, 2, 1, 3, 4}).ok());  // the writer after both left
+  EXPECT_FALSE(c.CheckFeasible({0, 2, 1, 4}).ok());    // T2 still reads
+}
+
+// A deadlock needs each request to wait for the next thread's hold: a
+// read-mode request does not wait for a read-mode hold, a write-mode one does;
+// and a thread does not wait for a lock it holds itself (it re-acquires).
+TEST(WitnessChecker, RejectsADeadlockOnAHoldThatDoesNotBlockTheRequest) {
+  for (const char* mode : {"", " mode=shared"}) {
+    SCOPED_TRACE(std::string("T2's request:") + mode);
+    // T1 holds a in read mode and wants b; T2 holds b and wants a.
+    auto t =
+        test::TraceBuilder()
+            .Std({"T1|acq(a mode=shared)|1", "T1|acq(b)|2", "T1|rel(b)|3", "T1|rel(a mode=shared)|4", "T2|acq(b)|5",
+                  std::string("T2|acq(a") + mode + ")|6", std::string("T2|rel(a") + mode + ")|7", "T2|rel(b)|8"})
+            .events();
+    WitnessChecker c(t);
+    Deadlock d;
+    d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[1].object, EventRef::Of(t[1])},
+               {t[4].tid, t[4].object, EventRef::Of(t[4]), t[5].object, EventRef::Of(t[5])}};
+    d.witness.schedule = {0, 4};
+    const Status s = c.CheckDeadlock(d);
+    EXPECT_EQ(s.ok(), std::string(mode).empty()) << s.ToString();
+  }
+  // Both hold a in read mode and want it in write mode.
+  auto t = test::TraceBuilder()
+               .Std({"T1|acq(a mode=shared)|1", "T2|acq(a mode=shared)|2", "T1|acq(a)|3", "T2|acq(a)|4", "T2|rel(a)|5",
+                     "T2|rel(a mode=shared)|6", "T1|rel(a)|7", "T1|rel(a mode=shared)|8"})
+               .events();
+  WitnessChecker c(t);
+  Deadlock d;
+  d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[2].object, EventRef::Of(t[2])},
+             {t[1].tid, t[1].object, EventRef::Of(t[1]), t[3].object, EventRef::Of(t[3])}};
+  d.witness.schedule = {0, 1};
+  const Status s = c.CheckDeadlock(d);
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find("already holds"), std::string::npos) << s.ToString();
+}
+
 TEST(WitnessChecker, RejectsRemoteAccessOutsideTheLocalPair) {
   auto t = test::TraceBuilder().Std({"T1|r(x)|1", "T1|w(x)|2", "T2|w(x)|3"}).events();
   WitnessChecker c(t);
