@@ -21,7 +21,7 @@ bool IsWrite(const Node& n) { return (n.flags & kWrites) != 0; }
 // The intruding kind that makes (first, second) unserializable: a write between
 // two reads, between a write and a read, between a read and a write; a read
 // between two writes. `first_writes`: first is a write.
-bool IntruderIsWrite(bool first_writes, const Node& second) { return !(first_writes && IsWrite(second)); }
+bool IntruderIsWrite(bool first_writes, bool second_writes) { return !(first_writes && second_writes); }
 
 const char* Pattern(const Node& a, const Node& e, const Node& b) {
   static const char* names[8] = {"read-read-read",  "read-read-write",  "read-write-read",  "read-write-write",
@@ -119,6 +119,17 @@ class ForcedIntruders {
   bool possible_ = false, scanned_ = false;
 };
 
+// What the scan reads of a node: its flags, the variable it accesses when it
+// accesses one (most do; the model's list when several), and what Regions
+// asks of lock and scope nodes.
+struct ScanNode {
+  uint32_t var;   // kNone: none, or several
+  uint32_t lock;  // an acquire's or release's
+  uint16_t flags;
+  EventKind kind;  // a lock or scope node's (Regions::Step)
+  bool several;    // TraceModel::accesses lists them
+};
+
 }  // namespace
 
 std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, const AtomicityOptions& options,
@@ -132,13 +143,27 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
 
   // Accesses (nodes) per variable in trace order, split by kind (a range is an
   // access of each variable it covers; a free, a write of each of its block's).
+  // And what the scan reads of each node, copied in each thread's program
+  // order: the scan walks one thread at a time, and over the model's arrays,
+  // laid out in trace order, it fetched a cache line of each per node, every
+  // line once per thread (with 8 threads, a fifth of the engine's time).
   Grouped<uint32_t> reads(m.variables()), writes(m.variables());
+  Grouped<ScanNode> scan_nodes(m.threads());
+  for (uint32_t t = 0; t < m.threads(); ++t) scan_nodes.Count(t, m.thread_length(t));
   for (uint32_t i = 0; i < m.size(); ++i)
     for (const Access& a : m.accesses(i)) (IsWrite(m.node(i)) ? writes : reads).Count(a.var);
   reads.Place();
   writes.Place();
-  for (uint32_t i = 0; i < m.size(); ++i)
-    for (const Access& a : m.accesses(i)) (IsWrite(m.node(i)) ? writes : reads).Add(a.var, i);
+  scan_nodes.Place();
+  for (uint32_t i = 0; i < m.size(); ++i) {
+    const Node& n = m.node(i);
+    const auto vars = m.accesses(i);
+    // The events are read only where Regions needs the kind: mostly they are
+    // not (accesses), and each is 40 bytes.
+    const EventKind kind = n.flags & (kAcquires | kReleases | kScopes) ? m.event(i).kind : EventKind::kRead;
+    scan_nodes.Add(n.tid, {vars.size() == 1 ? vars[0].var : kNone, n.lock, n.flags, kind, vars.size() > 1});
+    for (const Access& a : vars) (IsWrite(n) ? writes : reads).Add(a.var, i);
+  }
   // (pattern, pc1, pc, pc2) -> checks tried; a reported key is not tried again.
   using TryKey = std::tuple<const char*, uint64_t, uint64_t, uint64_t>;
   std::map<TryKey, uint32_t> tries;
@@ -150,7 +175,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
 
   ForcedIntruders forced(m);
   ProtectingLocks protecting(m);
-  const Regions regions(m);
+  Regions regions(m);
   // Whether hard orders put e after e2 or before e1 (a hard path stays between
   // its ends in the trace): asked once per new candidate key.
   HardReach outside(m);
@@ -184,43 +209,42 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
     // same intruders: each (e1, e) is decided once per e2.
     std::unordered_set<uint64_t> decided;
     const std::vector<uint32_t>& thread_nodes = m.thread_nodes(t);
-    for (size_t k = 0; k < thread_nodes.size(); ++k) {
+    const std::span<const ScanNode> nodes = scan_nodes.Of(t);
+    if (options.regions) regions.Start(t);
+    for (uint32_t k = 0; k < nodes.size(); ++k) {
       const uint32_t e2 = thread_nodes[k];
-      // A thread's nodes lie a cache line or more apart in a window of many
-      // threads, too irregularly for the hardware to fetch ahead: their
-      // tables are asked for a few nodes ahead (this loop missed the cache at
-      // every node: the scan's largest cost).
-      constexpr size_t kAhead = 8;
-      if (k + kAhead < thread_nodes.size()) {
-        m.Prefetch(thread_nodes[k + kAhead]);
-        regions.Prefetch(thread_nodes[k + kAhead]);
-      }
-      if (k + kAhead / 2 < thread_nodes.size()) regions.PrefetchNext(thread_nodes[k + kAhead / 2]);
-      const Node& n2 = m.node(e2);
+      const uint16_t flags = nodes[k].flags;
+      const Regions::Marks marks =
+          options.regions ? regions.Step(k, flags, nodes[k].kind, nodes[k].lock) : Regions::Marks{};
+      const Access one{nodes[k].var, kNone};
+      const std::span<const Access> vars =
+          nodes[k].several ? m.accesses(e2) : std::span<const Access>(&one, one.var == kNone ? 0 : 1);
       const uint32_t out_before = hard_out;
-      if (n2.flags & (kForks | kSignals)) hard_out = n2.pos;
-      if (n2.flags & (kWaits | kJoins)) hard_in = n2.pos;
-      const auto vars = m.accesses(e2);
+      if (flags & (kForks | kSignals)) hard_out = k;
+      if (flags & (kWaits | kJoins)) hard_in = k;
       if (vars.empty()) continue;
       decided.clear();
-      const Previous now{e2, t, n2.pos, IsWrite(n2), regions.Of(e2)};
+      const bool writes2 = (flags & kWrites) != 0;
+      const Previous now{e2, t, k, writes2, marks};
       uint32_t reset_for = kNone;  // the e1 that `forced`, `protecting` and `one_region` are set up for
       bool one_region = true;
       for (const Access& a2 : vars) {
-        const Previous before = last[a2.var];
-        last[a2.var] = now;
+        const uint32_t var = a2.var;
+        const Previous before = last[var];
+        last[var] = now;
         const uint32_t e1 = before.thread == t ? before.node : kNone;
-        if (e1 == kNone || n2.pos - before.pos - 1 > options.window) continue;
+        if (e1 == kNone || k - before.pos - 1 > options.window) continue;
         if (reset_for != e1) {
           forced.Reset(e1, before.pos, e2, out_before, hard_in);
           protecting.Reset(e1, e2);
           reset_for = e1;
-          one_region = !options.regions || regions.OneRegion(e1, before.region, before.pos, e2);
+          one_region = !options.regions || regions.OneRegion(e1, before.pos, before.region, e2, k, now.region);
           if (!one_region) ++stats->outside_region;
         }
         if (!one_region) continue;
         const Node& n1 = m.node(e1);
-        const std::span<const uint32_t> pool = (IntruderIsWrite(before.writes, n2) ? writes : reads).Of(a2.var);
+        const Node& n2 = m.node(e2);
+        const std::span<const uint32_t> pool = (IntruderIsWrite(before.writes, writes2) ? writes : reads).Of(var);
         const uint32_t from = e1 > distance ? static_cast<uint32_t>(e1 - distance) : 0;
         const uint64_t to = e2 + distance;
         for (auto jt = std::lower_bound(pool.begin(), pool.end(), from); jt != pool.end() && *jt <= to; ++jt) {
@@ -254,7 +278,7 @@ std::vector<AtomicityViolation> PredictAtomicityViolations(const TraceModel& m, 
           }
           ++tried;
           Query q;
-          q.threads.push_back({t, n2.pos + 1, true, false});
+          q.threads.push_back({t, k + 1, true, false});
           q.threads.push_back({ne.tid, ne.pos + 1, false, false});  // may go on to release its locks
           q.order = {{e1, e}, {e, e2}};
           FeasibilityResult r = TimedCheck(&feasibility, q, stats);

@@ -15,71 +15,79 @@
 
 namespace seer::predictor::seqcheck {
 
+// Walks one thread's nodes in program order, as the atomicity scan does, and
+// gives each its marks: what OneRegion asks of it. Everything a mark depends
+// on lies at or before its node, or is filled in by the time the walk reaches
+// a later node that could pair with it (a read's next sections, an
+// activation's exit), so the walk keeps only the state of the thread it is on:
+// no table per node (a pass over the window in trace order that wrote one was
+// a tenth of the engine's time, and reading it back another twentieth).
 class Regions {
  public:
-  // One pass over the model's events (function entries and exits, marked
-  // blocks, lock sections): five numbers per node.
-  explicit Regions(const TraceModel& m);
+  explicit Regions(const TraceModel& m) : m_(m) {}
 
-  // A position range of a thread: (acquire, release) of a lock section.
+  // What OneRegion asks of an access, taken while the walk is at its node.
+  struct Marks {
+    uint32_t releases = 0;      // releases of its thread before it
+    uint32_t activation = 0;    // innermost function activation (a thread without function events has one)
+    uint32_t block = kNone;     // outermost marked atomic block it lies in (its begin's position), or kNone
+    uint32_t held_until = 0;    // the latest release position of the sections open at it
+                                // (UINT32_MAX: one is never released; 0: none is open)
+    uint32_t sections = kNone;  // a read's open sections, a list in lists_ (ReadUsedInNextSection);
+                                // kNone: it holds no lock, or it is no read
+  };
+
+  // Starts the walk over thread t: its first node comes next.
+  void Start(uint32_t t);
+  // The walk's next node, at position pos: its flags, and its kind when it
+  // acquires, releases or scopes (kAcquires, kReleases, kScopes; ignored for
+  // any other node), with the lock it acquires or releases.
+  Marks Step(uint32_t pos, uint16_t flags, EventKind kind, uint32_t lock);
+
+  // Whether the accesses e1 and e2 of the thread walked, e1 first in program
+  // order, are one region: pos1, pos2 are their positions, k1, k2 their marks,
+  // and the walk is at e2. Window bounds are the caller's.
+  bool OneRegion(uint32_t e1, uint32_t pos1, const Marks& k1, uint32_t e2, uint32_t pos2, const Marks& k2) const;
+
+ private:
+  bool ReadUsedInNextSection(uint32_t e1, const Marks& k1, uint32_t e2, uint32_t pos2) const;
+  bool OneActivation(const Marks& k1, uint32_t pos1, const Marks& k2, uint32_t pos2) const;
+  void Enter(int64_t entry);
+
+  const TraceModel& m_;
+  // The thread walked.
+  uint32_t t_ = kNone;
+  uint32_t releases_ = 0, acquires_ = 0;  // so far; acquires_ numbers its sections (TraceModel::section_release)
+  uint32_t block_ = kNone, depth_ = 0;    // the outermost marked block open, and its nesting
+  std::vector<uint32_t> open_;            // activations open, innermost last; the bottom one entered before the trace
+  // Per activation, the thread positions of its entry and exit: entry -1 for
+  // one entered before the trace (or window) starts, exit kNone for one still
+  // open (or not yet left by the walk).
+  std::vector<int64_t> entry_;
+  std::vector<uint32_t> exit_;
+  // The sections open, each with its lock, release position (UINT32_MAX if
+  // never released) and number (in acquire order).
+  struct Section {
+    uint32_t lock, release, id;
+  };
+  std::vector<Section> sections_;
+  // Per section, whether a plain unlock ended it (a condition wait's release
+  // is a hand-off), and its next section of the same lock when a plain lock
+  // enters that one ({0, 0} until the walk reaches it, or when none does).
   struct NextSection {
     uint32_t acquire = 0, release = 0;
   };
-  // What OneRegion asks of a node as the first access of a pair. A scan takes
-  // it while the node is at hand, for the pairs in which the node is the first
-  // access, up to thousands of events later (where its entries have left the
-  // cache).
-  struct Marks {
-    uint32_t releases = 0, activation = kNone, block = kNone, held_until = 0;  // as PerNode's
-    NextSection next;       // the first of a read's next sections (ReadUsedInNextSection);
-                            // {0, 0}: none
-    uint32_t more = kNone;  // where the rest of them start in next_sections_; kNone: no more
-  };
-  Marks Of(uint32_t n) const;
-
-  // Whether the accesses e1 and e2 of one thread, e1 first in program order,
-  // are one region; k1 is Of(e1), pos1 e1's position in its thread. Window
-  // bounds are the caller's.
-  bool OneRegion(uint32_t e1, const Marks& k1, uint32_t pos1, uint32_t e2) const;
-  // Asks the memory for node n's entry ahead of a OneRegion or Of about it
-  // (TraceModel::Prefetch), and, a few nodes later (its entry loaded by then),
-  // for its next sections ahead of an Of.
-  void Prefetch(uint32_t n) const { __builtin_prefetch(&nodes_[n]); }
-  void PrefetchNext(uint32_t n) const {
-    if (nodes_[n].next_sections != kNone) __builtin_prefetch(&next_sections_[nodes_[n].next_sections]);
-  }
-
- private:
-  bool ReadUsedInNextSection(uint32_t e1, const Marks& k1, uint32_t e2) const;
-  bool OneActivation(const Marks& k1, uint32_t pos1, uint32_t e2) const;
-
-  const TraceModel& m_;
-  struct PerNode {
-    uint32_t releases = 0;           // releases of its thread before it
-    uint32_t activation = kNone;     // innermost function activation (a thread without function
-                                     // events has one)
-    uint32_t block = kNone;          // outermost marked atomic block it lies in, or kNone
-    uint32_t held_until = 0;         // the latest release position of the sections open at it
-                                     // (UINT32_MAX: one is never released; 0: none is open)
-    uint32_t next_sections = kNone;  // a read's list in next_sections_ (ReadUsedInNextSection);
-                                     // kNone: it holds no lock, or it is no read
-  };
-  std::vector<PerNode> nodes_;
-  // For ReadUsedInNextSection, found in the constructor's pass, where the read
-  // is at hand: asked per pair (e1, e2), a walk over e1's sections, thousands
-  // of events back, and a search for each one's next section missed the cache
-  // at every step (a tenth of the engine's time). Per read, for each section
-  // open at it that a plain unlock ends, the positions of its thread's next
-  // section of the lock when a plain lock enters that one (release UINT32_MAX
-  // when it never ends), {0, 0} for the other open sections (no position lies
-  // inside), ending with an entry whose acquire is kNone. One list per change
-  // of the thread's open sections, shared by the reads in between.
-  std::vector<NextSection> next_sections_;
-  // Per activation, the thread positions of its entry and exit: entry -1 for
-  // one entered before the trace (or window) starts, exit kNone for one still
-  // open at its end.
-  std::vector<int64_t> entry_;
-  std::vector<uint32_t> exit_;
+  std::vector<bool> plain_release_;
+  std::vector<NextSection> next_;
+  // Per lock, the thread's latest section (kNone: none yet), and the locks set
+  // there, to reset at the next thread.
+  std::vector<uint32_t> latest_;
+  std::vector<uint32_t> latest_set_;
+  // The open sections' numbers at the reads, one list per change of them
+  // (shared by the reads in between), each ending with kNone; list_: the
+  // current one, kNone while the sections have changed since it was made.
+  std::vector<uint32_t> lists_;
+  uint32_t list_ = kNone;
 };
 
 }  // namespace seer::predictor::seqcheck

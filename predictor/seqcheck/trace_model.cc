@@ -111,15 +111,17 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
     : events_(std::move(events)), carried_(std::min(carried, events_.size())) {
   const uint32_t n = static_cast<uint32_t>(events_.size());
   ReserveHuge(&nodes_, n);  // filled in place below: a node is written once
-  uint32_t max_tid = 0;
-  for (const Event& e : events_) max_tid = std::max(max_tid, e.tid);
-  const uint32_t nthreads = n == 0 ? 0 : max_tid + 1;
-  thread_nodes_.resize(nthreads);
+  uint32_t nthreads = 0;
   {
     // Sized once: a window's vectors grown by doublings are copied and faulted
     // in again at each step.
-    std::vector<uint32_t> length(nthreads, 0);
-    for (const Event& e : events_) ++length[e.tid];
+    std::vector<uint32_t> length;  // per thread id; its size is the threads'
+    for (const Event& e : events_) {
+      if (e.tid >= length.size()) length.resize(size_t{e.tid} + 1, 0);
+      ++length[e.tid];
+    }
+    nthreads = static_cast<uint32_t>(length.size());
+    thread_nodes_.resize(nthreads);
     for (uint32_t t = 0; t < nthreads; ++t) thread_nodes_[t].reserve(length[t]);
     ReserveHuge(&accesses_, n);  // most events access one cell
   }
@@ -295,10 +297,17 @@ TraceModel::TraceModel(std::vector<Event> events, size_t carried)
         }
       }
     });
-    if (e.kind == EventKind::kBranch) {
-      nd.flags |= kBranches;
-      has_branches_ = true;
-      branches_[e.tid].push_back(nd.pos);
+    switch (e.kind) {
+      case EventKind::kBranch:
+        nd.flags |= kBranches;
+        has_branches_ = true;
+        branches_[e.tid].push_back(nd.pos);
+        break;
+      case EventKind::kFuncEntry:
+      case EventKind::kFuncExit:
+      case EventKind::kAtomicBegin:
+      case EventKind::kAtomicEnd: nd.flags |= kScopes; break;
+      default: break;
     }
   }
   access_begin_[n] = static_cast<uint32_t>(accesses_.size());

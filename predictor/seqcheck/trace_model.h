@@ -43,6 +43,8 @@ enum NodeFlag : uint16_t {
   kNonBlocking = 1 << 10,   // the acquire is a trylock or timed lock: it never waits forever
   kAfterCarried = 1 << 11,  // a thread's first event after a window's carried acquires: they run
                             // first (trace_windows.h); signals_before lists them
+  kScopes = 1 << 12,        // a function entry or exit, or a marked atomic block's begin or end
+                            // (Regions needs the kinds of these events and of lock events only)
 };
 
 struct Node {
@@ -84,13 +86,6 @@ class TraceModel {
   // its kReads / kWrites flags say how.
   std::span<const Access> accesses(uint32_t n) const {
     return {accesses_.data() + access_begin_[n], accesses_.data() + access_begin_[n + 1]};
-  }
-
-  // Asks the memory for node n's entries (node, accesses) ahead of their use,
-  // for a walk over one thread's nodes, which the hardware cannot foresee.
-  void Prefetch(uint32_t n) const {
-    __builtin_prefetch(&nodes_[n]);
-    __builtin_prefetch(&access_begin_[n]);
   }
 
   // The node of the event with trace position `index`, or kNone.
