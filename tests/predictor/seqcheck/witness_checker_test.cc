@@ -34,6 +34,17 @@ AtomicityViolation Violation(const std::vector<Event>& t, const std::string& pat
   return v;
 }
 
+// A deadlock claim of two threads: each holds the lock of event `held` and is
+// blocked at event `wanted`, after `schedule`.
+Deadlock TwoThreadDeadlock(const std::vector<Event>& t, size_t held1, size_t wanted1, size_t held2, size_t wanted2,
+                           Schedule schedule) {
+  Deadlock d;
+  d.cycle = {{t[held1].tid, t[held1].object, EventRef::Of(t[held1]), t[wanted1].object, EventRef::Of(t[wanted1])},
+             {t[held2].tid, t[held2].object, EventRef::Of(t[held2]), t[wanted2].object, EventRef::Of(t[wanted2])}};
+  d.witness.schedule = std::move(schedule);
+  return d;
+}
+
 TEST(WitnessChecker, AcceptsTheTraceItselfAndItsPrefixes) {
   auto t = Trace();
   WitnessChecker c(t);
@@ -141,10 +152,7 @@ TEST(WitnessChecker, RejectsAFalseDeadlockClaim) {
                      "T2|rel(a)|7", "T2|rel(b)|8"})
                .events();
   WitnessChecker c(t);
-  Deadlock d;
-  d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[1].object, EventRef::Of(t[1])},
-             {t[4].tid, t[4].object, EventRef::Of(t[4]), t[5].object, EventRef::Of(t[5])}};
-  d.witness.schedule = {0, 4};
+  Deadlock d = TwoThreadDeadlock(t, 0, 1, 4, 5, {0, 4});
   EXPECT_TRUE(c.CheckDeadlock(d).ok());
   d.witness.schedule = {0};  // T2 never took b
   EXPECT_FALSE(c.CheckDeadlock(d).ok());
@@ -164,10 +172,7 @@ TEST(WitnessChecker, RejectsATrylockOrTimedLockAsTheBlockedRequest) {
                        "T2|acq(b)|5", "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"})
                  .events();
     WitnessChecker c(t);
-    Deadlock d;
-    d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[1].object, EventRef::Of(t[1])},
-               {t[4].tid, t[4].object, EventRef::Of(t[4]), t[5].object, EventRef::Of(t[5])}};
-    d.witness.schedule = {0, 4};
+    Deadlock d = TwoThreadDeadlock(t, 0, 1, 4, 5, {0, 4});
     EXPECT_TRUE(c.CheckFeasible(d.witness.schedule, {1, 5}).ok());  // the schedule itself is fine
     const Status s = c.CheckDeadlock(d);
     if (std::string(how).empty()) {
@@ -186,10 +191,7 @@ TEST(WitnessChecker, AcceptsATrylockAsTheHeldAcquisition) {
                      "T2|acq(a)|6", "T2|rel(a)|7", "T2|rel(b)|8"})
                .events();
   WitnessChecker c(t);
-  Deadlock d;
-  d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[1].object, EventRef::Of(t[1])},
-             {t[4].tid, t[4].object, EventRef::Of(t[4]), t[5].object, EventRef::Of(t[5])}};
-  d.witness.schedule = {0, 4};
+  Deadlock d = TwoThreadDeadlock(t, 0, 1, 4, 5, {0, 4});
   const Status s = c.CheckDeadlock(d);
   EXPECT_TRUE(s.ok()) << s.ToString();
 }
@@ -223,10 +225,7 @@ TEST(WitnessChecker, RejectsADeadlockOnAHoldThatDoesNotBlockTheRequest) {
                   std::string("T2|acq(a") + mode + ")|6", std::string("T2|rel(a") + mode + ")|7", "T2|rel(b)|8"})
             .events();
     WitnessChecker c(t);
-    Deadlock d;
-    d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[1].object, EventRef::Of(t[1])},
-               {t[4].tid, t[4].object, EventRef::Of(t[4]), t[5].object, EventRef::Of(t[5])}};
-    d.witness.schedule = {0, 4};
+    Deadlock d = TwoThreadDeadlock(t, 0, 1, 4, 5, {0, 4});
     const Status s = c.CheckDeadlock(d);
     EXPECT_EQ(s.ok(), std::string(mode).empty()) << s.ToString();
   }
@@ -236,10 +235,7 @@ TEST(WitnessChecker, RejectsADeadlockOnAHoldThatDoesNotBlockTheRequest) {
                      "T2|rel(a mode=shared)|6", "T1|rel(a)|7", "T1|rel(a mode=shared)|8"})
                .events();
   WitnessChecker c(t);
-  Deadlock d;
-  d.cycle = {{t[0].tid, t[0].object, EventRef::Of(t[0]), t[2].object, EventRef::Of(t[2])},
-             {t[1].tid, t[1].object, EventRef::Of(t[1]), t[3].object, EventRef::Of(t[3])}};
-  d.witness.schedule = {0, 1};
+  Deadlock d = TwoThreadDeadlock(t, 0, 2, 1, 3, {0, 1});
   const Status s = c.CheckDeadlock(d);
   EXPECT_FALSE(s.ok());
   EXPECT_NE(s.message().find("already holds"), std::string::npos) << s.ToString();
