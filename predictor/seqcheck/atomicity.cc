@@ -20,7 +20,7 @@ bool IsWrite(const Node& n) { return (n.flags & kWrites) != 0; }
 
 // The intruding kind that makes (first, second) unserializable: a write between
 // two reads, between a write and a read, between a read and a write; a read
-// between two writes. `first_writes`: first is a write.
+// between two writes. `first_writes`, `second_writes`: whether each is a write.
 bool IntruderIsWrite(bool first_writes, bool second_writes) { return !(first_writes && second_writes); }
 
 const char* Pattern(const Node& a, const Node& e, const Node& b) {
