@@ -48,3 +48,8 @@ metric() {  # metric NAME_AND_LABELS_PREFIX: the value of the first matching sam
 }
 
 positive() { local v; v=$(metric "$1"); [ -n "$v" ] && awk -v v="$v" 'BEGIN{exit !(v > 0)}'; }
+
+# drained: no window waits for its analysis or is in one. The daemon analyses
+# at SCHED_IDLE, so on a busy machine the queue drains only when a core is
+# free: a test that needs a window's findings waits for this, not a clock.
+drained() { local v; v=$(metric 'seer_windows_queued '); [ -n "$v" ] && awk -v v="$v" 'BEGIN{exit !(v == 0)}'; }

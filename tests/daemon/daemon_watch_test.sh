@@ -16,7 +16,10 @@
 #     time in those calls, which the daemon records: most ticks land in the
 #     runtime's wrappers, and the samples come from the walks that follow the
 #     threads back into their code (before those, CI's machine took no sample
-#     in 15 s of it).
+#     in 15 s of it). Its samples are few (none in some windows), and on a
+#     busy machine the analysis, at idle priority, starts only once the
+#     program's two workers are done: so the checks wait until the program
+#     has ended and every window is analysed, then ask /metrics once.
 # Usage: daemon_watch_test.sh SEER WATCH_CONFIG_PLAIN WATCH_COUNTER_PLAIN SCRATCH
 set -euo pipefail
 seer=$1 target=$2 running=$3 tmp=$4
@@ -35,8 +38,9 @@ grep -q "'90': give the share of each thread's time, 0.1 to 50 (percent)" "$tmp/
 start_daemon "$tmp/daemon.log" --dir "$tmp/windows" --window 1s --duty continuous -a hb --watch -- "$target" 8000
 echo "daemon on port $port"
 wait_for 60 "the target to exit" grep -q 'exited (status 0)' "$tmp/daemon.log"
-wait_for 120 "a watch sample in the analysed windows" positive 'seer_events_recorded_total{kind="watch_sample"}'
-wait_for 120 "a race caught by watch among the findings" positive 'seer_findings{kind="race",engine="watch"}'
+wait_for 240 "every window of the launched program analysed" drained
+positive 'seer_events_recorded_total{kind="watch_sample"}' || fail "no watch sample in the analysed windows"
+positive 'seer_findings{kind="race",engine="watch"}' || fail "no race caught by watch among the findings"
 curl -sf "http://127.0.0.1:$port/findings" >"$tmp/findings.json" || fail "GET /findings failed"
 python3 - "$tmp/findings.json" <<'PY' || fail "/findings has no watch race on the configuration word"
 import json, sys
@@ -58,8 +62,10 @@ if [ "$(id -u)" = 0 ]; then
   target_pid=$!
   sleep 0.3
   start_daemon "$tmp/daemon.log" --dir "$tmp/attached" --window 1s --duty continuous -a hb --watch -p "$target_pid"
-  wait_for 60 "a watch sample of the attached program" positive 'seer_events_recorded_total{kind="watch_sample"}'
-  wait_for 60 "a race caught by watch in the attached program" positive 'seer_findings{kind="race",engine="watch"}'
+  wait_for 60 "the attached program to end" grep -q 'exited (status' "$tmp/daemon.log"
+  wait_for 240 "every window of the attached program analysed" drained
+  positive 'seer_events_recorded_total{kind="watch_sample"}' || fail "no watch sample of the attached program"
+  positive 'seer_findings{kind="race",engine="watch"}' || fail "no race caught by watch in the attached program"
   kill -TERM "$daemon_pid"
   wait "$daemon_pid" || fail "seer daemon exited $? after SIGTERM (attached)"
   daemon_pid=
